@@ -1,0 +1,1 @@
+//! Tokens and the lexer (LANGUAGE.md, "Lexical structure").

@@ -1,0 +1,160 @@
+//! Data layouts shared by the runtime and every execution tier.
+//!
+//! Values travel as raw 64-bit words ([`Word`]): `int` as two's complement,
+//! `float` as IEEE bits, `bool` as 0/1, `str` and arrays as the address of a
+//! heap object laid out as below. Compiled code reads array and string
+//! headers at these offsets; the runtime allocates objects with these
+//! layouts. Changing a layout here changes it for everyone.
+
+use crate::ir::SrcLoc;
+
+/// A value as stored in interpreter slots, globals and array elements.
+pub type Word = u64;
+
+/// Heap object kinds, stored in [`ObjHeader::kind`].
+pub mod obj_kind {
+    /// A [`super::StrObj`].
+    pub const STR: u8 = 1;
+    /// An [`super::ArrayObj`].
+    pub const ARRAY: u8 = 2;
+}
+
+/// Header common to every heap object.
+#[repr(C)]
+#[derive(Debug)]
+pub struct ObjHeader {
+    /// One of [`obj_kind`].
+    pub kind: u8,
+    /// Mark bit for the collector.
+    pub marked: u8,
+    /// For arrays: 1 when the elements are heap references, else 0.
+    pub elems_are_refs: u8,
+    /// 1 for objects that are never freed (interned string constants).
+    pub pinned: u8,
+    /// Reserved, zero.
+    pub reserved: u32,
+}
+
+/// An immutable UTF-8 string.
+#[repr(C)]
+#[derive(Debug)]
+pub struct StrObj {
+    /// Common header, `kind == STR`.
+    pub header: ObjHeader,
+    /// Byte length.
+    pub len: u64,
+    /// Pointer to `len` bytes (owned by the object).
+    pub ptr: *const u8,
+}
+
+/// A growable array of words.
+#[repr(C)]
+#[derive(Debug)]
+pub struct ArrayObj {
+    /// Common header, `kind == ARRAY`.
+    pub header: ObjHeader,
+    /// Number of elements.
+    pub len: u64,
+    /// Allocated capacity of `data`, in elements.
+    pub cap: u64,
+    /// Pointer to `cap` words, the first `len` initialized (owned by the object).
+    pub data: *mut Word,
+}
+
+/// Byte offset of [`StrObj::len`].
+pub const STR_LEN_OFFSET: i32 = 8;
+/// Byte offset of [`StrObj::ptr`].
+pub const STR_PTR_OFFSET: i32 = 16;
+/// Byte offset of [`ArrayObj::len`].
+pub const ARRAY_LEN_OFFSET: i32 = 8;
+/// Byte offset of [`ArrayObj::cap`].
+pub const ARRAY_CAP_OFFSET: i32 = 16;
+/// Byte offset of [`ArrayObj::data`].
+pub const ARRAY_DATA_OFFSET: i32 = 24;
+
+const _: () = {
+    assert!(std::mem::offset_of!(StrObj, len) == STR_LEN_OFFSET as usize);
+    assert!(std::mem::offset_of!(StrObj, ptr) == STR_PTR_OFFSET as usize);
+    assert!(std::mem::offset_of!(ArrayObj, len) == ARRAY_LEN_OFFSET as usize);
+    assert!(std::mem::offset_of!(ArrayObj, cap) == ARRAY_CAP_OFFSET as usize);
+    assert!(std::mem::offset_of!(ArrayObj, data) == ARRAY_DATA_OFFSET as usize);
+};
+
+/// The runtime errors of LANGUAGE.md ("Errors"), shared by every tier.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+#[repr(u32)]
+pub enum TrapCode {
+    /// Integer `/` or `%` by zero.
+    DivisionByZero = 1,
+    /// Array index outside `0..len`.
+    IndexOutOfBounds = 2,
+    /// Repeat literal with a negative count.
+    NegativeLength = 3,
+    /// `pop` on an empty array.
+    PopEmpty = 4,
+    /// `assert(false)`.
+    AssertionFailed = 5,
+    /// The call-depth (stack byte) budget is exhausted.
+    StackOverflow = 6,
+    /// The embedder's execution budget is exhausted.
+    OutOfFuel = 7,
+    /// An allocation the host cannot satisfy.
+    OutOfMemory = 8,
+}
+
+impl TrapCode {
+    /// The message printed after `error: runtime error: `.
+    pub fn message(self) -> &'static str {
+        match self {
+            TrapCode::DivisionByZero => "division by zero",
+            TrapCode::IndexOutOfBounds => "index out of bounds",
+            TrapCode::NegativeLength => "negative array length",
+            TrapCode::PopEmpty => "pop from empty array",
+            TrapCode::AssertionFailed => "assertion failed",
+            TrapCode::StackOverflow => "stack overflow",
+            TrapCode::OutOfFuel => "out of fuel",
+            TrapCode::OutOfMemory => "out of memory",
+        }
+    }
+}
+
+/// A runtime error raised by executing code: what went wrong and where.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct Trap {
+    /// Which error.
+    pub code: TrapCode,
+    /// The source location the error points at (LANGUAGE.md, detail 15).
+    pub loc: SrcLoc,
+}
+
+/// Default budget of stack bytes for nested Waddle calls, shared by all
+/// tiers (like wasmtime's `max_wasm_stack`). Each tier charges its frames
+/// against it; exhausting it is the `stack overflow` runtime error.
+pub const DEFAULT_STACK_BUDGET: usize = 64 << 20;
+
+/// Reads the bytes of a string object.
+///
+/// # Safety
+/// `w` must be the address of a live [`StrObj`].
+pub unsafe fn str_bytes<'a>(w: Word) -> &'a [u8] {
+    let s = unsafe { &*(w as *const StrObj) };
+    if s.len == 0 {
+        &[]
+    } else {
+        unsafe { std::slice::from_raw_parts(s.ptr, s.len as usize) }
+    }
+}
+
+/// Reads the initialized elements of an array object.
+///
+/// # Safety
+/// `w` must be the address of a live [`ArrayObj`], and nothing may resize
+/// it while the slice is alive.
+pub unsafe fn array_elems<'a>(w: Word) -> &'a mut [Word] {
+    let a = unsafe { &mut *(w as *mut ArrayObj) };
+    if a.len == 0 {
+        &mut []
+    } else {
+        unsafe { std::slice::from_raw_parts_mut(a.data, a.len as usize) }
+    }
+}

@@ -1,0 +1,1 @@
+//! Establishing canonical form (loop-simplified, LCSSA) from scratch.

@@ -1,0 +1,57 @@
+//! The interface through which the interpreter (and later the compiled
+//! tiers' runtime helpers) reaches the runtime: heap allocation, printing,
+//! globals, clock and fuel.
+//!
+//! Reading heap objects (lengths, elements, string bytes) needs no host: it
+//! follows the layouts of [`crate::abi`] directly, as compiled code does.
+
+use crate::abi::{TrapCode, Word};
+use crate::ir::Type;
+
+/// Services the runtime provides to executing Waddle code.
+///
+/// Every method that may allocate receives `roots`: the words of the
+/// caller's live frames. The collector treats each word that is the address
+/// of a live heap object as a root (conservative scanning, as for native
+/// frames), in addition to the globals and pinned objects it knows itself.
+pub trait Host {
+    /// A pinned (never freed) string object holding `s`, for string constants.
+    fn intern_str(&mut self, s: &str) -> Word;
+
+    /// The globals area: one word per [`crate::ir::GlobalId`] of the running
+    /// program. Its address must not change while code runs.
+    fn globals(&mut self) -> &mut [Word];
+
+    /// A new array with element type `elem` holding `elems`.
+    fn array_new(&mut self, elem: Type, elems: &[Word], roots: &[Word]) -> Result<Word, TrapCode>;
+
+    /// `[value; count]` with element type `elem`: `NegativeLength` for a
+    /// negative count; array values are deep-copied into every element.
+    fn array_repeat(
+        &mut self,
+        elem: Type,
+        value: Word,
+        count: i64,
+        roots: &[Word],
+    ) -> Result<Word, TrapCode>;
+
+    /// Appends `value` to `array` (may reallocate its element buffer).
+    fn array_push(&mut self, array: Word, value: Word, roots: &[Word]) -> Result<(), TrapCode>;
+
+    /// Concatenation of two strings.
+    fn str_concat(&mut self, a: Word, b: Word, roots: &[Word]) -> Result<Word, TrapCode>;
+
+    /// The text `print` would write for `value` of type `ty`, as a new string.
+    fn to_str(&mut self, ty: Type, value: Word, roots: &[Word]) -> Result<Word, TrapCode>;
+
+    /// Writes `value` of type `ty` and a newline to the program's output.
+    fn print(&mut self, ty: Type, value: Word);
+
+    /// Seconds since an arbitrary start.
+    fn clock(&mut self) -> f64;
+
+    /// Charges `units` of the embedder's execution budget; `OutOfFuel` once
+    /// it is exhausted. Tiers call it on function entry and loop back edges
+    /// (batched as they see fit).
+    fn consume_fuel(&mut self, units: u64) -> Result<(), TrapCode>;
+}

@@ -1,0 +1,5 @@
+//! The reference interpreter: the meaning of Waddle IR.
+
+mod host;
+
+pub use host::Host;

@@ -1,0 +1,170 @@
+//! Functions and programs: the arenas that hold blocks, values and
+//! instructions.
+
+use cranelift_entity::PrimaryMap;
+
+use super::entities::{Block, FuncId, GlobalId, Inst, Value};
+use super::instructions::{InstData, SrcLoc, Terminator};
+use super::types::Type;
+
+/// Where an SSA value comes from.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum ValueDef {
+    /// The result of an instruction.
+    Inst(Inst),
+    /// The `index`-th parameter of a block.
+    Param(Block, u32),
+}
+
+/// Per-value information.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct ValueData {
+    /// The value's type (never `Unit`).
+    pub ty: Type,
+    /// Its definition.
+    pub def: ValueDef,
+}
+
+/// A basic block: parameters, a straight-line instruction list, a terminator.
+#[derive(Clone, PartialEq, Debug)]
+pub struct BlockData {
+    /// Block parameters (they replace φ nodes).
+    pub params: Vec<Value>,
+    /// Instructions in execution order.
+    pub insts: Vec<Inst>,
+    /// How control leaves the block.
+    pub term: Terminator,
+}
+
+/// A function signature.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Signature {
+    /// Parameter types.
+    pub params: Vec<Type>,
+    /// Result type, `Unit` for `void`.
+    pub ret: Type,
+}
+
+/// A function: a control-flow graph of blocks with an entry block.
+///
+/// Blocks, values and instructions live in arenas indexed by typed ids;
+/// `layout` lists the blocks that belong to the function, entry first.
+/// Blocks or instructions removed by a transformation stay in the arenas but
+/// are no longer reachable from `layout` / a block's `insts`.
+#[derive(Clone, PartialEq, Debug)]
+pub struct Function {
+    /// Source-level name (`.main` for a program's top-level code).
+    pub name: String,
+    /// Parameter and result types; the entry block's parameters are the
+    /// function's parameters.
+    pub sig: Signature,
+    /// Block arena.
+    pub blocks: PrimaryMap<Block, BlockData>,
+    /// Instruction arena.
+    pub insts: PrimaryMap<Inst, InstData>,
+    /// Value arena.
+    pub values: PrimaryMap<Value, ValueData>,
+    /// The function's blocks in print order, entry first. Empty for a
+    /// function that is only declared (REPL prelude, see [`Function::is_declaration`]).
+    pub layout: Vec<Block>,
+    /// Where the function is declared.
+    pub loc: SrcLoc,
+}
+
+impl Function {
+    /// An empty function (no blocks: a declaration until blocks are added).
+    pub fn new(name: impl Into<String>, sig: Signature) -> Function {
+        Function {
+            name: name.into(),
+            sig,
+            blocks: PrimaryMap::new(),
+            insts: PrimaryMap::new(),
+            values: PrimaryMap::new(),
+            layout: Vec::new(),
+            loc: SrcLoc::NONE,
+        }
+    }
+
+    /// The entry block. Panics on a declaration.
+    pub fn entry(&self) -> Block {
+        self.layout[0]
+    }
+
+    /// Whether the function has no body (declared only).
+    pub fn is_declaration(&self) -> bool {
+        self.layout.is_empty()
+    }
+
+    /// The type of a value.
+    pub fn value_type(&self, v: Value) -> Type {
+        self.values[v].ty
+    }
+
+    /// The instruction data of `inst`.
+    pub fn inst(&self, inst: Inst) -> &InstData {
+        &self.insts[inst]
+    }
+
+    /// Number of instructions reachable from the layout (a size measure).
+    pub fn inst_count(&self) -> usize {
+        self.layout
+            .iter()
+            .map(|&b| self.blocks[b].insts.len() + 1)
+            .sum()
+    }
+}
+
+/// A global variable.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct GlobalData {
+    /// Source name.
+    pub name: String,
+    /// Type; the global holds its zero value until first assigned.
+    pub ty: Type,
+}
+
+/// A whole program: functions, globals, the source file table, and the
+/// function holding the top-level statements.
+#[derive(Clone, PartialEq, Debug, Default)]
+pub struct Program {
+    /// All functions; calls refer to them by [`FuncId`].
+    pub funcs: PrimaryMap<FuncId, Function>,
+    /// All globals.
+    pub globals: PrimaryMap<GlobalId, GlobalData>,
+    /// File names, indexed by [`SrcLoc::file`].
+    pub files: Vec<String>,
+    /// The function that runs the program's top-level statements.
+    pub main: Option<FuncId>,
+}
+
+impl Program {
+    /// Looks a function up by name.
+    pub fn func_by_name(&self, name: &str) -> Option<FuncId> {
+        self.funcs
+            .iter()
+            .find(|(_, f)| f.name == name)
+            .map(|(id, _)| id)
+    }
+
+    /// Looks a global up by name (the last one declared with that name).
+    pub fn global_by_name(&self, name: &str) -> Option<GlobalId> {
+        self.globals
+            .iter()
+            .rev()
+            .find(|(_, g)| g.name == name)
+            .map(|(id, _)| id)
+    }
+
+    /// `file:line:col` for a location, or `<unknown>`.
+    pub fn describe_loc(&self, loc: SrcLoc) -> String {
+        if !loc.is_known() {
+            return "<unknown>".to_string();
+        }
+        let file = self
+            .files
+            .get(loc.file as usize)
+            .map(String::as_str)
+            .unwrap_or("<unknown>");
+        format!("{file}:{}:{}", loc.line, loc.col)
+    }
+}

@@ -1,0 +1,14 @@
+//! Waddle IR and everything that works on it without generating machine code.
+//!
+//! - [`ir`]: the data model (Fritz ch. 3, extended with `float`, `str`, arrays,
+//!   globals and intrinsics), builder, text format and verifier.
+//! - [`abi`]: the data layouts that the runtime and every tier agree on.
+//! - [`interp`]: the reference interpreter, the meaning of the IR.
+//! - [`canon`]: establishing canonical form (loop-simplified, LCSSA).
+//! - [`passes`]: optimization passes and per-level pipelines.
+
+pub mod abi;
+pub mod canon;
+pub mod interp;
+pub mod ir;
+pub mod passes;

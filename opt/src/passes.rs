@@ -1,0 +1,1 @@
+//! Optimization passes and the pass pipelines of each `-O` level.

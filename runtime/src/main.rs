@@ -1,0 +1,3 @@
+//! The `waddle` command-line tool.
+
+fn main() {}
