@@ -2,12 +2,14 @@
 //!
 //! - [`ir`]: the data model (Fritz ch. 3, extended with `float`, `str`, arrays,
 //!   globals and intrinsics), builder, text format and verifier.
+//! - [`analysis`]: control-flow graph and dominator tree.
 //! - [`abi`]: the data layouts that the runtime and every tier agree on.
 //! - [`interp`]: the reference interpreter, the meaning of the IR.
 //! - [`canon`]: establishing canonical form (loop-simplified, LCSSA).
 //! - [`passes`]: optimization passes and per-level pipelines.
 
 pub mod abi;
+pub mod analysis;
 pub mod canon;
 pub mod interp;
 pub mod ir;

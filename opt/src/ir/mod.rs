@@ -9,10 +9,20 @@ mod builder;
 mod entities;
 mod function;
 mod instructions;
+mod parse;
+mod print;
 mod types;
+mod uses;
+mod verify;
 
 pub use builder::FunctionBuilder;
 pub use entities::{Block, FuncId, GlobalId, Inst, Value};
 pub use function::{BlockData, Function, GlobalData, Program, Signature, ValueData, ValueDef};
 pub use instructions::{BinaryOp, BlockCall, Cmp, InstData, InstKind, SrcLoc, Terminator, UnaryOp};
+pub use parse::{parse_function, parse_program, ParseError};
+pub use print::{
+    format_float_bits, print_function, print_inst, print_program, print_terminator, quote,
+};
 pub use types::{ScalarType, Type};
+pub use uses::{UseLists, User};
+pub use verify::{verify_function, verify_program, VerifyError};

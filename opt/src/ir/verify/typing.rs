@@ -1,0 +1,305 @@
+//! Phase 2: typing rules of instructions and terminators (see the parent
+//! module). Runs only on structurally sound functions, so every value and
+//! block referenced exists.
+
+use super::Reporter;
+use crate::ir::entities::{Block, Value};
+use crate::ir::function::{Function, Program};
+use crate::ir::instructions::{BinaryOp, Cmp, InstKind, Terminator, UnaryOp};
+use crate::ir::types::Type;
+
+/// Checks every instruction and terminator of the layout.
+pub(super) fn check(r: &mut Reporter<'_>) {
+    let f = r.func;
+    for &b in &f.layout {
+        let bd = &f.blocks[b];
+        for &inst in &bd.insts {
+            let data = &f.insts[inst];
+            let actual = data.result.map_or(Type::Unit, |v| f.value_type(v));
+            let rules = Rules { prog: r.prog, f };
+            match rules.result_type(&data.kind, actual) {
+                Err(msg) => r.inst_error(b, inst, msg),
+                Ok(expected) if expected != actual => {
+                    let msg = match (expected, actual) {
+                        (Type::Unit, _) => {
+                            "instruction produces no value but has a result".to_string()
+                        }
+                        (_, Type::Unit) => {
+                            format!("instruction produces a {expected} but has no result")
+                        }
+                        _ => format!("result has type {actual}, expected {expected}"),
+                    };
+                    r.inst_error(b, inst, msg);
+                }
+                Ok(_) => {}
+            }
+        }
+        check_terminator(r, b);
+    }
+}
+
+/// Typing context for one instruction.
+struct Rules<'a> {
+    prog: &'a Program,
+    f: &'a Function,
+}
+
+/// `Err` with a message when `v` does not have type `want`.
+fn want(f: &Function, v: Value, want: Type, what: &str) -> Result<(), String> {
+    let t = f.value_type(v);
+    if t == want {
+        Ok(())
+    } else {
+        Err(format!("{what} {v} has type {t}, expected {want}"))
+    }
+}
+
+/// The element type of array operand `v`, or an error.
+fn elem_of(f: &Function, v: Value) -> Result<Type, String> {
+    let t = f.value_type(v);
+    t.element()
+        .ok_or_else(|| format!("operand {v} has type {t}, expected an array"))
+}
+
+impl Rules<'_> {
+    /// The type of the instruction's result (`Unit` for none) given its
+    /// operands, or a message for an ill-typed operand. `actual` is the
+    /// recorded result type; `array_lit` takes its element type from it.
+    fn result_type(&self, kind: &InstKind, actual: Type) -> Result<Type, String> {
+        let f = self.f;
+        let prog = self.prog;
+        Ok(match kind {
+            InstKind::IConst(_) => Type::Int,
+            InstKind::FConst(_) => Type::Float,
+            InstKind::BConst(_) => Type::Bool,
+            InstKind::SConst(_) => Type::Str,
+            InstKind::Copy(a) => f.value_type(*a),
+            InstKind::Unary(op, a) => {
+                let (arg, res) = unary_types(*op);
+                want(f, *a, arg, "operand")?;
+                res
+            }
+            InstKind::Binary(op, a, b) => {
+                let (arg, res) = binary_types(*op)?;
+                want(f, *a, arg, "left operand")?;
+                want(f, *b, arg, "right operand")?;
+                res
+            }
+            InstKind::Call(callee, args) => {
+                let Some(cf) = prog.funcs.get(*callee) else {
+                    return Err(format!("callee {callee} does not exist"));
+                };
+                if args.len() != cf.sig.params.len() {
+                    return Err(format!(
+                        "{callee} {:?} takes {} arguments, {} given",
+                        cf.name,
+                        cf.sig.params.len(),
+                        args.len()
+                    ));
+                }
+                for (i, (&a, &t)) in args.iter().zip(&cf.sig.params).enumerate() {
+                    want(f, a, t, &format!("argument {i}"))?;
+                }
+                cf.sig.ret
+            }
+            InstKind::GlobalGet(g) => match prog.globals.get(*g) {
+                Some(gd) => gd.ty,
+                None => return Err(format!("global {g} does not exist")),
+            },
+            InstKind::GlobalSet(g, v) => match prog.globals.get(*g) {
+                Some(gd) => {
+                    want(f, *v, gd.ty, "stored value")?;
+                    Type::Unit
+                }
+                None => return Err(format!("global {g} does not exist")),
+            },
+            InstKind::ArrayLit(elems) => {
+                let Some(elem) = actual.element() else {
+                    return Err(format!(
+                        "array_lit result has type {actual}, expected an array"
+                    ));
+                };
+                for (i, &e) in elems.iter().enumerate() {
+                    want(f, e, elem, &format!("element {i}"))?;
+                }
+                actual
+            }
+            InstKind::ArrayRepeat(v, n) => {
+                want(f, *n, Type::Int, "count")?;
+                let t = f.value_type(*v);
+                t.array_of()
+                    .ok_or_else(|| format!("no array type has elements of type {t}"))?
+            }
+            InstKind::ArrayLen(a) => {
+                elem_of(f, *a)?;
+                Type::Int
+            }
+            InstKind::BoundsCheck(a, i) => {
+                elem_of(f, *a)?;
+                want(f, *i, Type::Int, "index")?;
+                Type::Unit
+            }
+            InstKind::ArrayGet(a, i) => {
+                let e = elem_of(f, *a)?;
+                want(f, *i, Type::Int, "index")?;
+                e
+            }
+            InstKind::ArraySet(a, i, v) => {
+                let e = elem_of(f, *a)?;
+                want(f, *i, Type::Int, "index")?;
+                want(f, *v, e, "stored value")?;
+                Type::Unit
+            }
+            InstKind::ArrayPush(a, v) => {
+                let e = elem_of(f, *a)?;
+                want(f, *v, e, "pushed value")?;
+                Type::Unit
+            }
+            InstKind::ArrayPop(a) => elem_of(f, *a)?,
+            InstKind::StrLen(s) => {
+                want(f, *s, Type::Str, "operand")?;
+                Type::Int
+            }
+            InstKind::StrConcat(a, b) => {
+                want(f, *a, Type::Str, "left operand")?;
+                want(f, *b, Type::Str, "right operand")?;
+                Type::Str
+            }
+            InstKind::StrCmp(_, a, b) => {
+                want(f, *a, Type::Str, "left operand")?;
+                want(f, *b, Type::Str, "right operand")?;
+                Type::Bool
+            }
+            // Values are never void (checked in phase 1), so any operand is fine.
+            InstKind::ToStr(_) => Type::Str,
+            InstKind::Print(_) => Type::Unit,
+            InstKind::Assert(c) => {
+                want(f, *c, Type::Bool, "condition")?;
+                Type::Unit
+            }
+            InstKind::Clock => Type::Float,
+        })
+    }
+}
+
+/// Operand and result type of a unary operation.
+fn unary_types(op: UnaryOp) -> (Type, Type) {
+    match op {
+        UnaryOp::INeg | UnaryOp::IAbs => (Type::Int, Type::Int),
+        UnaryOp::BNot => (Type::Bool, Type::Bool),
+        UnaryOp::IToF => (Type::Int, Type::Float),
+        UnaryOp::FToI => (Type::Float, Type::Int),
+        UnaryOp::FNeg
+        | UnaryOp::FAbs
+        | UnaryOp::FSqrt
+        | UnaryOp::FFloor
+        | UnaryOp::FCeil
+        | UnaryOp::FSin
+        | UnaryOp::FCos
+        | UnaryOp::FTan
+        | UnaryOp::FExp
+        | UnaryOp::FLog => (Type::Float, Type::Float),
+    }
+}
+
+/// Operand and result type of a binary operation; `BCmp` only allows
+/// `Eq`/`Ne`.
+fn binary_types(op: BinaryOp) -> Result<(Type, Type), String> {
+    Ok(match op {
+        BinaryOp::IAdd
+        | BinaryOp::ISub
+        | BinaryOp::IMul
+        | BinaryOp::IDiv
+        | BinaryOp::IRem
+        | BinaryOp::IAnd
+        | BinaryOp::IOr
+        | BinaryOp::IXor
+        | BinaryOp::IShl
+        | BinaryOp::IShr
+        | BinaryOp::IMin
+        | BinaryOp::IMax => (Type::Int, Type::Int),
+        BinaryOp::FAdd
+        | BinaryOp::FSub
+        | BinaryOp::FMul
+        | BinaryOp::FDiv
+        | BinaryOp::FRem
+        | BinaryOp::FMin
+        | BinaryOp::FMax => (Type::Float, Type::Float),
+        BinaryOp::ICmp(_) => (Type::Int, Type::Bool),
+        BinaryOp::FCmp(_) => (Type::Float, Type::Bool),
+        BinaryOp::BCmp(Cmp::Eq | Cmp::Ne) => (Type::Bool, Type::Bool),
+        BinaryOp::BCmp(c) => return Err(format!("bcmp supports only eq and ne, not {c:?}")),
+    })
+}
+
+/// Checks the terminator of `b`: scrutinee, case keys, edges, return value.
+fn check_terminator(r: &mut Reporter<'_>, b: Block) {
+    let f = r.func;
+    let term = &f.blocks[b].term;
+    match term {
+        Terminator::Return(v) => match (v, f.sig.ret) {
+            (None, Type::Unit) => {}
+            (Some(v), Type::Unit) => r.term_error(b, format!("returns {v} from a void function")),
+            (None, ret) => r.term_error(b, format!("returns nothing, expected a {ret}")),
+            (Some(v), ret) => {
+                if let Err(msg) = want(f, *v, ret, "returned value") {
+                    r.term_error(b, msg);
+                }
+            }
+        },
+        Terminator::Switch { value, cases, .. } => {
+            match value {
+                None if !cases.is_empty() => r.term_error(b, "switch has cases but no scrutinee"),
+                None => {}
+                Some(v) => {
+                    let t = f.value_type(*v);
+                    if t != Type::Int && t != Type::Bool {
+                        r.term_error(
+                            b,
+                            format!("scrutinee {v} has type {t}, expected int or bool"),
+                        );
+                    } else if t == Type::Bool {
+                        if let Some((k, _)) = cases.iter().find(|(k, _)| *k != 0 && *k != 1) {
+                            r.term_error(
+                                b,
+                                format!("case key {k} on a bool scrutinee (keys are 0 and 1)"),
+                            );
+                        }
+                    }
+                }
+            }
+            for (i, (k, _)) in cases.iter().enumerate() {
+                if cases[..i].iter().any(|(k2, _)| k2 == k) {
+                    r.term_error(b, format!("duplicate case key {k}"));
+                }
+            }
+            for call in term.successors() {
+                let params = &f.blocks[call.block].params;
+                if params.len() != call.args.len() {
+                    r.term_error(
+                        b,
+                        format!(
+                            "edge to {} passes {} arguments, the block has {} parameters",
+                            call.block,
+                            call.args.len(),
+                            params.len()
+                        ),
+                    );
+                    continue;
+                }
+                for (&a, &p) in call.args.iter().zip(params) {
+                    let (ta, tp) = (f.value_type(a), f.value_type(p));
+                    if ta != tp {
+                        r.term_error(
+                            b,
+                            format!(
+                                "edge to {} passes {a}: {ta} for parameter {p}: {tp}",
+                                call.block
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
