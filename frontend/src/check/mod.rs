@@ -4,6 +4,22 @@
 //! expression, what every name and call refers to, and the functions,
 //! globals and locals of the program. Lowering reads only these tables and
 //! the AST, so it never repeats a scoping or overloading decision.
+//!
+//! Submodules: `ctx` (checker state, written types, result assembly),
+//! `items` (function signatures, globals and their lazy, cycle-checked
+//! inference), `scope` (lexical scopes), `stmt`, `expr`, `builtins` (the
+//! overloads of the built-in functions) and `returns` ("returns on every
+//! path", LANGUAGE.md detail #4).
+
+mod builtins;
+pub(crate) mod ctx;
+mod expr;
+mod items;
+mod returns;
+mod scope;
+mod stmt;
+#[cfg(test)]
+mod tests;
 
 use crate::ast::{DeclId, ExprId, Module};
 use crate::diag::Diagnostic;
@@ -125,8 +141,12 @@ impl Typed {
 }
 
 /// Checks `module` against `prelude`. Returns the tables, or every
-/// independent error found (never stops at the first).
+/// independent error found (never stops at the first), sorted by position.
 pub fn check(module: &Module, prelude: &Prelude, repl: bool) -> Result<Typed, Vec<Diagnostic>> {
-    let _ = (module, prelude, repl);
-    unimplemented!("type checker: assigned to the frontend helper")
+    ctx::Checker::run(module, prelude, repl)
+}
+
+/// Source spelling of a binary operator (e.g. `<<`), for messages and dumps.
+pub fn expr_op_text(op: crate::ast::BinOp) -> &'static str {
+    expr::op_text(op)
 }

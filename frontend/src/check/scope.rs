@@ -1,0 +1,77 @@
+//! Lexical scopes and name lookup (LANGUAGE.md details #5–#7): locals
+//! innermost first, then globals; functions live in their own namespace.
+
+use super::ctx::{BindKind, Checker, LocalSlot, Ty};
+use super::{LocalIdx, Var};
+use crate::ast::Ident;
+use crate::diag::Diagnostic;
+
+impl Checker<'_> {
+    /// Opens a scope.
+    pub fn push_scope(&mut self) {
+        self.body.scopes.push(Default::default());
+    }
+
+    /// Closes the innermost scope.
+    pub fn pop_scope(&mut self) {
+        self.body.scopes.pop();
+    }
+
+    /// Declares a local in the innermost scope (reporting a duplicate in the
+    /// same scope) and returns its index.
+    pub fn declare(&mut self, name: &Ident, ty: Ty, kind: BindKind) -> LocalIdx {
+        let idx = LocalIdx(self.locals.len() as u32);
+        self.locals.push(LocalSlot {
+            name: name.name.clone(),
+            ty,
+            kind,
+            span: name.span,
+        });
+        if self.body.scopes.is_empty() {
+            self.push_scope();
+        }
+        let scope = self
+            .body
+            .scopes
+            .last_mut()
+            .expect("a scope was just ensured");
+        if let Some(old) = scope.insert(name.name.clone(), idx) {
+            let first = self.locals[old.0 as usize].span;
+            self.err(
+                Diagnostic::error(
+                    format!("`{}` is already declared in this scope", name.name),
+                    name.span,
+                )
+                .with_secondary(first, "first declared here")
+                .with_note("a nested block `{ ... }` may shadow an outer name"),
+            );
+        }
+        idx
+    }
+
+    /// Resolves a variable name: the variable and its type, or `None` after
+    /// reporting "undefined variable".
+    pub fn lookup(&mut self, name: &Ident) -> Option<(Var, Ty)> {
+        for scope in self.body.scopes.iter().rev() {
+            if let Some(&l) = scope.get(&name.name) {
+                return Some((Var::Local(l), self.locals[l.0 as usize].ty));
+            }
+        }
+        if let Some(&g) = self.global_by_name.get(&name.name) {
+            let (g, t) = self.global_ref(g, name.span);
+            return Some((Var::Global(g), t));
+        }
+        let mut d = Diagnostic::error(format!("undefined variable `{}`", name.name), name.span)
+            .with_label("not found in this scope");
+        if self.func_by_name.contains_key(&name.name)
+            || crate::Builtin::from_name(&name.name).is_some()
+        {
+            d = d.with_note(format!(
+                "`{}` is a function; functions are not values and can only be called",
+                name.name
+            ));
+        }
+        self.err(d);
+        None
+    }
+}

@@ -1,0 +1,333 @@
+//! Items, statements, blocks and written types.
+
+use super::Parser;
+use crate::ast::{
+    Block, ElseBranch, ExprKind, FnDecl, Ident, Item, Param, Stmt, StmtKind, TypeExpr, TypeExprKind,
+};
+use crate::diag::Diagnostic;
+use crate::lexer::TokenKind;
+
+impl Parser<'_> {
+    /// One top-level item.
+    pub(super) fn item(&mut self) -> Option<Item> {
+        if self.at(&TokenKind::Fn) {
+            return self.fn_decl().map(Item::Fn);
+        }
+        self.stmt(true).map(Item::Stmt)
+    }
+
+    fn ident(&mut self, what: &str) -> Option<Ident> {
+        if let TokenKind::Ident(name) = self.peek() {
+            let name = name.clone();
+            let span = self.bump().span;
+            return Some(Ident { name, span });
+        }
+        self.error_expected(what);
+        None
+    }
+
+    fn fn_decl(&mut self) -> Option<FnDecl> {
+        let start = self.bump().span;
+        let name = self.ident("a function name")?;
+        if !self.expect(&TokenKind::LParen, "`(`") {
+            return None;
+        }
+        let mut params = Vec::new();
+        while !self.at(&TokenKind::RParen) {
+            let pname = self.ident("a parameter name")?;
+            if !self.expect(&TokenKind::Colon, "`:` and a parameter type") {
+                return None;
+            }
+            let ty = self.ty()?;
+            let decl = self.new_decl();
+            params.push(Param {
+                name: pname,
+                ty,
+                decl,
+            });
+            if !self.eat(&TokenKind::Comma) {
+                break;
+            }
+        }
+        if !self.expect(&TokenKind::RParen, "`,` or `)`") {
+            return None;
+        }
+        let ret = if self.eat(&TokenKind::Arrow) {
+            Some(self.ty()?)
+        } else {
+            None
+        };
+        if !self.at(&TokenKind::LBrace) {
+            self.error_expected("`{`");
+            return None;
+        }
+        let body = self.block()?;
+        Some(FnDecl {
+            name,
+            params,
+            ret,
+            body,
+            span: self.span_from(start),
+        })
+    }
+
+    /// A written type: `int float bool str void [T]`.
+    pub(super) fn ty(&mut self) -> Option<TypeExpr> {
+        let start = self.span();
+        let kind = match self.peek() {
+            TokenKind::IntTy => TypeExprKind::Int,
+            TokenKind::FloatTy => TypeExprKind::Float,
+            TokenKind::BoolTy => TypeExprKind::Bool,
+            TokenKind::StrTy => TypeExprKind::Str,
+            TokenKind::VoidTy => TypeExprKind::Void,
+            TokenKind::LBracket => {
+                if !self.enter(0) {
+                    return None;
+                }
+                self.bump();
+                let inner = self.ty();
+                self.leave();
+                let inner = inner?;
+                if !self.expect(&TokenKind::RBracket, "`]`") {
+                    return None;
+                }
+                return Some(TypeExpr {
+                    kind: TypeExprKind::Array(Box::new(inner)),
+                    span: self.span_from(start),
+                });
+            }
+            _ => {
+                self.error_expected("a type");
+                return None;
+            }
+        };
+        self.bump();
+        Some(TypeExpr { kind, span: start })
+    }
+
+    /// A `{ ... }` block (the current token must be `{`).
+    pub(super) fn block(&mut self) -> Option<Block> {
+        let start = self.span();
+        if !self.expect(&TokenKind::LBrace, "`{`") {
+            return None;
+        }
+        if !self.enter(0) {
+            return None;
+        }
+        let mut stmts = Vec::new();
+        while !self.at(&TokenKind::RBrace) && !self.at_eof() {
+            let before = self.pos;
+            if let Some(s) = self.stmt(false) {
+                stmts.push(s);
+            }
+            if self.recovering {
+                self.sync();
+            }
+            if self.pos == before && !self.at_eof() && !self.at(&TokenKind::RBrace) {
+                self.bump();
+            }
+        }
+        self.leave();
+        if !self.at(&TokenKind::RBrace) {
+            if !self.aborted {
+                self.recovering = false;
+                self.error(
+                    Diagnostic::error("unclosed `{`: expected `}`, found end of file", start)
+                        .with_label("this `{` is never closed"),
+                );
+            }
+            return None;
+        }
+        self.bump();
+        Some(Block {
+            stmts,
+            span: self.span_from(start),
+        })
+    }
+
+    fn semi(&mut self) -> bool {
+        self.expect(&TokenKind::Semi, "`;`")
+    }
+
+    /// One statement; `top` for a top-level statement.
+    pub(super) fn stmt(&mut self, top: bool) -> Option<Stmt> {
+        let start = self.span();
+        let kind = match self.peek() {
+            TokenKind::Let | TokenKind::Var => self.let_stmt()?,
+            TokenKind::If => return self.if_stmt(),
+            TokenKind::While => {
+                self.bump();
+                let cond = self.expr();
+                let body = self.block_after_cond()?;
+                StmtKind::While { cond, body }
+            }
+            TokenKind::For => self.for_stmt()?,
+            TokenKind::Break => {
+                self.bump();
+                self.semi();
+                StmtKind::Break
+            }
+            TokenKind::Continue => {
+                self.bump();
+                self.semi();
+                StmtKind::Continue
+            }
+            TokenKind::Return => {
+                self.bump();
+                let value = if self.at(&TokenKind::Semi) {
+                    None
+                } else {
+                    Some(self.expr())
+                };
+                self.semi();
+                StmtKind::Return(value)
+            }
+            TokenKind::LBrace => StmtKind::Block(self.block()?),
+            TokenKind::Semi => {
+                self.bump();
+                StmtKind::Empty
+            }
+            TokenKind::Fn => {
+                let span = self.span();
+                self.error(Diagnostic::error(
+                    "functions may only be declared at the top level",
+                    span,
+                ));
+                self.recovering = false;
+                self.fn_decl();
+                self.recovering = false;
+                return None;
+            }
+            _ => self.expr_stmt(top)?,
+        };
+        Some(Stmt {
+            kind,
+            span: self.span_from(start),
+        })
+    }
+
+    fn block_after_cond(&mut self) -> Option<Block> {
+        if !self.at(&TokenKind::LBrace) {
+            self.error_expected("`{`");
+            return None;
+        }
+        self.block()
+    }
+
+    fn let_stmt(&mut self) -> Option<StmtKind> {
+        let mutable = self.bump().kind == TokenKind::Var;
+        let name = self.ident("a variable name")?;
+        let ty = if self.eat(&TokenKind::Colon) {
+            Some(self.ty()?)
+        } else {
+            None
+        };
+        if !self.expect(&TokenKind::Assign, "`=`") {
+            return None;
+        }
+        let init = self.expr();
+        self.semi();
+        let decl = self.new_decl();
+        Some(StmtKind::Let {
+            mutable,
+            name,
+            ty,
+            init,
+            decl,
+        })
+    }
+
+    fn if_stmt(&mut self) -> Option<Stmt> {
+        let start = self.bump().span;
+        if !self.enter(0) {
+            return None;
+        }
+        let r = self.if_rest(start);
+        self.leave();
+        r
+    }
+
+    fn if_rest(&mut self, start: crate::ast::Span) -> Option<Stmt> {
+        let cond = self.expr();
+        let then_block = self.block_after_cond()?;
+        let else_branch = if self.eat(&TokenKind::Else) {
+            if self.at(&TokenKind::If) {
+                Some(ElseBranch::If(Box::new(self.if_stmt()?)))
+            } else {
+                Some(ElseBranch::Block(self.block_after_cond()?))
+            }
+        } else {
+            None
+        };
+        Some(Stmt {
+            kind: StmtKind::If {
+                cond,
+                then_block,
+                else_branch,
+            },
+            span: self.span_from(start),
+        })
+    }
+
+    fn for_stmt(&mut self) -> Option<StmtKind> {
+        self.bump();
+        let var = self.ident("a loop variable name")?;
+        if !self.expect(&TokenKind::In, "`in`") {
+            return None;
+        }
+        let lo = self.expr();
+        if !self.expect(&TokenKind::DotDot, "`..`") {
+            return None;
+        }
+        let hi = self.expr();
+        let body = self.block_after_cond()?;
+        let decl = self.new_decl();
+        Some(StmtKind::For {
+            var,
+            decl,
+            lo,
+            hi,
+            body,
+        })
+    }
+
+    fn expr_stmt(&mut self, top: bool) -> Option<StmtKind> {
+        let expr = self.expr();
+        let op = match self.peek() {
+            TokenKind::Assign => Some(None),
+            TokenKind::OpAssign(op) => Some(Some(*op)),
+            _ => None,
+        };
+        if let Some(op) = op {
+            let op_span = self.bump().span;
+            if !matches!(
+                expr.kind,
+                ExprKind::Name(_) | ExprKind::Index { .. } | ExprKind::Error
+            ) {
+                self.report(
+                    Diagnostic::error("invalid assignment target", expr.span)
+                        .with_label("cannot assign to this expression")
+                        .with_note(
+                            "only a variable name or an index expression `a[i]` can be assigned",
+                        ),
+                );
+            }
+            let value = self.expr();
+            self.semi();
+            return Some(StmtKind::Assign {
+                target: expr,
+                op,
+                op_span,
+                value,
+            });
+        }
+        if self.eat(&TokenKind::Semi) {
+            return Some(StmtKind::Expr { expr, semi: true });
+        }
+        if top && self.repl_tail && self.at_eof() && !self.recovering {
+            return Some(StmtKind::Expr { expr, semi: false });
+        }
+        self.semi();
+        Some(StmtKind::Expr { expr, semi: true })
+    }
+}

@@ -1,0 +1,218 @@
+//! Parser unit tests.
+
+use super::*;
+use crate::ast::{BinOp, ElseBranch, ExprKind, Item, Stmt, StmtKind};
+use crate::SourceFile;
+
+fn parse_str(src: &str, repl: bool) -> Result<Module, Vec<Diagnostic>> {
+    let mut sm = SourceMap::default();
+    sm.add(SourceFile::new("t.wdl", src));
+    parse(&sm, repl)
+}
+
+fn ok(src: &str) -> Module {
+    match parse_str(src, false) {
+        Ok(m) => m,
+        Err(d) => panic!("{src}: {d:?}"),
+    }
+}
+
+fn errs(src: &str) -> Vec<Diagnostic> {
+    match parse_str(src, false) {
+        Ok(_) => panic!("{src} should not parse"),
+        Err(d) => d,
+    }
+}
+
+fn first_stmt(m: &Module) -> &Stmt {
+    match &m.items[0] {
+        Item::Stmt(s) => s,
+        Item::Fn(_) => panic!("expected a statement"),
+    }
+}
+
+fn expr_of(src: &str) -> crate::ast::Expr {
+    let m = ok(&format!("{src};"));
+    match &first_stmt(&m).kind {
+        StmtKind::Expr { expr, .. } => expr.clone(),
+        k => panic!("{k:?}"),
+    }
+}
+
+/// Renders an expression fully parenthesized.
+fn show(e: &crate::ast::Expr) -> String {
+    match &e.kind {
+        ExprKind::Int(v) => v.to_string(),
+        ExprKind::Name(i) => i.name.clone(),
+        ExprKind::Binary { op, lhs, rhs, .. } => {
+            format!(
+                "({} {} {})",
+                show(lhs),
+                crate::check::expr_op_text(*op),
+                show(rhs)
+            )
+        }
+        ExprKind::Unary { op, operand } => format!("({op:?} {})", show(operand)),
+        ExprKind::Call { callee, args } => {
+            let a: Vec<String> = args.iter().map(show).collect();
+            format!("{}({})", callee.name, a.join(", "))
+        }
+        ExprKind::Index { base, index, .. } => format!("{}[{}]", show(base), show(index)),
+        k => format!("{k:?}"),
+    }
+}
+
+#[test]
+fn items_trailing_commas_and_empty_statements() {
+    let m = ok("fn f(a: int, b: [float],) -> int { return a; }\nlet x = f(1, [1.0,],);\n;");
+    assert_eq!(m.items.len(), 3);
+    let Item::Fn(f) = &m.items[0] else { panic!() };
+    assert_eq!(f.params.len(), 2);
+    assert!(matches!(first_stmt(&ok(";")).kind, StmtKind::Empty));
+}
+
+#[test]
+fn precedence_table() {
+    assert_eq!(show(&expr_of("1 + 2 * 3")), "(1 + (2 * 3))");
+    assert_eq!(show(&expr_of("1 - 2 - 3")), "((1 - 2) - 3)");
+    assert_eq!(show(&expr_of("a || b && c")), "(a || (b && c))");
+    assert_eq!(show(&expr_of("a == b | c")), "(a == (b | c))");
+    assert_eq!(show(&expr_of("a | b ^ c & d")), "(a | (b ^ (c & d)))");
+    assert_eq!(show(&expr_of("a & b << c + d")), "(a & (b << (c + d)))");
+    assert_eq!(show(&expr_of("-a * !b")), "((Neg a) * (Not b))");
+    assert_eq!(show(&expr_of("-f(x)[i]")), "(Neg f(x)[i])");
+    assert_eq!(show(&expr_of("(a < b) == c")), "((a < b) == c)");
+    assert_eq!(show(&expr_of("a < b && b < c")), "((a < b) && (b < c))");
+    assert_eq!(show(&expr_of("int(x) + float(y)")), "(int(x) + float(y))");
+}
+
+#[test]
+fn comparisons_do_not_chain() {
+    for src in ["a < b < c;", "a == b == c;", "a < b == c;", "a >= b != c;"] {
+        let d = errs(src);
+        assert_eq!(d.len(), 1, "{src}: {d:?}");
+        assert_eq!(d[0].message, "comparison operators cannot be chained");
+    }
+}
+
+#[test]
+fn statements() {
+    let m = ok("if a { } else if b { } else { }\nwhile x { break; continue; }\nfor i in 0..n { }\n{ var y: [[int]] = [[0; 3]; 2]; y[0][1] += 1; }\nreturn;");
+    assert_eq!(m.items.len(), 5);
+    let StmtKind::If { else_branch, .. } = &first_stmt(&m).kind else {
+        panic!()
+    };
+    assert!(matches!(else_branch, Some(ElseBranch::If(_))));
+    let m = ok("x = 1; a[i] = 2; s += \"x\"; n <<= 2;");
+    assert!(matches!(
+        first_stmt(&m).kind,
+        StmtKind::Assign { op: None, .. }
+    ));
+    let Item::Stmt(s) = &m.items[3] else { panic!() };
+    assert!(matches!(
+        s.kind,
+        StmtKind::Assign {
+            op: Some(BinOp::Shl),
+            ..
+        }
+    ));
+}
+
+#[test]
+fn array_literals() {
+    let e = expr_of("[1, 2, 3,]");
+    assert!(matches!(&e.kind, ExprKind::ArrayLit(v) if v.len() == 3));
+    assert!(matches!(expr_of("[]").kind, ExprKind::ArrayLit(ref v) if v.is_empty()));
+    assert!(matches!(
+        expr_of("[0; n]").kind,
+        ExprKind::ArrayRepeat { .. }
+    ));
+}
+
+#[test]
+fn ids_are_dense_across_files() {
+    let mut sm = SourceMap::default();
+    sm.add(SourceFile::new(
+        "a.wdl",
+        "let x = 1 + 2;\nfn f(p: int) { for i in 0..p { } }",
+    ));
+    sm.add(SourceFile::new("b.wdl", "var y = [x, x];"));
+    let m = parse(&sm, false).unwrap();
+    assert_eq!(m.expr_count, 3 + 2 + 3);
+    assert_eq!(m.decl_count, 4);
+    let Item::Stmt(s) = &m.items[2] else { panic!() };
+    assert_eq!(s.span.file, FileId(1));
+    let mut seen = vec![false; m.expr_count as usize];
+    fn walk(e: &crate::ast::Expr, seen: &mut Vec<bool>) {
+        assert!(!seen[e.id.0 as usize], "duplicate id");
+        seen[e.id.0 as usize] = true;
+        match &e.kind {
+            ExprKind::Binary { lhs, rhs, .. } => {
+                walk(lhs, seen);
+                walk(rhs, seen);
+            }
+            ExprKind::ArrayLit(v) => v.iter().for_each(|x| walk(x, seen)),
+            _ => {}
+        }
+    }
+    for it in &m.items {
+        if let Item::Stmt(Stmt {
+            kind: StmtKind::Let { init, .. },
+            ..
+        }) = it
+        {
+            walk(init, &mut seen);
+        }
+    }
+}
+
+#[test]
+fn syntax_errors_recover() {
+    let d = errs("let x = ;\nlet y = 1 +;\nlet z = 3\nfoo(;\n");
+    assert!(d.len() >= 3, "{d:?}");
+    assert!(d[0].message.contains("expected an expression"), "{d:?}");
+    let d = errs("1 + 2 = 3;\nf() = 1;");
+    assert_eq!(d.len(), 2, "{d:?}");
+    assert!(d.iter().all(|d| d.message == "invalid assignment target"));
+    let d = errs("fn f() { fn g() { } }");
+    assert!(d[0].message.contains("top level"), "{d:?}");
+    let d = errs("}");
+    assert_eq!(d.len(), 1);
+    let d = errs("fn f() {");
+    assert!(d[0].message.contains("unclosed"), "{d:?}");
+}
+
+#[test]
+fn missing_semicolon_and_repl_tail() {
+    let d = errs("let x = 1\nlet y = 2;");
+    assert_eq!(d.len(), 1);
+    assert_eq!(d[0].message, "expected `;`, found keyword `let`");
+    assert_eq!(d[0].span.start, 10);
+    assert!(parse_str("1 + 2", false).is_err());
+    let m = parse_str("let a = 1; a + 2", true).unwrap();
+    let Item::Stmt(s) = &m.items[1] else { panic!() };
+    assert!(matches!(s.kind, StmtKind::Expr { semi: false, .. }));
+    // Only the final statement may omit `;`.
+    assert!(parse_str("1 2", true).is_err());
+}
+
+#[test]
+fn deep_nesting_is_an_error_not_a_crash() {
+    let deep = "(".repeat(100_000);
+    let d = errs(&format!("let x = {deep};"));
+    assert!(d.iter().any(|d| d.message.contains("nested too deeply")));
+    let d = errs(&format!("{}{}", "{".repeat(50_000), "}".repeat(50_000)));
+    assert!(d.iter().any(|d| d.message.contains("nested too deeply")));
+    let long = vec!["1"; 50_000].join(" + ");
+    assert!(errs(&format!("let x = {long};")).len() == 1);
+    let neg = "-".repeat(50_000);
+    assert!(!errs(&format!("let x = {neg}1;")).is_empty());
+    let idx = "[0]".repeat(50_000);
+    assert!(!errs(&format!("let x = a{idx};")).is_empty());
+    let ty = "[".repeat(50_000);
+    assert!(!errs(&format!("let x: {ty}int = 1;")).is_empty());
+    let elifs = "if a { } else ".repeat(5_000);
+    assert!(!errs(&format!("{elifs}{{ }}")).is_empty());
+    // Moderate nesting is fine.
+    ok(&format!("let x = {}1{};", "(".repeat(100), ")".repeat(100)));
+}
