@@ -1,0 +1,486 @@
+//! On-the-fly SSA construction with block parameters (Braun et al., "Simple
+//! and Efficient Construction of Static Single Assignment Form", 2013, as
+//! presented in Fritz §5.3 and §5.4).
+//!
+//! The lowering writes and reads *variables* (the checker's locals, as dense
+//! `u32` ids) while it emits code block by block. A read looks for the
+//! variable's definition in the current block, then walks predecessors
+//! backwards:
+//!
+//! - a block with one predecessor takes that predecessor's definition;
+//! - a block with several gets a fresh block parameter (Fritz's replacement
+//!   for a φ node), whose arguments are the predecessors' definitions; the
+//!   parameter is recorded as the block's definition *before* the
+//!   predecessors are searched, which breaks the recursion around loops;
+//! - a block that is not yet *sealed* (more predecessors may still be added,
+//!   e.g. a loop header before its backedges exist) gets an *incomplete*
+//!   parameter whose arguments are filled in when the block is sealed.
+//!
+//! After its arguments are known a parameter is checked for triviality (all
+//! arguments are itself or one other value `o`); a trivial parameter is
+//! replaced by `o` and the parameters that used it are re-checked (Fritz
+//! Fig. 7.17, "collapse params"). Replacements are recorded in an alias map
+//! and applied to the whole function by [`SsaBuilder::finish`], which also
+//! drops the removed parameters with their edge arguments, renumbers the
+//! remaining ones, and removes blocks that were never reached.
+//!
+//! The backward search is iterative (an explicit stack), so long chains of
+//! blocks cannot overflow the native stack.
+
+use rustc_hash::{FxHashMap, FxHashSet};
+use waddle_opt::ir::{
+    Block, BlockCall, Function, FunctionBuilder, InstKind, SrcLoc, Terminator, Type, Value,
+    ValueDef,
+};
+
+/// A source-level variable that lives in SSA values (a checker local).
+pub(super) type Var = u32;
+
+/// One step of the iterative backward search of [`SsaBuilder::read`].
+enum Frame {
+    /// Find the definition of the variable at the end of this block.
+    Start(Block),
+    /// The result is the single predecessor's definition; cache it here.
+    Single(Block),
+    /// Filling the arguments of `param` of `block`; the result belongs to
+    /// predecessor number `next`.
+    Multi {
+        block: Block,
+        param: Value,
+        next: usize,
+    },
+}
+
+/// Builds one function in SSA form. Owns the function while it is built.
+pub(super) struct SsaBuilder {
+    /// The function under construction.
+    pub func: Function,
+    /// Type of every variable (indexed by [`Var`]).
+    var_types: Vec<Type>,
+    /// Distinct predecessors of every block, in edge creation order.
+    preds: FxHashMap<Block, Vec<Block>>,
+    /// Blocks whose predecessor set is final.
+    sealed: FxHashSet<Block>,
+    /// Parameters created in unsealed blocks, filled when the block is sealed.
+    incomplete: FxHashMap<Block, Vec<(Var, Value)>>,
+    /// The definition of each variable at the end of each block.
+    defs: FxHashMap<(Var, Block), Value>,
+    /// Replacement of a removed trivial parameter.
+    alias: FxHashMap<Value, Value>,
+    /// Parameters removed as trivial.
+    removed: FxHashSet<Value>,
+    /// Parameters whose edge arguments are all present.
+    filled: FxHashSet<Value>,
+    /// For each value, the parameters that receive it as an edge argument.
+    param_users: FxHashMap<Value, Vec<Value>>,
+    /// Zero constants materialized for reads of undefined variables.
+    undef: FxHashMap<Var, Value>,
+}
+
+impl SsaBuilder {
+    /// A builder for `func` (which must have no blocks yet) whose variables
+    /// have the given types.
+    pub fn new(func: Function, var_types: Vec<Type>) -> SsaBuilder {
+        SsaBuilder {
+            func,
+            var_types,
+            preds: FxHashMap::default(),
+            sealed: FxHashSet::default(),
+            incomplete: FxHashMap::default(),
+            defs: FxHashMap::default(),
+            alias: FxHashMap::default(),
+            removed: FxHashSet::default(),
+            filled: FxHashSet::default(),
+            param_users: FxHashMap::default(),
+            undef: FxHashMap::default(),
+        }
+    }
+
+    /// Creates a block (the first one is the entry).
+    pub fn create_block(&mut self) -> Block {
+        FunctionBuilder::new(&mut self.func).create_block()
+    }
+
+    /// Adds an explicit parameter to `block`. Must be called before any edge
+    /// to `block` exists; the edges pass its argument explicitly.
+    pub fn add_param(&mut self, block: Block, ty: Type) -> Value {
+        let v = FunctionBuilder::new(&mut self.func).append_block_param(block, ty);
+        self.filled.insert(v);
+        v
+    }
+
+    /// Appends an instruction; returns its result (`None` for `Unit`).
+    pub fn append(&mut self, block: Block, kind: InstKind, ty: Type, loc: SrcLoc) -> Option<Value> {
+        FunctionBuilder::new(&mut self.func)
+            .append_inst(block, kind, ty, loc)
+            .1
+    }
+
+    /// Ends `block` with a jump to `to` passing `args` (one per explicit
+    /// parameter of `to`).
+    pub fn jump(&mut self, block: Block, to: Block, args: Vec<Value>) {
+        self.func.blocks[block].term = Terminator::jump(BlockCall::new(to, args));
+        self.add_pred(to, block);
+    }
+
+    /// Ends `block` with a two-way branch on `cond`.
+    pub fn branch(&mut self, block: Block, cond: Value, then: BlockCall, otherwise: BlockCall) {
+        let (t, e) = (then.block, otherwise.block);
+        self.func.blocks[block].term = Terminator::branch(cond, then, otherwise);
+        self.add_pred(t, block);
+        self.add_pred(e, block);
+    }
+
+    /// Ends `block` with a return.
+    pub fn ret(&mut self, block: Block, value: Option<Value>) {
+        self.func.blocks[block].term = Terminator::Return(value);
+    }
+
+    /// Number of (distinct) predecessors of `block` so far.
+    pub fn pred_count(&self, block: Block) -> usize {
+        self.preds(block).len()
+    }
+
+    /// The distinct predecessors of `block` so far.
+    fn preds(&self, block: Block) -> &[Block] {
+        self.preds.get(&block).map_or(&[], Vec::as_slice)
+    }
+
+    fn add_pred(&mut self, to: Block, from: Block) {
+        debug_assert!(!self.sealed.contains(&to), "edge into a sealed block");
+        let preds = self.preds.entry(to).or_default();
+        if !preds.contains(&from) {
+            preds.push(from);
+        }
+    }
+
+    /// Records `value` as the definition of `var` at the current end of `block`.
+    pub fn write(&mut self, var: Var, block: Block, value: Value) {
+        self.defs.insert((var, block), value);
+    }
+
+    /// Declares that no more predecessors will be added to `block` and
+    /// fills its incomplete parameters.
+    pub fn seal(&mut self, block: Block) {
+        if !self.sealed.insert(block) {
+            return;
+        }
+        let pending = self.incomplete.remove(&block).unwrap_or_default();
+        for (var, param) in pending {
+            let v = self.fill(var, block, param);
+            self.defs.insert((var, block), v);
+        }
+    }
+
+    /// The current value of `var` at the end of `block`.
+    pub fn read(&mut self, var: Var, block: Block) -> Value {
+        self.search(var, vec![Frame::Start(block)])
+    }
+
+    /// Fills the arguments of `param` (a parameter of sealed `block` for
+    /// `var`) and returns the value that stands for it afterwards.
+    fn fill(&mut self, var: Var, block: Block, param: Value) -> Value {
+        match self.preds(block).first().copied() {
+            Some(p) => self.search(
+                var,
+                vec![
+                    Frame::Multi {
+                        block,
+                        param,
+                        next: 0,
+                    },
+                    Frame::Start(p),
+                ],
+            ),
+            None => {
+                // No predecessors: unreachable (dropped by `finish`).
+                self.filled.insert(param);
+                param
+            }
+        }
+    }
+
+    /// Runs the backward search until `stack` is empty and returns the last
+    /// result.
+    fn search(&mut self, var: Var, mut stack: Vec<Frame>) -> Value {
+        let ty = self.var_type(var);
+        let mut result: Option<Value> = None;
+        while let Some(frame) = stack.pop() {
+            match frame {
+                Frame::Start(b) => {
+                    if let Some(&v) = self.defs.get(&(var, b)) {
+                        result = Some(self.resolve(v));
+                    } else if !self.sealed.contains(&b) {
+                        let p = FunctionBuilder::new(&mut self.func).append_block_param(b, ty);
+                        self.incomplete.entry(b).or_default().push((var, p));
+                        self.defs.insert((var, b), p);
+                        result = Some(p);
+                    } else {
+                        match *self.preds(b) {
+                            [] => result = Some(self.undefined(var)),
+                            [p] => {
+                                stack.push(Frame::Single(b));
+                                stack.push(Frame::Start(p));
+                            }
+                            [p, ..] => {
+                                let param =
+                                    FunctionBuilder::new(&mut self.func).append_block_param(b, ty);
+                                self.defs.insert((var, b), param);
+                                stack.push(Frame::Multi {
+                                    block: b,
+                                    param,
+                                    next: 0,
+                                });
+                                stack.push(Frame::Start(p));
+                            }
+                        }
+                    }
+                }
+                Frame::Single(b) => {
+                    let v = result.unwrap_or_else(|| self.undefined(var));
+                    self.defs.insert((var, b), v);
+                    result = Some(v);
+                }
+                Frame::Multi { block, param, next } => {
+                    let v = result.unwrap_or_else(|| self.undefined(var));
+                    let Some(&pred) = self.preds(block).get(next) else {
+                        continue;
+                    };
+                    self.set_edge_arg(pred, block, param, v);
+                    if let Some(&p) = self.preds(block).get(next + 1) {
+                        stack.push(Frame::Multi {
+                            block,
+                            param,
+                            next: next + 1,
+                        });
+                        stack.push(Frame::Start(p));
+                    } else {
+                        self.filled.insert(param);
+                        let v = self.try_remove_trivial(param);
+                        self.defs.insert((var, block), v);
+                        result = Some(v);
+                    }
+                }
+            }
+        }
+        result.unwrap_or_else(|| self.undefined(var))
+    }
+
+    fn var_type(&self, var: Var) -> Type {
+        self.var_types
+            .get(var as usize)
+            .copied()
+            .unwrap_or(Type::Int)
+    }
+
+    /// A zero value for a variable read where no definition reaches (only in
+    /// code the checker would have rejected, or unreachable code).
+    fn undefined(&mut self, var: Var) -> Value {
+        if let Some(&v) = self.undef.get(&var) {
+            return v;
+        }
+        let ty = self.var_type(var);
+        let entry = self.func.layout[0];
+        let v = zero_value(&mut self.func, entry, ty);
+        self.undef.insert(var, v);
+        v
+    }
+
+    /// Sets the argument for `param` on every edge `pred → block`.
+    fn set_edge_arg(&mut self, pred: Block, block: Block, param: Value, arg: Value) {
+        let ValueDef::Param(_, index) = self.func.values[param].def else {
+            return;
+        };
+        let index = index as usize;
+        for call in self.func.blocks[pred].term.successors_mut() {
+            if call.block == block {
+                if call.args.len() <= index {
+                    call.args.resize(index + 1, arg);
+                }
+                call.args[index] = arg;
+            }
+        }
+        self.param_users.entry(arg).or_default().push(param);
+    }
+
+    /// The value `v` stands for after trivial-parameter removal.
+    pub fn resolve(&mut self, v: Value) -> Value {
+        let mut root = v;
+        while let Some(&next) = self.alias.get(&root) {
+            root = next;
+        }
+        // Path compression.
+        let mut cur = v;
+        while let Some(&next) = self.alias.get(&cur) {
+            if next != root {
+                self.alias.insert(cur, root);
+            }
+            cur = next;
+        }
+        root
+    }
+
+    /// The single value other than `param` that `param`'s arguments carry,
+    /// if there is exactly one (then `param` is trivial).
+    fn trivial_value(&mut self, param: Value) -> Option<Value> {
+        let ValueDef::Param(block, index) = self.func.values[param].def else {
+            return None;
+        };
+        let mut args = Vec::new();
+        for &pred in self.preds(block) {
+            for call in self.func.blocks[pred].term.successors() {
+                if call.block == block {
+                    args.push(call.args.get(index as usize).copied());
+                }
+            }
+        }
+        let mut same = None;
+        for arg in args {
+            let arg = self.resolve(arg?);
+            if arg == param || Some(arg) == same {
+                continue;
+            }
+            if same.is_some() {
+                return None;
+            }
+            same = Some(arg);
+        }
+        same
+    }
+
+    /// Removes `param` if trivial, then re-checks the parameters that used
+    /// it. Returns what `param` stands for now.
+    fn try_remove_trivial(&mut self, param: Value) -> Value {
+        let mut work = vec![param];
+        while let Some(p) = work.pop() {
+            if self.removed.contains(&p) || !self.filled.contains(&p) {
+                continue;
+            }
+            let Some(same) = self.trivial_value(p) else {
+                continue;
+            };
+            self.alias.insert(p, same);
+            self.removed.insert(p);
+            let users = self.param_users.remove(&p).unwrap_or_default();
+            for &u in &users {
+                if u != p {
+                    work.push(u);
+                }
+            }
+            self.param_users.entry(same).or_default().extend(users);
+        }
+        self.resolve(param)
+    }
+
+    /// Finishes construction: removes every remaining trivial parameter,
+    /// applies the replacements, drops removed parameters and their edge
+    /// arguments, and removes blocks not reachable from the entry.
+    pub fn finish(mut self) -> Function {
+        if self.func.layout.is_empty() {
+            return self.func;
+        }
+        let all_blocks: Vec<Block> = self.func.layout.clone();
+        for &b in &all_blocks {
+            self.seal(b);
+        }
+        let params: Vec<Value> = all_blocks
+            .iter()
+            .flat_map(|&b| self.func.blocks[b].params.clone())
+            .collect();
+        for &p in &params {
+            self.filled.insert(p);
+        }
+        for &p in &params {
+            self.try_remove_trivial(p);
+        }
+        self.func.layout = reverse_postorder(&self.func);
+        let layout = self.func.layout.clone();
+        // Apply replacements.
+        for &b in &layout {
+            let insts = self.func.blocks[b].insts.clone();
+            for inst in insts {
+                let mut kind = std::mem::replace(&mut self.func.insts[inst].kind, InstKind::Clock);
+                kind.for_each_arg_mut(|v| *v = self.resolve(*v));
+                self.func.insts[inst].kind = kind;
+            }
+            let mut term =
+                std::mem::replace(&mut self.func.blocks[b].term, Terminator::Return(None));
+            term.for_each_arg_mut(|v| *v = self.resolve(*v));
+            self.func.blocks[b].term = term;
+        }
+        // Drop removed parameters and their arguments.
+        let keep: FxHashMap<Block, Vec<bool>> = layout
+            .iter()
+            .map(|&b| {
+                let mask = self.func.blocks[b]
+                    .params
+                    .iter()
+                    .map(|p| !self.removed.contains(p))
+                    .collect();
+                (b, mask)
+            })
+            .collect();
+        for &b in &layout {
+            for call in self.func.blocks[b].term.successors_mut() {
+                let mask = keep.get(&call.block).map_or(&[][..], Vec::as_slice);
+                let mut i = 0;
+                call.args.retain(|_| {
+                    let k = mask.get(i).copied().unwrap_or(false);
+                    i += 1;
+                    k
+                });
+            }
+        }
+        for &b in &layout {
+            let removed = &self.removed;
+            self.func.blocks[b].params.retain(|p| !removed.contains(p));
+            for (i, &p) in self.func.blocks[b].params.iter().enumerate() {
+                self.func.values[p].def = ValueDef::Param(b, i as u32);
+            }
+        }
+        self.func
+    }
+}
+
+/// The blocks reachable from the entry in reverse post-order, successors
+/// visited last-edge-first so that a branch's `then` side prints before its
+/// `else` side and a loop body before the loop's exit.
+fn reverse_postorder(func: &Function) -> Vec<Block> {
+    let entry = func.layout[0];
+    let mut seen = FxHashSet::default();
+    seen.insert(entry);
+    let succs = |b: Block| -> Vec<Block> {
+        let mut v: Vec<Block> = func.blocks[b].term.successors().map(|c| c.block).collect();
+        v.reverse();
+        v
+    };
+    let mut stack = vec![(entry, succs(entry), 0usize)];
+    let mut post = Vec::new();
+    while let Some((b, ss, i)) = stack.last_mut() {
+        if let Some(&s) = ss.get(*i) {
+            *i += 1;
+            if seen.insert(s) {
+                let next = succs(s);
+                stack.push((s, next, 0));
+            }
+        } else {
+            post.push(*b);
+            stack.pop();
+        }
+    }
+    post.reverse();
+    post
+}
+
+/// Emits the zero value of `ty` (`0`, `0.0`, `false`, `""`, `[]`) at the end
+/// of `block` and returns it. `Unit` gets an `int` zero (never used).
+pub(super) fn zero_value(func: &mut Function, block: Block, ty: Type) -> Value {
+    let (kind, ty) = match ty {
+        Type::Unit | Type::Int => (InstKind::IConst(0), Type::Int),
+        Type::Float => (InstKind::FConst(0f64.to_bits()), Type::Float),
+        Type::Bool => (InstKind::BConst(false), Type::Bool),
+        Type::Str => (InstKind::SConst("".into()), Type::Str),
+        Type::Array { .. } => (InstKind::ArrayLit(Vec::new()), ty),
+    };
+    FunctionBuilder::new(func).ins(block, kind, ty, SrcLoc::NONE)
+}
