@@ -6,6 +6,7 @@
 
 pub mod cfg;
 pub mod domtree;
+pub mod loops;
 
 pub use cfg::ControlFlowGraph;
 pub use domtree::DomTree;

@@ -1,1 +1,0 @@
-//! Establishing canonical form (loop-simplified, LCSSA) from scratch.

@@ -1,0 +1,51 @@
+//! Establishing canonical form from scratch (Fritz ch. 4 and ch. 7).
+//!
+//! [`canonicalize`] turns any function in SSA form with a reducible CFG into
+//! *canonical form*:
+//!
+//! 1. blocks unreachable from the entry are removed;
+//! 2. every loop gets the three loop-simplified properties of Fritz §4.3 by
+//!    edge set splitting (§7.3, §7.4): a dedicated preheader (Property 4.3.2,
+//!    §7.4.2; a loop headed by the entry block gets a new entry block), a
+//!    unique latch with a single backedge (Property 4.3.1, §7.4.1), and
+//!    dedicated exits whose predecessors are all in the loop (Property 4.3.3,
+//!    §7.4.3). Loops are processed inner loops first, so the blocks that
+//!    repair an outer loop never undo an inner loop's repair ([`simplify`]);
+//! 3. LCSSA (§4.2, §7.2): a value defined in a loop and used outside it
+//!    flows out through parameters of the loop's exit blocks, with the
+//!    outside uses rewritten to their reaching definitions and join
+//!    parameters inserted where several exits meet ([`lcssa`]).
+//!
+//! SSA is kept throughout. [`check_canonical`] recomputes the analyses and
+//! checks every property; [`canonicalize_program`] canonicalizes every
+//! function of a program.
+
+mod check;
+mod lcssa;
+mod simplify;
+#[cfg(test)]
+mod tests;
+
+pub use check::check_canonical;
+
+use crate::ir::{Function, Program};
+
+/// Puts `func` into canonical form: unreachable blocks removed, every loop
+/// with a dedicated preheader, a single latch and dedicated exits, and LCSSA.
+/// Declarations are left alone. The CFG must be reducible (irreducible
+/// cycles are not loops and are left as they are).
+pub fn canonicalize(func: &mut Function) {
+    if func.is_declaration() {
+        return;
+    }
+    simplify::remove_unreachable(func);
+    simplify::simplify_loops(func);
+    lcssa::form_lcssa(func);
+}
+
+/// Canonicalizes every function of `program`.
+pub fn canonicalize_program(program: &mut Program) {
+    for (_, func) in program.funcs.iter_mut() {
+        canonicalize(func);
+    }
+}
