@@ -158,3 +158,102 @@ pub unsafe fn array_elems<'a>(w: Word) -> &'a mut [Word] {
         unsafe { std::slice::from_raw_parts_mut(a.data, a.len as usize) }
     }
 }
+
+/// The runtime context every compiled Waddle function receives as its first
+/// argument (the calling convention is documented in `waddle-jit`'s `abi`
+/// module). Compiled code reads and writes it at the `VMCTX_*` offsets below;
+/// the runtime helpers reach the host through [`VmCtx::host`].
+#[repr(C)]
+#[derive(Debug)]
+pub struct VmCtx {
+    /// Base of the globals area: one [`Word`] per [`crate::ir::GlobalId`].
+    pub globals: *mut Word,
+    /// The entry-slot table: the current code address of every function of
+    /// the program, indexed by [`crate::ir::FuncId`]. Calls between Waddle
+    /// functions load the callee's address from here, so code can be swapped.
+    pub entries: *const usize,
+    /// Lowest stack address compiled code may run at: every prologue compares
+    /// the stack pointer against it and traps `stack overflow` below it.
+    pub stack_limit: usize,
+    /// Highest stack address of the native region holding Waddle frames (set
+    /// at the entry from the embedder); the collector scans conservatively
+    /// from the allocating helper's frame up to here.
+    pub stack_base: usize,
+    /// Fuel units left in the current batch; a tick that reaches zero asks
+    /// the host for the next batch.
+    pub fuel: i64,
+    /// Pending trap: 0 when none, else a [`TrapCode`] value (or a tier's
+    /// private code above 0xFFFF, e.g. a host panic being carried out).
+    pub trap_code: u32,
+    /// 1 once the trap location below has been written.
+    pub trap_loc_set: u32,
+    /// Trap location: [`SrcLoc::file`].
+    pub trap_file: u32,
+    /// Trap location: [`SrcLoc::line`].
+    pub trap_line: u32,
+    /// Trap location: [`SrcLoc::col`].
+    pub trap_col: u32,
+    /// Reserved, zero.
+    pub reserved: u32,
+    /// Opaque pointer the tier's runtime helpers use to reach the host.
+    pub host: *mut std::ffi::c_void,
+}
+
+/// Byte offset of [`VmCtx::globals`].
+pub const VMCTX_GLOBALS_OFFSET: i32 = 0;
+/// Byte offset of [`VmCtx::entries`].
+pub const VMCTX_ENTRIES_OFFSET: i32 = 8;
+/// Byte offset of [`VmCtx::stack_limit`].
+pub const VMCTX_STACK_LIMIT_OFFSET: i32 = 16;
+/// Byte offset of [`VmCtx::stack_base`].
+pub const VMCTX_STACK_BASE_OFFSET: i32 = 24;
+/// Byte offset of [`VmCtx::fuel`].
+pub const VMCTX_FUEL_OFFSET: i32 = 32;
+/// Byte offset of [`VmCtx::trap_code`].
+pub const VMCTX_TRAP_CODE_OFFSET: i32 = 40;
+/// Byte offset of [`VmCtx::trap_loc_set`].
+pub const VMCTX_TRAP_LOC_SET_OFFSET: i32 = 44;
+/// Byte offset of [`VmCtx::trap_file`].
+pub const VMCTX_TRAP_FILE_OFFSET: i32 = 48;
+/// Byte offset of [`VmCtx::trap_line`].
+pub const VMCTX_TRAP_LINE_OFFSET: i32 = 52;
+/// Byte offset of [`VmCtx::trap_col`].
+pub const VMCTX_TRAP_COL_OFFSET: i32 = 56;
+/// Byte offset of [`VmCtx::host`].
+pub const VMCTX_HOST_OFFSET: i32 = 64;
+
+const _: () = {
+    assert!(std::mem::offset_of!(VmCtx, globals) == VMCTX_GLOBALS_OFFSET as usize);
+    assert!(std::mem::offset_of!(VmCtx, entries) == VMCTX_ENTRIES_OFFSET as usize);
+    assert!(std::mem::offset_of!(VmCtx, stack_limit) == VMCTX_STACK_LIMIT_OFFSET as usize);
+    assert!(std::mem::offset_of!(VmCtx, stack_base) == VMCTX_STACK_BASE_OFFSET as usize);
+    assert!(std::mem::offset_of!(VmCtx, fuel) == VMCTX_FUEL_OFFSET as usize);
+    assert!(std::mem::offset_of!(VmCtx, trap_code) == VMCTX_TRAP_CODE_OFFSET as usize);
+    assert!(std::mem::offset_of!(VmCtx, trap_loc_set) == VMCTX_TRAP_LOC_SET_OFFSET as usize);
+    assert!(std::mem::offset_of!(VmCtx, trap_file) == VMCTX_TRAP_FILE_OFFSET as usize);
+    assert!(std::mem::offset_of!(VmCtx, trap_line) == VMCTX_TRAP_LINE_OFFSET as usize);
+    assert!(std::mem::offset_of!(VmCtx, trap_col) == VMCTX_TRAP_COL_OFFSET as usize);
+    assert!(std::mem::offset_of!(VmCtx, host) == VMCTX_HOST_OFFSET as usize);
+};
+
+/// Fuel units a compiled tier charges the host at once (as the interpreter
+/// does: one unit per function entry and loop back edge, paid per batch,
+/// the remainder paid when the outermost call returns).
+pub const FUEL_BATCH: i64 = 1024;
+
+impl TrapCode {
+    /// The trap code with numeric value `v` (as stored in [`VmCtx::trap_code`]).
+    pub fn from_u32(v: u32) -> Option<TrapCode> {
+        Some(match v {
+            1 => TrapCode::DivisionByZero,
+            2 => TrapCode::IndexOutOfBounds,
+            3 => TrapCode::NegativeLength,
+            4 => TrapCode::PopEmpty,
+            5 => TrapCode::AssertionFailed,
+            6 => TrapCode::StackOverflow,
+            7 => TrapCode::OutOfFuel,
+            8 => TrapCode::OutOfMemory,
+            _ => return None,
+        })
+    }
+}

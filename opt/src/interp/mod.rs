@@ -1,5 +1,149 @@
 //! The reference interpreter: the meaning of Waddle IR.
+//!
+//! Not a tree walker: each function is translated once (`prepare`) into a
+//! compact register-machine code (`code`) whose operands are
+//! pre-resolved slot indices into a flat per-frame array of words, with
+//! constants materialized into slots, block parameters passed by
+//! sequentialized parallel moves on the edges (`moves`), and
+//! superinstructions for compare-and-branch, add-immediate and
+//! bounds-checked element access. `exec` runs it in one dispatch loop with
+//! an explicit frame stack, so deep Waddle recursion never overflows the
+//! native stack; call depth is bounded by the stack budget in bytes.
+//!
+//! Semantics follow LANGUAGE.md through the IR's instruction definitions
+//! (`ir::instructions`); heap objects are read and written directly through
+//! the [`crate::abi`] layouts, and everything that allocates, prints or
+//! reads the clock goes through the [`Host`].
+//!
+//! # Input requirements
+//! The program should pass the IR verifier. Functions that fail the
+//! interpreter's own structural checks (dangling blocks, values or
+//! instructions, values defined twice, edges with the wrong number of
+//! arguments, unknown globals, non-array allocation results) still prepare:
+//! calling them traps `assertion failed` at the function's location. A call
+//! that cannot be executed (to a function without a body, or with the wrong
+//! number of arguments) traps `assertion failed` at the call. No new
+//! [`TrapCode`] exists for these internal errors since verified IR never
+//! reaches them. Element loads and stores check bounds even without a
+//! preceding `BoundsCheck` (trapping `index out of bounds` at their own
+//! location), so IR that drops a check wrongly cannot corrupt memory; heap
+//! operations do trust the verified value types.
+//!
+//! Block parameters (in place of φ nodes, Fritz ch. 3) become parallel
+//! copies on the edges; a result whose only use is the argument of its
+//! block's jump is computed straight into the parameter's slot.
+//!
+//! Fuel: one unit per function entry and per loop back edge, charged to the
+//! host in batches of 1024 and flushed when [`Interpreter::call`] returns; an
+//! exhausted budget found at that flush turns the result into `out of fuel`.
 
+mod code;
+mod exec;
 mod host;
+mod moves;
+mod prepare;
 
 pub use host::Host;
+
+use cranelift_entity::EntityRef;
+
+use crate::abi::{Trap, TrapCode, Word, DEFAULT_STACK_BUDGET};
+use crate::ir::{FuncId, Program, SrcLoc};
+use code::Code;
+use exec::{Frame, FRAME_OVERHEAD};
+
+/// Executes the functions of a program (the T0 tier).
+pub struct Interpreter {
+    /// Prepared code by function index; `None` for declarations.
+    funcs: Vec<Option<Box<Code>>>,
+    /// Each function's declaration location (for traps raised on entry).
+    locs: Vec<SrcLoc>,
+    /// The value stack, reused between calls.
+    stack: Vec<u64>,
+    /// The frame stack, reused between calls.
+    frames: Vec<Frame>,
+    /// Stack budget in bytes.
+    budget: usize,
+    /// The highest global index any prepared code uses.
+    max_global: Option<u32>,
+}
+
+impl Interpreter {
+    /// Prepares (pre-resolves) every function of `program` that has a body;
+    /// interns string constants through `host`.
+    pub fn new(program: &Program, host: &mut dyn Host) -> Interpreter {
+        let mut interp = Interpreter {
+            funcs: Vec::new(),
+            locs: Vec::new(),
+            stack: Vec::new(),
+            frames: Vec::new(),
+            budget: DEFAULT_STACK_BUDGET,
+            max_global: None,
+        };
+        for id in program.funcs.keys() {
+            interp.update(program, id, host);
+        }
+        interp
+    }
+
+    /// Re-prepares one function after it was added or its body changed
+    /// (REPL redefinition); the program may have grown (new functions or
+    /// globals).
+    pub fn update(&mut self, program: &Program, func: FuncId, host: &mut dyn Host) {
+        let n = program.funcs.len();
+        if self.funcs.len() < n {
+            self.funcs.resize_with(n, || None);
+            self.locs.resize(n, SrcLoc::NONE);
+        }
+        let i = func.index();
+        if i < self.funcs.len() {
+            self.funcs[i] = prepare::prepare(program, func, host).map(Box::new);
+            self.locs[i] = program.funcs.get(func).map_or(SrcLoc::NONE, |f| f.loc);
+        }
+        self.max_global = self
+            .funcs
+            .iter()
+            .flatten()
+            .filter_map(|c| c.max_global)
+            .max();
+    }
+
+    /// Sets the stack budget in bytes (default [`DEFAULT_STACK_BUDGET`]).
+    pub fn set_stack_budget(&mut self, bytes: usize) {
+        self.budget = bytes;
+    }
+
+    /// Runs `func` with `args` (one word per parameter); returns the result
+    /// word (0 for `void`).
+    pub fn call(&mut self, host: &mut dyn Host, func: FuncId, args: &[Word]) -> Result<Word, Trap> {
+        let loc = self.locs.get(func.index()).copied().unwrap_or(SrcLoc::NONE);
+        let fail = |code| Err(Trap { code, loc });
+        let Some(Some(entry)) = self.funcs.get(func.index()) else {
+            return fail(TrapCode::AssertionFailed);
+        };
+        if args.len() != entry.nparams as usize {
+            return fail(TrapCode::AssertionFailed);
+        }
+        if self
+            .max_global
+            .is_some_and(|g| g as usize >= host.globals().len())
+        {
+            return fail(TrapCode::AssertionFailed);
+        }
+        let top = entry.nslots as usize;
+        if top * 8 + FRAME_OVERHEAD > self.budget
+            || (self.stack.len() < top && self.stack.try_reserve(top).is_err())
+        {
+            return fail(TrapCode::StackOverflow);
+        }
+        exec::run(
+            &self.funcs,
+            &mut self.stack,
+            &mut self.frames,
+            self.budget,
+            host,
+            entry,
+            args,
+        )
+    }
+}
