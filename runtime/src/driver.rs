@@ -4,6 +4,9 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::engine::{Engine, EngineConfig};
+use crate::output::OutputSink;
+
 /// Execution tiers (DESIGN.md, "Tiers").
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub enum Tier {
@@ -91,7 +94,80 @@ pub struct RunOutcome {
 
 /// Compiles and runs `source` (named `file_name` in messages) with output
 /// captured in memory.
+///
+/// The result is exactly what `waddle run` would print: stdout holds
+/// everything printed before an error, stderr the rendered diagnostics or
+/// runtime error, and the exit code is 0, 1 (compile error, unavailable
+/// tier, bad pass list) or 2 (runtime error). Runs on a thread with a large
+/// stack, so deep (but budgeted) recursion works from any caller thread.
 pub fn run_source(file_name: &str, source: &str, options: &RunOptions) -> RunOutcome {
-    let _ = (file_name, source, options);
-    unimplemented!("driver: assigned to the runtime helper")
+    run_on_big_stack(|| run_captured(file_name, source, options)).unwrap_or_else(|msg| RunOutcome {
+        stdout: Vec::new(),
+        stderr: format!("error: internal error: {msg}\n"),
+        exit_code: 2,
+    })
+}
+
+fn run_captured(file_name: &str, source: &str, options: &RunOptions) -> RunOutcome {
+    let config = EngineConfig {
+        tier: options.tier,
+        opt_level: options.opt_level,
+        passes: options.passes.clone(),
+        fuel: options.fuel,
+        output: OutputSink::Capture,
+        ..EngineConfig::default()
+    };
+    let mut engine = match Engine::with_config(config) {
+        Ok(e) => e,
+        Err(e) => {
+            return RunOutcome {
+                stdout: Vec::new(),
+                stderr: e.render(),
+                exit_code: e.exit_code(),
+            }
+        }
+    };
+    let result = engine.run(file_name, source);
+    let stdout = engine.take_output();
+    match result {
+        Ok(()) => RunOutcome {
+            stdout,
+            stderr: String::new(),
+            exit_code: 0,
+        },
+        Err(e) => RunOutcome {
+            stdout,
+            stderr: e.render(),
+            exit_code: e.exit_code(),
+        },
+    }
+}
+
+/// Stack size of the threads that run Waddle code for the CLI and
+/// [`run_source`]: room for the default stack budget plus the runtime's own
+/// frames (only touched pages cost memory).
+pub const RUN_STACK_SIZE: usize = 1 << 30;
+
+/// Runs `f` on a fresh thread with a [`RUN_STACK_SIZE`] stack and returns
+/// its result; `Err` with the panic message if it panicked or no thread
+/// could be started.
+pub fn run_on_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> Result<T, String> {
+    std::thread::scope(|scope| {
+        match std::thread::Builder::new()
+            .name("waddle".to_string())
+            .stack_size(RUN_STACK_SIZE)
+            .spawn_scoped(scope, f)
+        {
+            Ok(handle) => handle.join().map_err(panic_message),
+            Err(_) => Err("could not start the execution thread".to_string()),
+        }
+    })
+}
+
+fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "panic".to_string())
 }

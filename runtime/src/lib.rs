@@ -1,4 +1,29 @@
 //! The Waddle runtime: embedding API, heap with garbage collector, builtins,
 //! runtime errors, the CLI driver and the REPL.
+//!
+//! Embedding in short:
+//! ```
+//! use waddle::{Engine, Val};
+//! let mut engine = Engine::new();
+//! engine.eval("fn add(a: int, b: int) -> int { return a + b; }").unwrap();
+//! let sum: i64 = engine.call_typed("add", (1i64, 2i64)).unwrap();
+//! assert_eq!(sum, 3);
+//! assert_eq!(engine.call("add", &[Val::Int(2), Val::Int(3)]).unwrap(), Val::Int(5));
+//! ```
 
+#![warn(missing_docs)]
+
+pub mod cli;
 pub mod driver;
+pub mod engine;
+pub mod error;
+pub mod format;
+pub mod heap;
+pub mod host;
+pub mod output;
+pub mod repl;
+
+pub use driver::{run_source, RunOptions, RunOutcome, Tier};
+pub use engine::{Engine, EngineConfig, FunctionInfo, GlobalInfo, Val};
+pub use error::{Error, RuntimeError};
+pub use output::OutputSink;

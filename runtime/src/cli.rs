@@ -1,0 +1,209 @@
+//! The `waddle` command line (clap derive): `waddle run FILE` with tier,
+//! optimization, pass and emit options; `waddle` alone starts the REPL.
+//!
+//! Exit status: 0 success, 1 compile error / bad invocation / unreadable
+//! file / unavailable tier, 2 runtime error (LANGUAGE.md "Errors").
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::driver::{run_on_big_stack, Tier};
+use crate::engine::{compile_source, Engine, EngineConfig, OptOptions};
+use crate::error::Error;
+use crate::output::OutputSink;
+
+/// The Waddle JIT compiler runtime.
+#[derive(Parser, Debug)]
+#[command(name = "waddle", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do; without a command the REPL starts.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// Subcommands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Compile and run a Waddle program.
+    Run(RunArgs),
+    /// Start the interactive REPL (the default).
+    Repl(TierArgs),
+}
+
+/// Tier selection.
+#[derive(clap::Args, Debug)]
+pub struct TierArgs {
+    /// Execution tier.
+    #[arg(long, value_enum, default_value_t = TierArg::Auto)]
+    pub tier: TierArg,
+    /// Optimization level: -O0, -O1 or -O2.
+    #[arg(short = 'O', value_name = "LEVEL", default_value_t = 2,
+          value_parser = clap::value_parser!(u8).range(0..=2))]
+    pub opt_level: u8,
+}
+
+/// Arguments of `waddle run`.
+#[derive(clap::Args, Debug)]
+pub struct RunArgs {
+    /// Tier and optimization level.
+    #[command(flatten)]
+    pub tier: TierArgs,
+    /// Run exactly these passes (comma separated) instead of the -O pipeline.
+    #[arg(long, value_delimiter = ',', value_name = "PASS,...")]
+    pub passes: Option<Vec<String>>,
+    /// Print an intermediate form instead of running.
+    #[arg(long, value_enum)]
+    pub emit: Option<Emit>,
+    /// Execution budget: stop with `out of fuel` after this many units.
+    #[arg(long, value_name = "N")]
+    pub fuel: Option<u64>,
+    /// Heap limit in bytes: allocating beyond it is `out of memory`.
+    #[arg(long, value_name = "BYTES")]
+    pub memory_limit: Option<usize>,
+    /// The program.
+    pub file: PathBuf,
+}
+
+/// `--tier` values.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum TierArg {
+    /// T0: the IR interpreter.
+    Interp,
+    /// T1: the baseline JIT.
+    Baseline,
+    /// T2: the optimizing JIT.
+    Opt,
+    /// T3: optimizing JIT with the VSDG round trip.
+    Full,
+    /// Tiering controller.
+    Auto,
+}
+
+impl From<TierArg> for Tier {
+    fn from(t: TierArg) -> Tier {
+        match t {
+            TierArg::Interp => Tier::Interp,
+            TierArg::Baseline => Tier::Baseline,
+            TierArg::Opt => Tier::Opt,
+            TierArg::Full => Tier::Full,
+            TierArg::Auto => Tier::Auto,
+        }
+    }
+}
+
+/// `--emit` values.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Emit {
+    /// The parsed syntax tree.
+    Ast,
+    /// Waddle IR before optimization.
+    Ir,
+    /// Waddle IR after the pass pipeline.
+    OptIr,
+}
+
+/// Parses the process arguments and runs; returns the exit status.
+pub fn main_with_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 1 } else { 0 };
+            let _ = e.print();
+            return code;
+        }
+    };
+    match cli.command {
+        None => repl(TierArgs {
+            tier: TierArg::Auto,
+            opt_level: 2,
+        }),
+        Some(Command::Repl(t)) => repl(t),
+        Some(Command::Run(args)) => run(args),
+    }
+}
+
+fn repl(t: TierArgs) -> i32 {
+    let config = EngineConfig {
+        tier: t.tier.into(),
+        opt_level: t.opt_level,
+        ..EngineConfig::default()
+    };
+    run_on_big_stack(|| crate::repl::run_interactive(config)).unwrap_or_else(|msg| {
+        eprintln!("error: internal error: {msg}");
+        2
+    })
+}
+
+fn run(args: RunArgs) -> i32 {
+    let name = args.file.display().to_string();
+    let source = match std::fs::read(&args.file) {
+        Ok(bytes) => match String::from_utf8(bytes) {
+            Ok(s) => s,
+            Err(_) => {
+                eprintln!("error: `{name}` is not valid UTF-8");
+                return 1;
+            }
+        },
+        Err(e) => {
+            eprintln!("error: cannot read `{name}`: {e}");
+            return 1;
+        }
+    };
+    let outcome = run_on_big_stack(|| match args.emit {
+        Some(emit) => emit_form(&name, &source, emit, &args),
+        None => run_program(&name, &source, &args),
+    });
+    let result = outcome.unwrap_or_else(|msg| Err(Error::Internal(msg)));
+    let _ = std::io::stdout().flush();
+    match result {
+        Ok(()) => 0,
+        Err(e) => {
+            eprint!("{}", e.render());
+            e.exit_code()
+        }
+    }
+}
+
+fn run_program(name: &str, source: &str, args: &RunArgs) -> Result<(), Error> {
+    let config = EngineConfig {
+        tier: args.tier.tier.into(),
+        opt_level: args.tier.opt_level,
+        passes: args.passes.clone(),
+        fuel: args.fuel,
+        memory_limit: args.memory_limit,
+        output: OutputSink::Stdout,
+        ..EngineConfig::default()
+    };
+    let mut engine = Engine::with_config(config)?;
+    engine.run(name, source)
+}
+
+fn emit_form(name: &str, source: &str, emit: Emit, args: &RunArgs) -> Result<(), Error> {
+    crate::engine::check_tier(args.tier.tier.into())?;
+    let opt = OptOptions {
+        opt_level: args.tier.opt_level,
+        passes: args.passes.clone(),
+    };
+    let text = match emit {
+        Emit::Ast => crate::engine::emit_ast(name, source)?,
+        Emit::Ir => {
+            let c = compile_source(
+                name,
+                source,
+                Default::default(),
+                false,
+                &OptOptions::default(),
+            )?;
+            crate::engine::print_program(&c.frontend.program)
+        }
+        Emit::OptIr => {
+            let c = compile_source(name, source, Default::default(), false, &opt)?;
+            crate::engine::print_program(&c.optimized)
+        }
+    };
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+    Ok(())
+}

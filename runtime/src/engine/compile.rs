@@ -1,0 +1,121 @@
+//! Source → IR for the engine and the CLI: frontend, then the pass
+//! pipeline (an `-O` level or an explicit pass list), then the verifier in
+//! debug builds. Panics inside the compiler become internal errors.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use waddle_frontend::{CompileOptions, Compiled, Prelude, SourceFile, SourceMap};
+use waddle_opt::ir::Program;
+
+use super::backend;
+use crate::error::Error;
+
+/// How to optimize.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct OptOptions {
+    /// Optimization level 0, 1 or 2 (used when `passes` is `None`).
+    pub opt_level: u8,
+    /// An explicit pass list, overriding `opt_level`.
+    pub passes: Option<Vec<String>>,
+}
+
+/// The IR of a compiled source, before and after optimization.
+#[derive(Clone, Debug)]
+pub struct CompiledIr {
+    /// The frontend's result (AST, checker tables, IR before passes).
+    pub frontend: Compiled,
+    /// The IR after the pipeline or pass list.
+    pub optimized: Program,
+}
+
+/// Turns a caught panic payload into an internal error.
+pub(crate) fn panic_error(what: &str, payload: Box<dyn std::any::Any + Send>) -> Error {
+    let msg = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_string());
+    Error::Internal(format!("{what} panicked: {msg}"))
+}
+
+/// Checks an explicit pass list against the passes that exist.
+pub fn check_passes(passes: &[String]) -> Result<(), Error> {
+    let known = backend::pass_names();
+    for p in passes {
+        if !known.iter().any(|k| k == p) {
+            return Err(Error::Passes(format!(
+                "unknown pass `{p}` (available: {})",
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Compiles `source` (shown as `name` in messages) against `prelude` and
+/// optimizes it.
+pub fn compile_source(
+    name: &str,
+    source: &str,
+    prelude: Prelude,
+    repl: bool,
+    opt: &OptOptions,
+) -> Result<CompiledIr, Error> {
+    let mut sources = SourceMap::default();
+    sources.add(SourceFile::new(name, source));
+    let options = CompileOptions { prelude, repl };
+    let frontend = catch_unwind(AssertUnwindSafe(|| {
+        waddle_frontend::compile(&sources, &options)
+    }))
+    .map_err(|p| panic_error("the frontend", p))?;
+    let frontend = frontend.map_err(|diags| {
+        let rendered = catch_unwind(AssertUnwindSafe(|| {
+            waddle_frontend::diag::render(&diags, &sources)
+        }))
+        .unwrap_or_else(|_| {
+            diags
+                .iter()
+                .map(|d| format!("error: {}\n", d.message))
+                .collect()
+        });
+        Error::Compile {
+            rendered,
+            count: diags.len(),
+        }
+    })?;
+    let mut optimized = frontend.program.clone();
+    optimize(&mut optimized, opt)?;
+    Ok(CompiledIr {
+        frontend,
+        optimized,
+    })
+}
+
+/// Runs the requested passes on `program` (and the verifier in debug builds).
+pub fn optimize(program: &mut Program, opt: &OptOptions) -> Result<(), Error> {
+    if let Some(passes) = &opt.passes {
+        check_passes(passes)?;
+    }
+    let result = catch_unwind(AssertUnwindSafe(|| match &opt.passes {
+        Some(passes) => {
+            let names: Vec<&str> = passes.iter().map(String::as_str).collect();
+            backend::run_passes(program, &names)
+        }
+        None => {
+            backend::run_pipeline(program, opt.opt_level);
+            Ok(())
+        }
+    }))
+    .map_err(|p| panic_error("the optimizer", p))?;
+    result.map_err(Error::Passes)?;
+    if cfg!(debug_assertions) {
+        let verified = catch_unwind(AssertUnwindSafe(|| backend::verify(program)))
+            .map_err(|p| panic_error("the verifier", p))?;
+        verified.map_err(|e| Error::Internal(format!("IR verification failed: {e}")))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,527 @@
+//! The embedding API: [`Engine`].
+//!
+//! Modelled on rhai, mlua and wasmtime (see the reference notes):
+//! - `Engine::new()` / `Engine::with_config(EngineConfig { .. })`;
+//! - [`Engine::run`] compiles and runs a whole program (fresh state);
+//! - [`Engine::eval`] adds one REPL-style entry: functions and globals it
+//!   declares persist, redefinitions replace earlier functions, its
+//!   top-level code runs once;
+//! - [`Engine::eval_expr`] / [`Engine::eval_as`] evaluate an expression to
+//!   a value;
+//! - [`Engine::call`] (dynamic, [`Val`]s) and [`Engine::call_typed`]
+//!   (`engine.call_typed::<(i64, i64), i64>("add", (1, 2))`) call Waddle
+//!   functions from Rust: compile once, call many times;
+//! - fuel (an execution budget), a memory limit, a stack budget, and the
+//!   output sink are set in [`EngineConfig`];
+//! - inspection for the REPL: [`Engine::functions`], [`Engine::globals`],
+//!   [`Engine::function_ir`], [`Engine::function_opt_ir`],
+//!   [`Engine::function_tier`].
+//!
+//! Errors come back as [`Error`]; no panic escapes: execution and
+//! compilation run under `catch_unwind` and a panic becomes
+//! [`Error::Internal`].
+//!
+//! The interpreter runs Waddle calls on the calling thread's stack: call
+//! into the engine from a thread with a generous stack (the CLI uses
+//! [`crate::driver::run_on_big_stack`]).
+
+mod backend;
+mod compile;
+mod link;
+mod val;
+
+pub use compile::{check_passes, compile_source, optimize, CompiledIr, OptOptions};
+pub use val::{Args, FromVal, IntoVal, Val};
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use cranelift_entity::EntityRef;
+
+use waddle_frontend::Prelude;
+use waddle_opt::abi::{Word, DEFAULT_STACK_BUDGET};
+use waddle_opt::ir::{FuncId, Program, Signature, Type};
+
+use crate::driver::Tier;
+use crate::error::{Error, RuntimeError};
+use crate::heap::{HeapConfig, HeapStats};
+use crate::host::Runtime;
+use crate::output::OutputSink;
+use backend::Executor;
+
+/// Tiers this build can run (`auto` runs on the interpreter for now).
+pub const AVAILABLE_TIERS: &[&str] = &["interp", "auto"];
+
+/// Name of the hidden global [`Engine::eval_expr`] stores its result in.
+const EVAL_GLOBAL: &str = "__waddle_eval_result";
+
+/// How an [`Engine`] compiles and runs code.
+#[derive(Debug)]
+pub struct EngineConfig {
+    /// Execution tier (default `auto`).
+    pub tier: Tier,
+    /// Optimization level 0–2 (default 2); ignored when `passes` is set.
+    pub opt_level: u8,
+    /// An explicit pass list instead of the `-O` pipeline.
+    pub passes: Option<Vec<String>>,
+    /// Execution budget shared by everything the engine runs (`None`: unlimited).
+    pub fuel: Option<u64>,
+    /// Stack bytes Waddle calls may use before `stack overflow`.
+    pub stack_budget: usize,
+    /// Most heap bytes (`None`: what the system allows).
+    pub memory_limit: Option<usize>,
+    /// Where `print` writes (default: standard output).
+    pub output: OutputSink,
+    /// Collector stress mode (for tests): collect before every allocation.
+    pub gc_stress: bool,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        EngineConfig {
+            tier: Tier::Auto,
+            opt_level: 2,
+            passes: None,
+            fuel: None,
+            stack_budget: DEFAULT_STACK_BUDGET,
+            memory_limit: None,
+            output: OutputSink::Stdout,
+            gc_stress: false,
+        }
+    }
+}
+
+/// A function of the engine's program.
+#[derive(Clone, PartialEq, Debug)]
+pub struct FunctionInfo {
+    /// Name.
+    pub name: String,
+    /// Parameter and result types.
+    pub sig: Signature,
+    /// The tier that runs it now.
+    pub tier: Tier,
+}
+
+/// A global of the engine's program.
+#[derive(Clone, PartialEq, Debug)]
+pub struct GlobalInfo {
+    /// Name.
+    pub name: String,
+    /// Type.
+    pub ty: Type,
+}
+
+/// A Waddle engine: compiles source, keeps the program's functions and
+/// globals, and runs code.
+pub struct Engine {
+    tier: Tier,
+    opt: OptOptions,
+    stack_budget: usize,
+    /// The linked program, optimized.
+    program: Program,
+    /// The same functions before optimization (for `:ir`).
+    source_ir: Program,
+    runtime: Runtime,
+    exec: Option<Executor>,
+    entries: usize,
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Engine::new()
+    }
+}
+
+impl Engine {
+    /// An engine with the default configuration (tier `auto`, `-O2`,
+    /// output to stdout, no limits).
+    pub fn new() -> Engine {
+        Self::build(EngineConfig::default())
+    }
+
+    /// An engine with `config`; fails for a tier this build lacks or an
+    /// unknown pass name.
+    pub fn with_config(config: EngineConfig) -> Result<Engine, Error> {
+        check_tier(config.tier)?;
+        if config.opt_level > 2 {
+            return Err(Error::Passes(format!(
+                "invalid optimization level {} (expected 0, 1 or 2)",
+                config.opt_level
+            )));
+        }
+        if let Some(p) = &config.passes {
+            check_passes(p)?;
+        }
+        Ok(Self::build(config))
+    }
+
+    fn build(config: EngineConfig) -> Engine {
+        let heap = HeapConfig {
+            memory_limit: config.memory_limit,
+            stress: config.gc_stress,
+            ..HeapConfig::default()
+        };
+        Engine {
+            tier: config.tier,
+            opt: OptOptions {
+                opt_level: config.opt_level,
+                passes: config.passes,
+            },
+            stack_budget: config.stack_budget,
+            program: Program::default(),
+            source_ir: Program::default(),
+            runtime: Runtime::new(heap, config.output, config.fuel),
+            exec: None,
+            entries: 0,
+        }
+    }
+
+    /// The engine's tier.
+    pub fn tier(&self) -> Tier {
+        self.tier
+    }
+
+    /// Switches the tier for code run from now on.
+    pub fn set_tier(&mut self, tier: Tier) -> Result<(), Error> {
+        check_tier(tier)?;
+        self.tier = tier;
+        Ok(())
+    }
+
+    /// Remaining fuel (`None`: unlimited).
+    pub fn fuel(&self) -> Option<u64> {
+        self.runtime.fuel()
+    }
+
+    /// Sets the remaining fuel (`None`: unlimited).
+    pub fn set_fuel(&mut self, fuel: Option<u64>) {
+        self.runtime.set_fuel(fuel);
+    }
+
+    /// Heap counters.
+    pub fn heap_stats(&self) -> HeapStats {
+        self.runtime.heap().stats()
+    }
+
+    /// Runs a full garbage collection now.
+    pub fn collect_garbage(&mut self) {
+        self.runtime.collect(&[]);
+    }
+
+    /// Takes what was printed so far (with [`OutputSink::Capture`]).
+    pub fn take_output(&mut self) -> Vec<u8> {
+        self.runtime.output().take()
+    }
+
+    /// Writes buffered output to the sink.
+    pub fn flush_output(&mut self) {
+        self.runtime.output().flush();
+    }
+
+    /// Compiles and runs a whole program named `name` (as shown in error
+    /// locations), replacing everything the engine held before. Its
+    /// functions stay callable afterwards.
+    pub fn run(&mut self, name: &str, source: &str) -> Result<(), Error> {
+        self.program = Program::default();
+        self.source_ir = Program::default();
+        self.runtime.clear_globals();
+        self.exec = None;
+        let result = self.entry(name, source, false);
+        self.flush_output();
+        result
+    }
+
+    /// Adds a REPL-style entry: declarations persist, a final expression
+    /// without `;` prints its value. Named `<entry N>` in messages.
+    pub fn eval(&mut self, source: &str) -> Result<(), Error> {
+        let name = format!("<entry {}>", self.entries + 1);
+        self.eval_named(&name, source)
+    }
+
+    /// [`Engine::eval`] with an explicit name for error locations.
+    pub fn eval_named(&mut self, name: &str, source: &str) -> Result<(), Error> {
+        self.entries += 1;
+        let result = self.entry(name, source, true);
+        self.flush_output();
+        result
+    }
+
+    /// Evaluates one expression (seeing the engine's functions and
+    /// globals) and returns its value.
+    pub fn eval_expr(&mut self, expr: &str) -> Result<Val, Error> {
+        let n_globals = self.program.globals.len();
+        let source = format!("let {EVAL_GLOBAL} = ({expr}\n);");
+        self.entries += 1;
+        let name = format!("<expr {}>", self.entries);
+        let result = self.entry(&name, &source, true);
+        self.flush_output();
+        result?;
+        let id = self
+            .program
+            .global_by_name(EVAL_GLOBAL)
+            .ok_or_else(|| Error::Internal("eval result global missing".to_string()))?;
+        let ty = self.program.globals[id].ty;
+        let w = self.runtime.global_words()[id.index()];
+        // SAFETY: the global holds a live value of its type.
+        let v = unsafe { val::from_word(ty, w) };
+        if self.program.globals.len() == n_globals + 1 && id.index() == n_globals {
+            truncate_globals(&mut self.program, n_globals);
+            truncate_globals(&mut self.source_ir, n_globals);
+            self.runtime.truncate_globals(n_globals);
+        }
+        Ok(v)
+    }
+
+    /// [`Engine::eval_expr`] converted to a Rust type.
+    pub fn eval_as<T: FromVal>(&mut self, expr: &str) -> Result<T, Error> {
+        let v = self.eval_expr(expr)?;
+        let kind = v.kind();
+        T::from_val(v).ok_or_else(|| {
+            Error::Signature(format!(
+                "expression has type {kind}, not the requested `{}`",
+                std::any::type_name::<T>()
+            ))
+        })
+    }
+
+    /// Calls the function `name` with `args`; the result is [`Val::Unit`]
+    /// for `void` functions.
+    pub fn call(&mut self, name: &str, args: &[Val]) -> Result<Val, Error> {
+        let id = self.func_id(name)?;
+        let sig = self.program.funcs[id].sig.clone();
+        if sig.params.len() != args.len() {
+            return Err(Error::Signature(format!(
+                "`{name}` takes {} argument(s), {} given",
+                sig.params.len(),
+                args.len()
+            )));
+        }
+        for (i, (a, &t)) in args.iter().zip(&sig.params).enumerate() {
+            if !a.has_type(t) {
+                return Err(Error::Signature(format!(
+                    "argument {} of `{name}` must have type `{t}`, found {}",
+                    i + 1,
+                    a.kind()
+                )));
+            }
+        }
+        let mut roots = Vec::new();
+        let mut words = Vec::with_capacity(args.len());
+        for (a, &t) in args.iter().zip(&sig.params) {
+            words.push(val::to_word(&mut self.runtime, t, a, &mut roots)?);
+        }
+        self.ensure_executor();
+        let result = self.execute(id, &words);
+        self.flush_output();
+        let w = result?;
+        // SAFETY: the result is a live value of the return type (no
+        // allocation has happened since the call returned).
+        Ok(unsafe { val::from_word(sig.ret, w) })
+    }
+
+    /// Typed call: `engine.call_typed::<(i64, i64), i64>("add", (1, 2))`.
+    pub fn call_typed<A: Args, R: FromVal>(&mut self, name: &str, args: A) -> Result<R, Error> {
+        let v = self.call(name, &args.into_vals())?;
+        let kind = v.kind();
+        R::from_val(v).ok_or_else(|| {
+            Error::Signature(format!(
+                "`{name}` returns {kind}, not the requested `{}`",
+                std::any::type_name::<R>()
+            ))
+        })
+    }
+
+    /// The functions of the program, in id order.
+    pub fn functions(&self) -> Vec<FunctionInfo> {
+        self.program
+            .funcs
+            .values()
+            .map(|f| FunctionInfo {
+                name: f.name.clone(),
+                sig: f.sig.clone(),
+                tier: self.running_tier(),
+            })
+            .collect()
+    }
+
+    /// The globals of the program, in id order (a shadowed global appears
+    /// once per declaration).
+    pub fn globals(&self) -> Vec<GlobalInfo> {
+        self.program
+            .globals
+            .values()
+            .map(|g| GlobalInfo {
+                name: g.name.clone(),
+                ty: g.ty,
+            })
+            .collect()
+    }
+
+    /// The current value of the global `name` (the latest declaration).
+    pub fn global(&self, name: &str) -> Option<Val> {
+        let id = self.program.global_by_name(name)?;
+        let w = *self.runtime.global_words().get(id.index())?;
+        // SAFETY: globals hold live values of their types.
+        Some(unsafe { val::from_word(self.program.globals[id].ty, w) })
+    }
+
+    /// The Waddle IR of function `name` as compiled, before optimization.
+    pub fn function_ir(&self, name: &str) -> Result<String, Error> {
+        let id = self.func_id(name)?;
+        Ok(backend::print_function(&self.source_ir, id))
+    }
+
+    /// The Waddle IR of function `name` after optimization.
+    pub fn function_opt_ir(&self, name: &str) -> Result<String, Error> {
+        let id = self.func_id(name)?;
+        Ok(backend::print_function(&self.program, id))
+    }
+
+    /// The tier that runs function `name` now.
+    pub fn function_tier(&self, name: &str) -> Result<Tier, Error> {
+        self.func_id(name)?;
+        Ok(self.running_tier())
+    }
+
+    /// The linked program (optimized IR).
+    pub fn program(&self) -> &Program {
+        &self.program
+    }
+
+    fn running_tier(&self) -> Tier {
+        // Only the interpreter exists so far; `auto` runs everything there.
+        Tier::Interp
+    }
+
+    fn func_id(&self, name: &str) -> Result<FuncId, Error> {
+        self.program
+            .func_by_name(name)
+            .ok_or_else(|| Error::UnknownFunction(name.to_string()))
+    }
+
+    fn prelude(&self) -> Prelude {
+        Prelude {
+            functions: self
+                .program
+                .funcs
+                .values()
+                .map(|f| (f.name.clone(), f.sig.clone()))
+                .collect(),
+            globals: self
+                .program
+                .globals
+                .values()
+                .map(|g| (g.name.clone(), g.ty))
+                .collect(),
+        }
+    }
+
+    fn ensure_executor(&mut self) {
+        if self.exec.is_none() {
+            self.exec = Some(Executor::new(
+                &self.program,
+                &mut self.runtime,
+                self.stack_budget,
+            ));
+        }
+    }
+
+    /// Compiles, links and runs one entry.
+    fn entry(&mut self, name: &str, source: &str, repl: bool) -> Result<(), Error> {
+        check_tier(self.tier)?;
+        let compiled = compile_source(name, source, self.prelude(), repl, &self.opt)?;
+        let linked = link::link(&mut self.program, compiled.optimized).map_err(Error::Internal)?;
+        // The unoptimized mirror links the same way (same ids by construction).
+        let _ = link::link(&mut self.source_ir, compiled.frontend.program);
+        let globals = self.runtime.add_globals(&linked.new_globals);
+        let mut result = globals.map_err(|code| {
+            Error::Runtime(RuntimeError {
+                code,
+                message: code.message().to_string(),
+                location: name.to_string(),
+            })
+        });
+        match &mut self.exec {
+            None => {
+                self.exec = Some(Executor::new(
+                    &self.program,
+                    &mut self.runtime,
+                    self.stack_budget,
+                ))
+            }
+            Some(exec) => {
+                for &f in &linked.changed {
+                    exec.update(&self.program, f, &mut self.runtime);
+                }
+            }
+        }
+        if let Some(main) = linked.main {
+            if result.is_ok() {
+                result = self.execute(main, &[]).map(|_| ());
+            }
+            link::drop_last_function(&mut self.program, main);
+            link::drop_last_function(&mut self.source_ir, main);
+        }
+        result
+    }
+
+    /// Runs `func` on the executor, turning traps into runtime errors and
+    /// panics into internal errors.
+    fn execute(&mut self, func: FuncId, args: &[Word]) -> Result<Word, Error> {
+        let Some(exec) = self.exec.as_mut() else {
+            return Err(Error::Internal("no executor".to_string()));
+        };
+        let runtime = &mut self.runtime;
+        let outcome = catch_unwind(AssertUnwindSafe(|| exec.call(runtime, func, args)));
+        match outcome {
+            Err(p) => {
+                // The executor's state is unknown after a panic: rebuild it.
+                self.exec = None;
+                Err(compile::panic_error("execution", p))
+            }
+            Ok(Err(msg)) => Err(Error::Internal(msg)),
+            Ok(Ok(Err(trap))) => Err(Error::Runtime(RuntimeError::from_trap(trap, &self.program))),
+            Ok(Ok(Ok(w))) => Ok(w),
+        }
+    }
+}
+
+/// `Ok` for tiers this build can run, else [`Error::UnsupportedTier`].
+pub fn check_tier(tier: Tier) -> Result<(), Error> {
+    if AVAILABLE_TIERS.contains(&tier.name()) {
+        Ok(())
+    } else {
+        Err(Error::UnsupportedTier(tier))
+    }
+}
+
+/// The text form of a whole IR program (as `--emit ir` prints it).
+pub fn print_program(program: &Program) -> String {
+    backend::print_program(program)
+}
+
+/// The parsed syntax tree of `source`, as text (for `--emit ast`).
+pub fn emit_ast(name: &str, source: &str) -> Result<String, Error> {
+    let mut sources = waddle_frontend::SourceMap::default();
+    sources.add(waddle_frontend::SourceFile::new(name, source));
+    let parsed = catch_unwind(AssertUnwindSafe(|| {
+        waddle_frontend::parse_only(&sources, false)
+    }))
+    .map_err(|p| compile::panic_error("the parser", p))?;
+    match parsed {
+        Ok(module) => Ok(format!("{module:#?}\n")),
+        Err(diags) => Err(Error::Compile {
+            rendered: waddle_frontend::diag::render(&diags, &sources),
+            count: diags.len(),
+        }),
+    }
+}
+
+fn truncate_globals(p: &mut Program, n: usize) {
+    if p.globals.len() > n {
+        let globals = std::mem::take(&mut p.globals);
+        p.globals = globals.into_iter().take(n).map(|(_, g)| g).collect();
+    }
+}
+
+#[cfg(test)]
+mod tests;

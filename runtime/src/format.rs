@@ -1,0 +1,167 @@
+//! Value formatting: the text `print` and `str` produce (LANGUAGE.md
+//! "Printing" and detail 11).
+//!
+//! - `int`: decimal; `float`: Rust's `{:?}` of `f64` (shortest round-trip
+//!   text, always with a `.` or an exponent: `1.0`, `1e100`, `NaN`);
+//!   `bool`: `true`/`false`; `str`: its bytes as they are.
+//! - Arrays: `[1, 2, 3]`, nested; strings inside arrays are quoted and
+//!   escaped: `\"` `\\` `\n` `\r` `\t` `\0`, other ASCII control characters
+//!   as `\u{x}` (lowercase hex, no leading zeros, as Rust writes them), and
+//!   everything else (all non-ASCII text included) as is. This differs from
+//!   Rust's `{:?}` of `str`, which also escapes non-printable Unicode.
+
+use std::io::Write;
+
+use waddle_opt::abi::{array_elems, str_bytes, Word};
+use waddle_opt::ir::Type;
+
+/// Appends the text `print` writes for `value` of type `ty` (without the
+/// newline) to `out`. `void` writes nothing.
+///
+/// # Safety
+/// When `ty` is a reference type, `value` must be a live heap object of
+/// that type (arrays: all elements as well, recursively).
+pub unsafe fn format_value(out: &mut Vec<u8>, ty: Type, value: Word) {
+    unsafe { write_value(out, ty, value, false) }
+}
+
+/// The text of a float: Rust's `{:?}` of `f64`.
+pub fn format_float(f: f64) -> String {
+    format!("{f:?}")
+}
+
+unsafe fn write_value(out: &mut Vec<u8>, ty: Type, value: Word, quoted: bool) {
+    match ty {
+        Type::Unit => {}
+        Type::Int => {
+            let _ = write!(out, "{}", value as i64);
+        }
+        Type::Float => {
+            let _ = write!(out, "{:?}", f64::from_bits(value));
+        }
+        Type::Bool => out.extend_from_slice(if value != 0 { b"true" } else { b"false" }),
+        Type::Str => {
+            // SAFETY: the caller guarantees a live string object.
+            let bytes = unsafe { str_bytes(value) };
+            if quoted {
+                write_escaped(out, bytes);
+            } else {
+                out.extend_from_slice(bytes);
+            }
+        }
+        Type::Array { .. } => {
+            let elem = ty.element().unwrap_or(Type::Unit);
+            out.push(b'[');
+            // SAFETY: the caller guarantees a live array object.
+            let elems = unsafe { array_elems(value) };
+            for (i, &e) in elems.iter().enumerate() {
+                if i > 0 {
+                    out.extend_from_slice(b", ");
+                }
+                // SAFETY: elements of a live array of type `ty` are live values of `elem`.
+                unsafe { write_value(out, elem, e, true) };
+            }
+            out.push(b']');
+        }
+    }
+}
+
+/// Appends `"bytes"` with detail 11's escapes.
+pub fn write_escaped(out: &mut Vec<u8>, bytes: &[u8]) {
+    out.push(b'"');
+    for &b in bytes {
+        match b {
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            0 => out.extend_from_slice(b"\\0"),
+            0x01..=0x1f | 0x7f => {
+                let _ = write!(out, "\\u{{{b:x}}}");
+            }
+            // Every other byte, including all bytes of multi-byte UTF-8
+            // sequences, is copied: non-ASCII text stays as is.
+            _ => out.push(b),
+        }
+    }
+    out.push(b'"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::heap::Heap;
+
+    fn fmt(ty: Type, v: Word) -> String {
+        let mut out = Vec::new();
+        // SAFETY: scalar values, or objects of the test's heap.
+        unsafe { format_value(&mut out, ty, v) };
+        String::from_utf8(out).unwrap()
+    }
+
+    fn float(f: f64) -> String {
+        fmt(Type::Float, f.to_bits())
+    }
+
+    #[test]
+    fn scalars() {
+        assert_eq!(fmt(Type::Int, (-42i64) as u64), "-42");
+        assert_eq!(fmt(Type::Int, i64::MIN as u64), "-9223372036854775808");
+        assert_eq!(fmt(Type::Bool, 1), "true");
+        assert_eq!(fmt(Type::Bool, 0), "false");
+        assert_eq!(float(1.0), "1.0");
+        assert_eq!(float(0.1), "0.1");
+        assert_eq!(float(-2.5), "-2.5");
+        assert_eq!(float(1e100), "1e100");
+        assert_eq!(float(1.5e-7), "1.5e-7");
+        assert_eq!(float(f64::INFINITY), "inf");
+        assert_eq!(float(f64::NEG_INFINITY), "-inf");
+        assert_eq!(float(f64::NAN), "NaN");
+        assert_eq!(float(-0.0), "-0.0");
+        assert_eq!(float(1e15), "1000000000000000.0");
+        assert_eq!(float(1e16), "1e16");
+    }
+
+    #[test]
+    fn strings_and_arrays() {
+        let mut heap = Heap::default();
+        let s = heap
+            .alloc_str("a\"b\\c\nd\re\tf\0g\x01h\x1b\x7fé😀\u{200b}'".as_bytes())
+            .unwrap();
+        let plain = heap.alloc_str(b"plain").unwrap();
+        assert_eq!(fmt(Type::Str, plain), "plain");
+        let strs = heap.alloc_array(&[s, plain], 2, true).unwrap();
+        let str_arr = Type::Str.array_of().unwrap();
+        assert_eq!(
+            fmt(str_arr, strs),
+            "[\"a\\\"b\\\\c\\nd\\re\\tf\\0g\\u{1}h\\u{1b}\\u{7f}é😀\u{200b}'\", \"plain\"]"
+        );
+        let ints1 = heap.alloc_array(&[1, 2], 2, false).unwrap();
+        let ints2 = heap.alloc_array(&[3], 1, false).unwrap();
+        let empty = heap.alloc_array(&[], 0, false).unwrap();
+        let nested = heap.alloc_array(&[ints1, ints2, empty], 3, true).unwrap();
+        let t = Type::Int.array_of().unwrap().array_of().unwrap();
+        assert_eq!(fmt(t, nested), "[[1, 2], [3], []]");
+        let floats = heap
+            .alloc_array(&[1.0f64.to_bits(), f64::NAN.to_bits()], 2, false)
+            .unwrap();
+        assert_eq!(fmt(Type::Float.array_of().unwrap(), floats), "[1.0, NaN]");
+        let bools = heap.alloc_array(&[1, 0], 2, false).unwrap();
+        assert_eq!(fmt(Type::Bool.array_of().unwrap(), bools), "[true, false]");
+    }
+
+    #[test]
+    fn escapes_match_rust_debug_for_ascii() {
+        for b in 0u8..0x80 {
+            let s = (b as char).to_string();
+            let mut out = Vec::new();
+            write_escaped(&mut out, s.as_bytes());
+            assert_eq!(
+                String::from_utf8(out).unwrap(),
+                format!("{s:?}"),
+                "byte {b:#x}"
+            );
+        }
+    }
+}

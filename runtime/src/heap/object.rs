@@ -1,0 +1,180 @@
+//! Raw allocation and release of heap objects with the layouts of
+//! [`waddle_opt::abi`]: a fixed-size header struct plus an owned buffer
+//! (string bytes or array element words).
+//!
+//! Every allocation goes through `std::alloc` with a null check, so a
+//! request the system cannot satisfy is reported as `None` instead of
+//! aborting the process.
+
+use std::alloc::{self, Layout};
+use std::ptr;
+
+use waddle_opt::abi::{obj_kind, ArrayObj, ObjHeader, StrObj, Word};
+
+/// Byte size accounted for an object: its header struct plus its buffer.
+///
+/// # Safety
+/// `obj` must point to a live object allocated by this module.
+pub(crate) unsafe fn object_bytes(obj: *const ObjHeader) -> usize {
+    unsafe {
+        match (*obj).kind {
+            obj_kind::STR => size_of::<StrObj>() + (*(obj as *const StrObj)).len as usize,
+            _ => size_of::<ArrayObj>() + (*(obj as *const ArrayObj)).cap as usize * 8,
+        }
+    }
+}
+
+/// Byte size of a string object holding `len` bytes, `None` on overflow.
+pub(crate) fn str_bytes_for(len: usize) -> Option<usize> {
+    size_of::<StrObj>().checked_add(len)
+}
+
+/// Byte size of an array object with capacity `cap`, `None` on overflow.
+pub(crate) fn array_bytes_for(cap: usize) -> Option<usize> {
+    cap.checked_mul(8)?.checked_add(size_of::<ArrayObj>())
+}
+
+fn header(kind: u8, elems_are_refs: bool) -> ObjHeader {
+    ObjHeader {
+        kind,
+        marked: 0,
+        elems_are_refs: elems_are_refs as u8,
+        pinned: 0,
+        reserved: 0,
+    }
+}
+
+/// Allocates a buffer of `cap` words; `Some(null)` for `cap == 0`.
+fn alloc_words(cap: usize) -> Option<*mut Word> {
+    if cap == 0 {
+        return Some(ptr::null_mut());
+    }
+    let layout = Layout::array::<Word>(cap).ok()?;
+    // SAFETY: the layout has non-zero size.
+    let p = unsafe { alloc::alloc(layout) } as *mut Word;
+    (!p.is_null()).then_some(p)
+}
+
+/// Allocates a string object holding a copy of `bytes`.
+pub(crate) fn new_str(bytes: &[u8]) -> Option<*mut StrObj> {
+    let data = if bytes.is_empty() {
+        ptr::null_mut()
+    } else {
+        let layout = Layout::array::<u8>(bytes.len()).ok()?;
+        // SAFETY: non-zero size.
+        let p = unsafe { alloc::alloc(layout) };
+        if p.is_null() {
+            return None;
+        }
+        // SAFETY: `p` has room for `bytes.len()` bytes.
+        unsafe { ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len()) };
+        p
+    };
+    // SAFETY: StrObj has non-zero size.
+    let obj = unsafe { alloc::alloc(Layout::new::<StrObj>()) } as *mut StrObj;
+    if obj.is_null() {
+        if !data.is_null() {
+            // SAFETY: allocated just above with this layout.
+            unsafe { alloc::dealloc(data, Layout::array::<u8>(bytes.len()).unwrap()) };
+        }
+        return None;
+    }
+    // SAFETY: `obj` is valid for writes of a StrObj.
+    unsafe {
+        obj.write(StrObj {
+            header: header(obj_kind::STR, false),
+            len: bytes.len() as u64,
+            ptr: data,
+        })
+    };
+    Some(obj)
+}
+
+/// Allocates an array object with capacity `cap` whose first
+/// `elems.len()` words are `elems` (`cap >= elems.len()`).
+pub(crate) fn new_array(elems: &[Word], cap: usize, refs: bool) -> Option<*mut ArrayObj> {
+    debug_assert!(cap >= elems.len());
+    let data = alloc_words(cap)?;
+    if !elems.is_empty() {
+        // SAFETY: `data` has room for `cap >= elems.len()` words.
+        unsafe { ptr::copy_nonoverlapping(elems.as_ptr(), data, elems.len()) };
+    }
+    // SAFETY: ArrayObj has non-zero size.
+    let obj = unsafe { alloc::alloc(Layout::new::<ArrayObj>()) } as *mut ArrayObj;
+    if obj.is_null() {
+        free_words(data, cap);
+        return None;
+    }
+    // SAFETY: `obj` is valid for writes of an ArrayObj.
+    unsafe {
+        obj.write(ArrayObj {
+            header: header(obj_kind::ARRAY, refs),
+            len: elems.len() as u64,
+            cap: cap as u64,
+            data,
+        })
+    };
+    Some(obj)
+}
+
+fn free_words(data: *mut Word, cap: usize) {
+    if !data.is_null() && cap > 0 {
+        // SAFETY: allocated by `alloc_words(cap)`.
+        unsafe { alloc::dealloc(data as *mut u8, Layout::array::<Word>(cap).unwrap()) };
+    }
+}
+
+/// Grows the element buffer of `arr` to `new_cap` words, keeping its
+/// elements. Returns `false` (leaving the array unchanged) when the memory
+/// is not available.
+///
+/// # Safety
+/// `arr` must be a live array object allocated by this module.
+pub(crate) unsafe fn grow_array(arr: *mut ArrayObj, new_cap: usize) -> bool {
+    let a = unsafe { &mut *arr };
+    let old_cap = a.cap as usize;
+    if new_cap <= old_cap {
+        return true;
+    }
+    let Ok(new_layout) = Layout::array::<Word>(new_cap) else {
+        return false;
+    };
+    let p = if a.data.is_null() || old_cap == 0 {
+        // SAFETY: non-zero size.
+        unsafe { alloc::alloc(new_layout) }
+    } else {
+        let old_layout = Layout::array::<Word>(old_cap).unwrap();
+        // SAFETY: `data` was allocated with `old_layout`; the new size is non-zero.
+        unsafe { alloc::realloc(a.data as *mut u8, old_layout, new_layout.size()) }
+    };
+    if p.is_null() {
+        return false;
+    }
+    a.data = p as *mut Word;
+    a.cap = new_cap as u64;
+    true
+}
+
+/// Frees an object and its buffer.
+///
+/// # Safety
+/// `obj` must be a live object allocated by this module, not used afterwards.
+pub(crate) unsafe fn free_object(obj: *mut ObjHeader) {
+    unsafe {
+        match (*obj).kind {
+            obj_kind::STR => {
+                let s = obj as *mut StrObj;
+                let len = (*s).len as usize;
+                if len > 0 {
+                    alloc::dealloc((*s).ptr as *mut u8, Layout::array::<u8>(len).unwrap());
+                }
+                alloc::dealloc(s as *mut u8, Layout::new::<StrObj>());
+            }
+            _ => {
+                let a = obj as *mut ArrayObj;
+                free_words((*a).data, (*a).cap as usize);
+                alloc::dealloc(a as *mut u8, Layout::new::<ArrayObj>());
+            }
+        }
+    }
+}

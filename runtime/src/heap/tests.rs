@@ -1,0 +1,174 @@
+use super::*;
+use waddle_opt::abi::{array_elems, str_bytes};
+use waddle_opt::ir::Type;
+
+fn none() -> [&'static dyn RootSource; 0] {
+    []
+}
+
+#[test]
+fn unreachable_objects_are_freed_and_roots_kept() {
+    let mut heap = Heap::default();
+    let s = heap.alloc_str(b"hello").unwrap();
+    let garbage = heap.alloc_str(b"garbage").unwrap();
+    let arr = heap.alloc_array(&[s], 1, true).unwrap();
+    assert_eq!(heap.stats().objects, 3);
+    let roots = [arr];
+    heap.collect(&[&Conservative(&roots)]);
+    assert_eq!(heap.stats().objects, 2);
+    assert!(heap.contains(arr) && heap.contains(s) && !heap.contains(garbage));
+    // SAFETY: `s` survived the collection.
+    assert_eq!(unsafe { str_bytes(s) }, b"hello");
+    heap.collect(&none());
+    assert_eq!(heap.stats().objects, 0);
+    assert_eq!(heap.stats().live_bytes, 0);
+}
+
+#[test]
+fn conservative_roots_ignore_non_addresses() {
+    let mut heap = Heap::default();
+    let s = heap.alloc_str(b"x").unwrap();
+    // Interior pointers and small integers are not roots.
+    let roots = [s + 1, 0, 42, u64::MAX];
+    heap.collect(&[&Conservative(&roots)]);
+    assert_eq!(heap.stats().objects, 0);
+}
+
+#[test]
+fn scalar_arrays_are_not_traced() {
+    let mut heap = Heap::default();
+    let s = heap.alloc_str(b"x").unwrap();
+    // An int array whose element happens to equal an object address.
+    let ints = heap.alloc_array(&[s], 1, false).unwrap();
+    heap.collect(&[&Conservative(&[ints])]);
+    assert!(heap.contains(ints));
+    assert!(!heap.contains(s));
+}
+
+#[test]
+fn nested_arrays_are_traced_precisely() {
+    let mut heap = Heap::default();
+    let inner = heap.alloc_array(&[1, 2, 3], 3, false).unwrap();
+    let mid = heap.alloc_array(&[inner], 1, true).unwrap();
+    let outer = heap.alloc_array(&[mid, mid], 2, true).unwrap();
+    let types = [
+        Type::Int
+            .array_of()
+            .unwrap()
+            .array_of()
+            .unwrap()
+            .array_of()
+            .unwrap(),
+        Type::Int,
+    ];
+    let globals = [outer, inner];
+    heap.collect(&[&Typed {
+        words: &globals,
+        types: &types,
+    }]);
+    assert_eq!(heap.stats().objects, 3);
+    // SAFETY: survived.
+    assert_eq!(unsafe { array_elems(inner) }, &[1, 2, 3]);
+}
+
+#[test]
+fn typed_roots_skip_scalars() {
+    let mut heap = Heap::default();
+    let s = heap.alloc_str(b"x").unwrap();
+    heap.collect(&[&Typed {
+        words: &[s],
+        types: &[Type::Int],
+    }]);
+    assert_eq!(heap.stats().objects, 0);
+}
+
+#[test]
+fn pinned_objects_survive() {
+    let mut heap = Heap::default();
+    let s = heap.alloc_str(b"const").unwrap();
+    heap.pin(s);
+    heap.collect(&none());
+    heap.collect(&none());
+    assert!(heap.contains(s));
+}
+
+#[test]
+fn push_grows_and_accounts() {
+    let mut heap = Heap::default();
+    let a = heap.alloc_array(&[], 0, false).unwrap();
+    for i in 0..1000 {
+        // SAFETY: live array.
+        let cost = unsafe { heap.push_cost(a) };
+        heap.reserve(cost, &[&Conservative(&[a])]).unwrap();
+        heap.push(a, i).unwrap();
+    }
+    // SAFETY: live array.
+    let elems = unsafe { array_elems(a) };
+    assert_eq!(elems.len(), 1000);
+    assert!(elems.iter().enumerate().all(|(i, &e)| e == i as u64));
+    let s = heap.stats();
+    assert!(s.live_bytes >= 8000 && s.live_bytes < 8000 * 3, "{s:?}");
+}
+
+#[test]
+fn memory_limit_gives_out_of_memory() {
+    let mut heap = Heap::new(HeapConfig {
+        memory_limit: Some(1 << 20),
+        min_gc_threshold: 1 << 16,
+        stress: false,
+    });
+    assert_eq!(heap.reserve(2 << 20, &none()), Err(TrapCode::OutOfMemory));
+    assert_eq!(
+        heap.alloc_array(&[], 1 << 18, false),
+        Err(TrapCode::OutOfMemory)
+    );
+    // Garbage is collected to make room before giving up.
+    for _ in 0..100 {
+        heap.reserve(100_000, &none()).unwrap();
+        heap.alloc_array(&[], 12_000, false).unwrap();
+    }
+    assert!(heap.stats().peak_bytes <= 1 << 20);
+}
+
+#[test]
+fn absurd_sizes_are_out_of_memory_not_aborts() {
+    let mut heap = Heap::new(HeapConfig {
+        memory_limit: Some(usize::MAX),
+        min_gc_threshold: 1 << 20,
+        stress: false,
+    });
+    assert_eq!(
+        heap.alloc_array(&[], usize::MAX / 4, false),
+        Err(TrapCode::OutOfMemory)
+    );
+    assert_eq!(
+        heap.alloc_array(&[], 1 << 60, false),
+        Err(TrapCode::OutOfMemory)
+    );
+    assert_eq!(heap.stats().objects, 0);
+    let s = heap.alloc_str(b"x").unwrap();
+    // live + requested overflows.
+    assert_eq!(
+        heap.reserve(usize::MAX, &[&Conservative(&[s])]),
+        Err(TrapCode::OutOfMemory)
+    );
+}
+
+#[test]
+fn threshold_triggers_collections_in_a_garbage_loop() {
+    let mut heap = Heap::new(HeapConfig {
+        memory_limit: None,
+        min_gc_threshold: 1 << 20,
+        stress: false,
+    });
+    let keep = heap.alloc_str(b"kept").unwrap();
+    for _ in 0..1000 {
+        let size = object::array_bytes_for(10_000).unwrap();
+        heap.reserve(size, &[&Conservative(&[keep])]).unwrap();
+        heap.alloc_array_filled(7, 10_000, false).unwrap();
+    }
+    let s = heap.stats();
+    assert!(s.collections >= 50, "{s:?}");
+    assert!(s.peak_bytes <= (1 << 20) + 100_000, "{s:?}");
+    assert!(heap.contains(keep));
+}

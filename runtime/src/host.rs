@@ -1,0 +1,331 @@
+//! [`Runtime`]: the runtime services executing code reaches through
+//! [`waddle_opt::interp::Host`]: the heap, interned string constants, the
+//! globals area, output, the clock and the fuel budget.
+//!
+//! Every allocating operation first reserves all the bytes it will need
+//! (collecting if necessary, with the caller's frame words, the operation's
+//! own operands and the globals as roots) and then allocates without
+//! collecting, so intermediate objects never need rooting.
+
+use std::time::Instant;
+
+use rustc_hash::FxHashMap;
+use waddle_opt::abi::{array_elems, str_bytes, ArrayObj, TrapCode, Word};
+use waddle_opt::interp::Host;
+use waddle_opt::ir::Type;
+
+use crate::format::format_value;
+use crate::heap::{
+    array_object_bytes, str_object_bytes, Conservative, Heap, HeapConfig, RootSource, Typed,
+};
+use crate::output::{Output, OutputSink};
+
+/// The runtime state of one engine: heap, globals, output, fuel.
+pub struct Runtime {
+    heap: Heap,
+    globals: Vec<Word>,
+    global_types: Vec<Type>,
+    interned: FxHashMap<Box<str>, Word>,
+    output: Output,
+    fuel: Option<u64>,
+    start: Instant,
+}
+
+impl Runtime {
+    /// A runtime with an empty heap and no globals.
+    pub fn new(heap: HeapConfig, sink: OutputSink, fuel: Option<u64>) -> Runtime {
+        Runtime {
+            heap: Heap::new(heap),
+            globals: Vec::new(),
+            global_types: Vec::new(),
+            interned: FxHashMap::default(),
+            output: Output::new(sink),
+            fuel,
+            start: Instant::now(),
+        }
+    }
+
+    /// The heap.
+    pub fn heap(&self) -> &Heap {
+        &self.heap
+    }
+
+    /// The output stream.
+    pub fn output(&mut self) -> &mut Output {
+        &mut self.output
+    }
+
+    /// Remaining fuel (`None`: unlimited).
+    pub fn fuel(&self) -> Option<u64> {
+        self.fuel
+    }
+
+    /// Sets the remaining fuel (`None`: unlimited).
+    pub fn set_fuel(&mut self, fuel: Option<u64>) {
+        self.fuel = fuel;
+    }
+
+    /// The types of the globals, in id order.
+    pub fn global_types(&self) -> &[Type] {
+        &self.global_types
+    }
+
+    /// The globals area (read-only view).
+    pub fn global_words(&self) -> &[Word] {
+        &self.globals
+    }
+
+    /// Removes every global (their values become garbage).
+    pub fn clear_globals(&mut self) {
+        self.truncate_globals(0);
+    }
+
+    /// Keeps only the first `n` globals.
+    pub fn truncate_globals(&mut self, n: usize) {
+        self.globals.truncate(n);
+        self.global_types.truncate(n);
+    }
+
+    /// Appends globals of the given types, each holding its zero value
+    /// (`0`, `0.0`, `false`, `""`, and a fresh empty array per array global).
+    pub fn add_globals(&mut self, types: &[Type]) -> Result<(), TrapCode> {
+        for &ty in types {
+            let zero = match ty {
+                Type::Str => self.intern_str(""),
+                Type::Array { .. } => {
+                    let elem_refs = ty.element().is_some_and(Type::is_ref);
+                    self.reserve_with(array_object_bytes(0).unwrap_or(0), &[])?;
+                    self.heap.alloc_array(&[], 0, elem_refs)?
+                }
+                _ => 0,
+            };
+            self.globals.push(zero);
+            self.global_types.push(ty);
+        }
+        Ok(())
+    }
+
+    /// Runs a full collection now, with the globals, pinned objects and
+    /// `extra_roots` (scanned conservatively) as roots.
+    pub fn collect(&mut self, extra_roots: &[Word]) {
+        let globals = Typed {
+            words: &self.globals,
+            types: &self.global_types,
+        };
+        self.heap.collect(&[&globals, &Conservative(extra_roots)]);
+    }
+
+    /// Reserves `bytes`, with the globals and `roots` as GC roots.
+    fn reserve_with(&mut self, bytes: usize, roots: &[&dyn RootSource]) -> Result<(), TrapCode> {
+        let globals = Typed {
+            words: &self.globals,
+            types: &self.global_types,
+        };
+        let mut all: Vec<&dyn RootSource> = Vec::with_capacity(roots.len() + 1);
+        all.push(&globals);
+        all.extend_from_slice(roots);
+        self.heap.reserve(bytes, &all)
+    }
+
+    /// Allocates a string (may collect, with `roots` as extra roots).
+    pub fn new_str(&mut self, bytes: &[u8], roots: &[Word]) -> Result<Word, TrapCode> {
+        let size = str_object_bytes(bytes.len()).ok_or(TrapCode::OutOfMemory)?;
+        self.reserve_with(size, &[&Conservative(roots)])?;
+        self.heap.alloc_str(bytes)
+    }
+
+    /// Allocates an array holding `elems` of type `elem` (may collect; the
+    /// elements and `roots` are kept alive).
+    pub fn new_array(
+        &mut self,
+        elem: Type,
+        elems: &[Word],
+        roots: &[Word],
+    ) -> Result<Word, TrapCode> {
+        let size = array_object_bytes(elems.len()).ok_or(TrapCode::OutOfMemory)?;
+        self.reserve_with(size, &[&Conservative(roots), &Conservative(elems)])?;
+        self.heap.alloc_array(elems, elems.len(), elem.is_ref())
+    }
+
+    fn format(&self, ty: Type, value: Word) -> Vec<u8> {
+        let mut out = Vec::new();
+        if !ty.is_ref() || self.heap.contains(value) {
+            // SAFETY: scalars need no heap; references are live objects of
+            // this heap whose type the IR guarantees.
+            unsafe { format_value(&mut out, ty, value) };
+        }
+        out
+    }
+}
+
+/// Bytes of a deep copy of `value` (an array of type `ty`), `None` on overflow.
+///
+/// # Safety
+/// `value` must be a live array of type `ty`.
+unsafe fn deep_size(ty: Type, value: Word) -> Option<usize> {
+    // SAFETY: caller guarantees a live array.
+    let elems = unsafe { array_elems(value) };
+    let mut size = array_object_bytes(elems.len())?;
+    if let Some(elem) = ty.element().filter(|e| e.is_array()) {
+        for &e in elems.iter() {
+            // SAFETY: elements of an array of arrays are live arrays.
+            size = size.checked_add(unsafe { deep_size(elem, e) }?)?;
+        }
+    }
+    Some(size)
+}
+
+/// A fresh deep copy of the array `value` of type `ty` (never collects; the
+/// caller reserved [`deep_size`] bytes).
+///
+/// # Safety
+/// `value` must be a live array of type `ty`.
+unsafe fn deep_copy(heap: &mut Heap, ty: Type, value: Word) -> Result<Word, TrapCode> {
+    let elem = ty.element().unwrap_or(Type::Unit);
+    // SAFETY: caller guarantees a live array; nothing resizes it meanwhile.
+    let elems = unsafe { array_elems(value) };
+    if !elem.is_array() {
+        return heap.alloc_array(elems, elems.len(), elem.is_ref());
+    }
+    let copy = heap.alloc_array(&[], elems.len(), true)?;
+    for &e in elems.iter() {
+        // SAFETY: elements are live arrays of type `elem`.
+        let child = unsafe { deep_copy(heap, elem, e) }?;
+        // SAFETY: `copy` has capacity `elems.len()`; it is unreachable for
+        // the collector, which does not run during this operation.
+        unsafe {
+            let a = &mut *(copy as *mut ArrayObj);
+            *a.data.add(a.len as usize) = child;
+            a.len += 1;
+        }
+    }
+    Ok(copy)
+}
+
+impl Host for Runtime {
+    fn intern_str(&mut self, s: &str) -> Word {
+        if let Some(&w) = self.interned.get(s) {
+            return w;
+        }
+        let w = self.heap.alloc_pinned_str(s.as_bytes());
+        self.interned.insert(s.into(), w);
+        w
+    }
+
+    fn globals(&mut self) -> &mut [Word] {
+        &mut self.globals
+    }
+
+    fn array_new(&mut self, elem: Type, elems: &[Word], roots: &[Word]) -> Result<Word, TrapCode> {
+        self.new_array(elem, elems, roots)
+    }
+
+    fn array_repeat(
+        &mut self,
+        elem: Type,
+        value: Word,
+        count: i64,
+        roots: &[Word],
+    ) -> Result<Word, TrapCode> {
+        let count = usize::try_from(count).map_err(|_| TrapCode::NegativeLength)?;
+        let outer = array_object_bytes(count).ok_or(TrapCode::OutOfMemory)?;
+        let copies = elem.is_array() && self.heap.contains(value);
+        let total = if copies {
+            // SAFETY: `value` is a live array of type `elem`.
+            let each = unsafe { deep_size(elem, value) }.ok_or(TrapCode::OutOfMemory)?;
+            each.checked_mul(count)
+                .and_then(|c| c.checked_add(outer))
+                .ok_or(TrapCode::OutOfMemory)?
+        } else {
+            outer
+        };
+        self.reserve_with(total, &[&Conservative(roots), &Conservative(&[value])])?;
+        if !copies {
+            return self.heap.alloc_array_filled(value, count, elem.is_ref());
+        }
+        let arr = self.heap.alloc_array(&[], count, true)?;
+        for _ in 0..count {
+            // SAFETY: `value` is live (rooted above, and no collection runs now).
+            let copy = unsafe { deep_copy(&mut self.heap, elem, value) }?;
+            // SAFETY: `arr` has capacity `count`.
+            unsafe {
+                let a = &mut *(arr as *mut ArrayObj);
+                *a.data.add(a.len as usize) = copy;
+                a.len += 1;
+            }
+        }
+        Ok(arr)
+    }
+
+    fn array_push(&mut self, array: Word, value: Word, roots: &[Word]) -> Result<(), TrapCode> {
+        if !self.heap.contains(array) {
+            return Err(TrapCode::OutOfMemory);
+        }
+        // SAFETY: `array` is a live array of this heap.
+        let cost = unsafe { self.heap.push_cost(array) };
+        self.reserve_with(
+            cost,
+            &[&Conservative(roots), &Conservative(&[array, value])],
+        )?;
+        self.heap.push(array, value)
+    }
+
+    fn str_concat(&mut self, a: Word, b: Word, roots: &[Word]) -> Result<Word, TrapCode> {
+        if !self.heap.contains(a) || !self.heap.contains(b) {
+            return Err(TrapCode::OutOfMemory);
+        }
+        // SAFETY: live strings of this heap.
+        let (sa, sb) = unsafe { (str_bytes(a), str_bytes(b)) };
+        let len = sa
+            .len()
+            .checked_add(sb.len())
+            .ok_or(TrapCode::OutOfMemory)?;
+        let mut bytes = Vec::new();
+        bytes
+            .try_reserve_exact(len)
+            .map_err(|_| TrapCode::OutOfMemory)?;
+        bytes.extend_from_slice(sa);
+        bytes.extend_from_slice(sb);
+        self.new_str(&bytes, roots)
+    }
+
+    fn to_str(&mut self, ty: Type, value: Word, roots: &[Word]) -> Result<Word, TrapCode> {
+        if ty == Type::Str {
+            return Ok(value);
+        }
+        let text = self.format(ty, value);
+        self.new_str(&text, roots)
+    }
+
+    fn print(&mut self, ty: Type, value: Word) {
+        if ty.is_ref() && !self.heap.contains(value) {
+            return;
+        }
+        let buf = self.output.buffer();
+        // SAFETY: scalars, or a live object of this heap of type `ty`.
+        unsafe { format_value(buf, ty, value) };
+        buf.push(b'\n');
+        self.output.written();
+    }
+
+    fn clock(&mut self) -> f64 {
+        self.start.elapsed().as_secs_f64()
+    }
+
+    fn consume_fuel(&mut self, units: u64) -> Result<(), TrapCode> {
+        match &mut self.fuel {
+            None => Ok(()),
+            Some(f) if *f >= units => {
+                *f -= units;
+                Ok(())
+            }
+            Some(f) => {
+                *f = 0;
+                Err(TrapCode::OutOfFuel)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

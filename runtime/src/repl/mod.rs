@@ -1,0 +1,296 @@
+//! The interactive REPL (`waddle` with no arguments).
+//!
+//! [`Repl`] holds the state and handles one input line at a time, so it is
+//! testable without a terminal; [`run_interactive`] drives it with
+//! rustyline (line editing, history in `$HOME/.waddle_history`).
+//!
+//! Entries continue over several lines while a bracket, string or block
+//! comment is open. Declarations persist; a bare expression prints its
+//! value; redefining a function replaces it. Commands:
+//!
+//! | command | effect |
+//! | --- | --- |
+//! | `:help` | list the commands |
+//! | `:quit` / `:q` (or Ctrl-D) | leave |
+//! | `:ir NAME` | Waddle IR of a function as compiled |
+//! | `:opt NAME` | its IR after optimization |
+//! | `:asm NAME` | its machine code (none yet: everything is interpreted) |
+//! | `:tier NAME` | the tier running a function |
+//! | `:tier` | the engine's current tier |
+//! | `:set-tier TIER` | switch the tier for later entries |
+//! | `:funcs` | functions with signatures |
+//! | `:globals` | globals with types and values |
+//! | `:heap` | heap statistics |
+
+mod input;
+
+pub use input::is_complete;
+
+use crate::driver::Tier;
+use crate::engine::{Engine, EngineConfig};
+use crate::error::Error;
+
+/// What handling one line produced.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReplOutput {
+    /// Program output and command results.
+    pub stdout: String,
+    /// Error messages.
+    pub stderr: String,
+    /// The entry is incomplete: more lines are expected.
+    pub pending: bool,
+    /// The user asked to leave.
+    pub quit: bool,
+}
+
+/// Prompt for a new entry.
+pub const PROMPT: &str = "waddle> ";
+/// Prompt for a continuation line.
+pub const CONTINUE_PROMPT: &str = "   ...> ";
+
+const HELP: &str = "\
+Enter Waddle items: functions, statements, or an expression to print its value.
+An entry continues on the next line while a bracket, string or comment is open.
+Commands:
+  :help             this text
+  :quit, :q         leave (Ctrl-D also works)
+  :ir NAME          Waddle IR of function NAME as compiled
+  :opt NAME         IR of NAME after optimization
+  :asm NAME         machine code of NAME
+  :tier NAME        the tier that runs NAME
+  :tier             the current tier for new code
+  :set-tier TIER    switch tier (interp, baseline, opt, full, auto)
+  :funcs            list functions
+  :globals          list globals and their values
+  :heap             heap statistics
+";
+
+/// REPL state: the engine plus a partly entered entry.
+pub struct Repl {
+    engine: Engine,
+    buffer: String,
+    entries: usize,
+}
+
+impl Repl {
+    /// A REPL over an engine built from `config` (use
+    /// [`crate::OutputSink::Capture`] to receive program output in
+    /// [`ReplOutput::stdout`]).
+    pub fn new(config: EngineConfig) -> Result<Repl, Error> {
+        Ok(Repl {
+            engine: Engine::with_config(config)?,
+            buffer: String::new(),
+            entries: 0,
+        })
+    }
+
+    /// The engine (for inspection).
+    pub fn engine(&mut self) -> &mut Engine {
+        &mut self.engine
+    }
+
+    /// Whether an entry is being continued.
+    pub fn is_pending(&self) -> bool {
+        !self.buffer.is_empty()
+    }
+
+    /// The prompt to show for the next line.
+    pub fn prompt(&self) -> &'static str {
+        if self.is_pending() {
+            CONTINUE_PROMPT
+        } else {
+            PROMPT
+        }
+    }
+
+    /// Drops a partly entered entry (Ctrl-C).
+    pub fn cancel(&mut self) {
+        self.buffer.clear();
+    }
+
+    /// Handles one input line.
+    pub fn handle_line(&mut self, line: &str) -> ReplOutput {
+        let mut out = ReplOutput::default();
+        if self.buffer.is_empty() {
+            let t = line.trim();
+            if t.is_empty() {
+                return out;
+            }
+            if t.starts_with(':') {
+                self.command(t, &mut out);
+                return out;
+            }
+        }
+        self.buffer.push_str(line);
+        self.buffer.push('\n');
+        if !is_complete(&self.buffer) {
+            out.pending = true;
+            return out;
+        }
+        let src = std::mem::take(&mut self.buffer);
+        self.entries += 1;
+        let name = format!("<repl:{}>", self.entries);
+        let result = self.engine.eval_named(&name, &src);
+        out.stdout = String::from_utf8_lossy(&self.engine.take_output()).into_owned();
+        if let Err(e) = result {
+            out.stderr = e.render();
+        }
+        out
+    }
+
+    fn command(&mut self, cmd: &str, out: &mut ReplOutput) {
+        let mut words = cmd.split_whitespace();
+        let head = words.next().unwrap_or("");
+        let arg = words.next();
+        if words.next().is_some() {
+            out.stderr = format!("error: too many arguments for `{head}` (see :help)\n");
+            return;
+        }
+        let result: Result<String, Error> = match (head, arg) {
+            (":help" | ":h", None) => Ok(HELP.to_string()),
+            (":quit" | ":q" | ":exit", None) => {
+                out.quit = true;
+                Ok(String::new())
+            }
+            (":ir", Some(name)) => self.engine.function_ir(name),
+            (":opt", Some(name)) => self.engine.function_opt_ir(name),
+            (":asm", Some(name)) => self.engine.function_tier(name).map(|tier| {
+                format!("no native code: {name} runs on the interpreter (tier {tier})\n")
+            }),
+            (":tier", Some(name)) => self
+                .engine
+                .function_tier(name)
+                .map(|tier| format!("{name} runs on tier {tier}\n")),
+            (":tier", None) => Ok(format!("tier for new code: {}\n", self.engine.tier())),
+            (":set-tier", Some(t)) => t
+                .parse::<Tier>()
+                .map_err(Error::Passes)
+                .and_then(|tier| self.engine.set_tier(tier).map(|()| tier))
+                .map(|tier| format!("tier set to {tier}\n")),
+            (":funcs", None) => Ok(self.list_functions()),
+            (":globals", None) => Ok(self.list_globals()),
+            (":heap", None) => {
+                let s = self.engine.heap_stats();
+                Ok(format!(
+                    "{} objects, {} bytes in use (peak {}), {} collections\n",
+                    s.objects, s.live_bytes, s.peak_bytes, s.collections
+                ))
+            }
+            (":ir" | ":opt" | ":asm" | ":set-tier", None) => Err(Error::Passes(format!(
+                "`{head}` needs an argument (see :help)"
+            ))),
+            _ => Err(Error::Passes(format!(
+                "unknown command `{cmd}` (see :help)"
+            ))),
+        };
+        match result {
+            Ok(text) => out.stdout = text,
+            Err(e) => out.stderr = e.render(),
+        }
+    }
+
+    fn list_functions(&self) -> String {
+        let mut s = String::new();
+        for f in self.engine.functions() {
+            let params: Vec<String> = f.sig.params.iter().map(|t| t.to_string()).collect();
+            s.push_str(&format!("fn {}({})", f.name, params.join(", ")));
+            if f.sig.ret != waddle_opt::ir::Type::Unit {
+                s.push_str(&format!(" -> {}", f.sig.ret));
+            }
+            s.push_str(&format!("    [{}]\n", f.tier));
+        }
+        if s.is_empty() {
+            s.push_str("no functions\n");
+        }
+        s
+    }
+
+    fn list_globals(&self) -> String {
+        let globals = self.engine.globals();
+        let mut s = String::new();
+        for (i, g) in globals.iter().enumerate() {
+            let shadowed = globals[i + 1..].iter().any(|h| h.name == g.name);
+            if shadowed {
+                continue;
+            }
+            let value = self.engine.global(&g.name).map(|v| match v {
+                crate::Val::Str(text) => {
+                    let mut q = Vec::new();
+                    crate::format::write_escaped(&mut q, text.as_bytes());
+                    String::from_utf8_lossy(&q).into_owned()
+                }
+                v => v.to_string(),
+            });
+            s.push_str(&format!(
+                "{}: {} = {}\n",
+                g.name,
+                g.ty,
+                value.unwrap_or_default()
+            ));
+        }
+        if s.is_empty() {
+            s.push_str("no globals\n");
+        }
+        s
+    }
+}
+
+/// Runs the interactive REPL on the terminal until `:quit` or Ctrl-D.
+/// Returns the process exit status.
+pub fn run_interactive(config: EngineConfig) -> i32 {
+    use rustyline::error::ReadlineError;
+
+    let mut repl = match Repl::new(config) {
+        Ok(r) => r,
+        Err(e) => {
+            eprint!("{}", e.render());
+            return e.exit_code();
+        }
+    };
+    let mut editor = match rustyline::DefaultEditor::new() {
+        Ok(ed) => ed,
+        Err(e) => {
+            eprintln!("error: cannot start the line editor: {e}");
+            return 1;
+        }
+    };
+    let history =
+        std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".waddle_history"));
+    if let Some(h) = &history {
+        let _ = editor.load_history(h);
+    }
+    println!(
+        "Waddle {} REPL. Type :help for commands, :quit to leave.",
+        env!("CARGO_PKG_VERSION")
+    );
+    loop {
+        match editor.readline(repl.prompt()) {
+            Ok(line) => {
+                if !line.trim().is_empty() {
+                    let _ = editor.add_history_entry(line.as_str());
+                }
+                let out = repl.handle_line(&line);
+                print!("{}", out.stdout);
+                use std::io::Write;
+                let _ = std::io::stdout().flush();
+                eprint!("{}", out.stderr);
+                if out.quit {
+                    break;
+                }
+            }
+            Err(ReadlineError::Interrupted) => repl.cancel(),
+            Err(ReadlineError::Eof) => break,
+            Err(e) => {
+                eprintln!("error: {e}");
+                break;
+            }
+        }
+    }
+    if let Some(h) = &history {
+        let _ = editor.save_history(h);
+    }
+    0
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,102 @@
+use super::*;
+use crate::output::OutputSink;
+
+fn repl() -> Repl {
+    Repl::new(EngineConfig {
+        tier: Tier::Interp,
+        output: OutputSink::Capture,
+        ..EngineConfig::default()
+    })
+    .unwrap()
+}
+
+fn ok(r: &mut Repl, line: &str) -> String {
+    let out = r.handle_line(line);
+    assert_eq!(out.stderr, "", "line {line:?}");
+    assert!(!out.pending, "line {line:?} left the entry open");
+    out.stdout
+}
+
+#[test]
+fn multi_line_entries() {
+    let mut r = repl();
+    assert!(r.handle_line("fn double(x: int) -> int {").pending);
+    assert_eq!(r.prompt(), CONTINUE_PROMPT);
+    assert!(r.handle_line("    // a comment with a brace {").pending);
+    assert!(r.handle_line("    return x * 2;").pending);
+    assert_eq!(ok(&mut r, "}"), "");
+    assert_eq!(r.prompt(), PROMPT);
+    assert_eq!(ok(&mut r, "double(21)"), "42\n");
+    assert!(r.handle_line("print(\"two").pending);
+    assert_eq!(ok(&mut r, "lines\");"), "two\nlines\n");
+}
+
+#[test]
+fn persistence_and_bare_expressions() {
+    let mut r = repl();
+    ok(&mut r, "var n = 1;");
+    ok(&mut r, "n = n + 1;");
+    assert_eq!(ok(&mut r, "n"), "2\n");
+    assert_eq!(ok(&mut r, "[n, n]"), "[2, 2]\n");
+    assert_eq!(ok(&mut r, "print(n);"), "2\n");
+    let globals = ok(&mut r, ":globals");
+    assert!(globals.contains("n: int = 2"), "{globals}");
+}
+
+#[test]
+fn redefinition() {
+    let mut r = repl();
+    ok(&mut r, "fn f() -> str { return \"old\"; }");
+    ok(&mut r, "fn g() -> str { return f() + \"!\"; }");
+    assert_eq!(ok(&mut r, "g()"), "old!\n");
+    ok(&mut r, "fn f() -> str { return \"new\"; }");
+    assert_eq!(ok(&mut r, "g()"), "new!\n");
+}
+
+#[test]
+fn errors_do_not_end_the_session() {
+    let mut r = repl();
+    let out = r.handle_line("print(1); let z = 0; print(1 / z);");
+    assert_eq!(out.stdout, "1\n");
+    assert!(
+        out.stderr
+            .starts_with("error: runtime error: division by zero\n  --> <repl:1>:1:"),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.quit);
+    let out = r.handle_line("let = 3;");
+    assert!(out.stderr.starts_with("error"), "{}", out.stderr);
+    assert_eq!(ok(&mut r, "1 + 1"), "2\n");
+    let out = r.handle_line(":bogus");
+    assert!(out.stderr.contains("unknown command"), "{}", out.stderr);
+    assert_eq!(ok(&mut r, "3"), "3\n");
+}
+
+#[test]
+fn commands() {
+    let mut r = repl();
+    assert!(ok(&mut r, ":help").contains(":ir NAME"));
+    ok(&mut r, "fn sq(x: int) -> int { return x * x; }");
+    assert!(ok(&mut r, ":ir sq").contains("sq"));
+    assert!(ok(&mut r, ":opt sq").contains("sq"));
+    assert_eq!(
+        ok(&mut r, ":asm sq"),
+        "no native code: sq runs on the interpreter (tier interp)\n"
+    );
+    assert_eq!(ok(&mut r, ":tier sq"), "sq runs on tier interp\n");
+    assert_eq!(ok(&mut r, ":tier"), "tier for new code: interp\n");
+    assert!(ok(&mut r, ":funcs").contains("fn sq(int) -> int"));
+    assert!(r
+        .handle_line(":ir nope")
+        .stderr
+        .contains("no function named `nope`"));
+    assert!(r
+        .handle_line(":set-tier opt")
+        .stderr
+        .contains("not available"));
+    assert_eq!(ok(&mut r, ":set-tier auto"), "tier set to auto\n");
+    assert!(r.handle_line(":ir").stderr.contains("needs an argument"));
+    assert!(r.handle_line(":quit").quit);
+    assert!(r.handle_line(":q").quit);
+}

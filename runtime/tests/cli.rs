@@ -1,0 +1,173 @@
+//! The `waddle` binary: arguments, exit codes, stdout/stderr separation.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn waddle(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_waddle"))
+        .args(args)
+        .output()
+        .expect("run waddle")
+}
+
+fn program(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("waddle-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn help_and_version() {
+    let out = waddle(&["--help"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(text(&out.stdout).contains("run"));
+    let out = waddle(&["run", "--help"]);
+    assert_eq!(out.status.code(), Some(0));
+    let help = text(&out.stdout);
+    for flag in ["--tier", "-O", "--passes", "--emit", "--fuel"] {
+        assert!(help.contains(flag), "{flag} missing from {help}");
+    }
+    let out = waddle(&["--version"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(text(&out.stdout).starts_with("waddle "));
+}
+
+#[test]
+fn bad_invocations_exit_1() {
+    let out = waddle(&["run"]);
+    assert_eq!(out.status.code(), Some(1));
+    let out = waddle(&["run", "--tier", "warp", "x.wdl"]);
+    assert_eq!(out.status.code(), Some(1));
+    let out = waddle(&["run", "-O7", "x.wdl"]);
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn unreadable_file_is_a_clear_error() {
+    let out = waddle(&["run", "/nonexistent/dir/prog.wdl"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.starts_with("error: cannot read `/nonexistent/dir/prog.wdl`"),
+        "{err}"
+    );
+    let bad = program("latin1.wdl", "");
+    std::fs::write(&bad, [b'p', 0xff, 0xfe]).unwrap();
+    let out = waddle(&["run", bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("not valid UTF-8"));
+}
+
+#[test]
+fn unavailable_tier_exits_1() {
+    let p = program("tier.wdl", "print(1);\n");
+    let out = waddle(&["run", "--tier", "opt", p.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stderr),
+        "error: tier `opt` is not available in this build (available: interp, auto)\n"
+    );
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn runs_programs() {
+    let p = program(
+        "ok.wdl",
+        "fn sq(x: int) -> int { return x * x; }\nprint(sq(7));\nprint(0.1 + 0.2);\n",
+    );
+    for tier in ["interp", "auto"] {
+        for o in ["-O0", "-O1", "-O2"] {
+            let out = waddle(&["run", "--tier", tier, o, p.to_str().unwrap()]);
+            assert_eq!(text(&out.stderr), "", "{tier} {o}");
+            assert_eq!(out.status.code(), Some(0));
+            assert_eq!(text(&out.stdout), "49\n0.30000000000000004\n");
+        }
+    }
+}
+
+#[test]
+fn runtime_error_exit_2_after_flushed_output() {
+    let p = program(
+        "rt.wdl",
+        "print(\"before\");\nvar a: [int] = [];\nprint(pop(a));\n",
+    );
+    let out = waddle(&["run", p.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(text(&out.stdout), "before\n");
+    let err = text(&out.stderr);
+    assert_eq!(
+        err,
+        format!(
+            "error: runtime error: pop from empty array\n  --> {}:3:7\n",
+            p.display()
+        )
+    );
+}
+
+#[test]
+fn compile_error_exit_1_runs_nothing() {
+    let p = program("ce.wdl", "print(1);\nlet x: int = true;\n");
+    let out = waddle(&["run", p.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let err = text(&out.stderr);
+    assert!(err.starts_with("error"), "{err}");
+    assert!(err.contains("ce.wdl:2:"), "{err}");
+}
+
+#[test]
+fn fuel_flag() {
+    let p = program("fuel.wdl", "print(1);\nwhile true { }\n");
+    let out = waddle(&["run", "--fuel", "1000", p.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(text(&out.stdout), "1\n");
+    assert!(text(&out.stderr).starts_with("error: runtime error: out of fuel\n"));
+}
+
+#[test]
+fn emit_forms() {
+    let p = program(
+        "emit.wdl",
+        "fn f(x: int) -> int { return x + 1; }\nprint(f(1));\n",
+    );
+    for emit in ["ast", "ir", "opt-ir"] {
+        let out = waddle(&["run", "--emit", emit, p.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(0), "{emit}: {}", text(&out.stderr));
+        let s = text(&out.stdout);
+        assert!(s.contains('f') && !s.contains("\n2\n"), "{emit}: {s}");
+    }
+    let out = waddle(&["run", "--passes", "no-such-pass", p.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("unknown pass `no-such-pass`"));
+}
+
+#[test]
+fn repl_over_a_pipe() {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_waddle"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .env("HOME", std::env::temp_dir())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"fn f(x: int) -> int {\nreturn x + 1;\n}\nf(41)\nprint(1 / 0);\n\"still here\"\n:quit\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("42\n"), "{stdout}");
+    assert!(stdout.contains("still here\n"), "{stdout}");
+    assert!(text(&out.stderr).contains("division by zero"));
+}

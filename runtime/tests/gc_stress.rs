@@ -1,0 +1,86 @@
+//! Collector stress test: every program of the language corpus runs with a
+//! collection before *every* allocation, and must print exactly what it
+//! prints with the normal collection policy. Any root the interpreter or
+//! the host forgets shows up as a difference (or a crash).
+
+use std::path::{Path, PathBuf};
+
+use waddle::{Engine, EngineConfig, OutputSink, Tier};
+
+fn corpus(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            corpus(&p, out);
+        } else if p.extension().is_some_and(|x| x == "wdl") {
+            out.push(p);
+        }
+    }
+}
+
+fn run(source: &str, stress: bool, opt_level: u8) -> (Vec<u8>, Option<String>) {
+    let mut engine = Engine::with_config(EngineConfig {
+        tier: Tier::Interp,
+        opt_level,
+        fuel: Some(50_000_000),
+        output: OutputSink::Capture,
+        gc_stress: stress,
+        ..EngineConfig::default()
+    })
+    .unwrap();
+    let r = engine.run("prog.wdl", source);
+    (engine.take_output(), r.err().map(|e| e.render()))
+}
+
+#[test]
+fn corpus_output_is_the_same_when_collecting_before_every_allocation() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../lang-tests/tests/programs");
+    let mut files = Vec::new();
+    corpus(&root, &mut files);
+    files.sort();
+    let mut checked = 0;
+    waddle::driver::run_on_big_stack(|| {
+        for f in &files {
+            let source = std::fs::read_to_string(f).unwrap();
+            // Keep the stress run affordable: each collection scans every
+            // frame, so collecting before every allocation is quadratic in
+            // the recursion depth; the deep-recursion programs are skipped.
+            let name = f.to_string_lossy();
+            if name.contains("recursion") || name.contains("stack_overflow") {
+                continue;
+            }
+            for opt in [0, 2] {
+                let normal = run(&source, false, opt);
+                if normal
+                    .1
+                    .as_deref()
+                    .is_some_and(|e| e.contains("out of fuel"))
+                {
+                    continue;
+                }
+                let stressed = run(&source, true, opt);
+                assert_eq!(
+                    String::from_utf8_lossy(&stressed.0),
+                    String::from_utf8_lossy(&normal.0),
+                    "stdout differs under GC stress: {} -O{opt}",
+                    f.display()
+                );
+                assert_eq!(
+                    stressed.1,
+                    normal.1,
+                    "error differs: {} -O{opt}",
+                    f.display()
+                );
+                checked += 1;
+            }
+        }
+    })
+    .unwrap();
+    // The corpus is another crate's; when it is present it must be used.
+    if root.is_dir() {
+        assert!(checked > 10, "only {checked} runs checked");
+    }
+}
