@@ -1,1 +1,7 @@
-//! Support code for the language test corpus (see `tests/`).
+//! Support code for the language test corpus (see `tests/` and the crate's
+//! README): discovering corpus programs, reading their expectations, the
+//! tier configurations every program runs on, and text diffs for reports.
+
+pub mod corpus;
+pub mod diff;
+pub mod tiers;

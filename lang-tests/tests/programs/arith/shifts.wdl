@@ -1,0 +1,22 @@
+// Shift counts are taken mod 64; `>>` is arithmetic.
+print(1 << 4);
+print(1 << 64);
+print(1 << 65);
+print(1 << -1);
+print(256 >> 4);
+print(256 >> 68);
+print(-256 >> 4);
+print(-1 >> 63);
+print(-1 >> 64);
+print(-9223372036854775807 - 1 >> 63);
+print(5 << 0);
+print(5 >> -63);
+print(1 << 2 + 1);
+print(1 + 1 << 3);
+var s = 3;
+s <<= 2;
+print(s);
+s >>= 1;
+print(s);
+s <<= 62;
+print(s);

@@ -1,0 +1,26 @@
+// push, pop and len.
+var a: [int] = [];
+print(len(a));
+push(a, 1);
+push(a, 2);
+push(a, 3);
+print(a);
+print(len(a));
+print(pop(a));
+print(a);
+push(a, 10);
+print(a);
+print(pop(a) + pop(a));
+print(a);
+print(pop(a));
+print(len(a));
+var ss = ["x"];
+push(ss, "y");
+print(ss);
+var m: [[int]] = [];
+push(m, []);
+push(m[0], 5);
+push(m, [6, 7]);
+print(m);
+print(pop(m));
+print(m);

@@ -1,0 +1,24 @@
+// Repeat literals [VALUE; COUNT].
+print([0; 5]);
+print([1.5; 2]);
+print(["s"; 3]);
+print([true; 0]);
+let n = 3;
+let grid = [[0; n]; 2];
+grid[0][1] = 4;
+print(grid);
+let cube = [[[0; 2]; 2]; 2];
+cube[0][0][0] = 1;
+cube[1][1][1] = 8;
+print(cube);
+let a = [1, 2];
+let copies = [a; 3];
+copies[0][0] = 99;
+copies[2][1] = 77;
+print(copies);
+print(a);
+push(copies[1], 3);
+print(copies);
+let z: [[int]] = [[5]; 0];
+print(z);
+print(len([0; 1000]));

@@ -1,0 +1,2 @@
+// A program with no statements prints nothing.
+/* nothing here */

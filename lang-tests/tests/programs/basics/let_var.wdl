@@ -1,0 +1,22 @@
+// let/var bindings with and without type annotations.
+let a = 1;
+let b: int = 2;
+var c = 3;
+var d: float = 4.5;
+let e: bool = true;
+let s: str = "text";
+let arr: [int] = [1, 2];
+let m: [[float]] = [[1.0], [2.0, 3.0]];
+c = c + a + b;
+d = d * 2.0;
+print(a);
+print(b);
+print(c);
+print(d);
+print(e);
+print(s);
+print(arr);
+print(m);
+var t = "x";
+t = t + "y";
+print(t);

@@ -1,0 +1,21 @@
+// int(f) truncates toward zero, NaN gives 0, out of range saturates;
+// float(i) converts exactly when possible, else rounds to nearest.
+print(int(2.9));
+print(int(-2.9));
+print(int(0.5));
+print(int(-0.5));
+print(int(1e18));
+print(int(1e19));
+print(int(-1e19));
+print(int(1.0 / 0.0));
+print(int(-1.0 / 0.0));
+print(int(0.0 / 0.0));
+print(int(9.223372036854775807e18));
+print(int(-9.223372036854775808e18));
+print(int(4503599627370497.5));
+print(float(0));
+print(float(-3));
+print(float(9007199254740993));
+print(float(-9223372036854775807 - 1));
+print(float(123456789));
+print(int(float(123456789)));

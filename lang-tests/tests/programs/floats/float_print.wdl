@@ -1,0 +1,36 @@
+// Float printing: shortest round-trip text, always with `.` or an exponent
+// (Rust's `{:?}` of f64): exponent form below 1e-4 and from 1e16 up.
+print(1.0);
+print(0.1);
+print(-2.5);
+print(1e100);
+print(1.5e-7);
+print(1.0 / 0.0);
+print(-1.0 / 0.0);
+print(0.0 / 0.0);
+print(1e15);
+print(1e16);
+print(1e17);
+print(123456789012345680.0);
+print(9999999999999998.0);
+print(0.0001);
+print(0.00001);
+print(0.000012345);
+print(0.0);
+print(-0.0);
+print(1.0 / 3.0);
+print(2.0 / 3.0);
+print(100.0);
+print(1e21);
+print(1e-300);
+print(5e-324);
+print(1.7976931348623157e308);
+print(0.1 + 0.2);
+print(1.0e7);
+print(123.456);
+print(-1e-7);
+print(1.2e16);
+print(2.5e-5);
+print(float(1 << 53));
+print(float(9223372036854775807));
+print(3.0 * 1.1);

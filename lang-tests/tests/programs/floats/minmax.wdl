@@ -1,0 +1,20 @@
+// Float min/max follow Rust's f64::min/max: a NaN operand yields the other.
+let nan = 0.0 / 0.0;
+let inf = 1.0 / 0.0;
+print(min(1.5, 2.5));
+print(max(1.5, 2.5));
+print(min(nan, 3.0));
+print(min(3.0, nan));
+print(max(nan, 3.0));
+print(max(3.0, nan));
+print(min(nan, nan));
+print(min(-0.0, 0.0));
+print(min(0.0, -0.0));
+print(max(-0.0, 0.0));
+print(max(0.0, -0.0));
+print(min(-inf, 1.0));
+print(max(inf, 1.0));
+print(min(3, 7));
+print(max(3, 7));
+print(min(-9223372036854775807 - 1, 0));
+print(max(-5, -9));
