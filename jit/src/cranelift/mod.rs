@@ -1,0 +1,301 @@
+//! The optimizing code generator (tier T2): Waddle IR → Cranelift IR →
+//! machine code in a [`JITModule`].
+//!
+//! Each call of [`compile`] is one compilation unit with its own
+//! `JITModule`, whose memory is freed as a whole when the
+//! [`CompiledProgram`] is dropped (cranelift-jit cannot free single
+//! functions). Code memory is W^X: cranelift-jit writes code into
+//! read-write pages and makes them read-execute (never both) in
+//! `finalize_definitions`, before any of it runs.
+
+mod trampoline;
+pub(crate) mod translate;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::time::{Duration, Instant};
+
+use cranelift_codegen::ir::UserFuncName;
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_entity::EntityRef;
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{default_libcall_names, Linkage, Module};
+use waddle_opt::abi::Word;
+use waddle_opt::ir::{verify_program, FuncId, InstKind, Program};
+
+use crate::program::{CompiledProgram, FuncInfo};
+use translate::{native_signature, Env, Translator};
+
+/// Options of the optimizing code generator.
+#[derive(Clone, Debug)]
+pub struct JitOptions {
+    /// Let Cranelift optimize (`opt_level=speed`); otherwise `none`.
+    pub optimize: bool,
+    /// Count fuel at function entries and loop back edges (needed only when
+    /// the host enforces an execution budget).
+    pub fuel: bool,
+    /// Run Cranelift's IR verifier on every function (slower compiles).
+    pub verify_cranelift: bool,
+    /// Keep Cranelift's disassembly of each function's machine code (for
+    /// `:asm`, see [`CompiledProgram::disasm`]).
+    pub disasm: bool,
+}
+
+impl Default for JitOptions {
+    /// Optimized, with fuel, Cranelift verifier in debug builds only.
+    fn default() -> Self {
+        JitOptions {
+            optimize: true,
+            fuel: true,
+            verify_cranelift: cfg!(debug_assertions),
+            disasm: false,
+        }
+    }
+}
+
+/// Why a program could not be compiled.
+#[derive(Debug)]
+pub enum CompileError {
+    /// The program fails the Waddle IR verifier.
+    Verify(Vec<waddle_opt::ir::VerifyError>),
+    /// The host machine or a setting is not supported by Cranelift.
+    Isa(String),
+    /// Cranelift rejected a function (a bug in the translation).
+    Codegen {
+        /// The function being compiled.
+        func: String,
+        /// Cranelift's message.
+        message: String,
+    },
+}
+
+impl fmt::Display for CompileError {
+    /// One line per problem.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CompileError::Verify(errs) => {
+                f.write_str("invalid IR")?;
+                for e in errs {
+                    write!(f, "\n  {e}")?;
+                }
+                Ok(())
+            }
+            CompileError::Isa(m) => write!(f, "unsupported target: {m}"),
+            CompileError::Codegen { func, message } => {
+                write!(f, "code generation failed for {func:?}: {message}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for CompileError {}
+
+/// Per-function compile statistics.
+#[derive(Clone, Debug)]
+pub struct FuncStats {
+    /// The function.
+    pub func: FuncId,
+    /// Its name.
+    pub name: String,
+    /// Number of Waddle IR instructions (including terminators).
+    pub ir_insts: usize,
+    /// Time spent translating Waddle IR to Cranelift IR.
+    pub translate: Duration,
+    /// Time spent in Cranelift (optimization, register allocation, emission).
+    pub codegen: Duration,
+    /// Size of the machine code in bytes.
+    pub code_size: usize,
+}
+
+/// Statistics of one compilation unit.
+#[derive(Clone, Debug, Default)]
+pub struct CompileStats {
+    /// One entry per compiled function (trampolines excluded).
+    pub funcs: Vec<FuncStats>,
+    /// Time spent building trampolines (translation and codegen).
+    pub trampolines: Duration,
+    /// Wall time of the whole [`compile`] call.
+    pub total: Duration,
+}
+
+/// The Cranelift ISA for the host, with Waddle's settings.
+fn host_isa(opts: &JitOptions) -> Result<cranelift_codegen::isa::OwnedTargetIsa, CompileError> {
+    let isa_err = |e: &dyn fmt::Display| CompileError::Isa(e.to_string());
+    let mut fb = settings::builder();
+    let opt = if opts.optimize { "speed" } else { "none" };
+    let verify = if opts.verify_cranelift {
+        "true"
+    } else {
+        "false"
+    };
+    for (k, v) in [
+        ("opt_level", opt),
+        ("enable_verifier", verify),
+        ("use_colocated_libcalls", "false"),
+        ("is_pic", "false"),
+        ("enable_probestack", "true"),
+        ("probestack_strategy", "inline"),
+        ("unwind_info", "false"),
+    ] {
+        fb.set(k, v).map_err(|e| isa_err(&e))?;
+    }
+    let isa_builder = cranelift_native::builder().map_err(|e| isa_err(&e))?;
+    isa_builder
+        .finish(settings::Flags::new(fb))
+        .map_err(|e| isa_err(&e))
+}
+
+/// Every distinct string constant of the program, in first-use order.
+fn collect_strings(program: &Program) -> (Vec<Box<str>>, HashMap<Box<str>, usize>) {
+    let mut texts: Vec<Box<str>> = Vec::new();
+    let mut index = HashMap::new();
+    for f in program.funcs.values() {
+        for &b in &f.layout {
+            for &i in &f.blocks[b].insts {
+                if let InstKind::SConst(s) = &f.inst(i).kind {
+                    if !index.contains_key(s) {
+                        index.insert(s.clone(), texts.len());
+                        texts.push(s.clone());
+                    }
+                }
+            }
+        }
+    }
+    (texts, index)
+}
+
+/// Number of globals the program's code uses (highest index + 1).
+fn globals_used(program: &Program) -> usize {
+    let mut n = 0;
+    for f in program.funcs.values() {
+        for &b in &f.layout {
+            for &i in &f.blocks[b].insts {
+                if let InstKind::GlobalGet(g) | InstKind::GlobalSet(g, _) = f.inst(i).kind {
+                    n = n.max(g.index() + 1);
+                }
+            }
+        }
+    }
+    n
+}
+
+/// Compiles every function with a body of `program` to machine code.
+///
+/// The program must pass the IR verifier. String constants are interned
+/// through the host of the first [`CompiledProgram::call`].
+pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, CompileError> {
+    let start = Instant::now();
+    verify_program(program).map_err(CompileError::Verify)?;
+    let isa = host_isa(opts)?;
+    let call_conv = isa.default_call_conv();
+    let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
+    let (texts, string_index) = collect_strings(program);
+    let strings: Box<[Word]> = vec![0; texts.len().max(1)].into_boxed_slice();
+    let env = Env {
+        program,
+        call_conv,
+        string_table: strings.as_ptr() as usize,
+        string_index: &string_index,
+        fuel: opts.fuel,
+        frontend: module.target_config(),
+    };
+    let mut stats = CompileStats::default();
+    let mut ctx = module.make_context();
+    let mut fctx = FunctionBuilderContext::new();
+    let mut ids = Vec::new();
+    let codegen_err = |func: &str, e: &dyn fmt::Debug| CompileError::Codegen {
+        func: func.to_string(),
+        message: format!("{e:?}"),
+    };
+    for (fid, f) in program.funcs.iter() {
+        if f.is_declaration() {
+            continue;
+        }
+        let sig = native_signature(&f.sig.params, f.sig.ret, call_conv);
+        let name = format!("wdl_f{}", fid.index());
+        let id = module
+            .declare_function(&name, Linkage::Local, &sig)
+            .map_err(|e| codegen_err(&f.name, &e))?;
+        let t0 = Instant::now();
+        ctx.func.signature = sig;
+        ctx.func.name = UserFuncName::user(0, fid.index() as u32);
+        Translator::run(&env, f, FunctionBuilder::new(&mut ctx.func, &mut fctx));
+        let t1 = Instant::now();
+        ctx.set_disasm(opts.disasm);
+        module
+            .define_function(id, &mut ctx)
+            .map_err(|e| codegen_err(&f.name, &e))?;
+        let code_size = ctx.compiled_code().map_or(0, |c| c.code_buffer().len());
+        let disasm = ctx.compiled_code().and_then(|c| c.vcode.clone());
+        stats.funcs.push(FuncStats {
+            func: fid,
+            name: f.name.clone(),
+            ir_insts: f.inst_count(),
+            translate: t1 - t0,
+            codegen: t1.elapsed(),
+            code_size,
+        });
+        module.clear_context(&mut ctx);
+        ids.push((fid, id, code_size, disasm));
+    }
+    let t0 = Instant::now();
+    let mut tramps = Vec::new();
+    for (fid, f) in program.funcs.iter() {
+        if f.is_declaration() {
+            continue;
+        }
+        let sig = trampoline::trampoline_signature(call_conv);
+        let name = format!("wdl_t{}", fid.index());
+        let id = module
+            .declare_function(&name, Linkage::Local, &sig)
+            .map_err(|e| codegen_err(&f.name, &e))?;
+        ctx.func.signature = sig;
+        ctx.func.name = UserFuncName::user(1, fid.index() as u32);
+        trampoline::build(
+            FunctionBuilder::new(&mut ctx.func, &mut fctx),
+            &f.sig,
+            fid.index(),
+            call_conv,
+            env.frontend,
+        );
+        module
+            .define_function(id, &mut ctx)
+            .map_err(|e| codegen_err(&f.name, &e))?;
+        module.clear_context(&mut ctx);
+        tramps.push((fid, id));
+    }
+    module
+        .finalize_definitions()
+        .map_err(|e| codegen_err("<module>", &e))?;
+    stats.trampolines = t0.elapsed();
+    let n = program.funcs.len();
+    let mut infos: Vec<FuncInfo> = program
+        .funcs
+        .values()
+        .map(|f| FuncInfo {
+            name: f.name.clone(),
+            params: f.sig.params.len(),
+            loc: f.loc,
+            code: 0,
+            code_size: 0,
+            trampoline: 0,
+            disasm: None,
+        })
+        .collect();
+    for (fid, id, size, disasm) in ids {
+        let info = &mut infos[fid.index()];
+        info.code = module.get_finalized_function(id) as usize;
+        info.code_size = size;
+        info.disasm = disasm;
+    }
+    for (fid, id) in tramps {
+        infos[fid.index()].trampoline = module.get_finalized_function(id) as usize;
+    }
+    let entries: Box<[usize]> = (0..n).map(|i| infos[i].code).collect();
+    let max_global = globals_used(program);
+    stats.total = start.elapsed();
+    Ok(CompiledProgram::new(
+        module, infos, entries, strings, texts, max_global, stats,
+    ))
+}

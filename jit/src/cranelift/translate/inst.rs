@@ -1,0 +1,407 @@
+//! Translation of Waddle instructions (see LANGUAGE.md for the semantics
+//! each one must reproduce bit for bit).
+
+use cranelift_codegen::ir::{
+    self,
+    condcodes::{FloatCC, IntCC},
+    immediates::Ieee64,
+    types, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind,
+};
+use waddle_opt::abi::{
+    TrapCode, ARRAY_DATA_OFFSET, ARRAY_LEN_OFFSET, STR_LEN_OFFSET, VMCTX_ENTRIES_OFFSET,
+    VMCTX_GLOBALS_OFFSET,
+};
+use waddle_opt::ir::{BinaryOp, Cmp, Inst, InstKind, SrcLoc, Type, UnaryOp, Value};
+
+use super::{flags, index_of, word_offset, Translator};
+use crate::abi::{encode_type, native_type};
+use crate::helpers::{cmp_code, Helper};
+
+fn int_cc(c: Cmp) -> IntCC {
+    match c {
+        Cmp::Eq => IntCC::Equal,
+        Cmp::Ne => IntCC::NotEqual,
+        Cmp::Lt => IntCC::SignedLessThan,
+        Cmp::Le => IntCC::SignedLessThanOrEqual,
+        Cmp::Gt => IntCC::SignedGreaterThan,
+        Cmp::Ge => IntCC::SignedGreaterThanOrEqual,
+    }
+}
+
+fn float_cc(c: Cmp) -> FloatCC {
+    match c {
+        Cmp::Eq => FloatCC::Equal,
+        Cmp::Ne => FloatCC::NotEqual,
+        Cmp::Lt => FloatCC::LessThan,
+        Cmp::Le => FloatCC::LessThanOrEqual,
+        Cmp::Gt => FloatCC::GreaterThan,
+        Cmp::Ge => FloatCC::GreaterThanOrEqual,
+    }
+}
+
+impl Translator<'_, '_> {
+    /// Translates one instruction.
+    pub(super) fn inst(&mut self, i: Inst) {
+        let data = self.func.inst(i);
+        let loc = data.loc;
+        let rty = data.result.map(|r| self.func.value_type(r));
+        let result = match &data.kind {
+            InstKind::IConst(n) => Some(self.b.ins().iconst(types::I64, *n)),
+            InstKind::FConst(bits) => Some(self.b.ins().f64const(Ieee64::with_bits(*bits))),
+            InstKind::BConst(v) => Some(self.b.ins().iconst(types::I8, i64::from(*v))),
+            InstKind::SConst(s) => Some(self.string_const(s)),
+            InstKind::Copy(a) => Some(self.val(*a)),
+            InstKind::Unary(op, a) => Some(self.unary(*op, *a)),
+            InstKind::Binary(op, a, b) => Some(self.binary(*op, *a, *b, loc)),
+            InstKind::Call(callee, args) => self.call(*callee, args, rty, loc),
+            InstKind::GlobalGet(g) => {
+                let base = self.globals_base();
+                let off = word_offset(index_of(*g)).unwrap_or(i32::MAX);
+                Some(self.load_word(rty.unwrap_or(Type::Int), base, off))
+            }
+            InstKind::GlobalSet(g, v) => {
+                let base = self.globals_base();
+                let off = word_offset(index_of(*g)).unwrap_or(i32::MAX);
+                self.store_word(*v, base, off);
+                None
+            }
+            InstKind::ArrayLit(elems) => Some(self.array_lit(elems, rty, loc)),
+            InstKind::ArrayRepeat(v, n) => {
+                let ty = encode_type(self.func.value_type(*v));
+                let ty = self.b.ins().iconst(types::I32, i64::from(ty));
+                let w = self.word(*v);
+                let n = self.val(*n);
+                self.call_helper(Helper::ArrayRepeat, &[self.vmctx, ty, w, n], Some(loc))
+            }
+            InstKind::ArrayLen(a) | InstKind::StrLen(a) => {
+                let off = if matches!(data.kind, InstKind::ArrayLen(_)) {
+                    ARRAY_LEN_OFFSET
+                } else {
+                    STR_LEN_OFFSET
+                };
+                let a = self.val(*a);
+                Some(self.b.ins().load(types::I64, flags(), a, off))
+            }
+            InstKind::BoundsCheck(a, idx) => {
+                let a = self.val(*a);
+                let idx = self.val(*idx);
+                let len = self.b.ins().load(types::I64, flags(), a, ARRAY_LEN_OFFSET);
+                let out = self
+                    .b
+                    .ins()
+                    .icmp(IntCC::UnsignedGreaterThanOrEqual, idx, len);
+                self.trap_if(out, TrapCode::IndexOutOfBounds, loc);
+                None
+            }
+            InstKind::ArrayGet(a, idx) => {
+                let addr = self.elem_addr(*a, *idx);
+                Some(self.load_word(rty.unwrap_or(Type::Int), addr, 0))
+            }
+            InstKind::ArraySet(a, idx, v) => {
+                let addr = self.elem_addr(*a, *idx);
+                self.store_word(*v, addr, 0);
+                None
+            }
+            InstKind::ArrayPush(a, v) => {
+                let a = self.val(*a);
+                let w = self.word(*v);
+                self.call_helper(Helper::ArrayPush, &[self.vmctx, a, w], Some(loc));
+                None
+            }
+            InstKind::ArrayPop(a) => Some(self.array_pop(*a, rty, loc)),
+            InstKind::StrConcat(a, b) => {
+                let (a, b) = (self.val(*a), self.val(*b));
+                self.call_helper(Helper::StrConcat, &[self.vmctx, a, b], Some(loc))
+            }
+            InstKind::StrCmp(c, a, b) => {
+                let (a, b) = (self.val(*a), self.val(*b));
+                let cc = self.b.ins().iconst(types::I32, i64::from(cmp_code(*c)));
+                self.call_helper(Helper::StrCmp, &[a, b, cc], None)
+            }
+            InstKind::ToStr(v) | InstKind::Print(v) => {
+                let ty = encode_type(self.func.value_type(*v));
+                let ty = self.b.ins().iconst(types::I32, i64::from(ty));
+                let w = self.word(*v);
+                let h = if matches!(data.kind, InstKind::ToStr(_)) {
+                    Helper::ToStr
+                } else {
+                    Helper::Print
+                };
+                self.call_helper(h, &[self.vmctx, ty, w], Some(loc))
+            }
+            InstKind::Assert(c) => {
+                let c = self.val(*c);
+                let tb = self.trap_block(TrapCode::AssertionFailed, loc);
+                let cont = self.b.create_block();
+                self.b.ins().brif(c, cont, &[], tb, &[]);
+                self.b.switch_to_block(cont);
+                None
+            }
+            InstKind::Clock => self.call_helper(Helper::Clock, &[self.vmctx], Some(loc)),
+        };
+        if let (Some(r), Some(v)) = (data.result, result) {
+            self.def(r, v);
+        }
+    }
+
+    /// The interned string for constant `s` (loaded from the string table,
+    /// which is filled before code runs).
+    fn string_const(&mut self, s: &str) -> ir::Value {
+        let idx = self.env.string_index.get(s).copied().unwrap_or(0);
+        let addr = self.env.string_table + idx * 8;
+        let p = self.b.ins().iconst(types::I64, addr as i64);
+        self.b.ins().load(types::I64, flags().with_readonly(), p, 0)
+    }
+
+    /// `v` as a raw word (for helpers and memory): bools zero-extended,
+    /// floats by their bits.
+    fn word(&mut self, v: Value) -> ir::Value {
+        let cv = self.val(v);
+        match self.func.value_type(v) {
+            Type::Bool => self.b.ins().uextend(types::I64, cv),
+            Type::Float => self.b.ins().bitcast(types::I64, MemFlagsData::new(), cv),
+            _ => cv,
+        }
+    }
+
+    /// Loads a word holding a value of type `ty` from `base + off`.
+    fn load_word(&mut self, ty: Type, base: ir::Value, off: i32) -> ir::Value {
+        match ty {
+            Type::Float => self.b.ins().load(types::F64, flags(), base, off),
+            Type::Bool => {
+                let w = self.b.ins().load(types::I64, flags(), base, off);
+                self.b.ins().ireduce(types::I8, w)
+            }
+            _ => self.b.ins().load(types::I64, flags(), base, off),
+        }
+    }
+
+    /// Stores `v` as a word at `base + off`.
+    fn store_word(&mut self, v: Value, base: ir::Value, off: i32) {
+        let cv = self.val(v);
+        let cv = if self.func.value_type(v) == Type::Bool {
+            self.b.ins().uextend(types::I64, cv)
+        } else {
+            cv
+        };
+        self.b.ins().store(flags(), cv, base, off);
+    }
+
+    /// The globals area's base address.
+    fn globals_base(&mut self) -> ir::Value {
+        self.b
+            .ins()
+            .load(types::I64, flags(), self.vmctx, VMCTX_GLOBALS_OFFSET)
+    }
+
+    /// Address of element `idx` of array `a` (no check).
+    fn elem_addr(&mut self, a: Value, idx: Value) -> ir::Value {
+        let a = self.val(a);
+        let idx = self.val(idx);
+        let data = self.b.ins().load(types::I64, flags(), a, ARRAY_DATA_OFFSET);
+        let off = self.b.ins().ishl_imm_s(idx, 3);
+        self.b.ins().iadd(data, off)
+    }
+
+    /// `[e0, e1, ...]`: the elements go to a stack slot of this frame, then
+    /// to the allocation helper.
+    fn array_lit(&mut self, elems: &[Value], rty: Option<Type>, loc: SrcLoc) -> ir::Value {
+        let elem_ty = rty.and_then(Type::element).unwrap_or(Type::Int);
+        let ptr = if elems.is_empty() {
+            self.b.ins().iconst(types::I64, 0)
+        } else {
+            let size = u32::try_from(elems.len() * 8).unwrap_or(u32::MAX);
+            let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+                StackSlotKind::ExplicitSlot,
+                size,
+                3,
+            ));
+            let base = self.b.ins().stack_addr(types::I64, slot, 0);
+            for (k, &e) in elems.iter().enumerate() {
+                let off = word_offset(k).unwrap_or(i32::MAX);
+                self.store_word(e, base, off);
+            }
+            base
+        };
+        let ty = self
+            .b
+            .ins()
+            .iconst(types::I32, i64::from(encode_type(elem_ty)));
+        let n = self.b.ins().iconst(types::I64, elems.len() as i64);
+        let r = self.call_helper(Helper::ArrayNew, &[self.vmctx, ty, ptr, n], Some(loc));
+        r.unwrap_or(ptr)
+    }
+
+    /// `pop(a)`: empty check, shrink, load the old last element.
+    fn array_pop(&mut self, a: Value, rty: Option<Type>, loc: SrcLoc) -> ir::Value {
+        let av = self.val(a);
+        let len = self.b.ins().load(types::I64, flags(), av, ARRAY_LEN_OFFSET);
+        let empty = self.b.ins().icmp_imm_s(IntCC::Equal, len, 0);
+        self.trap_if(empty, TrapCode::PopEmpty, loc);
+        let nl = self.b.ins().iadd_imm_s(len, -1);
+        self.b.ins().store(flags(), nl, av, ARRAY_LEN_OFFSET);
+        let data = self
+            .b
+            .ins()
+            .load(types::I64, flags(), av, ARRAY_DATA_OFFSET);
+        let off = self.b.ins().ishl_imm_s(nl, 3);
+        let addr = self.b.ins().iadd(data, off);
+        self.load_word(rty.unwrap_or(Type::Int), addr, 0)
+    }
+
+    /// A direct call through the callee's entry slot, then the trap check.
+    /// Calls that cannot be executed (callee without a body, wrong number of
+    /// arguments) trap `assertion failed` at the call, as in the interpreter.
+    fn call(
+        &mut self,
+        callee: waddle_opt::ir::FuncId,
+        args: &[Value],
+        rty: Option<Type>,
+        loc: SrcLoc,
+    ) -> Option<ir::Value> {
+        let ok = self
+            .env
+            .program
+            .funcs
+            .get(callee)
+            .is_some_and(|f| !f.is_declaration() && f.sig.params.len() == args.len());
+        let off = word_offset(index_of(callee));
+        let (true, Some(off)) = (ok, off) else {
+            self.trap_always(TrapCode::AssertionFailed, loc);
+            let t = rty.and_then(native_type)?;
+            return Some(self.zero(t));
+        };
+        let sig = self.callee_sig(callee);
+        let entries = self
+            .b
+            .ins()
+            .load(types::I64, flags(), self.vmctx, VMCTX_ENTRIES_OFFSET);
+        let code = self.b.ins().load(types::I64, flags(), entries, off);
+        let mut cargs = Vec::with_capacity(args.len() + 1);
+        cargs.push(self.vmctx);
+        cargs.extend(args.iter().map(|&a| self.val(a)));
+        let call = self.b.ins().call_indirect(sig, code, &cargs);
+        let r = self.b.inst_results(call).first().copied();
+        self.check_trap(Some(loc));
+        r
+    }
+
+    /// A unary operation.
+    fn unary(&mut self, op: UnaryOp, a: Value) -> ir::Value {
+        let x = self.val(a);
+        let ins = self.b.ins();
+        match op {
+            UnaryOp::INeg => ins.ineg(x),
+            UnaryOp::FNeg => ins.fneg(x),
+            UnaryOp::BNot => ins.bxor_imm_s(x, 1),
+            UnaryOp::IToF => ins.fcvt_from_sint(types::F64, x),
+            UnaryOp::FToI => ins.fcvt_to_sint_sat(types::I64, x),
+            UnaryOp::IAbs => ins.iabs(x),
+            UnaryOp::FAbs => ins.fabs(x),
+            UnaryOp::FSqrt => ins.sqrt(x),
+            UnaryOp::FFloor => ins.floor(x),
+            UnaryOp::FCeil => ins.ceil(x),
+            UnaryOp::FSin => self.math(Helper::Sin, &[x]),
+            UnaryOp::FCos => self.math(Helper::Cos, &[x]),
+            UnaryOp::FTan => self.math(Helper::Tan, &[x]),
+            UnaryOp::FExp => self.math(Helper::Exp, &[x]),
+            UnaryOp::FLog => self.math(Helper::Log, &[x]),
+        }
+    }
+
+    /// A call of a pure float helper.
+    fn math(&mut self, h: Helper, args: &[ir::Value]) -> ir::Value {
+        match self.call_helper(h, args, None) {
+            Some(v) => v,
+            None => self.b.ins().f64const(0.0),
+        }
+    }
+
+    /// A binary operation.
+    fn binary(&mut self, op: BinaryOp, a: Value, b: Value, loc: SrcLoc) -> ir::Value {
+        let (x, y) = (self.val(a), self.val(b));
+        let ins = self.b.ins();
+        match op {
+            BinaryOp::IAdd => ins.iadd(x, y),
+            BinaryOp::ISub => ins.isub(x, y),
+            BinaryOp::IMul => ins.imul(x, y),
+            BinaryOp::IDiv | BinaryOp::IRem => self.div_rem(op == BinaryOp::IDiv, b, x, y, loc),
+            BinaryOp::IAnd => ins.band(x, y),
+            BinaryOp::IOr => ins.bor(x, y),
+            BinaryOp::IXor => ins.bxor(x, y),
+            // Cranelift shifts take the count modulo the bit width.
+            BinaryOp::IShl => ins.ishl(x, y),
+            BinaryOp::IShr => ins.sshr(x, y),
+            BinaryOp::IMin => ins.smin(x, y),
+            BinaryOp::IMax => ins.smax(x, y),
+            BinaryOp::FAdd => ins.fadd(x, y),
+            BinaryOp::FSub => ins.fsub(x, y),
+            BinaryOp::FMul => ins.fmul(x, y),
+            BinaryOp::FDiv => ins.fdiv(x, y),
+            BinaryOp::FRem => self.math(Helper::Fmod, &[x, y]),
+            BinaryOp::FMin | BinaryOp::FMax => {
+                // Cranelift's fmin/fmax propagate NaN and order -0 < +0;
+                // Rust's min/max return the other operand for one NaN.
+                let m = if op == BinaryOp::FMin {
+                    ins.fmin(x, y)
+                } else {
+                    ins.fmax(x, y)
+                };
+                let x_nan = self.b.ins().fcmp(FloatCC::Unordered, x, x);
+                let y_nan = self.b.ins().fcmp(FloatCC::Unordered, y, y);
+                let m = self.b.ins().select(y_nan, x, m);
+                self.b.ins().select(x_nan, y, m)
+            }
+            BinaryOp::ICmp(c) | BinaryOp::BCmp(c) => ins.icmp(int_cc(c), x, y),
+            BinaryOp::FCmp(c) => ins.fcmp(float_cc(c), x, y),
+        }
+    }
+
+    /// Integer `/` or `%`: zero divisor traps, `MIN / -1` wraps and
+    /// `MIN % -1` is 0 without a hardware fault.
+    fn div_rem(
+        &mut self,
+        div: bool,
+        b: Value,
+        x: ir::Value,
+        y: ir::Value,
+        loc: SrcLoc,
+    ) -> ir::Value {
+        let known = match self.func.values[b].def {
+            waddle_opt::ir::ValueDef::Inst(i) => match self.func.inst(i).kind {
+                InstKind::IConst(k) => Some(k),
+                _ => None,
+            },
+            _ => None,
+        };
+        match known {
+            Some(k) if k != 0 && k != -1 => {
+                return if div {
+                    self.b.ins().sdiv(x, y)
+                } else {
+                    self.b.ins().srem(x, y)
+                };
+            }
+            Some(0) => {
+                self.trap_always(TrapCode::DivisionByZero, loc);
+                return self.b.ins().iconst(types::I64, 0);
+            }
+            _ => {}
+        }
+        if known.is_none() {
+            let zero = self.b.ins().icmp_imm_s(IntCC::Equal, y, 0);
+            self.trap_if(zero, TrapCode::DivisionByZero, loc);
+        }
+        let minus1 = self.b.ins().icmp_imm_s(IntCC::Equal, y, -1);
+        let one = self.b.ins().iconst(types::I64, 1);
+        let safe = self.b.ins().select(minus1, one, y);
+        if div {
+            let q = self.b.ins().sdiv(x, safe);
+            let neg = self.b.ins().ineg(x);
+            self.b.ins().select(minus1, neg, q)
+        } else {
+            // x % 1 == 0 == x % -1.
+            self.b.ins().srem(x, safe)
+        }
+    }
+}

@@ -1,0 +1,527 @@
+//! Translation of one Waddle IR function into Cranelift IR.
+//!
+//! Waddle blocks become Cranelift blocks with the same parameters (native
+//! types per [`crate::abi::native_type`]); blocks are translated in reverse
+//! postorder so every value's definition is translated before its uses.
+//! A separate Cranelift entry block holds the prologue (stack-limit check,
+//! fuel tick) and jumps to the Waddle entry block, which may be a loop
+//! header. Edges that need code of their own (fuel on back edges, switch
+//! cases with arguments) go through small edge blocks. Trap paths are cold
+//! blocks that write the trap record and jump to one shared exit block that
+//! returns a zero result (the protocol of [`crate::abi`]).
+//! Instructions are in [`inst`].
+
+mod inst;
+
+use std::collections::HashMap;
+
+use cranelift_codegen::ir::{
+    self, condcodes::IntCC, types, AbiParam, BlockArg, InstBuilder, MemFlagsData, SigRef,
+};
+use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
+use cranelift_entity::EntityRef;
+use cranelift_frontend::{FunctionBuilder, Switch};
+use waddle_opt::abi::{
+    TrapCode, VMCTX_FUEL_OFFSET, VMCTX_STACK_LIMIT_OFFSET, VMCTX_TRAP_CODE_OFFSET,
+    VMCTX_TRAP_COL_OFFSET, VMCTX_TRAP_FILE_OFFSET, VMCTX_TRAP_LINE_OFFSET,
+    VMCTX_TRAP_LOC_SET_OFFSET,
+};
+use waddle_opt::ir::{
+    Block, BlockCall, FuncId, Function, Program, SrcLoc, Terminator, Type, Value,
+};
+
+use crate::abi::native_type;
+use crate::helpers::Helper;
+
+/// Memory flags for the runtime's own data (context, headers, elements):
+/// never trapping, aligned.
+pub(super) fn flags() -> MemFlagsData {
+    MemFlagsData::trusted()
+}
+
+/// The native signature of a Waddle function under the calling convention.
+pub(crate) fn native_signature(params: &[Type], ret: Type, call_conv: CallConv) -> ir::Signature {
+    let mut sig = ir::Signature::new(call_conv);
+    sig.params.push(AbiParam::new(types::I64));
+    for &p in params {
+        if let Some(t) = native_type(p) {
+            sig.params.push(AbiParam::new(t));
+        }
+    }
+    if let Some(t) = native_type(ret) {
+        sig.returns.push(AbiParam::new(t));
+    }
+    sig
+}
+
+/// Program-wide facts the translation of one function needs.
+pub(crate) struct Env<'a> {
+    /// The program being compiled.
+    pub program: &'a Program,
+    /// The calling convention of the target.
+    pub call_conv: CallConv,
+    /// Address of the interned-string table (one word per string constant).
+    pub string_table: usize,
+    /// Index in the string table of each string constant's text.
+    pub string_index: &'a HashMap<Box<str>, usize>,
+    /// Whether to count fuel.
+    pub fuel: bool,
+    /// Target facts the frontend needs (pointer width, ...).
+    pub frontend: TargetFrontendConfig,
+}
+
+/// A block to fill once the current block is finished.
+enum Pending {
+    /// Record a trap with a known location and exit.
+    Trap(ir::Block, TrapCode, SrcLoc),
+    /// Record the location unless one is set, then exit.
+    Propagate(ir::Block, SrcLoc),
+    /// An edge block: optionally tick fuel, then jump with arguments.
+    Edge(ir::Block, ir::Block, Vec<BlockArg>, bool),
+}
+
+/// Translates one function; the builder's function must have the native
+/// signature of `fid`.
+pub(crate) struct Translator<'a, 'b> {
+    env: &'a Env<'a>,
+    func: &'a Function,
+    b: FunctionBuilder<'b>,
+    vmctx: ir::Value,
+    /// Cranelift block of each reachable Waddle block.
+    blocks: HashMap<Block, ir::Block>,
+    /// Layout position of each Waddle block (for back-edge detection).
+    pos: HashMap<Block, usize>,
+    /// Cranelift value of each translated Waddle value.
+    vals: HashMap<Value, ir::Value>,
+    /// The shared exit that returns a zero result after a trap.
+    exit: ir::Block,
+    /// Cold blocks recording a trap with a known location, by (code, loc).
+    trap_blocks: HashMap<(u32, SrcLoc), ir::Block>,
+    /// Cold blocks that set the location if unset and exit, by location.
+    propagate_blocks: HashMap<SrcLoc, ir::Block>,
+    /// Blocks created while another block was being filled, filled at the end.
+    pending: Vec<Pending>,
+    /// Imported signatures of helpers and callees.
+    helper_sigs: HashMap<Helper, SigRef>,
+    callee_sigs: HashMap<FuncId, SigRef>,
+}
+
+impl<'a, 'b> Translator<'a, 'b> {
+    /// Translates `func` into `b`'s function and finalizes the builder.
+    pub(crate) fn run(env: &'a Env<'a>, func: &'a Function, mut b: FunctionBuilder<'b>) {
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        let vmctx = b.block_params(entry)[0];
+        let exit = b.create_block();
+        b.set_cold_block(exit);
+        let mut t = Translator {
+            env,
+            func,
+            b,
+            vmctx,
+            blocks: HashMap::new(),
+            pos: func
+                .layout
+                .iter()
+                .enumerate()
+                .map(|(i, &bl)| (bl, i))
+                .collect(),
+            vals: HashMap::new(),
+            exit,
+            trap_blocks: HashMap::new(),
+            propagate_blocks: HashMap::new(),
+            pending: Vec::new(),
+            helper_sigs: HashMap::new(),
+            callee_sigs: HashMap::new(),
+        };
+        let order = t.reverse_postorder();
+        for &bl in &order {
+            let cb = t.b.create_block();
+            for &p in &func.blocks[bl].params {
+                let ty = func.value_type(p);
+                let v =
+                    t.b.append_block_param(cb, native_type(ty).unwrap_or(types::I64));
+                t.def(p, v);
+            }
+            t.blocks.insert(bl, cb);
+        }
+        t.prologue(entry);
+        for &bl in &order {
+            t.block(bl);
+        }
+        t.fill_pending();
+        t.finish_exit();
+        t.b.seal_all_blocks();
+        t.b.finalize(env.frontend);
+    }
+
+    /// Blocks reachable from the entry, in reverse postorder.
+    fn reverse_postorder(&self) -> Vec<Block> {
+        let f = self.func;
+        let Some(&entry) = f.layout.first() else {
+            return Vec::new();
+        };
+        let mut seen = std::collections::HashSet::new();
+        let mut post = Vec::new();
+        let mut stack: Vec<(Block, usize)> = vec![(entry, 0)];
+        seen.insert(entry);
+        while let Some(&mut (bl, ref mut i)) = stack.last_mut() {
+            let succ = f.blocks[bl].term.successors().nth(*i).map(|c| c.block);
+            *i += 1;
+            match succ {
+                Some(s) => {
+                    if self.pos.contains_key(&s) && seen.insert(s) {
+                        stack.push((s, 0));
+                    }
+                }
+                None => {
+                    post.push(bl);
+                    stack.pop();
+                }
+            }
+        }
+        post.reverse();
+        post
+    }
+
+    /// Records the Cranelift value of a Waddle value; references get stack
+    /// maps so they are on the stack at every call (see [`crate::abi`]).
+    fn def(&mut self, v: Value, cv: ir::Value) {
+        if self.func.value_type(v).is_ref() {
+            self.b.declare_value_needs_stack_map(cv);
+        }
+        self.vals.insert(v, cv);
+    }
+
+    /// The Cranelift value of a Waddle operand.
+    fn val(&self, v: Value) -> ir::Value {
+        self.vals[&v]
+    }
+
+    /// Stack-limit check, entry fuel tick, jump to the Waddle entry block.
+    fn prologue(&mut self, entry: ir::Block) {
+        let sp = self.b.ins().get_stack_pointer(types::I64);
+        let limit = self
+            .b
+            .ins()
+            .load(types::I64, flags(), self.vmctx, VMCTX_STACK_LIMIT_OFFSET);
+        let below = self.b.ins().icmp(IntCC::UnsignedLessThan, sp, limit);
+        let overflow = self.b.create_block();
+        self.b.set_cold_block(overflow);
+        let body = self.b.create_block();
+        self.b.ins().brif(below, overflow, &[], body, &[]);
+        self.b.switch_to_block(overflow);
+        self.store_trap_code(TrapCode::StackOverflow as u32);
+        self.b.ins().jump(self.exit, &[]);
+        self.b.switch_to_block(body);
+        self.fuel_tick(None);
+        let params: Vec<BlockArg> = self.b.block_params(entry)[1..]
+            .iter()
+            .map(|&v| BlockArg::Value(v))
+            .collect();
+        let first = self.blocks[&self.func.entry()];
+        self.b.ins().jump(first, &params);
+    }
+
+    /// Charges one unit of fuel; when the batch runs out, calls the fuel
+    /// helper. A failure points at `loc` when given, else at the caller.
+    fn fuel_tick(&mut self, loc: Option<SrcLoc>) {
+        if !self.env.fuel {
+            return;
+        }
+        let f = self
+            .b
+            .ins()
+            .load(types::I64, flags(), self.vmctx, VMCTX_FUEL_OFFSET);
+        let f1 = self.b.ins().iadd_imm_s(f, -1);
+        self.b
+            .ins()
+            .store(flags(), f1, self.vmctx, VMCTX_FUEL_OFFSET);
+        let refill = self.b.create_block();
+        self.b.set_cold_block(refill);
+        let cont = self.b.create_block();
+        self.b.ins().brif(f1, cont, &[], refill, &[]);
+        self.b.switch_to_block(refill);
+        self.call_helper(Helper::Fuel, &[self.vmctx], loc);
+        self.b.ins().jump(cont, &[]);
+        self.b.switch_to_block(cont);
+    }
+
+    /// Writes `code` into the trap record.
+    fn store_trap_code(&mut self, code: u32) {
+        let c = self.b.ins().iconst(types::I32, i64::from(code));
+        self.b
+            .ins()
+            .store(flags(), c, self.vmctx, VMCTX_TRAP_CODE_OFFSET);
+    }
+
+    /// Writes `loc` into the trap record and marks it set.
+    fn store_trap_loc(&mut self, loc: SrcLoc) {
+        let fields = [
+            (loc.file, VMCTX_TRAP_FILE_OFFSET),
+            (loc.line, VMCTX_TRAP_LINE_OFFSET),
+            (loc.col, VMCTX_TRAP_COL_OFFSET),
+            (1, VMCTX_TRAP_LOC_SET_OFFSET),
+        ];
+        for (v, off) in fields {
+            let c = self.b.ins().iconst(types::I32, i64::from(v));
+            self.b.ins().store(flags(), c, self.vmctx, off);
+        }
+    }
+
+    /// The cold block that raises `code` at `loc`.
+    fn trap_block(&mut self, code: TrapCode, loc: SrcLoc) -> ir::Block {
+        let key = (code as u32, loc);
+        if let Some(&bl) = self.trap_blocks.get(&key) {
+            return bl;
+        }
+        let bl = self.b.create_block();
+        self.b.set_cold_block(bl);
+        self.pending.push(Pending::Trap(bl, code, loc));
+        self.trap_blocks.insert(key, bl);
+        bl
+    }
+
+    /// Branches to a trap raising `code` at `loc` when `cond` is non-zero;
+    /// continues in a fresh block otherwise.
+    fn trap_if(&mut self, cond: ir::Value, code: TrapCode, loc: SrcLoc) {
+        let tb = self.trap_block(code, loc);
+        let cont = self.b.create_block();
+        self.b.ins().brif(cond, tb, &[], cont, &[]);
+        self.b.switch_to_block(cont);
+    }
+
+    /// Raises `code` at `loc` unconditionally; later instructions of the
+    /// block are translated into an unreachable block.
+    fn trap_always(&mut self, code: TrapCode, loc: SrcLoc) {
+        let tb = self.trap_block(code, loc);
+        self.b.ins().jump(tb, &[]);
+        let dead = self.b.create_block();
+        self.b.switch_to_block(dead);
+    }
+
+    /// After a call that may have recorded a trap: returns (setting `loc`
+    /// if no location is recorded yet, or leaving it for the caller when
+    /// `loc` is `None`) when the record holds one.
+    fn check_trap(&mut self, loc: Option<SrcLoc>) {
+        let code = self
+            .b
+            .ins()
+            .load(types::I32, flags(), self.vmctx, VMCTX_TRAP_CODE_OFFSET);
+        let target = match loc {
+            None => self.exit,
+            Some(loc) => self.propagate_block(loc),
+        };
+        let cont = self.b.create_block();
+        self.b.ins().brif(code, target, &[], cont, &[]);
+        self.b.switch_to_block(cont);
+    }
+
+    /// The cold block that records `loc` unless a location is already set,
+    /// then exits.
+    fn propagate_block(&mut self, loc: SrcLoc) -> ir::Block {
+        if let Some(&bl) = self.propagate_blocks.get(&loc) {
+            return bl;
+        }
+        let bl = self.b.create_block();
+        self.b.set_cold_block(bl);
+        self.pending.push(Pending::Propagate(bl, loc));
+        self.propagate_blocks.insert(loc, bl);
+        bl
+    }
+
+    /// Calls a runtime helper; helpers that can fail are followed by a trap
+    /// check pointing at `loc` (or at the caller when `None`).
+    fn call_helper(
+        &mut self,
+        h: Helper,
+        args: &[ir::Value],
+        loc: Option<SrcLoc>,
+    ) -> Option<ir::Value> {
+        let sig = match self.helper_sigs.get(&h) {
+            Some(&s) => s,
+            None => {
+                let hs = h.sig();
+                let mut sig = ir::Signature::new(self.env.call_conv);
+                sig.params
+                    .extend(hs.params.iter().map(|&t| AbiParam::new(t)));
+                sig.returns.extend(hs.ret.map(AbiParam::new));
+                let s = self.b.import_signature(sig);
+                self.helper_sigs.insert(h, s);
+                s
+            }
+        };
+        let addr = self.b.ins().iconst(types::I64, h.addr() as i64);
+        let call = self.b.ins().call_indirect(sig, addr, args);
+        let result = self.b.inst_results(call).first().copied();
+        if h.may_trap() {
+            self.check_trap(loc);
+        }
+        result
+    }
+
+    /// The zero value of native type `t`.
+    fn zero(&mut self, t: types::Type) -> ir::Value {
+        if t == types::F64 {
+            self.b.ins().f64const(0.0)
+        } else {
+            self.b.ins().iconst(t, 0)
+        }
+    }
+
+    /// Fills the blocks queued in `pending` (filling one may queue more).
+    fn fill_pending(&mut self) {
+        while let Some(p) = self.pending.pop() {
+            match p {
+                Pending::Trap(bl, code, loc) => {
+                    self.b.switch_to_block(bl);
+                    self.store_trap_code(code as u32);
+                    self.store_trap_loc(loc);
+                    self.b.ins().jump(self.exit, &[]);
+                }
+                Pending::Propagate(bl, loc) => {
+                    let set = self.b.create_block();
+                    self.b.set_cold_block(set);
+                    self.b.switch_to_block(bl);
+                    let is_set = self.b.ins().load(
+                        types::I32,
+                        flags(),
+                        self.vmctx,
+                        VMCTX_TRAP_LOC_SET_OFFSET,
+                    );
+                    self.b.ins().brif(is_set, self.exit, &[], set, &[]);
+                    self.b.switch_to_block(set);
+                    self.store_trap_loc(loc);
+                    self.b.ins().jump(self.exit, &[]);
+                }
+                Pending::Edge(bl, target, args, tick) => {
+                    self.b.switch_to_block(bl);
+                    if tick {
+                        self.fuel_tick(Some(self.func.loc));
+                    }
+                    self.b.ins().jump(target, &args);
+                }
+            }
+        }
+    }
+
+    /// Fills the shared exit block: return a zero result.
+    fn finish_exit(&mut self) {
+        self.b.switch_to_block(self.exit);
+        match native_type(self.func.sig.ret) {
+            Some(t) => {
+                let z = self.zero(t);
+                self.b.ins().return_(&[z]);
+            }
+            None => {
+                self.b.ins().return_(&[]);
+            }
+        }
+    }
+
+    /// Translates one Waddle block: instructions, then the terminator.
+    fn block(&mut self, bl: Block) {
+        let cb = self.blocks[&bl];
+        self.b.switch_to_block(cb);
+        for &i in &self.func.blocks[bl].insts {
+            self.inst(i);
+        }
+        self.terminator(bl);
+    }
+
+    /// The Cranelift target and arguments of edge `bc` leaving `from`;
+    /// back edges (to a block at the same or an earlier layout position) get
+    /// an edge block that ticks fuel.
+    fn edge(
+        &mut self,
+        from: Block,
+        bc: &BlockCall,
+        force_block: bool,
+    ) -> (ir::Block, Vec<BlockArg>) {
+        let target = self.blocks[&bc.block];
+        let args: Vec<BlockArg> = bc
+            .args
+            .iter()
+            .map(|&a| BlockArg::Value(self.val(a)))
+            .collect();
+        let back = self.env.fuel && self.pos[&bc.block] <= self.pos[&from];
+        let needs_block = back || (force_block && !args.is_empty());
+        if !needs_block {
+            return (target, args);
+        }
+        let eb = self.b.create_block();
+        self.pending.push(Pending::Edge(eb, target, args, back));
+        (eb, Vec::new())
+    }
+
+    /// Translates the terminator of `bl`.
+    fn terminator(&mut self, bl: Block) {
+        match &self.func.blocks[bl].term {
+            Terminator::Return(v) => {
+                let rets: Vec<ir::Value> = v.iter().map(|&v| self.val(v)).collect();
+                self.b.ins().return_(&rets);
+            }
+            Terminator::Switch {
+                value,
+                cases,
+                default,
+            } => match (value, cases.as_slice()) {
+                (None, _) | (Some(_), []) => {
+                    let (t, args) = self.edge(bl, default, false);
+                    self.b.ins().jump(t, &args);
+                }
+                (Some(v), [(k, case)]) if matches!(*k, 0 | 1) && self.is_bool(*v) => {
+                    let c = self.val(*v);
+                    let (ct, cargs) = self.edge(bl, case, false);
+                    let (dt, dargs) = self.edge(bl, default, false);
+                    if *k == 1 {
+                        self.b.ins().brif(c, ct, &cargs, dt, &dargs);
+                    } else {
+                        self.b.ins().brif(c, dt, &dargs, ct, &cargs);
+                    }
+                }
+                (Some(v), cases) => {
+                    let mut c = self.val(*v);
+                    if self.is_bool(*v) {
+                        c = self.b.ins().uextend(types::I64, c);
+                    }
+                    let mut sw = Switch::new();
+                    for (k, case) in cases {
+                        let (t, _) = self.edge(bl, case, true);
+                        sw.set_entry(u128::from(*k as u64), t);
+                    }
+                    let (dt, _) = self.edge(bl, default, true);
+                    sw.emit(&mut self.b, c, dt);
+                }
+            },
+        }
+    }
+
+    /// Whether Waddle value `v` is a `bool`.
+    fn is_bool(&self, v: Value) -> bool {
+        self.func.value_type(v) == Type::Bool
+    }
+
+    /// The signature reference for calling `callee` indirectly.
+    fn callee_sig(&mut self, callee: FuncId) -> SigRef {
+        if let Some(&s) = self.callee_sigs.get(&callee) {
+            return s;
+        }
+        let f = &self.env.program.funcs[callee];
+        let sig = native_signature(&f.sig.params, f.sig.ret, self.env.call_conv);
+        let s = self.b.import_signature(sig);
+        self.callee_sigs.insert(callee, s);
+        s
+    }
+}
+
+/// Byte offset of entry `i` of a word table, if it fits an `i32`.
+pub(super) fn word_offset(i: usize) -> Option<i32> {
+    i.checked_mul(8).and_then(|o| i32::try_from(o).ok())
+}
+
+/// Keeps `EntityRef` in use for index conversions of ids.
+pub(super) fn index_of<E: EntityRef>(e: E) -> usize {
+    e.index()
+}

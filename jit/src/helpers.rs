@@ -1,0 +1,302 @@
+//! Runtime helpers: the `extern "C"` functions compiled code calls for
+//! everything that needs the host (allocation, printing, clock, fuel) or is
+//! easier in Rust (string comparison, libm functions).
+//!
+//! Helpers that reach the host take the `VmCtx` first. They record failures
+//! in the context's trap record (see [`crate::abi`]) and return a zero
+//! result; compiled code checks the record after the call. A panic in the
+//! host is caught here and parked in the [`HostCell`], never unwinding into
+//! compiled code.
+
+use std::any::Any;
+use std::ffi::c_void;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use cranelift_codegen::ir::types;
+use waddle_opt::abi::{str_bytes, TrapCode, VmCtx, Word, FUEL_BATCH};
+use waddle_opt::interp::Host;
+use waddle_opt::ir::{Cmp, Type};
+
+use crate::abi::{decode_type, TRAP_HOST_PANIC};
+
+/// What `VmCtx::host` points at while compiled code runs.
+pub(crate) struct HostCell<'h> {
+    /// The host of the running call.
+    pub host: &'h mut dyn Host,
+    /// A panic payload caught in a helper, resumed after compiled code returns.
+    pub panic: Option<Box<dyn Any + Send + 'static>>,
+}
+
+impl<'h> HostCell<'h> {
+    /// The opaque pointer stored in `VmCtx::host`.
+    pub fn as_ctx_ptr(&mut self) -> *mut c_void {
+        (self as *mut HostCell<'h>).cast()
+    }
+}
+
+/// Runs `f` with the host and the conservative root set (the native stack
+/// from this helper's frame up to `VmCtx::stack_base`), turning an error into
+/// a trap record and a panic into a parked payload; returns `default` then.
+///
+/// # Safety
+/// `vmctx` must be the live context of the running call, whose `host` points
+/// at a [`HostCell`] and whose `stack_base` is above this frame.
+#[inline(never)]
+unsafe fn with_host<R>(
+    vmctx: *mut VmCtx,
+    default: R,
+    f: impl FnOnce(&mut dyn Host, &[Word]) -> Result<R, TrapCode>,
+) -> R {
+    let marker: Word = 0;
+    let lo = std::hint::black_box(&marker) as *const Word as usize;
+    // SAFETY: the caller guarantees `vmctx` and its host cell are live.
+    let (hi, cell) = unsafe {
+        (
+            (*vmctx).stack_base,
+            &mut *((*vmctx).host as *mut HostCell<'_>),
+        )
+    };
+    let roots: &[Word] = if hi > lo {
+        // SAFETY: [lo, hi) is this thread's stack between this frame and the
+        // Rust frame that entered compiled code: mapped, 8-aligned (both ends
+        // are addresses of `u64` locals) and not written while the host reads it
+        // (compiled code is suspended in this call).
+        unsafe { std::slice::from_raw_parts(lo as *const Word, (hi - lo) / 8) }
+    } else {
+        &[]
+    };
+    let host = &mut *cell.host;
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        let r = f(&mut *host, roots);
+        (r, host.globals().as_mut_ptr())
+    }));
+    std::hint::black_box(&marker);
+    match r {
+        Ok((r, globals)) => {
+            // SAFETY: as above.
+            unsafe { (*vmctx).globals = globals };
+            match r {
+                Ok(v) => v,
+                Err(code) => {
+                    // SAFETY: as above.
+                    unsafe { (*vmctx).trap_code = code as u32 };
+                    default
+                }
+            }
+        }
+        Err(payload) => {
+            cell.panic = Some(payload);
+            // SAFETY: as above.
+            unsafe { (*vmctx).trap_code = TRAP_HOST_PANIC };
+            default
+        }
+    }
+}
+
+/// The type a helper was given, or `AssertionFailed` for a bad code (compiled
+/// code never passes one).
+fn ty(code: u32) -> Result<Type, TrapCode> {
+    decode_type(code).ok_or(TrapCode::AssertionFailed)
+}
+
+/// `[e0, e1, ...]` with element type `elem`: `n` words at `elems`.
+unsafe extern "C" fn array_new(vmctx: *mut VmCtx, elem: u32, elems: *const Word, n: u64) -> Word {
+    let elems: &[Word] = if n == 0 {
+        &[]
+    } else {
+        // SAFETY: compiled code passes a stack slot holding `n` words.
+        unsafe { std::slice::from_raw_parts(elems, n as usize) }
+    };
+    // SAFETY: called by compiled code with its live context.
+    unsafe { with_host(vmctx, 0, |h, roots| h.array_new(ty(elem)?, elems, roots)) }
+}
+
+/// `[value; count]` with element type `elem`.
+unsafe extern "C" fn array_repeat(vmctx: *mut VmCtx, elem: u32, value: Word, count: i64) -> Word {
+    // SAFETY: called by compiled code with its live context.
+    unsafe {
+        with_host(vmctx, 0, |h, roots| {
+            h.array_repeat(ty(elem)?, value, count, roots)
+        })
+    }
+}
+
+/// `push(array, value)`.
+unsafe extern "C" fn array_push(vmctx: *mut VmCtx, array: Word, value: Word) {
+    // SAFETY: called by compiled code with its live context.
+    unsafe { with_host(vmctx, (), |h, roots| h.array_push(array, value, roots)) }
+}
+
+/// `a + b` on strings.
+unsafe extern "C" fn str_concat(vmctx: *mut VmCtx, a: Word, b: Word) -> Word {
+    // SAFETY: called by compiled code with its live context.
+    unsafe { with_host(vmctx, 0, |h, roots| h.str_concat(a, b, roots)) }
+}
+
+/// `str(value)` for a value of type code `t`.
+unsafe extern "C" fn to_str(vmctx: *mut VmCtx, t: u32, value: Word) -> Word {
+    // SAFETY: called by compiled code with its live context.
+    unsafe { with_host(vmctx, 0, |h, roots| h.to_str(ty(t)?, value, roots)) }
+}
+
+/// `print(value)` for a value of type code `t`.
+unsafe extern "C" fn print(vmctx: *mut VmCtx, t: u32, value: Word) {
+    // SAFETY: called by compiled code with its live context.
+    unsafe {
+        with_host(vmctx, (), |h, _| {
+            h.print(ty(t)?, value);
+            Ok(())
+        })
+    }
+}
+
+/// `clock()`.
+unsafe extern "C" fn clock(vmctx: *mut VmCtx) -> f64 {
+    // SAFETY: called by compiled code with its live context.
+    unsafe { with_host(vmctx, 0.0, |h, _| Ok(h.clock())) }
+}
+
+/// Pays the next batch of fuel when a tick emptied `VmCtx::fuel`.
+unsafe extern "C" fn fuel(vmctx: *mut VmCtx) {
+    // SAFETY: called by compiled code with its live context.
+    unsafe {
+        (*vmctx).fuel = FUEL_BATCH;
+        with_host(vmctx, (), |h, _| h.consume_fuel(FUEL_BATCH as u64));
+    }
+}
+
+/// Byte-wise comparison of two strings under condition code `cc`
+/// ([`cmp_code`]); 1 when it holds.
+unsafe extern "C" fn str_cmp(a: Word, b: Word, cc: u32) -> u8 {
+    // SAFETY: compiled code passes two live string objects.
+    let (a, b) = unsafe { (str_bytes(a), str_bytes(b)) };
+    let o = a.cmp(b);
+    u8::from(match cc {
+        0 => o.is_eq(),
+        1 => o.is_ne(),
+        2 => o.is_lt(),
+        3 => o.is_le(),
+        4 => o.is_gt(),
+        _ => o.is_ge(),
+    })
+}
+
+/// The number [`str_cmp`] takes for a condition.
+pub(crate) fn cmp_code(c: Cmp) -> u32 {
+    match c {
+        Cmp::Eq => 0,
+        Cmp::Ne => 1,
+        Cmp::Lt => 2,
+        Cmp::Le => 3,
+        Cmp::Gt => 4,
+        Cmp::Ge => 5,
+    }
+}
+
+extern "C" fn sin(x: f64) -> f64 {
+    x.sin()
+}
+extern "C" fn cos(x: f64) -> f64 {
+    x.cos()
+}
+extern "C" fn tan(x: f64) -> f64 {
+    x.tan()
+}
+extern "C" fn exp(x: f64) -> f64 {
+    x.exp()
+}
+extern "C" fn ln(x: f64) -> f64 {
+    x.ln()
+}
+extern "C" fn fmod(x: f64, y: f64) -> f64 {
+    x % y
+}
+
+/// The runtime helpers compiled code calls.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub(crate) enum Helper {
+    ArrayNew,
+    ArrayRepeat,
+    ArrayPush,
+    StrConcat,
+    ToStr,
+    Print,
+    Clock,
+    Fuel,
+    StrCmp,
+    Sin,
+    Cos,
+    Tan,
+    Exp,
+    Log,
+    Fmod,
+}
+
+/// Native parameter and result types of a helper.
+pub(crate) struct HelperSig {
+    /// Parameter types.
+    pub params: &'static [types::Type],
+    /// Result type, if any.
+    pub ret: Option<types::Type>,
+}
+
+impl Helper {
+    /// The helper's code address.
+    pub fn addr(self) -> usize {
+        type F1 = extern "C" fn(f64) -> f64;
+        match self {
+            Helper::ArrayNew => array_new as *const () as usize,
+            Helper::ArrayRepeat => array_repeat as *const () as usize,
+            Helper::ArrayPush => array_push as *const () as usize,
+            Helper::StrConcat => str_concat as *const () as usize,
+            Helper::ToStr => to_str as *const () as usize,
+            Helper::Print => print as *const () as usize,
+            Helper::Clock => clock as *const () as usize,
+            Helper::Fuel => fuel as *const () as usize,
+            Helper::StrCmp => str_cmp as *const () as usize,
+            Helper::Sin => sin as F1 as usize,
+            Helper::Cos => cos as F1 as usize,
+            Helper::Tan => tan as F1 as usize,
+            Helper::Exp => exp as F1 as usize,
+            Helper::Log => ln as F1 as usize,
+            Helper::Fmod => fmod as *const () as usize,
+        }
+    }
+
+    /// The helper's native signature (after the calling convention's
+    /// mapping: pointers and words as `i64`, type codes as `i32`).
+    pub fn sig(self) -> HelperSig {
+        use types::{F64, I32, I64, I8};
+        let (params, ret): (&'static [types::Type], _) = match self {
+            Helper::ArrayNew => (&[I64, I32, I64, I64], Some(I64)),
+            Helper::ArrayRepeat => (&[I64, I32, I64, I64], Some(I64)),
+            Helper::ArrayPush => (&[I64, I64, I64], None),
+            Helper::StrConcat => (&[I64, I64, I64], Some(I64)),
+            Helper::ToStr => (&[I64, I32, I64], Some(I64)),
+            Helper::Print => (&[I64, I32, I64], None),
+            Helper::Clock => (&[I64], Some(F64)),
+            Helper::Fuel => (&[I64], None),
+            Helper::StrCmp => (&[I64, I64, I32], Some(I8)),
+            Helper::Sin | Helper::Cos | Helper::Tan | Helper::Exp | Helper::Log => {
+                (&[F64], Some(F64))
+            }
+            Helper::Fmod => (&[F64, F64], Some(F64)),
+        };
+        HelperSig { params, ret }
+    }
+
+    /// Whether compiled code must check the trap record after calling it.
+    pub fn may_trap(self) -> bool {
+        matches!(
+            self,
+            Helper::ArrayNew
+                | Helper::ArrayRepeat
+                | Helper::ArrayPush
+                | Helper::StrConcat
+                | Helper::ToStr
+                | Helper::Print
+                | Helper::Clock
+                | Helper::Fuel
+        )
+    }
+}

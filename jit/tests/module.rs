@@ -1,0 +1,111 @@
+//! Code memory and entry slots: swapping a function's code through its
+//! slot, compile statistics, disassembly, and freeing code memory when a
+//! compiled program is dropped.
+
+mod common;
+
+use common::{on_big_stack, parse, TestHost};
+use waddle_jit::{compile, JitOptions};
+
+const TWO: &str = r#"
+fn fn0 "one"(int) -> int {
+block0(v0: int):
+    v1: int = iconst 1
+    v2: int = iadd v0, v1
+    return v2
+}
+fn fn1 "two"(int) -> int {
+block0(v0: int):
+    v1: int = iconst 2
+    v2: int = imul v0, v1
+    return v2
+}
+fn fn2 "main"(int) -> int {
+block0(v0: int):
+    v1: int = call fn0 "one"(v0) @1:1
+    print v1
+    return v1
+}
+"#;
+
+#[test]
+fn swapping_an_entry_slot_redirects_calls() {
+    let p = parse(TWO);
+    let (before, after, out) = on_big_stack(move || {
+        let mut host = TestHost::new(0);
+        let mut cp = compile(&p, &JitOptions::default()).unwrap();
+        let (one, two, main) = (
+            p.func_by_name("one").unwrap(),
+            p.func_by_name("two").unwrap(),
+            p.func_by_name("main").unwrap(),
+        );
+        let before = cp.call(&mut host, main, &[20]);
+        let code = cp.code(two).unwrap().as_ptr();
+        // SAFETY: `two` has `one`'s signature and lives as long as `cp`.
+        unsafe { cp.set_entry(one, code) };
+        let after = (
+            cp.call(&mut host, main, &[20]),
+            cp.call(&mut host, one, &[5]),
+        );
+        (before, after, host.out.clone())
+    });
+    assert_eq!(before, Ok(21));
+    assert_eq!(after, (Ok(40), Ok(10)));
+    assert_eq!(out, "21\n40\n");
+}
+
+#[test]
+fn stats_and_disassembly() {
+    let p = parse(TWO);
+    let opts = JitOptions {
+        disasm: true,
+        ..JitOptions::default()
+    };
+    let cp = compile(&p, &opts).unwrap();
+    let names: Vec<&str> = cp.stats().funcs.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["one", "two", "main"]);
+    assert!(cp
+        .stats()
+        .funcs
+        .iter()
+        .all(|f| f.code_size > 0 && f.ir_insts >= 3));
+    let main = p.func_by_name("main").unwrap();
+    assert!(cp.disasm(main).is_some_and(|d| !d.is_empty()));
+    assert_eq!(
+        cp.code(main).map(<[u8]>::len),
+        Some(cp.stats().funcs[2].code_size)
+    );
+}
+
+/// Resident set size in bytes (Linux), `None` elsewhere.
+fn rss() -> Option<usize> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: usize = statm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * 4096)
+}
+
+/// Compiling and dropping the same program many times (as a REPL that
+/// redefines a function does) frees its code memory every time.
+#[test]
+fn dropped_programs_free_their_code() {
+    let p = parse(TWO);
+    let main = p.func_by_name("main").unwrap();
+    let opts = JitOptions {
+        verify_cranelift: false,
+        ..JitOptions::default()
+    };
+    let round = |n: usize| {
+        for _ in 0..n {
+            let mut host = TestHost::new(0);
+            let mut cp = compile(&p, &opts).unwrap();
+            assert_eq!(cp.call(&mut host, main, &[1]), Ok(2));
+        }
+    };
+    round(300);
+    let Some(start) = rss() else { return };
+    round(3000);
+    let grown = rss().unwrap_or(start).saturating_sub(start);
+    // Each unit maps at least two pages of code; 3000 leaked units would be
+    // over 20 MB.
+    assert!(grown < 8 << 20, "RSS grew by {grown} bytes");
+}
