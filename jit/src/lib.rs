@@ -13,7 +13,9 @@
 #![warn(missing_docs)]
 
 pub mod abi;
+pub mod baseline;
 pub mod cranelift;
+pub mod cross;
 mod helpers;
 mod program;
 
