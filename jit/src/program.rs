@@ -196,6 +196,8 @@ impl CompiledProgram {
             trap_col: 0,
             reserved: 0,
             host: cell.as_ctx_ptr(),
+            helpers: std::ptr::null(),
+            strings: self.strings.as_ptr(),
         });
         let mut ret: Word = 0;
         // SAFETY: `tramp` is this program's finalized trampoline for a

@@ -197,6 +197,15 @@ pub struct VmCtx {
     pub reserved: u32,
     /// Opaque pointer the tier's runtime helpers use to reach the host.
     pub host: *mut std::ffi::c_void,
+    /// Table of runtime-helper code addresses, indexed by the helper's
+    /// number (`waddle-jit`'s `Helper` enum order). Position-independent
+    /// code (cross-target images) calls helpers through it instead of
+    /// absolute addresses; null when the tier embeds addresses directly.
+    pub helpers: *const usize,
+    /// Table of interned string-constant objects, indexed by the program's
+    /// string-constant number. Position-independent code loads string
+    /// constants through it; null when the tier embeds the table address.
+    pub strings: *const Word,
 }
 
 /// Byte offset of [`VmCtx::globals`].
@@ -221,6 +230,10 @@ pub const VMCTX_TRAP_LINE_OFFSET: i32 = 52;
 pub const VMCTX_TRAP_COL_OFFSET: i32 = 56;
 /// Byte offset of [`VmCtx::host`].
 pub const VMCTX_HOST_OFFSET: i32 = 64;
+/// Byte offset of [`VmCtx::helpers`].
+pub const VMCTX_HELPERS_OFFSET: i32 = 72;
+/// Byte offset of [`VmCtx::strings`].
+pub const VMCTX_STRINGS_OFFSET: i32 = 80;
 
 const _: () = {
     assert!(std::mem::offset_of!(VmCtx, globals) == VMCTX_GLOBALS_OFFSET as usize);
@@ -234,6 +247,8 @@ const _: () = {
     assert!(std::mem::offset_of!(VmCtx, trap_line) == VMCTX_TRAP_LINE_OFFSET as usize);
     assert!(std::mem::offset_of!(VmCtx, trap_col) == VMCTX_TRAP_COL_OFFSET as usize);
     assert!(std::mem::offset_of!(VmCtx, host) == VMCTX_HOST_OFFSET as usize);
+    assert!(std::mem::offset_of!(VmCtx, helpers) == VMCTX_HELPERS_OFFSET as usize);
+    assert!(std::mem::offset_of!(VmCtx, strings) == VMCTX_STRINGS_OFFSET as usize);
 };
 
 /// Fuel units a compiled tier charges the host at once (as the interpreter
