@@ -149,11 +149,21 @@ impl Parser<'_> {
         self.expect(&TokenKind::Semi, "`;`")
     }
 
+    /// The `;` ending a `let`/`var` or assignment statement. In the REPL the
+    /// last top-level statement of an entry may leave it out
+    /// (`let x = 1` at the prompt).
+    fn end_stmt(&mut self, top: bool) {
+        if top && self.repl_tail && self.at_eof() && !self.recovering {
+            return;
+        }
+        self.semi();
+    }
+
     /// One statement; `top` for a top-level statement.
     pub(super) fn stmt(&mut self, top: bool) -> Option<Stmt> {
         let start = self.span();
         let kind = match self.peek() {
-            TokenKind::Let | TokenKind::Var => self.let_stmt()?,
+            TokenKind::Let | TokenKind::Var => self.let_stmt(top)?,
             TokenKind::If => return self.if_stmt(),
             TokenKind::While => {
                 self.bump();
@@ -214,7 +224,7 @@ impl Parser<'_> {
         self.block()
     }
 
-    fn let_stmt(&mut self) -> Option<StmtKind> {
+    fn let_stmt(&mut self, top: bool) -> Option<StmtKind> {
         let mutable = self.bump().kind == TokenKind::Var;
         let name = self.ident("a variable name")?;
         let ty = if self.eat(&TokenKind::Colon) {
@@ -226,7 +236,7 @@ impl Parser<'_> {
             return None;
         }
         let init = self.expr();
-        self.semi();
+        self.end_stmt(top);
         let decl = self.new_decl();
         Some(StmtKind::Let {
             mutable,
@@ -313,7 +323,7 @@ impl Parser<'_> {
                 );
             }
             let value = self.expr();
-            self.semi();
+            self.end_stmt(top);
             return Some(StmtKind::Assign {
                 target: expr,
                 op,

@@ -194,6 +194,14 @@ fn missing_semicolon_and_repl_tail() {
     assert!(matches!(s.kind, StmtKind::Expr { semi: false, .. }));
     // Only the final statement may omit `;`.
     assert!(parse_str("1 2", true).is_err());
+    // At the prompt a final `let`/`var` or assignment may omit it too, but
+    // not outside the REPL or before another statement.
+    assert!(parse_str("let x = 1", true).is_ok());
+    assert!(parse_str("var x = 1; x = 2", true).is_ok());
+    assert!(parse_str("x += 2", true).is_ok());
+    assert!(parse_str("let x = 1", false).is_err());
+    assert!(parse_str("let x = 1 let y = 2", true).is_err());
+    assert!(parse_str("fn f() { let x = 1 }", true).is_err());
 }
 
 #[test]
