@@ -188,7 +188,9 @@ pub fn format_print(out: &mut Vec<u8>, ty: Type, value: &PrintValue, quoted: boo
         PrintValue::Int(i) => {
             let _ = write!(out, "{i}");
         }
-        PrintValue::Float(bits) => out.extend_from_slice(format_float(f64::from_bits(*bits)).as_bytes()),
+        PrintValue::Float(bits) => {
+            out.extend_from_slice(format_float(f64::from_bits(*bits)).as_bytes())
+        }
         PrintValue::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
         PrintValue::Str(bytes) => {
             if quoted {
@@ -242,7 +244,10 @@ mod tests {
     #[test]
     fn formats_like_the_interpreter() {
         assert_eq!(text(Type::Int, PrintValue::Int(-3)), "-3");
-        assert_eq!(text(Type::Float, PrintValue::Float(1e16f64.to_bits())), "1e16");
+        assert_eq!(
+            text(Type::Float, PrintValue::Float(1e16f64.to_bits())),
+            "1e16"
+        );
         assert_eq!(text(Type::Str, PrintValue::Str(b"a\"b".to_vec())), "a\"b");
         let strs = Type::Str.array_of().unwrap();
         assert_eq!(
@@ -277,7 +282,9 @@ mod tests {
         let outcome = run_source_aarch64("x.wdl", "print(1);", &options);
         assert_eq!(outcome.exit_code, 1);
         assert!(
-            outcome.stderr.contains("tier `baseline` is not available for --target aarch64"),
+            outcome
+                .stderr
+                .contains("tier `baseline` is not available for --target aarch64"),
             "{}",
             outcome.stderr
         );

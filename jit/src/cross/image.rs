@@ -91,7 +91,11 @@ impl ImageBuilder {
             code: Vec::new(),
             funcs: vec![None; program.funcs.len()],
             main: program.main,
-            globals: program.globals.values().map(|g| encode_type(g.ty)).collect(),
+            globals: program
+                .globals
+                .values()
+                .map(|g| encode_type(g.ty))
+                .collect(),
             strings,
         }
     }
@@ -108,12 +112,13 @@ impl ImageBuilder {
     ) -> Result<u64, ImageError> {
         let align = align.max(4);
         if !align.is_power_of_two() {
-            return Err(ImageError(format!("alignment {align} is not a power of two")));
+            return Err(ImageError(format!(
+                "alignment {align} is not a power of two"
+            )));
         }
-        let slot = self
-            .funcs
-            .get_mut(func.index())
-            .ok_or_else(|| ImageError(format!("function {} is not in the program", func.index())))?;
+        let slot = self.funcs.get_mut(func.index()).ok_or_else(|| {
+            ImageError(format!("function {} is not in the program", func.index()))
+        })?;
         if entry >= code.len() as u64 {
             return Err(ImageError(format!(
                 "entry {entry} outside function {} ({} bytes)",
@@ -121,7 +126,7 @@ impl ImageBuilder {
                 code.len()
             )));
         }
-        while self.code.len() as u64 % align != 0 {
+        while !(self.code.len() as u64).is_multiple_of(align) {
             self.code.push(0);
         }
         let base = self.code.len() as u64;
@@ -184,7 +189,7 @@ impl CodeImage {
             out.extend_from_slice(&u32_of(s.len(), "bytes in a string")?.to_le_bytes());
             out.extend_from_slice(s.as_bytes());
         }
-        while out.len() % 16 != 0 {
+        while !out.len().is_multiple_of(16) {
             out.push(0);
         }
         out.extend_from_slice(&self.code);
@@ -210,8 +215,8 @@ impl CodeImage {
             return Err(ImageError("helper table size differs".to_string()));
         }
         r.u32()?;
-        let code_len = usize::try_from(r.u64()?)
-            .map_err(|_| ImageError("code too large".to_string()))?;
+        let code_len =
+            usize::try_from(r.u64()?).map_err(|_| ImageError("code too large".to_string()))?;
         let mut funcs = Vec::new();
         for _ in 0..n_funcs {
             let off = r.u64()?;
@@ -228,7 +233,7 @@ impl CodeImage {
                 .map_err(|_| ImageError("string constant is not UTF-8".to_string()))?;
             strings.push(text.into());
         }
-        while r.pos % 16 != 0 {
+        while !r.pos.is_multiple_of(16) {
             r.take(1)?;
         }
         let code = r.take(code_len)?.to_vec();

@@ -72,8 +72,6 @@ pub mod image;
 pub mod toolchain;
 
 pub use cranelift_a64::compile_aarch64;
-pub use exec::{
-    run_image, CrossRun, Ending, PrintValue, RunLimits, DEFAULT_CROSS_MEMORY_LIMIT,
-};
+pub use exec::{run_image, CrossRun, Ending, PrintValue, RunLimits, DEFAULT_CROSS_MEMORY_LIMIT};
 pub use image::{Arch, CodeImage, ImageBuilder, ImageError};
 pub use toolchain::{check_tools, CrossError};

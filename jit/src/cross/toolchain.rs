@@ -53,11 +53,7 @@ impl fmt::Display for CrossError {
 impl std::error::Error for CrossError {}
 
 /// Finds `name` in `PATH` (or takes `override_var`'s value).
-fn find_tool(
-    override_var: &str,
-    name: &str,
-    package: &'static str,
-) -> Result<PathBuf, CrossError> {
+fn find_tool(override_var: &str, name: &str, package: &'static str) -> Result<PathBuf, CrossError> {
     let wanted = std::env::var_os(override_var)
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)

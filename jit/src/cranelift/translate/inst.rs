@@ -161,7 +161,9 @@ impl Translator<'_, '_> {
                 (table, word_offset(idx).unwrap_or(i32::MAX))
             }
         };
-        self.b.ins().load(types::I64, flags().with_readonly(), p, off)
+        self.b
+            .ins()
+            .load(types::I64, flags().with_readonly(), p, off)
     }
 
     /// `v` as a raw word (for helpers and memory): bools zero-extended,

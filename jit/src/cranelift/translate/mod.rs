@@ -22,8 +22,8 @@ use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
 use cranelift_entity::EntityRef;
 use cranelift_frontend::{FunctionBuilder, Switch};
 use waddle_opt::abi::{
-    TrapCode, VMCTX_FUEL_OFFSET, VMCTX_HELPERS_OFFSET, VMCTX_STACK_LIMIT_OFFSET, VMCTX_TRAP_CODE_OFFSET,
-    VMCTX_TRAP_COL_OFFSET, VMCTX_TRAP_FILE_OFFSET, VMCTX_TRAP_LINE_OFFSET,
+    TrapCode, VMCTX_FUEL_OFFSET, VMCTX_HELPERS_OFFSET, VMCTX_STACK_LIMIT_OFFSET,
+    VMCTX_TRAP_CODE_OFFSET, VMCTX_TRAP_COL_OFFSET, VMCTX_TRAP_FILE_OFFSET, VMCTX_TRAP_LINE_OFFSET,
     VMCTX_TRAP_LOC_SET_OFFSET,
 };
 use waddle_opt::ir::{

@@ -308,6 +308,51 @@ static void buf_put(Buf *b, const void *src, size_t n) {
 
 static void buf_str(Buf *b, const char *s) { buf_put(b, s, strlen(s)); }
 
+/* Adds one unit in the last place to digits[0..n] (exponent *exp). */
+static void increment_digits(char *d, int n, int *exp) {
+    int k = n - 1;
+    while (k >= 0 && d[k] == '9') d[k--] = '0';
+    if (k < 0) {
+        d[0] = '1';
+        (*exp)++;
+    } else {
+        d[k]++;
+    }
+}
+
+/*
+ * `digits` (n of them) are x rounded half-to-even by printf. When x lies
+ * exactly halfway between two n-digit decimals and printf rounded down,
+ * Rust's shortest formatting takes the upper one: switch to it when it
+ * also reads back as x. Returns n.
+ */
+static int round_tie_up(double x, char *digits, int n, int *exp) {
+    static char exact[1100];
+    /* Every double's exact decimal expansion has fewer than 800 digits. */
+    snprintf(exact, sizeof exact, "%.800e", x);
+    /* exact = "d.ddd...e[+-]X": digit i (0-based) is exact[i ? i + 1 : 0]. */
+    if (exact[n + 1] != '5') return n;
+    for (const char *c = exact + n + 2; *c && *c != 'e'; c++)
+        if (*c != '0') return n;
+    char t[20];
+    t[0] = exact[0];
+    for (int i = 1; i < n; i++) t[i] = exact[i + 1];
+    if (memcmp(t, digits, (size_t)n) != 0) return n; /* printf rounded up */
+    int e = atoi(strchr(exact, 'e') + 1);
+    increment_digits(t, n, &e);
+    char cand[64];
+    int m = 0;
+    cand[m++] = t[0];
+    cand[m++] = '.';
+    for (int i = 1; i < n; i++) cand[m++] = t[i];
+    snprintf(cand + m, sizeof cand - (size_t)m, "e%d", e);
+    if (strtod(cand, NULL) == x) {
+        memcpy(digits, t, (size_t)n);
+        *exp = e;
+    }
+    return n;
+}
+
 /*
  * The shortest decimal digits that read back as x (finite, > 0), like
  * Rust's flt2dec shortest mode: for each length, the correctly rounded
@@ -326,7 +371,7 @@ static int shortest_digits(double x, char *digits, int *exp) {
         double r = strtod(s, NULL);
         if (r == x) {
             *exp = e;
-            return n;
+            return round_tie_up(x, digits, n, exp);
         }
         /* The neighbour candidate one unit in the last place away. */
         char d[20];
@@ -338,13 +383,7 @@ static int shortest_digits(double x, char *digits, int *exp) {
             else d[k]--;
             if (ok && d[0] == '0') ok = 0; /* shorter: tried already */
         } else {
-            while (k >= 0 && d[k] == '9') d[k--] = '0';
-            if (k < 0) {
-                d[0] = '1';
-                ne++;
-            } else {
-                d[k]++;
-            }
+            increment_digits(d, n, &ne);
         }
         if (!ok) continue;
         int m = 0;

@@ -1,0 +1,266 @@
+//! Runs the corpus (`tests/programs/**/*.wdl`) compiled for AArch64 and
+//! executed under qemu-aarch64 (`waddle run --target aarch64`), on every
+//! tier that can generate AArch64 images, and compares standard output byte
+//! for byte, the exit code and the expected standard-error fragments, as
+//! `lang.rs` does on the host.
+//!
+//! Where qemu-aarch64 or aarch64-linux-gnu-gcc is missing, every test here
+//! prints a visible SKIP line and passes. Programs run in parallel (each is
+//! a separate qemu process). Environment: `WADDLE_TEST_FILTER=SUBSTR` as in
+//! `lang.rs`; `WADDLE_TEST_TIERS` narrows the configurations by name
+//! (`aarch64-opt-O2`, ...).
+
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use waddle::cross::{run_source_aarch64, tools_available, CrossOptions, AARCH64_TIERS};
+use waddle::driver::{RunOutcome, Tier};
+use waddle_lang_tests::corpus::{self, Expectation, Program};
+use waddle_lang_tests::diff::diff_lines;
+
+/// Programs not run on AArch64, with the reason. The loader allocates
+/// without a garbage collector (objects are never freed, the total is
+/// bounded by the cross memory limit), so programs that only fit in memory
+/// when garbage is reclaimed cannot pass there.
+const EXCLUDED: &[(&str, &str)] = &[(
+    "arrays/bounded_memory.wdl",
+    "allocates 16 GB in total; needs GC reclamation, which the AArch64 loader does not have",
+)];
+
+/// AArch64 configurations: (name, tier, optimization level).
+const CONFIGS: &[(&str, Tier, u8)] = &[
+    ("aarch64-opt-O2", Tier::Opt, 2),
+    ("aarch64-baseline-O0", Tier::Baseline, 0),
+];
+
+/// Native stack of the worker threads (the frontend recurses on deeply
+/// nested programs).
+const WORKER_STACK_BYTES: usize = 64 << 20;
+
+/// `true` (after printing why) when the tools are missing.
+fn skip(test: &str) -> bool {
+    match tools_available() {
+        Ok(()) => false,
+        Err(why) => {
+            println!("SKIP {test}: {why}");
+            eprintln!("SKIP {test}: {why}");
+            true
+        }
+    }
+}
+
+/// The configurations to run: tiers with an AArch64 generator, narrowed by
+/// `WADDLE_TEST_TIERS`.
+fn selected_configs() -> Vec<(&'static str, Tier, u8)> {
+    let wanted = corpus::env_nonempty("WADDLE_TEST_TIERS");
+    CONFIGS
+        .iter()
+        .copied()
+        .filter(|(_, tier, _)| AARCH64_TIERS.contains(&tier.name()))
+        .filter(|(name, _, _)| {
+            wanted
+                .as_deref()
+                .is_none_or(|w| w.split(',').any(|n| n.trim() == *name))
+        })
+        .collect()
+}
+
+/// Compares one outcome with its expectation; `None` when it matches.
+fn compare(expected: &Expectation, actual: &RunOutcome) -> Option<String> {
+    let mut problems = String::new();
+    if actual.exit_code != expected.exit_code {
+        let _ = writeln!(
+            problems,
+            "exit code: expected {}, got {}",
+            expected.exit_code, actual.exit_code
+        );
+    }
+    if actual.stdout != expected.stdout {
+        let want = String::from_utf8_lossy(&expected.stdout);
+        let got = String::from_utf8_lossy(&actual.stdout);
+        let _ = writeln!(
+            problems,
+            "stdout differs (- expected, + actual):\n{}",
+            diff_lines(&want, &got)
+        );
+    }
+    for frag in &expected.stderr {
+        if !actual.stderr.contains(frag.as_str()) {
+            let _ = writeln!(problems, "stderr lacks `{frag}`");
+        }
+    }
+    if !problems.is_empty() && !actual.stderr.is_empty() {
+        let _ = writeln!(problems, "stderr was:\n{}", actual.stderr.trim_end());
+    }
+    (!problems.is_empty()).then_some(problems)
+}
+
+/// Runs `programs` on `options` in parallel; the failures, by program.
+fn run_all(programs: &[Program], options: &CrossOptions) -> Vec<(String, String)> {
+    let next = AtomicUsize::new(0);
+    let failures = Mutex::new(Vec::new());
+    let workers = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .clamp(2, 8);
+    std::thread::scope(|scope| {
+        for k in 0..workers {
+            let (next, failures) = (&next, &failures);
+            std::thread::Builder::new()
+                .name(format!("aarch64-{k}"))
+                .stack_size(WORKER_STACK_BYTES)
+                .spawn_scoped(scope, move || loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(program) = programs.get(i) else {
+                        break;
+                    };
+                    let failure = match program.expectation() {
+                        Err(e) => Some(format!("corpus error: {e}")),
+                        Ok(expected) => {
+                            let actual =
+                                run_source_aarch64(&program.name, &program.source, options);
+                            compare(&expected, &actual)
+                        }
+                    };
+                    if let Some(text) = failure {
+                        failures
+                            .lock()
+                            .unwrap_or_else(|p| p.into_inner())
+                            .push((program.name.clone(), text));
+                    }
+                })
+                .expect("spawn a worker thread");
+        }
+    });
+    let mut failures = failures.into_inner().unwrap_or_else(|p| p.into_inner());
+    failures.sort();
+    failures
+}
+
+#[test]
+fn corpus_runs_on_aarch64() {
+    if skip("corpus_runs_on_aarch64") {
+        return;
+    }
+    let filter = corpus::env_nonempty("WADDLE_TEST_FILTER");
+    let all = corpus::discover(&corpus::programs_dir(), filter.as_deref())
+        .unwrap_or_else(|e| panic!("cannot read the corpus: {e}"));
+    let (excluded, programs): (Vec<Program>, Vec<Program>) = all
+        .into_iter()
+        .partition(|p| EXCLUDED.iter().any(|(name, _)| *name == p.name));
+    for p in &excluded {
+        let why = EXCLUDED.iter().find(|(n, _)| *n == p.name).map(|e| e.1);
+        println!("excluded on AArch64: {} ({})", p.name, why.unwrap_or(""));
+    }
+    let configs = selected_configs();
+    assert!(
+        !configs.is_empty(),
+        "WADDLE_TEST_TIERS selects no AArch64 configuration"
+    );
+    let mut summary = String::new();
+    let mut report = Vec::new();
+    for (name, tier, opt_level) in configs {
+        let options = CrossOptions {
+            tier,
+            opt_level,
+            ..CrossOptions::default()
+        };
+        let failures = run_all(&programs, &options);
+        let _ = writeln!(
+            summary,
+            "{name:<20} ran {} programs: {} passed, {} failed ({} excluded)",
+            programs.len(),
+            programs.len() - failures.len(),
+            failures.len(),
+            excluded.len()
+        );
+        report.extend(
+            failures
+                .into_iter()
+                .map(|(program, text)| format!("=== {program} [{name}]\n{text}")),
+        );
+    }
+    println!("{summary}");
+    assert!(
+        report.is_empty(),
+        "{summary}\n{} failure(s):\n{}",
+        report.len(),
+        report.join("\n")
+    );
+}
+
+/// Every exclusion names a corpus program (so a renamed program does not
+/// silently stop being excluded or tested).
+#[test]
+fn exclusions_name_corpus_programs() {
+    let all = corpus::discover(&corpus::programs_dir(), None).expect("read corpus");
+    for (name, why) in EXCLUDED {
+        assert!(!why.is_empty(), "{name}: exclusion without a reason");
+        assert!(
+            all.iter().any(|p| p.name == *name),
+            "excluded program {name} is not in the corpus"
+        );
+    }
+}
+
+/// `str(x)` of a float is formatted by the C loader, `print(x)` by the
+/// host's Rust formatting: both must agree on a wide spread of values.
+#[test]
+fn float_to_str_matches_rust_formatting() {
+    if skip("float_to_str_matches_rust_formatting") {
+        return;
+    }
+    let source = r#"
+fn show(x: float) { print(x); print(str(x)); }
+let specials = [0.0, -0.0, 1.0 / 0.0, -1.0 / 0.0, 0.0 / 0.0, 0.1, 0.2, 0.1 + 0.2,
+    1e15, 1e16, 1e17, 9999999999999998.0, 1e-4, 9.999e-5, 1e-5, 0.00012345,
+    5e-324, 2.2250738585072014e-308, 1.7976931348623157e308, 123456789.125,
+    1.5e-7, 1e100, 3.0e22, 4.35, 2.675, 0.3, 100.0, 1234567.0,
+    562949953421312.25, 562949953421312.75, 1000000000000000.25,
+    1000000000000000.75, 755199846921630.25, 4503599627370495.5];
+for i in 0..len(specials) { show(specials[i]); show(-specials[i]); }
+var x = 1.0;
+for i in 0..300 { show(x); x = x * -1.37 + 0.1 / float(i + 1); }
+var y = 1e-300;
+for i in 0..55 { show(y); show(1.0 / y); y = y * 3.3e11 + 7.1e-301; }
+var z = 0.5;
+for i in 0..200 { show(z); z = sqrt(z * 7.0 + 1.0) / 3.0 + float(i) * 1e-9; }
+print(str([1.5, 0.1, -2.0e20]));
+print([1.5, 0.1, -2.0e20]);
+"#;
+    let outcome = run_source_aarch64("floats.wdl", source, &CrossOptions::default());
+    assert_eq!(outcome.exit_code, 0, "stderr: {}", outcome.stderr);
+    let text = String::from_utf8(outcome.stdout).expect("UTF-8 output");
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines.len() > 1000, "too little output: {}", lines.len());
+    let mut mismatches = Vec::new();
+    for pair in lines.chunks(2) {
+        if pair.len() == 2 && pair[0] != pair[1] {
+            mismatches.push(format!("print: {}  str: {}", pair[0], pair[1]));
+        }
+    }
+    assert!(
+        mismatches.is_empty(),
+        "{} mismatch(es):\n{}",
+        mismatches.len(),
+        mismatches.join("\n")
+    );
+}
+
+/// A tier without an AArch64 generator is a clear error, not a crash.
+#[test]
+fn unavailable_tier_is_reported() {
+    let options = CrossOptions {
+        tier: Tier::Full,
+        ..CrossOptions::default()
+    };
+    let outcome = run_source_aarch64("x.wdl", "print(1);", &options);
+    assert_eq!(outcome.exit_code, 1);
+    assert!(
+        outcome
+            .stderr
+            .contains("not available for --target aarch64"),
+        "{}",
+        outcome.stderr
+    );
+}
