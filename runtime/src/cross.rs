@@ -117,6 +117,14 @@ fn check_tier(tier: Tier) -> Result<(), RunOutcome> {
 /// under qemu-aarch64; the result is what `waddle run --target aarch64`
 /// prints and its exit code.
 pub fn run_source_aarch64(file_name: &str, source: &str, options: &CrossOptions) -> RunOutcome {
+    // `auto` has one AArch64 code generator to choose from.
+    let options = &CrossOptions {
+        tier: match options.tier {
+            Tier::Auto => Tier::Opt,
+            t => t,
+        },
+        ..options.clone()
+    };
     if let Err(e) = check_tier(options.tier) {
         return e;
     }
