@@ -63,7 +63,10 @@ fn image_builder_checks_its_input() {
     let p = program("fn f() -> int { return 1; }\nprint(f());\n");
     let main = p.main.expect("main");
     let mut b = ImageBuilder::new(Arch::Aarch64, &p, vec!["s".into()], false);
-    assert!(b.add_function(main, &[0; 8], 8, 16).is_err(), "entry outside code");
+    assert!(
+        b.add_function(main, &[0; 8], 8, 16).is_err(),
+        "entry outside code"
+    );
     assert!(b.add_function(main, &[0; 8], 0, 12).is_err(), "alignment");
     assert!(b
         .add_function(FuncId::from_u32(99), &[0; 8], 0, 16)
@@ -74,7 +77,10 @@ fn image_builder_checks_its_input() {
     assert_eq!(image.funcs[main.as_u32() as usize], Some(4));
     let bytes = image.to_bytes().unwrap();
     for cut in [0, 7, 20, bytes.len() - 1] {
-        assert!(CodeImage::from_bytes(&bytes[..cut]).is_err(), "cut at {cut}");
+        assert!(
+            CodeImage::from_bytes(&bytes[..cut]).is_err(),
+            "cut at {cut}"
+        );
     }
     let without_main = ImageBuilder::new(Arch::Aarch64, &p, Vec::new(), false);
     assert!(without_main.finish().is_err(), "main has no code");

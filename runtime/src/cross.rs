@@ -39,7 +39,7 @@ pub struct CrossOptions {
     pub passes: Option<Vec<String>>,
     /// Execution budget; `None` for unlimited.
     pub fuel: Option<u64>,
-    /// Total bytes the program may allocate (the loader never frees).
+    /// Heap limit in bytes (live objects at once).
     pub memory_limit: Option<u64>,
 }
 

@@ -11,8 +11,7 @@ use super::image::CodeImage;
 use super::toolchain::{loader, qemu, CrossError};
 use crate::abi::decode_type;
 
-/// Default heap limit of a cross run in bytes (the loader has no garbage
-/// collector, so this bounds what a program may allocate in total).
+/// Default heap limit of a cross run in bytes (live objects at once).
 pub const DEFAULT_CROSS_MEMORY_LIMIT: u64 = 2 << 30;
 
 /// Limits of one run.
@@ -20,7 +19,7 @@ pub const DEFAULT_CROSS_MEMORY_LIMIT: u64 = 2 << 30;
 pub struct RunLimits {
     /// Stack budget in bytes (the `stack overflow` limit).
     pub stack_budget: u64,
-    /// Total bytes the program may allocate.
+    /// Bytes the program's live objects may occupy at once.
     pub memory_limit: u64,
     /// Execution budget; `None` for unlimited (the image must count fuel
     /// for a budget to be enforced).

@@ -61,10 +61,15 @@
 //! Rust's `{:?}` of `f64` (shortest round-trip digits) in C.
 //!
 //! # Memory
-//! The loader has no garbage collector: objects are never freed, and the
-//! total is bounded by [`RunLimits::memory_limit`] (exceeding it is the
-//! runtime error `out of memory`). Programs that rely on reclamation are
-//! excluded from the AArch64 corpus run.
+//! The loader has its own garbage collector, built like the host runtime's:
+//! non-moving mark-and-sweep over malloc'd objects, with the globals, the
+//! running helper's operands and a conservative scan of the native stack
+//! from the collector's frame up to `VmCtx::stack_base` as roots (compiled
+//! code keeps live references in its frame at every call). Each allocating
+//! helper reserves all it needs first (collecting when a threshold, twice
+//! the live bytes after the last collection, or the limit would be passed),
+//! then allocates without collecting. The live total is bounded by
+//! [`RunLimits::memory_limit`]; exceeding it is `out of memory`.
 
 mod cranelift_a64;
 pub mod exec;

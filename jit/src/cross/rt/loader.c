@@ -19,13 +19,15 @@
  * Problems of the loader itself (bad image, no memory for the image) go to
  * standard error with exit status 3.
  *
- * Memory: objects come from malloc and are never freed (no garbage
- * collector); the total is limited by MEMORY_LIMIT, beyond which an
- * allocation is the runtime error `out of memory`.
+ * Memory: objects come from malloc and are reclaimed by a conservative,
+ * non-moving mark-and-sweep collector (see "heap" below); the live total is
+ * limited by MEMORY_LIMIT, beyond which an allocation is the runtime error
+ * `out of memory`.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <math.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -135,7 +137,25 @@ static void fatal(const char *msg) {
 
 /* ------------------------------------------------------------------ heap */
 
-static uint64_t mem_used, mem_limit;
+/*
+ * A non-moving mark-and-sweep collector, like the host runtime's: objects
+ * come from malloc and are registered in a hash set; roots are the
+ * globals, the operands of the running helper and, conservatively, every
+ * word of the native stack from the collector's frame up to
+ * VmCtx.stack_base (compiled code keeps every live reference in its frame
+ * at calls, see waddle_jit::abi). Each allocating helper first reserves all
+ * the bytes it needs (collecting if the threshold or the limit is reached)
+ * and then allocates without collecting, so its intermediate objects need
+ * no rooting. String constants are pinned and never freed.
+ */
+
+static uint64_t mem_used, mem_limit, next_gc = 8u << 20;
+#define MIN_GC_THRESHOLD (8u << 20)
+#define TOMBSTONE ((uintptr_t)1)
+
+static uintptr_t *objs;
+static size_t objs_cap, objs_count, objs_tomb;
+static VmCtx ctx;
 
 static int is_ref(uint32_t t) { return (t & 0xff) == T_STR || (t & 0xff) == T_ARRAY; }
 
@@ -146,49 +166,167 @@ static uint32_t elem_type(uint32_t t) {
     return scalar; /* scalar codes equal the kind codes of bool..str */
 }
 
-/* Charges `bytes` against the limit and allocates; records `out of memory`
- * and returns NULL when that fails. */
-static void *rt_alloc(VmCtx *ctx, uint64_t bytes) {
+static size_t obj_slot(uintptr_t p, size_t cap) {
+    return (size_t)(((uint64_t)p >> 4) * 0x9E3779B97F4A7C15ull >> 20) & (cap - 1);
+}
+
+static int obj_contains(uintptr_t p) {
+    if (!objs_cap || p <= TOMBSTONE || (p & 7)) return 0;
+    for (size_t i = obj_slot(p, objs_cap);; i = (i + 1) & (objs_cap - 1)) {
+        if (objs[i] == p) return 1;
+        if (objs[i] == 0) return 0;
+    }
+}
+
+static void obj_put(uintptr_t *table, size_t cap, uintptr_t p) {
+    size_t i = obj_slot(p, cap);
+    while (table[i] > TOMBSTONE) i = (i + 1) & (cap - 1);
+    table[i] = p;
+}
+
+/* Rebuilds the table with room for `want` objects; 0 when out of memory. */
+static int obj_rehash(size_t want) {
+    size_t cap = 1024;
+    while (cap < want * 2) cap *= 2;
+    uintptr_t *table = calloc(cap, sizeof *table);
+    if (!table) return 0;
+    for (size_t i = 0; i < objs_cap; i++)
+        if (objs[i] > TOMBSTONE) obj_put(table, cap, objs[i]);
+    free(objs);
+    objs = table;
+    objs_cap = cap;
+    objs_tomb = 0;
+    return 1;
+}
+
+static int obj_insert(uintptr_t p) {
+    if ((objs_count + objs_tomb + 1) * 2 > objs_cap && !obj_rehash(objs_count + 1)) return 0;
+    obj_put(objs, objs_cap, p);
+    objs_count++;
+    return 1;
+}
+
+/* Bytes an object occupies (saturating: UINT64_MAX never fits). */
+static uint64_t str_size(uint64_t len) {
+    return len > UINT64_MAX - sizeof(StrObj) ? UINT64_MAX : sizeof(StrObj) + len;
+}
+static uint64_t array_size(uint64_t cap) {
+    return cap > (UINT64_MAX - sizeof(ArrayObj)) / 8 ? UINT64_MAX : sizeof(ArrayObj) + cap * 8;
+}
+static uint64_t add_size(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+static uint64_t mul_size(uint64_t a, uint64_t b) {
+    return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+static void mark(Word w) {
+    if (!obj_contains((uintptr_t)w)) return;
+    ObjHeader *h = (ObjHeader *)(uintptr_t)w;
+    if (h->marked) return;
+    h->marked = 1;
+    if (h->kind == KIND_ARRAY && h->elems_are_refs) {
+        /* Arrays cannot contain themselves (their element types are
+         * shallower), so the recursion is as deep as the type. */
+        ArrayObj *a = (ArrayObj *)h;
+        for (uint64_t i = 0; i < a->len; i++) mark(a->data[i]);
+    }
+}
+
+static uint64_t obj_size(ObjHeader *h) {
+    return h->kind == KIND_STR ? str_size(((StrObj *)h)->len) : array_size(((ArrayObj *)h)->cap);
+}
+
+static __attribute__((noinline)) void collect_from_here(const Word *roots, size_t n,
+                                                          size_t n_globals) {
+    uintptr_t lo = (uintptr_t)__builtin_frame_address(0) & ~(uintptr_t)7;
+    if (ctx.stack_base > lo)
+        for (const Word *p = (const Word *)lo; (uintptr_t)p + 8 <= ctx.stack_base; p++) mark(*p);
+    for (size_t i = 0; i < n; i++) mark(roots[i]);
+    for (size_t i = 0; i < n_globals; i++) mark(ctx.globals[i]);
+    for (size_t i = 0; i < objs_cap; i++) {
+        uintptr_t p = objs[i];
+        if (p <= TOMBSTONE) continue;
+        ObjHeader *h = (ObjHeader *)p;
+        if (h->marked || h->pinned) {
+            h->marked = 0;
+            continue;
+        }
+        mem_used -= obj_size(h);
+        if (h->kind == KIND_ARRAY) free(((ArrayObj *)h)->data);
+        free(h);
+        objs[i] = TOMBSTONE;
+        objs_count--;
+        objs_tomb++;
+    }
+    if (objs_tomb > objs_cap / 4) obj_rehash(objs_count);
+}
+
+static size_t n_globals;
+
+/* Collects garbage; the callee-saved registers of every frame below are
+ * spilled into this frame first so the stack scan sees them. */
+static __attribute__((noinline)) void collect(const Word *roots, size_t n) {
+    __builtin_unwind_init();
+    collect_from_here(roots, n, n_globals);
+    next_gc = mem_used * 2 > MIN_GC_THRESHOLD ? mem_used * 2 : MIN_GC_THRESHOLD;
+}
+
+/* Makes sure `bytes` can be allocated, collecting first when the
+ * threshold or the limit would be passed (with `roots`, the helper's
+ * operands, kept alive); records `out of memory` and returns 0 otherwise. */
+static int reserve(VmCtx *c, uint64_t bytes, const Word *roots, size_t n) {
+    if (bytes > mem_limit) {
+        c->trap_code = TRAP_OUT_OF_MEMORY;
+        return 0;
+    }
+    if (mem_used + bytes > next_gc || mem_used + bytes > mem_limit) collect(roots, n);
     if (bytes > mem_limit - mem_used) {
-        ctx->trap_code = TRAP_OUT_OF_MEMORY;
-        return NULL;
+        c->trap_code = TRAP_OUT_OF_MEMORY;
+        return 0;
     }
+    return 1;
+}
+
+/* malloc, counted; never collects (reserve first). */
+static void *raw_alloc(VmCtx *c, uint64_t bytes) {
     void *p = malloc(bytes ? (size_t)bytes : 1);
-    if (!p) {
-        ctx->trap_code = TRAP_OUT_OF_MEMORY;
-        return NULL;
-    }
-    mem_used += bytes;
+    if (!p) c->trap_code = TRAP_OUT_OF_MEMORY;
     return p;
 }
 
-static Word new_str(VmCtx *ctx, const uint8_t *bytes, uint64_t len) {
-    if (len > UINT64_MAX / 2) {
-        ctx->trap_code = TRAP_OUT_OF_MEMORY;
+/* Registers a new object of `bytes` bytes. */
+static int track(VmCtx *c, void *obj, uint64_t bytes) {
+    if (!obj_insert((uintptr_t)obj)) {
+        c->trap_code = TRAP_OUT_OF_MEMORY;
         return 0;
     }
-    StrObj *s = rt_alloc(ctx, sizeof(StrObj) + len);
+    mem_used += bytes;
+    return 1;
+}
+
+/* A string (reserved by the caller); 0 when out of memory. */
+static Word new_str(VmCtx *c, const uint8_t *bytes, uint64_t len) {
+    StrObj *s = raw_alloc(c, str_size(len));
     if (!s) return 0;
     memset(&s->h, 0, sizeof s->h);
     s->h.kind = KIND_STR;
     s->len = len;
     s->ptr = (const uint8_t *)(s + 1);
     if (len) memcpy(s + 1, bytes, len);
+    if (!track(c, s, str_size(len))) {
+        free(s);
+        return 0;
+    }
     return (Word)(uintptr_t)s;
 }
 
-/* An array of element type `elem` with capacity `cap` and no elements. */
-static ArrayObj *new_array(VmCtx *ctx, uint32_t elem, uint64_t cap) {
-    if (cap > (UINT64_MAX - sizeof(ArrayObj)) / 8) {
-        ctx->trap_code = TRAP_OUT_OF_MEMORY;
-        return NULL;
-    }
-    ArrayObj *a = rt_alloc(ctx, sizeof(ArrayObj));
+/* An empty array with capacity `cap` (reserved by the caller). */
+static ArrayObj *new_array(VmCtx *c, uint32_t elem, uint64_t cap) {
+    ArrayObj *a = raw_alloc(c, sizeof(ArrayObj));
     if (!a) return NULL;
     Word *data = NULL;
-    if (cap) {
-        data = rt_alloc(ctx, cap * 8);
-        if (!data) return NULL;
+    if (cap && !(data = raw_alloc(c, cap * 8))) {
+        free(a);
+        return NULL;
     }
     memset(&a->h, 0, sizeof a->h);
     a->h.kind = KIND_ARRAY;
@@ -196,19 +334,34 @@ static ArrayObj *new_array(VmCtx *ctx, uint32_t elem, uint64_t cap) {
     a->len = 0;
     a->cap = cap;
     a->data = data;
+    if (!track(c, a, array_size(cap))) {
+        free(data);
+        free(a);
+        return NULL;
+    }
     return a;
 }
 
-/* A deep copy of array `w` of type `t`; 0 when out of memory. */
-static Word deep_copy(VmCtx *ctx, uint32_t t, Word w) {
+/* Bytes of a deep copy of array `w` of type `t`. */
+static uint64_t deep_size(uint32_t t, Word w) {
+    ArrayObj *a = (ArrayObj *)(uintptr_t)w;
+    uint64_t size = array_size(a->len);
+    uint32_t elem = elem_type(t);
+    if ((elem & 0xff) == T_ARRAY)
+        for (uint64_t i = 0; i < a->len; i++) size = add_size(size, deep_size(elem, a->data[i]));
+    return size;
+}
+
+/* A deep copy of array `w` of type `t` (reserved); 0 when out of memory. */
+static Word deep_copy(VmCtx *c, uint32_t t, Word w) {
     ArrayObj *src = (ArrayObj *)(uintptr_t)w;
     uint32_t elem = elem_type(t);
-    ArrayObj *a = new_array(ctx, elem, src->len);
+    ArrayObj *a = new_array(c, elem, src->len);
     if (!a) return 0;
     for (uint64_t i = 0; i < src->len; i++) {
         Word e = src->data[i];
         if ((elem & 0xff) == T_ARRAY) {
-            e = deep_copy(ctx, elem, e);
+            e = deep_copy(c, elem, e);
             if (!e) return 0;
         }
         a->data[a->len++] = e;
@@ -218,60 +371,69 @@ static Word deep_copy(VmCtx *ctx, uint32_t t, Word w) {
 
 /* --------------------------------------------------------------- helpers */
 
-static Word h_array_new(VmCtx *ctx, uint32_t elem, const Word *elems, uint64_t n) {
-    ArrayObj *a = new_array(ctx, elem, n);
+static Word h_array_new(VmCtx *c, uint32_t elem, const Word *elems, uint64_t n) {
+    /* The elements are in the caller's frame, inside the scanned stack. */
+    if (!reserve(c, array_size(n), NULL, 0)) return 0;
+    ArrayObj *a = new_array(c, elem, n);
     if (!a) return 0;
     if (n) memcpy(a->data, elems, n * 8);
     a->len = n;
     return (Word)(uintptr_t)a;
 }
 
-static Word h_array_repeat(VmCtx *ctx, uint32_t elem, Word value, int64_t count) {
+static Word h_array_repeat(VmCtx *c, uint32_t elem, Word value, int64_t count) {
     if (count < 0) {
-        ctx->trap_code = TRAP_NEGATIVE_LENGTH;
+        c->trap_code = TRAP_NEGATIVE_LENGTH;
         return 0;
     }
-    ArrayObj *a = new_array(ctx, elem, (uint64_t)count);
+    int copies = (elem & 0xff) == T_ARRAY;
+    uint64_t total = array_size((uint64_t)count);
+    if (copies) total = add_size(total, mul_size(deep_size(elem, value), (uint64_t)count));
+    Word roots[1] = {value};
+    if (!reserve(c, total, roots, 1)) return 0;
+    ArrayObj *a = new_array(c, elem, (uint64_t)count);
     if (!a) return 0;
+    if (!copies) {
+        if (value == 0) memset(a->data, 0, (size_t)count * 8);
+        else
+            for (int64_t i = 0; i < count; i++) a->data[i] = value;
+        a->len = (uint64_t)count;
+        return (Word)(uintptr_t)a;
+    }
     for (int64_t i = 0; i < count; i++) {
-        Word e = value;
-        if ((elem & 0xff) == T_ARRAY) {
-            e = deep_copy(ctx, elem, value);
-            if (!e) return 0;
-        }
+        Word e = deep_copy(c, elem, value);
+        if (!e) return 0;
         a->data[a->len++] = e;
     }
     return (Word)(uintptr_t)a;
 }
 
-static void h_array_push(VmCtx *ctx, Word array, Word value) {
+static void h_array_push(VmCtx *c, Word array, Word value) {
     ArrayObj *a = (ArrayObj *)(uintptr_t)array;
     if (a->len == a->cap) {
         uint64_t cap = a->cap < 4 ? 4 : a->cap * 2;
-        if (cap > UINT64_MAX / 16) {
-            ctx->trap_code = TRAP_OUT_OF_MEMORY;
+        Word roots[2] = {array, value};
+        if (cap > UINT64_MAX / 16 || !reserve(c, cap * 8 - a->cap * 8, roots, 2)) {
+            c->trap_code = TRAP_OUT_OF_MEMORY;
             return;
         }
-        Word *data = rt_alloc(ctx, cap * 8);
+        Word *data = raw_alloc(c, cap * 8);
         if (!data) return;
         if (a->len) memcpy(data, a->data, a->len * 8);
-        /* The old buffer is unreachable now: only the object points at it. */
         free(a->data);
-        mem_used -= a->cap * 8;
+        mem_used += (cap - a->cap) * 8;
         a->data = data;
         a->cap = cap;
     }
     a->data[a->len++] = value;
 }
 
-static Word h_str_concat(VmCtx *ctx, Word a, Word b) {
+static Word h_str_concat(VmCtx *c, Word a, Word b) {
     StrObj *x = (StrObj *)(uintptr_t)a, *y = (StrObj *)(uintptr_t)b;
-    uint64_t len = x->len + y->len;
-    if (len < x->len || len > UINT64_MAX / 2) {
-        ctx->trap_code = TRAP_OUT_OF_MEMORY;
-        return 0;
-    }
-    StrObj *s = rt_alloc(ctx, sizeof(StrObj) + len);
+    uint64_t len = add_size(x->len, y->len);
+    Word roots[2] = {a, b};
+    if (!reserve(c, str_size(len), roots, 2)) return 0;
+    StrObj *s = raw_alloc(c, str_size(len));
     if (!s) return 0;
     memset(&s->h, 0, sizeof s->h);
     s->h.kind = KIND_STR;
@@ -279,6 +441,10 @@ static Word h_str_concat(VmCtx *ctx, Word a, Word b) {
     s->ptr = (const uint8_t *)(s + 1);
     if (x->len) memcpy(s + 1, x->ptr, x->len);
     if (y->len) memcpy((uint8_t *)(s + 1) + x->len, y->ptr, y->len);
+    if (!track(c, s, str_size(len))) {
+        free(s);
+        return 0;
+    }
     return (Word)(uintptr_t)s;
 }
 
@@ -517,7 +683,8 @@ static Word h_to_str(VmCtx *ctx, uint32_t t, Word value) {
         ctx->trap_code = TRAP_OUT_OF_MEMORY;
         return 0;
     }
-    Word s = new_str(ctx, b.p, b.len);
+    Word roots[1] = {value};
+    Word s = reserve(ctx, str_size(b.len), roots, 1) ? new_str(ctx, b.p, b.len) : 0;
     free(b.p);
     return s;
 }
@@ -655,7 +822,6 @@ static uint8_t *read_all(int fd, size_t *len) {
     return p;
 }
 
-static VmCtx ctx;
 static uintptr_t main_code;
 static uint64_t stack_budget;
 
@@ -674,6 +840,10 @@ int main(int argc, char **argv) {
     mem_limit = strtoull(argv[2], NULL, 10);
     if (strcmp(argv[3], "-") != 0) fuel_left = strtoull(argv[3], NULL, 10);
     clock_gettime(CLOCK_MONOTONIC, &start_time);
+    /* Keep freed memory for reuse instead of unmapping it (every mmap and
+     * munmap is a system call qemu has to emulate). */
+    mallopt(M_MMAP_THRESHOLD, 1 << 30);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
 
     size_t len;
     uint8_t *image = read_all(0, &len);
@@ -682,7 +852,8 @@ int main(int argc, char **argv) {
     if (take_u32(&r) != IMAGE_ARCH_AARCH64) fatal("image is not for AArch64");
     uint32_t flags = take_u32(&r);
     uint32_t n_funcs = take_u32(&r), main_func = take_u32(&r);
-    uint32_t n_globals = take_u32(&r), n_strings = take_u32(&r);
+    n_globals = take_u32(&r);
+    uint32_t n_strings = take_u32(&r);
     if (take_u32(&r) != N_HELPERS) fatal("image expects a different helper table");
     take_u32(&r);
     uint64_t code_len = take_u64(&r);
@@ -703,6 +874,7 @@ int main(int argc, char **argv) {
 
     for (uint32_t i = 0; i < n_globals; i++) {
         uint32_t t = take_u32(&r);
+        if (!reserve(&ctx, array_size(0), NULL, 0)) fatal("out of memory for globals");
         if ((t & 0xff) == T_STR) globals[i] = new_str(&ctx, NULL, 0);
         else if ((t & 0xff) == T_ARRAY) globals[i] = (Word)(uintptr_t)new_array(&ctx, elem_type(t), 0);
         if (ctx.trap_code) fatal("out of memory for globals");
@@ -710,6 +882,7 @@ int main(int argc, char **argv) {
     for (uint32_t i = 0; i < n_strings; i++) {
         uint32_t n = take_u32(&r);
         const uint8_t *bytes = take(&r, n);
+        if (!reserve(&ctx, str_size(n), NULL, 0)) fatal("out of memory for string constants");
         strings[i] = new_str(&ctx, bytes, n);
         if (!strings[i]) fatal("out of memory for string constants");
         ((StrObj *)(uintptr_t)strings[i])->h.pinned = 1;
