@@ -7,8 +7,10 @@
 //! Where qemu-aarch64 or aarch64-linux-gnu-gcc is missing, every test here
 //! prints a visible SKIP line and passes. Programs run in parallel (each is
 //! a separate qemu process). Environment: `WADDLE_TEST_FILTER=SUBSTR` as in
-//! `lang.rs`; `WADDLE_TEST_TIERS` narrows the configurations by name
-//! (`aarch64-opt-O2`, ...).
+//! `lang.rs`; `WADDLE_TEST_TIERS` selects configurations by name
+//! (`aarch64-opt-O2`, `aarch64-opt-O0`, ...; default: those of [`CONFIGS`]
+//! marked as default). Allocating programs also run with the loader's
+//! collector in stress mode.
 
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -23,10 +25,12 @@ use waddle_lang_tests::diff::diff_lines;
 /// loader has a collector, so even `arrays/bounded_memory.wdl` runs).
 const EXCLUDED: &[(&str, &str)] = &[];
 
-/// AArch64 configurations: (name, tier, optimization level).
-const CONFIGS: &[(&str, Tier, u8)] = &[
-    ("aarch64-opt-O2", Tier::Opt, 2),
-    ("aarch64-baseline-O0", Tier::Baseline, 0),
+/// AArch64 configurations: (name, tier, optimization level, run by
+/// default). The others run when `WADDLE_TEST_TIERS` names them.
+const CONFIGS: &[(&str, Tier, u8, bool)] = &[
+    ("aarch64-opt-O2", Tier::Opt, 2, true),
+    ("aarch64-opt-O0", Tier::Opt, 0, false),
+    ("aarch64-baseline-O0", Tier::Baseline, 0, true),
 ];
 
 /// Native stack of the worker threads (the frontend recurses on deeply
@@ -51,13 +55,12 @@ fn selected_configs() -> Vec<(&'static str, Tier, u8)> {
     let wanted = corpus::env_nonempty("WADDLE_TEST_TIERS");
     CONFIGS
         .iter()
-        .copied()
-        .filter(|(_, tier, _)| AARCH64_TIERS.contains(&tier.name()))
-        .filter(|(name, _, _)| {
-            wanted
-                .as_deref()
-                .is_none_or(|w| w.split(',').any(|n| n.trim() == *name))
+        .filter(|(_, tier, _, _)| AARCH64_TIERS.contains(&tier.name()))
+        .filter(|(name, _, _, default)| match wanted.as_deref() {
+            None => *default,
+            Some(w) => w.split(',').any(|n| n.trim() == *name),
         })
+        .map(|&(name, tier, level, _)| (name, tier, level))
         .collect()
 }
 
@@ -182,6 +185,40 @@ fn corpus_runs_on_aarch64() {
         report.len(),
         report.join("\n")
     );
+}
+
+/// Corpus directories whose programs also run with a collection before
+/// every allocation (a wrong or missing root then shows up as a wrong
+/// result, a trap or a crash).
+const GC_STRESS_DIRS: &[&str] = &["arrays/", "strings/", "classic/", "globals/", "functions/"];
+
+#[test]
+fn allocating_programs_survive_gc_stress() {
+    if skip("allocating_programs_survive_gc_stress") {
+        return;
+    }
+    let filter = corpus::env_nonempty("WADDLE_TEST_FILTER");
+    let programs: Vec<Program> = corpus::discover(&corpus::programs_dir(), filter.as_deref())
+        .unwrap_or_else(|e| panic!("cannot read the corpus: {e}"))
+        .into_iter()
+        .filter(|p| GC_STRESS_DIRS.iter().any(|d| p.name.starts_with(d)))
+        .filter(|p| !EXCLUDED.iter().any(|(name, _)| *name == p.name))
+        .collect();
+    let options = CrossOptions {
+        gc_stress: true,
+        ..CrossOptions::default()
+    };
+    let failures = run_all(&programs, &options);
+    println!(
+        "aarch64-opt-O2 with GC stress: {} programs, {} failed",
+        programs.len(),
+        failures.len()
+    );
+    let report: Vec<String> = failures
+        .into_iter()
+        .map(|(program, text)| format!("=== {program} [gc stress]\n{text}"))
+        .collect();
+    assert!(report.is_empty(), "{}", report.join("\n"));
 }
 
 /// Every exclusion names a corpus program (so a renamed program does not

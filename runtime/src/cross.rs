@@ -41,6 +41,8 @@ pub struct CrossOptions {
     pub fuel: Option<u64>,
     /// Heap limit in bytes (live objects at once).
     pub memory_limit: Option<u64>,
+    /// Collect garbage before every allocation (for testing the collector).
+    pub gc_stress: bool,
 }
 
 impl Default for CrossOptions {
@@ -51,6 +53,7 @@ impl Default for CrossOptions {
             passes: None,
             fuel: None,
             memory_limit: None,
+            gc_stress: false,
         }
     }
 }
@@ -163,6 +166,7 @@ pub fn run_source_aarch64(file_name: &str, source: &str, options: &CrossOptions)
             .memory_limit
             .unwrap_or(cross::DEFAULT_CROSS_MEMORY_LIMIT),
         fuel: options.fuel,
+        gc_stress: options.gc_stress,
     };
     let run = match cross::run_image(&image, &limits) {
         Ok(run) => run,
@@ -229,6 +233,7 @@ pub fn run_cli_args(file_name: &str, source: &str, args: &crate::cli::RunArgs) -
         passes: args.passes.clone(),
         fuel: args.fuel,
         memory_limit: args.memory_limit.map(|m| m as u64),
+        gc_stress: false,
     };
     let outcome = run_on_big_stack(|| run_source_aarch64(file_name, source, &options))
         .unwrap_or_else(|msg| failure(format!("internal error: {msg}"), 2));

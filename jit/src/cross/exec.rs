@@ -24,6 +24,8 @@ pub struct RunLimits {
     /// Execution budget; `None` for unlimited (the image must count fuel
     /// for a budget to be enforced).
     pub fuel: Option<u64>,
+    /// Collect garbage before every allocation (slow; tests the roots).
+    pub gc_stress: bool,
 }
 
 impl Default for RunLimits {
@@ -32,6 +34,7 @@ impl Default for RunLimits {
             stack_budget: DEFAULT_STACK_BUDGET as u64,
             memory_limit: DEFAULT_CROSS_MEMORY_LIMIT,
             fuel: None,
+            gc_stress: false,
         }
     }
 }
@@ -90,6 +93,7 @@ pub fn run_image(image: &CodeImage, limits: &RunLimits) -> Result<CrossRun, Cros
         .arg(limits.stack_budget.to_string())
         .arg(limits.memory_limit.to_string())
         .arg(fuel)
+        .arg(if limits.gc_stress { "1" } else { "0" })
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -3,7 +3,7 @@
  * jit/src/cross/mod.rs for the image format and the conventions).
  *
  * Built by the host with `aarch64-linux-gnu-gcc -static -O2` and run under
- * qemu-aarch64 as `loader STACK_BUDGET MEMORY_LIMIT FUEL` with the code image
+ * qemu-aarch64 as `loader STACK_BUDGET MEMORY_LIMIT FUEL|- GC_STRESS(0|1)` with the code image
  * on standard input. It maps the code W^X (read-write while copying, then
  * read-execute), builds the VmCtx with the helper table, the interned
  * string constants and the zero-initialized globals, runs the program's
@@ -93,7 +93,6 @@ enum { T_UNIT = 0, T_BOOL = 1, T_INT = 2, T_FLOAT = 3, T_STR = 4, T_ARRAY = 5 };
 #define FUEL_BATCH 1024
 #define IMAGE_MAGIC "WADLIMG1"
 #define IMAGE_ARCH_AARCH64 1u
-#define IMAGE_FLAG_FUEL 1u
 #define N_HELPERS 15u
 
 /* ---------------------------------------------------------------- output */
@@ -150,6 +149,8 @@ static void fatal(const char *msg) {
  */
 
 static uint64_t mem_used, mem_limit, next_gc = 8u << 20;
+/* Collect before every allocation (testing the collector's roots). */
+static int gc_stress;
 #define MIN_GC_THRESHOLD (8u << 20)
 #define TOMBSTONE ((uintptr_t)1)
 
@@ -278,7 +279,8 @@ static int reserve(VmCtx *c, uint64_t bytes, const Word *roots, size_t n) {
         c->trap_code = TRAP_OUT_OF_MEMORY;
         return 0;
     }
-    if (mem_used + bytes > next_gc || mem_used + bytes > mem_limit) collect(roots, n);
+    if (gc_stress || mem_used + bytes > next_gc || mem_used + bytes > mem_limit)
+        collect(roots, n);
     if (bytes > mem_limit - mem_used) {
         c->trap_code = TRAP_OUT_OF_MEMORY;
         return 0;
@@ -835,10 +837,11 @@ static void *run_main(void *arg) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 4) fatal("usage: loader STACK_BUDGET MEMORY_LIMIT FUEL|- < image");
+    if (argc != 5) fatal("usage: loader STACK_BUDGET MEMORY_LIMIT FUEL|- GC_STRESS < image");
     stack_budget = strtoull(argv[1], NULL, 10);
     mem_limit = strtoull(argv[2], NULL, 10);
     if (strcmp(argv[3], "-") != 0) fuel_left = strtoull(argv[3], NULL, 10);
+    gc_stress = strcmp(argv[4], "1") == 0;
     clock_gettime(CLOCK_MONOTONIC, &start_time);
     /* Keep freed memory for reuse instead of unmapping it (every mmap and
      * munmap is a system call qemu has to emulate). */
