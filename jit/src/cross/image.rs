@@ -278,3 +278,37 @@ impl<'a> Reader<'a> {
         Ok(u64::from_le_bytes(a))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cross::toolchain::LOADER_SOURCE;
+    use crate::helpers::Helper;
+    use waddle_opt::abi::{
+        STR_LEN_OFFSET, VMCTX_FUEL_OFFSET, VMCTX_HELPERS_OFFSET, VMCTX_STRINGS_OFFSET,
+        VMCTX_TRAP_CODE_OFFSET,
+    };
+
+    /// The loader's C layouts and tables agree with the Rust side.
+    #[test]
+    fn loader_agrees_with_the_rust_layouts() {
+        assert_eq!(Helper::Fmod as u32 + 1, HELPER_COUNT);
+        let expect = [
+            format!("#define N_HELPERS {HELPER_COUNT}u"),
+            format!(
+                "#define IMAGE_MAGIC \"{}\"",
+                std::str::from_utf8(IMAGE_MAGIC).unwrap()
+            ),
+            format!("#define IMAGE_ARCH_AARCH64 {}u", Arch::Aarch64.code()),
+            format!("offsetof(VmCtx, helpers) == {VMCTX_HELPERS_OFFSET}"),
+            format!("offsetof(VmCtx, strings) == {VMCTX_STRINGS_OFFSET}"),
+            format!("offsetof(VmCtx, fuel) == {VMCTX_FUEL_OFFSET}"),
+            format!("offsetof(VmCtx, trap_code) == {VMCTX_TRAP_CODE_OFFSET}"),
+            format!("offsetof(StrObj, len) == {STR_LEN_OFFSET}"),
+            format!("#define FUEL_BATCH {}", waddle_opt::abi::FUEL_BATCH),
+        ];
+        for e in expect {
+            assert!(LOADER_SOURCE.contains(&e), "loader lacks `{e}`");
+        }
+    }
+}

@@ -1,8 +1,8 @@
 //! Cross-execution: compiling a whole program for a foreign target
 //! (AArch64) into a position-independent [`CodeImage`] and running it, for
 //! real, under `qemu-aarch64` with a small static loader written in C
-//! (`rt/loader.c`, built with `aarch64-linux-gnu-gcc` on first use and
-//! cached, see [`toolchain`]).
+//! (`rt/*.{h,c}`, one translation unit built with `aarch64-linux-gnu-gcc`
+//! on first use and cached, see [`toolchain`]).
 //!
 //! # The code convention (for every generator producing images)
 //! Each function with a body is native AArch64 code under AAPCS64, exactly

@@ -12,8 +12,14 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
 
-/// The loader/runtime source (see the comment at its top).
-pub const LOADER_SOURCE: &str = include_str!("rt/loader.c");
+/// The loader/runtime source: one C translation unit in four parts (see
+/// the comment at the top of `rt/common.h`).
+pub const LOADER_SOURCE: &str = concat!(
+    include_str!("rt/common.h"),
+    include_str!("rt/heap.c"),
+    include_str!("rt/format.c"),
+    include_str!("rt/loader.c"),
+);
 
 /// Flags the loader is compiled with (part of the cache key).
 const CC_FLAGS: &[&str] = &["-static", "-O2", "-std=gnu11"];
