@@ -6,10 +6,11 @@
 //! "Errors": 0, 1 compile error or unavailable tier/tool, 2 runtime error).
 
 use std::io::Write;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use waddle_frontend::Prelude;
 use waddle_jit::cross::{self, CodeImage, Ending, PrintValue, RunLimits};
-use waddle_jit::{CompileError, JitOptions};
+use waddle_jit::JitOptions;
 use waddle_opt::abi::{Trap, DEFAULT_STACK_BUDGET};
 use waddle_opt::ir::{Program, Type};
 
@@ -76,23 +77,40 @@ fn failure(message: String, exit_code: i32) -> RunOutcome {
     }
 }
 
-/// The AArch64 image of `program` for `tier`.
+/// The AArch64 image of `program` from the code generator of `options.tier`.
 fn compile_image(program: &Program, options: &CrossOptions) -> Result<CodeImage, RunOutcome> {
-    let codegen = |e: CompileError| failure(format!("internal error: {e}"), 2);
-    match options.tier {
-        Tier::Opt => {
-            let jit = JitOptions {
-                optimize: true,
-                fuel: options.fuel.is_some(),
-                verify_cranelift: cfg!(debug_assertions),
-                disasm: false,
-            };
-            cross::compile_aarch64(program, &jit).map_err(codegen)
+    let jit = JitOptions {
+        optimize: true,
+        fuel: options.fuel.is_some(),
+        verify_cranelift: cfg!(debug_assertions),
+        disasm: false,
+    };
+    let generate = || -> Option<Result<CodeImage, String>> {
+        match options.tier {
+            Tier::Opt => Some(cross::compile_aarch64(program, &jit).map_err(|e| e.to_string())),
+            // The baseline tier connects here once its AArch64 back end
+            // builds images (and "baseline" joins AARCH64_TIERS), e.g.
+            // `Tier::Baseline => Some(waddle_jit::baseline::...(program).map_err(|e| e.to_string())),`
+            _ => None,
         }
-        // The baseline tier connects here once its AArch64 back end builds
-        // images (and "baseline" joins AARCH64_TIERS):
-        // `Tier::Baseline => waddle_jit::baseline::...(program).map_err(..)`.
-        other => Err(unavailable(other)),
+    };
+    // A panic in a code generator is a bug in Waddle: an internal error,
+    // not an unwind through the caller.
+    match catch_unwind(AssertUnwindSafe(generate)) {
+        Ok(Some(Ok(image))) => Ok(image),
+        Ok(Some(Err(e))) => Err(failure(format!("internal error: {e}"), 2)),
+        Ok(None) => Err(unavailable(options.tier)),
+        Err(p) => {
+            let msg = p
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| p.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".to_string());
+            Err(failure(
+                format!("internal error: the AArch64 code generator panicked: {msg}"),
+                2,
+            ))
+        }
     }
 }
 
