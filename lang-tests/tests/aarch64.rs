@@ -348,3 +348,26 @@ print(nested[49][39]);
         String::from_utf8_lossy(&expected.stdout)
     );
 }
+
+/// Code that crashes the loader (here an undefined instruction as `main`)
+/// is reported as a failed run, never as program output.
+#[test]
+fn crashing_code_is_an_error() {
+    if skip("crashing_code_is_an_error") {
+        return;
+    }
+    use waddle_jit::cross::{run_image, Arch, ImageBuilder, RunLimits};
+    let mut sources = waddle_frontend::SourceMap::default();
+    sources.add(waddle_frontend::SourceFile::new("c.wdl", "print(1);"));
+    let program = waddle_frontend::compile(&sources, &Default::default())
+        .expect("compiles")
+        .program;
+    let main = program.main.expect("main");
+    let mut image = ImageBuilder::new(Arch::Aarch64, &program, Vec::new(), false);
+    image
+        .add_function(main, &[0, 0, 0, 0], 0, 16)
+        .expect("adds main");
+    let image = image.finish().expect("image");
+    let err = run_image(&image, &RunLimits::default()).expect_err("must fail");
+    assert!(err.to_string().contains("loader exited"), "{err}");
+}
