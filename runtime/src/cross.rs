@@ -5,7 +5,7 @@
 //! the runtime error with its location, and the exit code (LANGUAGE.md
 //! "Errors": 0, 1 compile error or unavailable tier/tool, 2 runtime error).
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use waddle_frontend::Prelude;
@@ -138,6 +138,28 @@ fn check_tier(tier: Tier) -> Result<(), RunOutcome> {
 /// under qemu-aarch64; the result is what `waddle run --target aarch64`
 /// prints and its exit code.
 pub fn run_source_aarch64(file_name: &str, source: &str, options: &CrossOptions) -> RunOutcome {
+    let mut stdout = Vec::new();
+    let (stderr, exit_code) = run_streaming(file_name, source, options, false, &mut |bytes| {
+        stdout.extend_from_slice(bytes)
+    });
+    RunOutcome {
+        stdout,
+        stderr,
+        exit_code,
+    }
+}
+
+/// [`run_source_aarch64`] handing the program's output to `out` as it
+/// arrives (after every print with `flush_each_print`); returns standard
+/// error's text and the exit code.
+fn run_streaming(
+    file_name: &str,
+    source: &str,
+    options: &CrossOptions,
+    flush_each_print: bool,
+    out: &mut dyn FnMut(&[u8]),
+) -> (String, i32) {
+    let outcome = |o: RunOutcome| (o.stderr, o.exit_code);
     // `auto` has one AArch64 code generator to choose from.
     let options = &CrossOptions {
         tier: match options.tier {
@@ -147,36 +169,25 @@ pub fn run_source_aarch64(file_name: &str, source: &str, options: &CrossOptions)
         ..options.clone()
     };
     if let Err(e) = check_tier(options.tier) {
-        return e;
+        return outcome(e);
     }
     if let Err(e) = cross::check_tools() {
-        return failure(e.to_string(), 1);
+        return outcome(failure(e.to_string(), 1));
     }
     let opt = OptOptions {
         opt_level: options.opt_level,
         passes: options.passes.clone(),
     };
-    let compiled = match compile_source(file_name, source, Prelude::default(), false, &opt) {
-        Ok(c) => c,
-        Err(e) => {
-            return RunOutcome {
-                stdout: Vec::new(),
-                stderr: e.render(),
-                exit_code: e.exit_code(),
-            }
-        }
+    let program = match compile_source(file_name, source, Prelude::default(), false, &opt) {
+        Ok(c) => c.optimized,
+        Err(e) => return (e.render(), e.exit_code()),
     };
-    let program = compiled.optimized;
     let Some(main) = program.main else {
-        return RunOutcome {
-            stdout: Vec::new(),
-            stderr: String::new(),
-            exit_code: 0,
-        };
+        return (String::new(), 0);
     };
     let image = match compile_image(&program, options) {
         Ok(image) => image,
-        Err(outcome) => return outcome,
+        Err(e) => return outcome(e),
     };
     let limits = RunLimits {
         stack_budget: DEFAULT_STACK_BUDGET as u64,
@@ -185,28 +196,23 @@ pub fn run_source_aarch64(file_name: &str, source: &str, options: &CrossOptions)
             .unwrap_or(cross::DEFAULT_CROSS_MEMORY_LIMIT),
         fuel: options.fuel,
         gc_stress: options.gc_stress,
+        flush_each_print,
     };
-    let run = match cross::run_image(&image, &limits) {
-        Ok(run) => run,
-        Err(e) => return failure(format!("internal error: {e}"), 2),
-    };
-    let mut stdout = Vec::new();
-    for (ty, value) in &run.prints {
-        format_print(&mut stdout, *ty, value, false);
-        stdout.push(b'\n');
-    }
-    let (stderr, exit_code) = match run.ending {
-        Ending::Finished => (String::new(), 0),
-        Ending::Trap { code, loc } => {
+    let mut text = Vec::new();
+    let ending = cross::run_image_with(&image, &limits, &mut |ty, value| {
+        text.clear();
+        format_print(&mut text, ty, &value, false);
+        text.push(b'\n');
+        out(&text);
+    });
+    match ending {
+        Err(e) => outcome(failure(format!("internal error: {e}"), 2)),
+        Ok(Ending::Finished) => (String::new(), 0),
+        Ok(Ending::Trap { code, loc }) => {
             let loc = loc.unwrap_or(program.funcs[main].loc);
             let e = Error::Runtime(RuntimeError::from_trap(Trap { code, loc }, &program));
             (e.render(), e.exit_code())
         }
-    };
-    RunOutcome {
-        stdout,
-        stderr,
-        exit_code,
     }
 }
 
@@ -243,7 +249,8 @@ pub fn format_print(out: &mut Vec<u8>, ty: Type, value: &PrintValue, quoted: boo
     }
 }
 
-/// `waddle run --target aarch64 ...`: runs and prints; returns the exit code.
+/// `waddle run --target aarch64 ...`: runs, writing the program's output
+/// as it arrives; returns the exit code.
 pub fn run_cli_args(file_name: &str, source: &str, args: &crate::cli::RunArgs) -> i32 {
     let options = CrossOptions {
         tier: args.tier.tier.into(),
@@ -253,13 +260,23 @@ pub fn run_cli_args(file_name: &str, source: &str, args: &crate::cli::RunArgs) -
         memory_limit: args.memory_limit.map(|m| m as u64),
         gc_stress: false,
     };
-    let outcome = run_on_big_stack(|| run_source_aarch64(file_name, source, &options))
-        .unwrap_or_else(|msg| failure(format!("internal error: {msg}"), 2));
-    let mut out = std::io::stdout().lock();
-    let _ = out.write_all(&outcome.stdout);
-    let _ = out.flush();
-    eprint!("{}", outcome.stderr);
-    outcome.exit_code
+    let terminal = std::io::stdout().is_terminal();
+    let result = run_on_big_stack(|| {
+        let mut stdout = std::io::stdout().lock();
+        let mut broken = false;
+        let (stderr, code) = run_streaming(file_name, source, &options, terminal, &mut |bytes| {
+            // After a failed write (a closed pipe) the output is dropped.
+            if !broken {
+                broken = stdout.write_all(bytes).is_err() || (terminal && stdout.flush().is_err());
+            }
+        });
+        let _ = stdout.flush();
+        (stderr, code)
+    });
+    let (stderr, code) =
+        result.unwrap_or_else(|msg| (format!("error: internal error: {msg}\n"), 2));
+    eprint!("{stderr}");
+    code
 }
 
 #[cfg(test)]

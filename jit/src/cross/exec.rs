@@ -1,7 +1,7 @@
 //! Running a [`CodeImage`] under qemu-aarch64 with the loader, and decoding
 //! the loader's output records (format in [`super`]).
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 
 use waddle_opt::abi::{TrapCode, DEFAULT_STACK_BUDGET};
@@ -26,6 +26,9 @@ pub struct RunLimits {
     pub fuel: Option<u64>,
     /// Collect garbage before every allocation (slow; tests the roots).
     pub gc_stress: bool,
+    /// Have the loader write its output after every `print` (for a
+    /// terminal) instead of in blocks.
+    pub flush_each_print: bool,
 }
 
 impl Default for RunLimits {
@@ -35,6 +38,7 @@ impl Default for RunLimits {
             memory_limit: DEFAULT_CROSS_MEMORY_LIMIT,
             fuel: None,
             gc_stress: false,
+            flush_each_print: false,
         }
     }
 }
@@ -80,41 +84,107 @@ pub struct CrossRun {
     pub ending: Ending,
 }
 
-/// Runs `image` under qemu-aarch64 (building the loader first if needed).
+/// Runs `image` under qemu-aarch64 (building the loader first if needed)
+/// and collects everything it printed.
 pub fn run_image(image: &CodeImage, limits: &RunLimits) -> Result<CrossRun, CrossError> {
+    let mut prints = Vec::new();
+    let ending = run_image_with(image, limits, &mut |ty, v| prints.push((ty, v)))?;
+    Ok(CrossRun { prints, ending })
+}
+
+/// Runs `image` under qemu-aarch64, handing each `print` to `on_print` as
+/// soon as its record arrives (the loader sends its output in blocks, or
+/// after every print with [`RunLimits::flush_each_print`]).
+pub fn run_image_with(
+    image: &CodeImage,
+    limits: &RunLimits,
+    on_print: &mut dyn FnMut(Type, PrintValue),
+) -> Result<Ending, CrossError> {
     let qemu = qemu()?;
     let loader = loader()?;
     let bytes = image
         .to_bytes()
         .map_err(|e| CrossError::Run(e.to_string()))?;
     let fuel = limits.fuel.map_or("-".to_string(), |f| f.to_string());
+    let flag = |b: bool| if b { "1" } else { "0" };
     let mut child = Command::new(&qemu)
         .arg(&loader)
         .arg(limits.stack_budget.to_string())
         .arg(limits.memory_limit.to_string())
         .arg(fuel)
-        .arg(if limits.gc_stress { "1" } else { "0" })
+        .arg(flag(limits.gc_stress))
+        .arg(flag(limits.flush_each_print))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| CrossError::Run(format!("cannot start {}: {e}", qemu.display())))?;
-    let mut stdin = child
-        .stdin
-        .take()
-        .ok_or_else(|| CrossError::Run("no stdin pipe".to_string()))?;
-    // The loader reads the whole image before writing anything, but write
-    // from a thread anyway so a loader that exits early cannot block us.
+    let pipes = (child.stdin.take(), child.stdout.take(), child.stderr.take());
+    let (Some(mut stdin), Some(mut stdout), Some(mut stderr)) = pipes else {
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err(CrossError::Run("no pipes to the loader".to_string()));
+    };
+    // The loader reads the whole image before writing anything; writing and
+    // reading standard error from threads means no pipe can block us.
     let writer = std::thread::spawn(move || stdin.write_all(&bytes));
-    let output = child
-        .wait_with_output()
+    let errors = std::thread::spawn(move || {
+        let mut text = Vec::new();
+        let _ = stderr.read_to_end(&mut text);
+        text
+    });
+    let mut buf: Vec<u8> = Vec::new();
+    let mut chunk = vec![0u8; 64 << 10];
+    let mut ending = None;
+    let mut garbled = None;
+    loop {
+        let n = match stdout.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                garbled = Some(format!("reading the loader's output: {e}"));
+                break;
+            }
+        };
+        if garbled.is_some() || ending.is_some() {
+            continue;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+        let mut pos = 0;
+        loop {
+            match next_record(&buf[pos..]) {
+                Ok(None) => break,
+                Ok(Some((record, used))) => {
+                    pos += used;
+                    match record {
+                        Record::Print(ty, v) => on_print(ty, v),
+                        Record::End(e) => {
+                            ending = Some(e);
+                            break;
+                        }
+                    }
+                }
+                Err(e) => {
+                    garbled = Some(e);
+                    break;
+                }
+            }
+        }
+        buf.drain(..pos);
+        if ending.is_some() && !buf.is_empty() {
+            garbled = Some("output after the end record".to_string());
+        }
+    }
+    let status = child
+        .wait()
         .map_err(|e| CrossError::Run(format!("waiting for qemu-aarch64: {e}")))?;
     let written = writer.join();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    if !output.status.success() {
+    let stderr = errors.join().unwrap_or_default();
+    let stderr = String::from_utf8_lossy(&stderr);
+    if !status.success() {
         return Err(CrossError::Run(format!(
-            "the loader exited with {}{}{}",
-            output.status,
+            "the loader exited with {status}{}{}",
             if stderr.is_empty() { "" } else { ": " },
             stderr.trim_end()
         )));
@@ -124,42 +194,61 @@ pub fn run_image(image: &CodeImage, limits: &RunLimits) -> Result<CrossRun, Cros
             "the loader did not read the whole image".to_string(),
         ));
     }
-    decode(&output.stdout).map_err(CrossError::Run)
+    if let Some(e) = garbled {
+        return Err(CrossError::Run(e));
+    }
+    ending
+        .ok_or_else(|| CrossError::Run("the output ends early (the program crashed?)".to_string()))
 }
 
-/// Decodes the loader's record stream.
-pub fn decode(bytes: &[u8]) -> Result<CrossRun, String> {
+/// One output record.
+enum Record {
+    Print(Type, PrintValue),
+    End(Ending),
+}
+
+/// Why a record could not be read.
+enum Short {
+    /// More bytes are needed.
+    Incomplete,
+    /// The bytes are not a record.
+    Bad(String),
+}
+
+impl From<String> for Short {
+    fn from(s: String) -> Short {
+        Short::Bad(s)
+    }
+}
+
+/// The first record of `bytes` and its length; `None` when `bytes` holds
+/// only part of one.
+fn next_record(bytes: &[u8]) -> Result<Option<(Record, usize)>, String> {
     let mut r = Records { bytes, pos: 0 };
+    match r.record() {
+        Ok(rec) => Ok(Some((rec, r.pos))),
+        Err(Short::Incomplete) => Ok(None),
+        Err(Short::Bad(e)) => Err(e),
+    }
+}
+
+/// Decodes a complete record stream (everything the loader wrote).
+pub fn decode(bytes: &[u8]) -> Result<CrossRun, String> {
     let mut prints = Vec::new();
+    let mut pos = 0;
     loop {
-        match r.u8()? {
-            b'P' => {
-                let code = r.u32()?;
-                let ty = decode_type(code).ok_or_else(|| format!("bad type code {code:#x}"))?;
-                let v = r.value(ty)?;
+        match next_record(&bytes[pos..])? {
+            None => return Err("the output ends early (the program crashed?)".to_string()),
+            Some((Record::Print(ty, v), n)) => {
                 prints.push((ty, v));
+                pos += n;
             }
-            b'E' => {
-                let (code, loc_set) = (r.u32()?, r.u32()?);
-                let loc = SrcLoc {
-                    file: r.u32()?,
-                    line: r.u32()?,
-                    col: r.u32()?,
-                };
-                if r.pos != bytes.len() {
+            Some((Record::End(ending), n)) => {
+                if pos + n != bytes.len() {
                     return Err("output after the end record".to_string());
                 }
-                let ending = match code {
-                    0 => Ending::Finished,
-                    c => Ending::Trap {
-                        code: TrapCode::from_u32(c)
-                            .ok_or_else(|| format!("unknown trap code {c}"))?,
-                        loc: (loc_set != 0).then_some(loc),
-                    },
-                };
                 return Ok(CrossRun { prints, ending });
             }
-            t => return Err(format!("unknown record tag {t:#x} at byte {}", r.pos - 1)),
         }
     }
 }
@@ -170,39 +259,66 @@ struct Records<'a> {
 }
 
 impl Records<'_> {
-    fn take<const N: usize>(&mut self) -> Result<[u8; N], String> {
+    fn take<const N: usize>(&mut self) -> Result<[u8; N], Short> {
         let end = self.pos + N;
-        let s = self
-            .bytes
-            .get(self.pos..end)
-            .ok_or_else(|| "the output ends early (the program crashed?)".to_string())?;
+        let s = self.bytes.get(self.pos..end).ok_or(Short::Incomplete)?;
         self.pos = end;
         let mut a = [0; N];
         a.copy_from_slice(s);
         Ok(a)
     }
 
-    fn u8(&mut self) -> Result<u8, String> {
+    fn u8(&mut self) -> Result<u8, Short> {
         Ok(self.take::<1>()?[0])
     }
 
-    fn u32(&mut self) -> Result<u32, String> {
+    fn u32(&mut self) -> Result<u32, Short> {
         Ok(u32::from_le_bytes(self.take()?))
     }
 
-    fn u64(&mut self) -> Result<u64, String> {
+    fn u64(&mut self) -> Result<u64, Short> {
         Ok(u64::from_le_bytes(self.take()?))
     }
 
-    fn len(&mut self) -> Result<usize, String> {
+    /// A length that must be followed by at least that many bytes.
+    fn len(&mut self) -> Result<usize, Short> {
         let n = self.u64()?;
-        usize::try_from(n)
-            .ok()
-            .filter(|&n| n <= self.bytes.len() - self.pos)
-            .ok_or_else(|| format!("length {n} exceeds the output"))
+        let n = usize::try_from(n).map_err(|_| format!("length {n} is too large"))?;
+        if n > self.bytes.len() - self.pos {
+            return Err(Short::Incomplete);
+        }
+        Ok(n)
     }
 
-    fn value(&mut self, ty: Type) -> Result<PrintValue, String> {
+    fn record(&mut self) -> Result<Record, Short> {
+        match self.u8()? {
+            b'P' => {
+                let code = self.u32()?;
+                let ty = decode_type(code).ok_or_else(|| format!("bad type code {code:#x}"))?;
+                let v = self.value(ty)?;
+                Ok(Record::Print(ty, v))
+            }
+            b'E' => {
+                let (code, loc_set) = (self.u32()?, self.u32()?);
+                let loc = SrcLoc {
+                    file: self.u32()?,
+                    line: self.u32()?,
+                    col: self.u32()?,
+                };
+                Ok(Record::End(match code {
+                    0 => Ending::Finished,
+                    c => Ending::Trap {
+                        code: TrapCode::from_u32(c)
+                            .ok_or_else(|| format!("unknown trap code {c}"))?,
+                        loc: (loc_set != 0).then_some(loc),
+                    },
+                }))
+            }
+            t => Err(Short::Bad(format!("unknown record tag {t:#x}"))),
+        }
+    }
+
+    fn value(&mut self, ty: Type) -> Result<PrintValue, Short> {
         Ok(match ty {
             Type::Unit => PrintValue::Unit,
             Type::Int => PrintValue::Int(self.u64()? as i64),

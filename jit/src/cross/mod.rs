@@ -55,9 +55,10 @@
 //! The loader writes to standard output `'P' u32 type-code value` for each
 //! `print` (value: a u64 word for scalars, `u64 len, bytes` for a string,
 //! `u64 len, values` for an array) and, at the end, `'E' u32 trap-code
-//! u32 loc-set u32 file u32 line u32 col`. The host decodes them
-//! ([`exec::decode`]) and formats the values itself, so printed floats are
-//! Rust's formatting. `str(x)` runs inside the loader, which reproduces
+//! u32 loc-set u32 file u32 line u32 col`, in 64 KiB blocks or, with
+//! [`RunLimits::flush_each_print`], after every print. The host decodes
+//! them as they arrive ([`run_image_with`]) and formats the values itself,
+//! so printed floats are Rust's formatting. `str(x)` runs inside the loader, which reproduces
 //! Rust's `{:?}` of `f64` (shortest round-trip digits) in C.
 //!
 //! # Memory
@@ -77,6 +78,8 @@ pub mod image;
 pub mod toolchain;
 
 pub use cranelift_a64::compile_aarch64;
-pub use exec::{run_image, CrossRun, Ending, PrintValue, RunLimits, DEFAULT_CROSS_MEMORY_LIMIT};
+pub use exec::{
+    run_image, run_image_with, CrossRun, Ending, PrintValue, RunLimits, DEFAULT_CROSS_MEMORY_LIMIT,
+};
 pub use image::{Arch, CodeImage, ImageBuilder, ImageError};
 pub use toolchain::{check_tools, CrossError};

@@ -8,8 +8,8 @@
  * helpers, the image, main).
  *
  * Built by the host with `aarch64-linux-gnu-gcc -static -O2` and run under
- * qemu-aarch64 as `loader STACK_BUDGET MEMORY_LIMIT FUEL|- GC_STRESS(0|1)` with the code image
- * on standard input. It maps the code W^X (read-write while copying, then
+ * qemu-aarch64 as `loader STACK_BUDGET MEMORY_LIMIT FUEL|- GC_STRESS FLUSH`
+ * (the last two 0 or 1) with the code image on standard input. It maps the code W^X (read-write while copying, then
  * read-execute), builds the VmCtx with the helper table, the interned
  * string constants and the zero-initialized globals, runs the program's
  * `main` on a thread with a stack of the budget plus a reserve, and writes
@@ -104,6 +104,8 @@ enum { T_UNIT = 0, T_BOOL = 1, T_INT = 2, T_FLOAT = 3, T_STR = 4, T_ARRAY = 5 };
 
 static uint8_t out_buf[1 << 16];
 static size_t out_len;
+/* Write the output after every print (the host's stdout is a terminal). */
+static int flush_each_print;
 
 static void out_flush(void) {
     size_t off = 0;

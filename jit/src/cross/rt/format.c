@@ -267,4 +267,5 @@ static void h_print(VmCtx *ctx, uint32_t t, Word value) {
     out_u8('P');
     out_u32(t);
     write_value(t, value);
+    if (flush_each_print) out_flush();
 }

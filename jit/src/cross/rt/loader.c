@@ -120,11 +120,12 @@ static void *run_main(void *arg) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 5) fatal("usage: loader STACK_BUDGET MEMORY_LIMIT FUEL|- GC_STRESS < image");
+    if (argc != 6) fatal("usage: loader STACK_BUDGET MEMORY_LIMIT FUEL|- GC_STRESS FLUSH < image");
     stack_budget = strtoull(argv[1], NULL, 10);
     mem_limit = strtoull(argv[2], NULL, 10);
     if (strcmp(argv[3], "-") != 0) fuel_left = strtoull(argv[3], NULL, 10);
     gc_stress = strcmp(argv[4], "1") == 0;
+    flush_each_print = strcmp(argv[5], "1") == 0;
     clock_gettime(CLOCK_MONOTONIC, &start_time);
     /* Keep freed memory for reuse instead of unmapping it (every mmap and
      * munmap is a system call qemu has to emulate). */
