@@ -292,7 +292,56 @@ mod tests {
     /// The loader's C layouts and tables agree with the Rust side.
     #[test]
     fn loader_agrees_with_the_rust_layouts() {
-        assert_eq!(Helper::Fmod as u32 + 1, HELPER_COUNT);
+        // The loader's helper_table lists the helpers in this order.
+        let order = [
+            Helper::ArrayNew,
+            Helper::ArrayRepeat,
+            Helper::ArrayPush,
+            Helper::StrConcat,
+            Helper::ToStr,
+            Helper::Print,
+            Helper::Clock,
+            Helper::Fuel,
+            Helper::StrCmp,
+            Helper::Sin,
+            Helper::Cos,
+            Helper::Tan,
+            Helper::Exp,
+            Helper::Log,
+            Helper::Fmod,
+        ];
+        for (i, h) in order.iter().enumerate() {
+            assert_eq!(*h as usize, i, "{h:?}");
+        }
+        assert_eq!(order.len() as u32, HELPER_COUNT);
+        let table = LOADER_SOURCE
+            .split("helper_table[N_HELPERS] = {")
+            .nth(1)
+            .and_then(|t| t.split("};").next())
+            .expect("helper table");
+        let names: Vec<&str> = table
+            .split(',')
+            .map(|e| e.trim().trim_start_matches("(uintptr_t)"))
+            .filter(|e| !e.is_empty())
+            .collect();
+        let expected = [
+            "h_array_new",
+            "h_array_repeat",
+            "h_array_push",
+            "h_str_concat",
+            "h_to_str",
+            "h_print",
+            "h_clock",
+            "h_fuel",
+            "h_str_cmp",
+            "h_sin",
+            "h_cos",
+            "h_tan",
+            "h_exp",
+            "h_log",
+            "h_fmod",
+        ];
+        assert_eq!(names, expected);
         let expect = [
             format!("#define N_HELPERS {HELPER_COUNT}u"),
             format!(
