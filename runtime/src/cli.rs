@@ -62,6 +62,9 @@ pub struct RunArgs {
     /// Heap limit in bytes: allocating beyond it is `out of memory`.
     #[arg(long, value_name = "BYTES")]
     pub memory_limit: Option<usize>,
+    /// Where the program runs: this machine, or AArch64 under qemu-aarch64.
+    #[arg(long, value_enum, default_value_t = crate::cross::Target::Host)]
+    pub target: crate::cross::Target,
     /// The program.
     pub file: PathBuf,
 }
@@ -151,6 +154,9 @@ fn run(args: RunArgs) -> i32 {
             return 1;
         }
     };
+    if args.target == crate::cross::Target::Aarch64 && args.emit.is_none() {
+        return crate::cross::run_cli_args(&name, &source, &args);
+    }
     let outcome = run_on_big_stack(|| match args.emit {
         Some(emit) => emit_form(&name, &source, emit, &args),
         None => run_program(&name, &source, &args),

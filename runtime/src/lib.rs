@@ -14,6 +14,7 @@
 #![warn(missing_docs)]
 
 pub mod cli;
+pub mod cross;
 pub mod driver;
 pub mod engine;
 pub mod error;

@@ -25,7 +25,7 @@ use waddle_opt::abi::Word;
 use waddle_opt::ir::{verify_program, FuncId, InstKind, Program};
 
 use crate::program::{CompiledProgram, FuncInfo};
-use translate::{native_signature, Env, Translator};
+use translate::{native_signature, Addressing, Env, Translator};
 
 /// Options of the optimizing code generator.
 #[derive(Clone, Debug)]
@@ -147,7 +147,7 @@ fn host_isa(opts: &JitOptions) -> Result<cranelift_codegen::isa::OwnedTargetIsa,
 }
 
 /// Every distinct string constant of the program, in first-use order.
-fn collect_strings(program: &Program) -> (Vec<Box<str>>, HashMap<Box<str>, usize>) {
+pub(crate) fn collect_strings(program: &Program) -> (Vec<Box<str>>, HashMap<Box<str>, usize>) {
     let mut texts: Vec<Box<str>> = Vec::new();
     let mut index = HashMap::new();
     for f in program.funcs.values() {
@@ -199,6 +199,7 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
         string_index: &string_index,
         fuel: opts.fuel,
         frontend: module.target_config(),
+        addressing: Addressing::Absolute,
     };
     let mut stats = CompileStats::default();
     let mut ctx = module.make_context();

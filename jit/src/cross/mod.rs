@@ -1,2 +1,85 @@
 //! Cross-execution: compiling a whole program for a foreign target
-//! (AArch64) and running it under emulation.
+//! (AArch64) into a position-independent [`CodeImage`] and running it, for
+//! real, under `qemu-aarch64` with a small static loader written in C
+//! (`rt/*.{h,c}`, one translation unit built with `aarch64-linux-gnu-gcc`
+//! on first use and cached, see [`toolchain`]).
+//!
+//! # The code convention (for every generator producing images)
+//! Each function with a body is native AArch64 code under AAPCS64, exactly
+//! the calling convention of [`crate::abi`]: `x0` = `*mut VmCtx`, the Waddle
+//! arguments in order in `x1..` (`int`, `str`, arrays: 64-bit; `bool`: 0/1
+//! in the low byte) and `d0..` (`float`), the result in `x0` (or `w0` for a
+//! `bool`, low byte) or `d0`; callee-saved registers as AAPCS64. The code
+//! must be position independent and carry no relocations:
+//! - runtime helpers are called (`blr`) through `VmCtx::helpers[h]` (offset
+//!   [`waddle_opt::abi::VMCTX_HELPERS_OFFSET`]), `h` the helper's index in
+//!   the `Helper` enum order of `crate::helpers` (ArrayNew, ArrayRepeat,
+//!   ArrayPush, StrConcat, ToStr, Print, Clock, Fuel, StrCmp, Sin, Cos, Tan,
+//!   Exp, Log, Fmod), with the signatures of `Helper::sig`;
+//! - string constant `i` is the word `VmCtx::strings[i]` (offset
+//!   [`waddle_opt::abi::VMCTX_STRINGS_OFFSET`]), `i` its index in the order
+//!   passed to [`ImageBuilder::new`] (for Cranelift: first use over the
+//!   program's functions and blocks in layout order);
+//! - Waddle calls load the callee from `VmCtx::entries[callee]`;
+//! - globals live at `VmCtx::globals[g]`; traps, the stack limit and fuel
+//!   follow [`crate::abi`] (helpers record only the trap code; the caller
+//!   checks `VmCtx::trap_code` after each helper that may fail).
+//!
+//! The loader calls only the program's `main` function (no parameters, no
+//! result), as `void main(VmCtx *)`, on a thread whose stack is the stack
+//! budget plus 8 MiB; no trampolines are needed. A generator builds an image
+//! with [`ImageBuilder`]: `ImageBuilder::new(Arch::Aarch64, program,
+//! strings, fuel)`, then `add_function(func, code_bytes, entry_offset,
+//! alignment)` per function, then `finish()`.
+//!
+//! # Image file (little endian)
+//! ```text
+//!  0  magic "WADLIMG1"
+//!  8  u32 arch (1 = AArch64)    12  u32 flags (bit 0: code counts fuel)
+//! 16  u32 function count        20  u32 main function index
+//! 24  u32 global count          28  u32 string count
+//! 32  u32 helper count (15)     36  u32 reserved, 0
+//! 40  u64 code length
+//! 48  u64 entry offset per function (u64::MAX: no body)
+//!     u32 type code per global (crate::abi::encode_type)
+//!     per string: u32 byte length, bytes
+//!     zero padding to a multiple of 16
+//!     code bytes
+//! ```
+//! The loader maps the code read-write, copies it, makes it read-execute
+//! (W^X), and fills `VmCtx` (entries, helpers, strings, zeroed globals with
+//! `""` and fresh empty arrays, stack limit = entry stack pointer minus the
+//! budget, fuel batch).
+//!
+//! # Output records
+//! The loader writes to standard output `'P' u32 type-code value` for each
+//! `print` (value: a u64 word for scalars, `u64 len, bytes` for a string,
+//! `u64 len, values` for an array) and, at the end, `'E' u32 trap-code
+//! u32 loc-set u32 file u32 line u32 col`, in 64 KiB blocks or, with
+//! [`RunLimits::flush_each_print`], after every print. The host decodes
+//! them as they arrive ([`run_image_with`]) and formats the values itself,
+//! so printed floats are Rust's formatting. `str(x)` runs inside the loader, which reproduces
+//! Rust's `{:?}` of `f64` (shortest round-trip digits) in C.
+//!
+//! # Memory
+//! The loader has its own garbage collector, built like the host runtime's:
+//! non-moving mark-and-sweep over malloc'd objects, with the globals, the
+//! running helper's operands and a conservative scan of the native stack
+//! from the collector's frame up to `VmCtx::stack_base` as roots (compiled
+//! code keeps live references in its frame at every call). Each allocating
+//! helper reserves all it needs first (collecting when a threshold, twice
+//! the live bytes after the last collection, or the limit would be passed),
+//! then allocates without collecting. The live total is bounded by
+//! [`RunLimits::memory_limit`]; exceeding it is `out of memory`.
+
+mod cranelift_a64;
+pub mod exec;
+pub mod image;
+pub mod toolchain;
+
+pub use cranelift_a64::compile_aarch64;
+pub use exec::{
+    run_image, run_image_with, CrossRun, Ending, PrintValue, RunLimits, DEFAULT_CROSS_MEMORY_LIMIT,
+};
+pub use image::{Arch, CodeImage, ImageBuilder, ImageError};
+pub use toolchain::{check_tools, CrossError};

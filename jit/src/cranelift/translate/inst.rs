@@ -9,11 +9,11 @@ use cranelift_codegen::ir::{
 };
 use waddle_opt::abi::{
     TrapCode, ARRAY_DATA_OFFSET, ARRAY_LEN_OFFSET, STR_LEN_OFFSET, VMCTX_ENTRIES_OFFSET,
-    VMCTX_GLOBALS_OFFSET,
+    VMCTX_GLOBALS_OFFSET, VMCTX_STRINGS_OFFSET,
 };
 use waddle_opt::ir::{BinaryOp, Cmp, Inst, InstKind, SrcLoc, Type, UnaryOp, Value};
 
-use super::{flags, index_of, word_offset, Translator};
+use super::{flags, index_of, word_offset, Addressing, Translator};
 use crate::abi::{encode_type, native_type};
 use crate::helpers::{cmp_code, Helper};
 
@@ -148,9 +148,22 @@ impl Translator<'_, '_> {
     /// which is filled before code runs).
     fn string_const(&mut self, s: &str) -> ir::Value {
         let idx = self.env.string_index.get(s).copied().unwrap_or(0);
-        let addr = self.env.string_table + idx * 8;
-        let p = self.b.ins().iconst(types::I64, addr as i64);
-        self.b.ins().load(types::I64, flags().with_readonly(), p, 0)
+        let (p, off) = match self.env.addressing {
+            Addressing::Absolute => {
+                let addr = self.env.string_table + idx * 8;
+                (self.b.ins().iconst(types::I64, addr as i64), 0)
+            }
+            Addressing::Tables => {
+                let table =
+                    self.b
+                        .ins()
+                        .load(types::I64, flags(), self.vmctx, VMCTX_STRINGS_OFFSET);
+                (table, word_offset(idx).unwrap_or(i32::MAX))
+            }
+        };
+        self.b
+            .ins()
+            .load(types::I64, flags().with_readonly(), p, off)
     }
 
     /// `v` as a raw word (for helpers and memory): bools zero-extended,

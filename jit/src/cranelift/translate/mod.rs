@@ -22,8 +22,8 @@ use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
 use cranelift_entity::EntityRef;
 use cranelift_frontend::{FunctionBuilder, Switch};
 use waddle_opt::abi::{
-    TrapCode, VMCTX_FUEL_OFFSET, VMCTX_STACK_LIMIT_OFFSET, VMCTX_TRAP_CODE_OFFSET,
-    VMCTX_TRAP_COL_OFFSET, VMCTX_TRAP_FILE_OFFSET, VMCTX_TRAP_LINE_OFFSET,
+    TrapCode, VMCTX_FUEL_OFFSET, VMCTX_HELPERS_OFFSET, VMCTX_STACK_LIMIT_OFFSET,
+    VMCTX_TRAP_CODE_OFFSET, VMCTX_TRAP_COL_OFFSET, VMCTX_TRAP_FILE_OFFSET, VMCTX_TRAP_LINE_OFFSET,
     VMCTX_TRAP_LOC_SET_OFFSET,
 };
 use waddle_opt::ir::{
@@ -68,6 +68,18 @@ pub(crate) struct Env<'a> {
     pub fuel: bool,
     /// Target facts the frontend needs (pointer width, ...).
     pub frontend: TargetFrontendConfig,
+    /// How code reaches helpers and string constants.
+    pub addressing: Addressing,
+}
+
+/// How generated code finds runtime helpers and string constants.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum Addressing {
+    /// Absolute addresses embedded as constants (in-process JIT).
+    Absolute,
+    /// Loaded through `VmCtx::helpers` and `VmCtx::strings`: the code is
+    /// position independent (cross-target images, see `crate::cross`).
+    Tables,
 }
 
 /// A block to fill once the current block is finished.
@@ -352,13 +364,31 @@ impl<'a, 'b> Translator<'a, 'b> {
                 s
             }
         };
-        let addr = self.b.ins().iconst(types::I64, h.addr() as i64);
+        let addr = self.helper_addr(h);
         let call = self.b.ins().call_indirect(sig, addr, args);
         let result = self.b.inst_results(call).first().copied();
         if h.may_trap() {
             self.check_trap(loc);
         }
         result
+    }
+
+    /// The code address of helper `h`: a constant, or entry `h` of the
+    /// context's helper table under [`Addressing::Tables`].
+    fn helper_addr(&mut self, h: Helper) -> ir::Value {
+        match self.env.addressing {
+            Addressing::Absolute => self.b.ins().iconst(types::I64, h.addr() as i64),
+            Addressing::Tables => {
+                let table =
+                    self.b
+                        .ins()
+                        .load(types::I64, flags(), self.vmctx, VMCTX_HELPERS_OFFSET);
+                let off = word_offset(h as usize).unwrap_or(i32::MAX);
+                self.b
+                    .ins()
+                    .load(types::I64, flags().with_readonly(), table, off)
+            }
+        }
     }
 
     /// The zero value of native type `t`.

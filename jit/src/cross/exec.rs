@@ -1,0 +1,414 @@
+//! Running a [`CodeImage`] under qemu-aarch64 with the loader, and decoding
+//! the loader's output records (format in [`super`]).
+
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+
+use waddle_opt::abi::{TrapCode, DEFAULT_STACK_BUDGET};
+use waddle_opt::ir::{SrcLoc, Type};
+
+use super::image::CodeImage;
+use super::toolchain::{loader, qemu, CrossError};
+use crate::abi::decode_type;
+
+/// Default heap limit of a cross run in bytes (live objects at once).
+pub const DEFAULT_CROSS_MEMORY_LIMIT: u64 = 2 << 30;
+
+/// Limits of one run.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct RunLimits {
+    /// Stack budget in bytes (the `stack overflow` limit).
+    pub stack_budget: u64,
+    /// Bytes the program's live objects may occupy at once.
+    pub memory_limit: u64,
+    /// Execution budget; `None` for unlimited (the image must count fuel
+    /// for a budget to be enforced).
+    pub fuel: Option<u64>,
+    /// Collect garbage before every allocation (slow; tests the roots).
+    pub gc_stress: bool,
+    /// Have the loader write its output after every `print` (for a
+    /// terminal) instead of in blocks.
+    pub flush_each_print: bool,
+}
+
+impl Default for RunLimits {
+    fn default() -> Self {
+        RunLimits {
+            stack_budget: DEFAULT_STACK_BUDGET as u64,
+            memory_limit: DEFAULT_CROSS_MEMORY_LIMIT,
+            fuel: None,
+            gc_stress: false,
+            flush_each_print: false,
+        }
+    }
+}
+
+/// A printed value as the loader sent it.
+#[derive(Clone, PartialEq, Debug)]
+pub enum PrintValue {
+    /// Nothing (`void`).
+    Unit,
+    /// An `int`.
+    Int(i64),
+    /// A `float`, by its bits.
+    Float(u64),
+    /// A `bool`.
+    Bool(bool),
+    /// A `str`'s bytes.
+    Str(Vec<u8>),
+    /// An array's elements.
+    Array(Vec<PrintValue>),
+}
+
+/// How the program ended.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Ending {
+    /// `main` returned normally.
+    Finished,
+    /// A runtime error; `loc` is `None` when the code recorded no location
+    /// (the caller substitutes `main`'s).
+    Trap {
+        /// Which error.
+        code: TrapCode,
+        /// Where, when recorded.
+        loc: Option<SrcLoc>,
+    },
+}
+
+/// Everything one run produced.
+#[derive(Clone, PartialEq, Debug)]
+pub struct CrossRun {
+    /// Every `print`, in order, with the printed type.
+    pub prints: Vec<(Type, PrintValue)>,
+    /// How it ended.
+    pub ending: Ending,
+}
+
+/// Runs `image` under qemu-aarch64 (building the loader first if needed)
+/// and collects everything it printed.
+pub fn run_image(image: &CodeImage, limits: &RunLimits) -> Result<CrossRun, CrossError> {
+    let mut prints = Vec::new();
+    let ending = run_image_with(image, limits, &mut |ty, v| prints.push((ty, v)))?;
+    Ok(CrossRun { prints, ending })
+}
+
+/// Runs `image` under qemu-aarch64, handing each `print` to `on_print` as
+/// soon as its record arrives (the loader sends its output in blocks, or
+/// after every print with [`RunLimits::flush_each_print`]).
+pub fn run_image_with(
+    image: &CodeImage,
+    limits: &RunLimits,
+    on_print: &mut dyn FnMut(Type, PrintValue),
+) -> Result<Ending, CrossError> {
+    let qemu = qemu()?;
+    let loader = loader()?;
+    let bytes = image
+        .to_bytes()
+        .map_err(|e| CrossError::Run(e.to_string()))?;
+    let fuel = limits.fuel.map_or("-".to_string(), |f| f.to_string());
+    let flag = |b: bool| if b { "1" } else { "0" };
+    let mut child = Command::new(&qemu)
+        .arg(&loader)
+        .arg(limits.stack_budget.to_string())
+        .arg(limits.memory_limit.to_string())
+        .arg(fuel)
+        .arg(flag(limits.gc_stress))
+        .arg(flag(limits.flush_each_print))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| CrossError::Run(format!("cannot start {}: {e}", qemu.display())))?;
+    let pipes = (child.stdin.take(), child.stdout.take(), child.stderr.take());
+    let (Some(mut stdin), Some(mut stdout), Some(mut stderr)) = pipes else {
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err(CrossError::Run("no pipes to the loader".to_string()));
+    };
+    // The loader reads the whole image before writing anything; writing and
+    // reading standard error from threads means no pipe can block us.
+    let writer = std::thread::spawn(move || stdin.write_all(&bytes));
+    let errors = std::thread::spawn(move || {
+        let mut text = Vec::new();
+        let _ = stderr.read_to_end(&mut text);
+        text
+    });
+    let mut buf: Vec<u8> = Vec::new();
+    let mut chunk = vec![0u8; 64 << 10];
+    let mut ending = None;
+    let mut garbled = None;
+    loop {
+        let n = match stdout.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                garbled = Some(format!("reading the loader's output: {e}"));
+                break;
+            }
+        };
+        if garbled.is_some() || ending.is_some() {
+            continue;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+        let mut pos = 0;
+        loop {
+            match next_record(&buf[pos..]) {
+                Ok(None) => break,
+                Ok(Some((record, used))) => {
+                    pos += used;
+                    match record {
+                        Record::Print(ty, v) => on_print(ty, v),
+                        Record::End(e) => {
+                            ending = Some(e);
+                            break;
+                        }
+                    }
+                }
+                Err(e) => {
+                    garbled = Some(e);
+                    break;
+                }
+            }
+        }
+        buf.drain(..pos);
+        if ending.is_some() && !buf.is_empty() {
+            garbled = Some("output after the end record".to_string());
+        }
+    }
+    let status = child
+        .wait()
+        .map_err(|e| CrossError::Run(format!("waiting for qemu-aarch64: {e}")))?;
+    let written = writer.join();
+    let stderr = errors.join().unwrap_or_default();
+    let stderr = String::from_utf8_lossy(&stderr);
+    if !status.success() {
+        return Err(CrossError::Run(format!(
+            "the loader exited with {status}{}{}",
+            if stderr.is_empty() { "" } else { ": " },
+            stderr.trim_end()
+        )));
+    }
+    if !matches!(written, Ok(Ok(()))) {
+        return Err(CrossError::Run(
+            "the loader did not read the whole image".to_string(),
+        ));
+    }
+    if let Some(e) = garbled {
+        return Err(CrossError::Run(e));
+    }
+    ending
+        .ok_or_else(|| CrossError::Run("the output ends early (the program crashed?)".to_string()))
+}
+
+/// One output record.
+enum Record {
+    Print(Type, PrintValue),
+    End(Ending),
+}
+
+/// Why a record could not be read.
+enum Short {
+    /// More bytes are needed.
+    Incomplete,
+    /// The bytes are not a record.
+    Bad(String),
+}
+
+impl From<String> for Short {
+    fn from(s: String) -> Short {
+        Short::Bad(s)
+    }
+}
+
+/// The first record of `bytes` and its length; `None` when `bytes` holds
+/// only part of one.
+fn next_record(bytes: &[u8]) -> Result<Option<(Record, usize)>, String> {
+    let mut r = Records { bytes, pos: 0 };
+    match r.record() {
+        Ok(rec) => Ok(Some((rec, r.pos))),
+        Err(Short::Incomplete) => Ok(None),
+        Err(Short::Bad(e)) => Err(e),
+    }
+}
+
+/// Decodes a complete record stream (everything the loader wrote).
+pub fn decode(bytes: &[u8]) -> Result<CrossRun, String> {
+    let mut prints = Vec::new();
+    let mut pos = 0;
+    loop {
+        match next_record(&bytes[pos..])? {
+            None => return Err("the output ends early (the program crashed?)".to_string()),
+            Some((Record::Print(ty, v), n)) => {
+                prints.push((ty, v));
+                pos += n;
+            }
+            Some((Record::End(ending), n)) => {
+                if pos + n != bytes.len() {
+                    return Err("output after the end record".to_string());
+                }
+                return Ok(CrossRun { prints, ending });
+            }
+        }
+    }
+}
+
+struct Records<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl Records<'_> {
+    fn take<const N: usize>(&mut self) -> Result<[u8; N], Short> {
+        let end = self.pos + N;
+        let s = self.bytes.get(self.pos..end).ok_or(Short::Incomplete)?;
+        self.pos = end;
+        let mut a = [0; N];
+        a.copy_from_slice(s);
+        Ok(a)
+    }
+
+    fn u8(&mut self) -> Result<u8, Short> {
+        Ok(self.take::<1>()?[0])
+    }
+
+    fn u32(&mut self) -> Result<u32, Short> {
+        Ok(u32::from_le_bytes(self.take()?))
+    }
+
+    fn u64(&mut self) -> Result<u64, Short> {
+        Ok(u64::from_le_bytes(self.take()?))
+    }
+
+    /// A length that must be followed by at least that many bytes.
+    fn len(&mut self) -> Result<usize, Short> {
+        let n = self.u64()?;
+        let n = usize::try_from(n).map_err(|_| format!("length {n} is too large"))?;
+        if n > self.bytes.len() - self.pos {
+            return Err(Short::Incomplete);
+        }
+        Ok(n)
+    }
+
+    fn record(&mut self) -> Result<Record, Short> {
+        match self.u8()? {
+            b'P' => {
+                let code = self.u32()?;
+                let ty = decode_type(code).ok_or_else(|| format!("bad type code {code:#x}"))?;
+                let v = self.value(ty)?;
+                Ok(Record::Print(ty, v))
+            }
+            b'E' => {
+                let (code, loc_set) = (self.u32()?, self.u32()?);
+                let loc = SrcLoc {
+                    file: self.u32()?,
+                    line: self.u32()?,
+                    col: self.u32()?,
+                };
+                Ok(Record::End(match code {
+                    0 => Ending::Finished,
+                    c => Ending::Trap {
+                        code: TrapCode::from_u32(c)
+                            .ok_or_else(|| format!("unknown trap code {c}"))?,
+                        loc: (loc_set != 0).then_some(loc),
+                    },
+                }))
+            }
+            t => Err(Short::Bad(format!("unknown record tag {t:#x}"))),
+        }
+    }
+
+    fn value(&mut self, ty: Type) -> Result<PrintValue, Short> {
+        Ok(match ty {
+            Type::Unit => PrintValue::Unit,
+            Type::Int => PrintValue::Int(self.u64()? as i64),
+            Type::Float => PrintValue::Float(self.u64()?),
+            Type::Bool => PrintValue::Bool(self.u64()? != 0),
+            Type::Str => {
+                let n = self.len()?;
+                let s = self.bytes[self.pos..self.pos + n].to_vec();
+                self.pos += n;
+                PrintValue::Str(s)
+            }
+            Type::Array { .. } => {
+                let elem = ty.element().unwrap_or(Type::Unit);
+                let n = self.len()?;
+                let mut elems = Vec::with_capacity(n.min(1 << 16));
+                for _ in 0..n {
+                    elems.push(self.value(elem)?);
+                }
+                PrintValue::Array(elems)
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::abi::encode_type;
+
+    fn rec(out: &mut Vec<u8>, ty: Type, payload: &[u64]) {
+        out.push(b'P');
+        out.extend_from_slice(&encode_type(ty).to_le_bytes());
+        for w in payload {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+    }
+
+    fn end(out: &mut Vec<u8>, fields: [u32; 5]) {
+        out.push(b'E');
+        for f in fields {
+            out.extend_from_slice(&f.to_le_bytes());
+        }
+    }
+
+    #[test]
+    fn records_decode() {
+        let mut out = Vec::new();
+        rec(&mut out, Type::Int, &[(-5i64) as u64]);
+        let arr = Type::Int.array_of().unwrap();
+        rec(&mut out, arr, &[2, 7, 8]);
+        out.push(b'P');
+        out.extend_from_slice(&encode_type(Type::Str).to_le_bytes());
+        out.extend_from_slice(&2u64.to_le_bytes());
+        out.extend_from_slice(b"hi");
+        end(&mut out, [1, 1, 0, 3, 9]);
+        let run = decode(&out).unwrap();
+        assert_eq!(
+            run.prints,
+            vec![
+                (Type::Int, PrintValue::Int(-5)),
+                (
+                    arr,
+                    PrintValue::Array(vec![PrintValue::Int(7), PrintValue::Int(8)])
+                ),
+                (Type::Str, PrintValue::Str(b"hi".to_vec())),
+            ]
+        );
+        assert_eq!(
+            run.ending,
+            Ending::Trap {
+                code: TrapCode::DivisionByZero,
+                loc: Some(SrcLoc {
+                    file: 0,
+                    line: 3,
+                    col: 9
+                })
+            }
+        );
+    }
+
+    #[test]
+    fn truncated_or_garbled_output_is_an_error() {
+        let mut out = Vec::new();
+        rec(&mut out, Type::Int, &[1]);
+        assert!(decode(&out).is_err());
+        assert!(decode(b"Z").is_err());
+        let mut out = Vec::new();
+        out.push(b'P');
+        out.extend_from_slice(&encode_type(Type::Str).to_le_bytes());
+        out.extend_from_slice(&u64::MAX.to_le_bytes());
+        assert!(decode(&out).is_err());
+    }
+}

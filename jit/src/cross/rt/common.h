@@ -1,0 +1,143 @@
+/*
+ * Waddle cross-execution loader and runtime for AArch64 (see
+ * jit/src/cross/mod.rs for the image format and the conventions).
+ *
+ * One translation unit in four parts, concatenated in this order by the
+ * host before compiling: common.h (layouts, output), heap.c (collector and
+ * allocating helpers), format.c (`str` and `print`), loader.c (the other
+ * helpers, the image, main).
+ *
+ * Built by the host with `aarch64-linux-gnu-gcc -static -O2` and run under
+ * qemu-aarch64 as `loader STACK_BUDGET MEMORY_LIMIT FUEL|- GC_STRESS FLUSH`
+ * (the last two 0 or 1) with the code image on standard input. It maps the code W^X (read-write while copying, then
+ * read-execute), builds the VmCtx with the helper table, the interned
+ * string constants and the zero-initialized globals, runs the program's
+ * `main` on a thread with a stack of the budget plus a reserve, and writes
+ * typed output records to standard output:
+ *
+ *   'P' u32 type-code value      print(value); the host formats it
+ *   'E' u32 trap u32 loc_set u32 file u32 line u32 col
+ *                                end of the run (trap 0: success)
+ *
+ * where a value is a u64 word for int/float/bool, `u64 len, bytes` for a
+ * string and `u64 len, values...` for an array (all little endian).
+ * Problems of the loader itself (bad image, no memory for the image) go to
+ * standard error with exit status 3.
+ *
+ * Memory: objects come from malloc and are reclaimed by a conservative,
+ * non-moving mark-and-sweep collector (heap.c); the live total is
+ * limited by MEMORY_LIMIT, beyond which an allocation is the runtime error
+ * `out of memory`.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <malloc.h>
+#include <math.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef uint64_t Word;
+
+typedef struct {
+    uint8_t kind, marked, elems_are_refs, pinned;
+    uint32_t reserved;
+} ObjHeader;
+
+typedef struct {
+    ObjHeader h;
+    uint64_t len;
+    const uint8_t *ptr;
+} StrObj;
+
+typedef struct {
+    ObjHeader h;
+    uint64_t len, cap;
+    Word *data;
+} ArrayObj;
+
+typedef struct {
+    Word *globals;
+    const uintptr_t *entries;
+    uintptr_t stack_limit, stack_base;
+    int64_t fuel;
+    uint32_t trap_code, trap_loc_set, trap_file, trap_line, trap_col, reserved;
+    void *host;
+    const uintptr_t *helpers;
+    const Word *strings;
+} VmCtx;
+
+/* Must match waddle_opt::abi. */
+_Static_assert(offsetof(StrObj, len) == 8, "StrObj.len");
+_Static_assert(offsetof(StrObj, ptr) == 16, "StrObj.ptr");
+_Static_assert(offsetof(ArrayObj, len) == 8, "ArrayObj.len");
+_Static_assert(offsetof(ArrayObj, cap) == 16, "ArrayObj.cap");
+_Static_assert(offsetof(ArrayObj, data) == 24, "ArrayObj.data");
+_Static_assert(offsetof(VmCtx, fuel) == 32, "VmCtx.fuel");
+_Static_assert(offsetof(VmCtx, trap_code) == 40, "VmCtx.trap_code");
+_Static_assert(offsetof(VmCtx, trap_col) == 56, "VmCtx.trap_col");
+_Static_assert(offsetof(VmCtx, host) == 64, "VmCtx.host");
+_Static_assert(offsetof(VmCtx, helpers) == 72, "VmCtx.helpers");
+_Static_assert(offsetof(VmCtx, strings) == 80, "VmCtx.strings");
+
+enum { KIND_STR = 1, KIND_ARRAY = 2 };
+enum {
+    TRAP_NEGATIVE_LENGTH = 3,
+    TRAP_OUT_OF_FUEL = 7,
+    TRAP_OUT_OF_MEMORY = 8,
+};
+/* Type codes (waddle_jit::abi::encode_type): kind in bits 0..8. */
+enum { T_UNIT = 0, T_BOOL = 1, T_INT = 2, T_FLOAT = 3, T_STR = 4, T_ARRAY = 5 };
+#define FUEL_BATCH 1024
+#define IMAGE_MAGIC "WADLIMG1"
+#define IMAGE_ARCH_AARCH64 1u
+#define N_HELPERS 15u
+
+/* ---------------------------------------------------------------- output */
+
+static uint8_t out_buf[1 << 16];
+static size_t out_len;
+/* Write the output after every print (the host's stdout is a terminal). */
+static int flush_each_print;
+
+static void out_flush(void) {
+    size_t off = 0;
+    while (off < out_len) {
+        ssize_t n = write(1, out_buf + off, out_len - off);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) _exit(4);
+        off += (size_t)n;
+    }
+    out_len = 0;
+}
+
+static void out_bytes(const void *p, size_t n) {
+    const uint8_t *b = p;
+    while (n > 0) {
+        if (out_len == sizeof out_buf) out_flush();
+        size_t k = sizeof out_buf - out_len;
+        if (k > n) k = n;
+        memcpy(out_buf + out_len, b, k);
+        out_len += k;
+        b += k;
+        n -= k;
+    }
+}
+
+static void out_u8(uint8_t v) { out_bytes(&v, 1); }
+static void out_u32(uint32_t v) { out_bytes(&v, 4); }
+static void out_u64(uint64_t v) { out_bytes(&v, 8); }
+
+static void fatal(const char *msg) {
+    out_flush();
+    fprintf(stderr, "waddle-aarch64-loader: %s\n", msg);
+    exit(3);
+}
+

@@ -1,0 +1,218 @@
+/* Part 4 of the AArch64 runtime (see common.h): the remaining helpers,
+ * the image, and main. */
+
+
+static struct timespec start_time;
+
+static double h_clock(VmCtx *ctx) {
+    (void)ctx;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - start_time.tv_sec) +
+           (double)(now.tv_nsec - start_time.tv_nsec) * 1e-9;
+}
+
+/* Remaining fuel budget; UINT64_MAX: unlimited. */
+static uint64_t fuel_left = UINT64_MAX;
+
+static int consume_fuel(uint64_t units) {
+    if (fuel_left == UINT64_MAX) return 1;
+    if (fuel_left >= units) {
+        fuel_left -= units;
+        return 1;
+    }
+    fuel_left = 0;
+    return 0;
+}
+
+static void h_fuel(VmCtx *ctx) {
+    ctx->fuel = FUEL_BATCH;
+    if (!consume_fuel(FUEL_BATCH)) ctx->trap_code = TRAP_OUT_OF_FUEL;
+}
+
+static uint8_t h_str_cmp(Word a, Word b, uint32_t cc) {
+    StrObj *x = (StrObj *)(uintptr_t)a, *y = (StrObj *)(uintptr_t)b;
+    uint64_t n = x->len < y->len ? x->len : y->len;
+    int c = n ? memcmp(x->ptr, y->ptr, n) : 0;
+    if (c == 0) c = x->len < y->len ? -1 : x->len > y->len ? 1 : 0;
+    switch (cc) {
+    case 0: return c == 0;
+    case 1: return c != 0;
+    case 2: return c < 0;
+    case 3: return c <= 0;
+    case 4: return c > 0;
+    default: return c >= 0;
+    }
+}
+
+static double h_sin(double x) { return sin(x); }
+static double h_cos(double x) { return cos(x); }
+static double h_tan(double x) { return tan(x); }
+static double h_exp(double x) { return exp(x); }
+static double h_log(double x) { return log(x); }
+static double h_fmod(double x, double y) { return fmod(x, y); }
+
+/* In waddle_jit's `Helper` enum order. */
+static const uintptr_t helper_table[N_HELPERS] = {
+    (uintptr_t)h_array_new, (uintptr_t)h_array_repeat, (uintptr_t)h_array_push,
+    (uintptr_t)h_str_concat, (uintptr_t)h_to_str, (uintptr_t)h_print,
+    (uintptr_t)h_clock, (uintptr_t)h_fuel, (uintptr_t)h_str_cmp,
+    (uintptr_t)h_sin, (uintptr_t)h_cos, (uintptr_t)h_tan,
+    (uintptr_t)h_exp, (uintptr_t)h_log, (uintptr_t)h_fmod,
+};
+
+/* ----------------------------------------------------------------- image */
+
+typedef struct {
+    const uint8_t *p;
+    size_t len, pos;
+} Reader;
+
+static const uint8_t *take(Reader *r, size_t n) {
+    if (n > r->len - r->pos) fatal("truncated image");
+    const uint8_t *p = r->p + r->pos;
+    r->pos += n;
+    return p;
+}
+
+static uint32_t take_u32(Reader *r) {
+    uint32_t v;
+    memcpy(&v, take(r, 4), 4);
+    return v;
+}
+
+static uint64_t take_u64(Reader *r) {
+    uint64_t v;
+    memcpy(&v, take(r, 8), 8);
+    return v;
+}
+
+static uint8_t *read_all(int fd, size_t *len) {
+    size_t cap = 1 << 16, n = 0;
+    uint8_t *p = malloc(cap);
+    if (!p) fatal("out of memory reading the image");
+    for (;;) {
+        if (n == cap) {
+            cap *= 2;
+            p = realloc(p, cap);
+            if (!p) fatal("out of memory reading the image");
+        }
+        ssize_t k = read(fd, p + n, cap - n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k < 0) fatal("cannot read the image");
+        if (k == 0) break;
+        n += (size_t)k;
+    }
+    *len = n;
+    return p;
+}
+
+static uintptr_t main_code;
+static uint64_t stack_budget;
+
+static void *run_main(void *arg) {
+    (void)arg;
+    uintptr_t base = (uintptr_t)__builtin_frame_address(0);
+    ctx.stack_base = base;
+    ctx.stack_limit = base > stack_budget ? base - stack_budget : 0;
+    ((void (*)(VmCtx *))main_code)(&ctx);
+    return NULL;
+}
+
+int main(int argc, char **argv) {
+    if (argc != 6) fatal("usage: loader STACK_BUDGET MEMORY_LIMIT FUEL|- GC_STRESS FLUSH < image");
+    stack_budget = strtoull(argv[1], NULL, 10);
+    mem_limit = strtoull(argv[2], NULL, 10);
+    if (strcmp(argv[3], "-") != 0) fuel_left = strtoull(argv[3], NULL, 10);
+    gc_stress = strcmp(argv[4], "1") == 0;
+    flush_each_print = strcmp(argv[5], "1") == 0;
+    clock_gettime(CLOCK_MONOTONIC, &start_time);
+    /* Keep freed memory for reuse instead of unmapping it (every mmap and
+     * munmap is a system call qemu has to emulate). */
+    mallopt(M_MMAP_THRESHOLD, 1 << 30);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+
+    size_t len;
+    uint8_t *image = read_all(0, &len);
+    Reader r = {image, len, 0};
+    if (memcmp(take(&r, 8), IMAGE_MAGIC, 8) != 0) fatal("not a Waddle code image");
+    if (take_u32(&r) != IMAGE_ARCH_AARCH64) fatal("image is not for AArch64");
+    uint32_t flags = take_u32(&r);
+    uint32_t n_funcs = take_u32(&r), main_func = take_u32(&r);
+    n_globals = take_u32(&r);
+    uint32_t n_strings = take_u32(&r);
+    if (take_u32(&r) != N_HELPERS) fatal("image expects a different helper table");
+    take_u32(&r);
+    uint64_t code_len = take_u64(&r);
+    if (main_func >= n_funcs) fatal("bad main function index");
+
+    uint64_t *offsets = calloc(n_funcs ? n_funcs : 1, 8);
+    Word *globals = calloc(n_globals ? n_globals : 1, 8);
+    Word *strings = calloc(n_strings ? n_strings : 1, 8);
+    uintptr_t *entries = calloc(n_funcs ? n_funcs : 1, sizeof(uintptr_t));
+    if (!offsets || !globals || !strings || !entries) fatal("out of memory");
+    for (uint32_t i = 0; i < n_funcs; i++) offsets[i] = take_u64(&r);
+
+    ctx.helpers = helper_table;
+    ctx.strings = strings;
+    ctx.globals = globals;
+    ctx.fuel = FUEL_BATCH;
+    (void)flags;
+
+    for (uint32_t i = 0; i < n_globals; i++) {
+        uint32_t t = take_u32(&r);
+        if (!reserve(&ctx, array_size(0), NULL, 0)) fatal("out of memory for globals");
+        if ((t & 0xff) == T_STR) globals[i] = new_str(&ctx, NULL, 0);
+        else if ((t & 0xff) == T_ARRAY) globals[i] = (Word)(uintptr_t)new_array(&ctx, elem_type(t), 0);
+        if (ctx.trap_code) fatal("out of memory for globals");
+    }
+    for (uint32_t i = 0; i < n_strings; i++) {
+        uint32_t n = take_u32(&r);
+        const uint8_t *bytes = take(&r, n);
+        if (!reserve(&ctx, str_size(n), NULL, 0)) fatal("out of memory for string constants");
+        strings[i] = new_str(&ctx, bytes, n);
+        if (!strings[i]) fatal("out of memory for string constants");
+        ((StrObj *)(uintptr_t)strings[i])->h.pinned = 1;
+    }
+    while (r.pos % 16) take(&r, 1);
+    const uint8_t *code = take(&r, code_len);
+
+    long page = sysconf(_SC_PAGESIZE);
+    size_t map_len = ((size_t)code_len + (size_t)page - 1) / (size_t)page * (size_t)page;
+    if (map_len == 0) map_len = (size_t)page;
+    uint8_t *mem = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED) fatal("cannot map code memory");
+    memcpy(mem, code, code_len);
+    if (mprotect(mem, map_len, PROT_READ | PROT_EXEC) != 0) fatal("cannot make code executable");
+    __builtin___clear_cache((char *)mem, (char *)mem + map_len);
+    for (uint32_t i = 0; i < n_funcs; i++) {
+        if (offsets[i] == UINT64_MAX) continue;
+        if (offsets[i] >= code_len || offsets[i] % 4) fatal("bad function offset");
+        entries[i] = (uintptr_t)mem + offsets[i];
+    }
+    ctx.entries = entries;
+    if (!entries[main_func]) fatal("main has no code");
+    main_code = entries[main_func];
+    free(image);
+
+    pthread_attr_t attr;
+    pthread_t thread;
+    pthread_attr_init(&attr);
+    if (pthread_attr_setstacksize(&attr, (size_t)stack_budget + (8u << 20)) != 0)
+        fatal("bad stack size");
+    if (pthread_create(&thread, &attr, run_main, NULL) != 0) fatal("cannot start the program thread");
+    pthread_join(thread, NULL);
+
+    /* The fuel charged but not yet paid (like CompiledProgram::enter). */
+    int64_t pending = FUEL_BATCH - ctx.fuel;
+    if (pending > 0 && !consume_fuel((uint64_t)pending) && ctx.trap_code == 0)
+        ctx.trap_code = TRAP_OUT_OF_FUEL;
+    out_u8('E');
+    out_u32(ctx.trap_code);
+    out_u32(ctx.trap_loc_set);
+    out_u32(ctx.trap_file);
+    out_u32(ctx.trap_line);
+    out_u32(ctx.trap_col);
+    out_flush();
+    return 0;
+}

@@ -1,0 +1,410 @@
+//! Runs the corpus (`tests/programs/**/*.wdl`) compiled for AArch64 and
+//! executed under qemu-aarch64 (`waddle run --target aarch64`), on every
+//! tier that can generate AArch64 images, and compares standard output byte
+//! for byte, the exit code and the expected standard-error fragments, as
+//! `lang.rs` does on the host.
+//!
+//! Where qemu-aarch64 or aarch64-linux-gnu-gcc is missing, every test here
+//! prints a visible SKIP line and passes. Programs run in parallel (each is
+//! a separate qemu process). Environment: `WADDLE_TEST_FILTER=SUBSTR` as in
+//! `lang.rs`; `WADDLE_TEST_TIERS` selects configurations by name
+//! (`aarch64-opt-O2`, `aarch64-opt-O0`, ...; default: those of [`CONFIGS`]
+//! marked as default). Allocating programs also run with the loader's
+//! collector in stress mode.
+
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use waddle::cross::{run_source_aarch64, tools_available, CrossOptions, AARCH64_TIERS};
+use waddle::driver::{RunOutcome, Tier};
+use waddle_lang_tests::corpus::{self, Expectation, Program};
+use waddle_lang_tests::diff::diff_lines;
+
+/// Programs not run on AArch64, with the reason (none at present: the
+/// loader has a collector, so even `arrays/bounded_memory.wdl` runs).
+const EXCLUDED: &[(&str, &str)] = &[];
+
+/// AArch64 configurations: (name, tier, optimization level, run by
+/// default). The others run when `WADDLE_TEST_TIERS` names them.
+const CONFIGS: &[(&str, Tier, u8, bool)] = &[
+    ("aarch64-opt-O2", Tier::Opt, 2, true),
+    ("aarch64-opt-O0", Tier::Opt, 0, false),
+    ("aarch64-baseline-O0", Tier::Baseline, 0, true),
+];
+
+/// Native stack of the worker threads (the frontend recurses on deeply
+/// nested programs).
+const WORKER_STACK_BYTES: usize = 64 << 20;
+
+/// `true` (after printing why) when the tools are missing.
+fn skip(test: &str) -> bool {
+    match tools_available() {
+        Ok(()) => false,
+        Err(why) => {
+            println!("SKIP {test}: {why}");
+            eprintln!("SKIP {test}: {why}");
+            true
+        }
+    }
+}
+
+/// The configurations to run: tiers with an AArch64 generator, narrowed by
+/// `WADDLE_TEST_TIERS`.
+fn selected_configs() -> Vec<(&'static str, Tier, u8)> {
+    let wanted = corpus::env_nonempty("WADDLE_TEST_TIERS");
+    CONFIGS
+        .iter()
+        .filter(|(_, tier, _, _)| AARCH64_TIERS.contains(&tier.name()))
+        .filter(|(name, _, _, default)| match wanted.as_deref() {
+            None => *default,
+            Some(w) => w.split(',').any(|n| n.trim() == *name),
+        })
+        .map(|&(name, tier, level, _)| (name, tier, level))
+        .collect()
+}
+
+/// Compares one outcome with its expectation; `None` when it matches.
+fn compare(expected: &Expectation, actual: &RunOutcome) -> Option<String> {
+    let mut problems = String::new();
+    if actual.exit_code != expected.exit_code {
+        let _ = writeln!(
+            problems,
+            "exit code: expected {}, got {}",
+            expected.exit_code, actual.exit_code
+        );
+    }
+    if actual.stdout != expected.stdout {
+        let want = String::from_utf8_lossy(&expected.stdout);
+        let got = String::from_utf8_lossy(&actual.stdout);
+        let _ = writeln!(
+            problems,
+            "stdout differs (- expected, + actual):\n{}",
+            diff_lines(&want, &got)
+        );
+    }
+    for frag in &expected.stderr {
+        if !actual.stderr.contains(frag.as_str()) {
+            let _ = writeln!(problems, "stderr lacks `{frag}`");
+        }
+    }
+    if !problems.is_empty() && !actual.stderr.is_empty() {
+        let _ = writeln!(problems, "stderr was:\n{}", actual.stderr.trim_end());
+    }
+    (!problems.is_empty()).then_some(problems)
+}
+
+/// Runs `programs` on `options` in parallel; the failures, by program.
+fn run_all(programs: &[Program], options: &CrossOptions) -> Vec<(String, String)> {
+    let next = AtomicUsize::new(0);
+    let failures = Mutex::new(Vec::new());
+    let workers = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .clamp(2, 8);
+    std::thread::scope(|scope| {
+        for k in 0..workers {
+            let (next, failures) = (&next, &failures);
+            std::thread::Builder::new()
+                .name(format!("aarch64-{k}"))
+                .stack_size(WORKER_STACK_BYTES)
+                .spawn_scoped(scope, move || loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(program) = programs.get(i) else {
+                        break;
+                    };
+                    let failure = match program.expectation() {
+                        Err(e) => Some(format!("corpus error: {e}")),
+                        Ok(expected) => {
+                            let actual =
+                                run_source_aarch64(&program.name, &program.source, options);
+                            compare(&expected, &actual)
+                        }
+                    };
+                    if let Some(text) = failure {
+                        failures
+                            .lock()
+                            .unwrap_or_else(|p| p.into_inner())
+                            .push((program.name.clone(), text));
+                    }
+                })
+                .expect("spawn a worker thread");
+        }
+    });
+    let mut failures = failures.into_inner().unwrap_or_else(|p| p.into_inner());
+    failures.sort();
+    failures
+}
+
+#[test]
+fn corpus_runs_on_aarch64() {
+    if skip("corpus_runs_on_aarch64") {
+        return;
+    }
+    let filter = corpus::env_nonempty("WADDLE_TEST_FILTER");
+    let all = corpus::discover(&corpus::programs_dir(), filter.as_deref())
+        .unwrap_or_else(|e| panic!("cannot read the corpus: {e}"));
+    let (excluded, programs): (Vec<Program>, Vec<Program>) = all
+        .into_iter()
+        .partition(|p| EXCLUDED.iter().any(|(name, _)| *name == p.name));
+    for p in &excluded {
+        let why = EXCLUDED.iter().find(|(n, _)| *n == p.name).map(|e| e.1);
+        println!("excluded on AArch64: {} ({})", p.name, why.unwrap_or(""));
+    }
+    let configs = selected_configs();
+    assert!(
+        !configs.is_empty(),
+        "WADDLE_TEST_TIERS selects no AArch64 configuration"
+    );
+    let mut summary = String::new();
+    let mut report = Vec::new();
+    for (name, tier, opt_level) in configs {
+        let options = CrossOptions {
+            tier,
+            opt_level,
+            ..CrossOptions::default()
+        };
+        let failures = run_all(&programs, &options);
+        let _ = writeln!(
+            summary,
+            "{name:<20} ran {} programs: {} passed, {} failed ({} excluded)",
+            programs.len(),
+            programs.len() - failures.len(),
+            failures.len(),
+            excluded.len()
+        );
+        report.extend(
+            failures
+                .into_iter()
+                .map(|(program, text)| format!("=== {program} [{name}]\n{text}")),
+        );
+    }
+    println!("{summary}");
+    assert!(
+        report.is_empty(),
+        "{summary}\n{} failure(s):\n{}",
+        report.len(),
+        report.join("\n")
+    );
+}
+
+/// Corpus directories whose programs also run with a collection before
+/// every allocation (a wrong or missing root then shows up as a wrong
+/// result, a trap or a crash).
+const GC_STRESS_DIRS: &[&str] = &["arrays/", "strings/", "classic/", "globals/", "functions/"];
+
+#[test]
+fn allocating_programs_survive_gc_stress() {
+    if skip("allocating_programs_survive_gc_stress") {
+        return;
+    }
+    let filter = corpus::env_nonempty("WADDLE_TEST_FILTER");
+    let programs: Vec<Program> = corpus::discover(&corpus::programs_dir(), filter.as_deref())
+        .unwrap_or_else(|e| panic!("cannot read the corpus: {e}"))
+        .into_iter()
+        .filter(|p| GC_STRESS_DIRS.iter().any(|d| p.name.starts_with(d)))
+        .filter(|p| !EXCLUDED.iter().any(|(name, _)| *name == p.name))
+        .collect();
+    let options = CrossOptions {
+        gc_stress: true,
+        ..CrossOptions::default()
+    };
+    let failures = run_all(&programs, &options);
+    println!(
+        "aarch64-opt-O2 with GC stress: {} programs, {} failed",
+        programs.len(),
+        failures.len()
+    );
+    let report: Vec<String> = failures
+        .into_iter()
+        .map(|(program, text)| format!("=== {program} [gc stress]\n{text}"))
+        .collect();
+    assert!(report.is_empty(), "{}", report.join("\n"));
+}
+
+/// Every exclusion names a corpus program (so a renamed program does not
+/// silently stop being excluded or tested).
+#[test]
+fn exclusions_name_corpus_programs() {
+    let all = corpus::discover(&corpus::programs_dir(), None).expect("read corpus");
+    for (name, why) in EXCLUDED {
+        assert!(!why.is_empty(), "{name}: exclusion without a reason");
+        assert!(
+            all.iter().any(|p| p.name == *name),
+            "excluded program {name} is not in the corpus"
+        );
+    }
+}
+
+/// `str(x)` of a float is formatted by the C loader, `print(x)` by the
+/// host's Rust formatting: both must agree on a wide spread of values.
+#[test]
+fn float_to_str_matches_rust_formatting() {
+    if skip("float_to_str_matches_rust_formatting") {
+        return;
+    }
+    let source = r#"
+fn show(x: float) { print(x); print(str(x)); }
+let specials = [0.0, -0.0, 1.0 / 0.0, -1.0 / 0.0, 0.0 / 0.0, 0.1, 0.2, 0.1 + 0.2,
+    1e15, 1e16, 1e17, 9999999999999998.0, 1e-4, 9.999e-5, 1e-5, 0.00012345,
+    5e-324, 2.2250738585072014e-308, 1.7976931348623157e308, 123456789.125,
+    1.5e-7, 1e100, 3.0e22, 4.35, 2.675, 0.3, 100.0, 1234567.0,
+    562949953421312.25, 562949953421312.75, 1000000000000000.25,
+    1000000000000000.75, 755199846921630.25, 4503599627370495.5];
+for i in 0..len(specials) { show(specials[i]); show(-specials[i]); }
+var x = 1.0;
+for i in 0..300 { show(x); x = x * -1.37 + 0.1 / float(i + 1); }
+var y = 1e-300;
+for i in 0..55 { show(y); show(1.0 / y); y = y * 3.3e11 + 7.1e-301; }
+var z = 0.5;
+for i in 0..200 { show(z); z = sqrt(z * 7.0 + 1.0) / 3.0 + float(i) * 1e-9; }
+print(str([1.5, 0.1, -2.0e20]));
+print([1.5, 0.1, -2.0e20]);
+"#;
+    let outcome = run_source_aarch64("floats.wdl", source, &CrossOptions::default());
+    assert_eq!(outcome.exit_code, 0, "stderr: {}", outcome.stderr);
+    let text = String::from_utf8(outcome.stdout).expect("UTF-8 output");
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines.len() > 1000, "too little output: {}", lines.len());
+    let mut mismatches = Vec::new();
+    for pair in lines.chunks(2) {
+        if pair.len() == 2 && pair[0] != pair[1] {
+            mismatches.push(format!("print: {}  str: {}", pair[0], pair[1]));
+        }
+    }
+    assert!(
+        mismatches.is_empty(),
+        "{} mismatch(es):\n{}",
+        mismatches.len(),
+        mismatches.join("\n")
+    );
+}
+
+/// A tier without an AArch64 generator is a clear error, not a crash.
+#[test]
+fn unavailable_tier_is_reported() {
+    let options = CrossOptions {
+        tier: Tier::Full,
+        ..CrossOptions::default()
+    };
+    let outcome = run_source_aarch64("x.wdl", "print(1);", &options);
+    assert_eq!(outcome.exit_code, 1);
+    assert!(
+        outcome
+            .stderr
+            .contains("not available for --target aarch64"),
+        "{}",
+        outcome.stderr
+    );
+}
+
+/// The loader's collector reclaims garbage (a 16 MB heap limit against
+/// about 100 MB allocated in total) and keeps every live object: nested
+/// arrays of strings held in globals and locals across many collections.
+#[test]
+fn collector_keeps_live_objects_under_a_small_heap() {
+    if skip("collector_keeps_live_objects_under_a_small_heap") {
+        return;
+    }
+    let source = r#"
+fn churn(n: int) -> int {
+    var t = 0;
+    for i in 0..n { let g = [i; 1000]; t += g[999]; }
+    return t;
+}
+fn build(k: int) -> [[str]] {
+    var rows: [[str]] = [];
+    for i in 0..k {
+        var row: [str] = [];
+        for j in 0..20 { push(row, str(i) + ":" + str(j)); }
+        push(rows, row);
+        let x = churn(60);
+        assert(x == 1770);
+    }
+    return rows;
+}
+var keep = build(200);
+let s = "tail" + str(churn(300));
+var total = 0;
+for i in 0..len(keep) { for j in 0..len(keep[i]) { total += len(keep[i][j]); } }
+print(total);
+print(keep[17][3]);
+print(keep[199]);
+print(s);
+let nested = [[[1.5; 3]; 40]; 50];
+print(churn(400) + len(nested) * len(nested[49]));
+print(nested[49][39]);
+"#;
+    let options = CrossOptions {
+        memory_limit: Some(16 << 20),
+        ..CrossOptions::default()
+    };
+    let actual = run_source_aarch64("gc.wdl", source, &options);
+    let expected =
+        waddle::driver::run_source("gc.wdl", source, &waddle::driver::RunOptions::default());
+    assert_eq!(expected.exit_code, 0, "interpreter: {}", expected.stderr);
+    assert_eq!(actual.exit_code, 0, "stderr: {}", actual.stderr);
+    assert_eq!(
+        String::from_utf8_lossy(&actual.stdout),
+        String::from_utf8_lossy(&expected.stdout)
+    );
+}
+
+/// Code that crashes the loader (here an undefined instruction as `main`)
+/// is reported as a failed run, never as program output.
+#[test]
+fn crashing_code_is_an_error() {
+    if skip("crashing_code_is_an_error") {
+        return;
+    }
+    use waddle_jit::cross::{run_image, Arch, ImageBuilder, RunLimits};
+    let mut sources = waddle_frontend::SourceMap::default();
+    sources.add(waddle_frontend::SourceFile::new("c.wdl", "print(1);"));
+    let program = waddle_frontend::compile(&sources, &Default::default())
+        .expect("compiles")
+        .program;
+    let main = program.main.expect("main");
+    let mut image = ImageBuilder::new(Arch::Aarch64, &program, Vec::new(), false);
+    image
+        .add_function(main, &[0, 0, 0, 0], 0, 16)
+        .expect("adds main");
+    let image = image.finish().expect("image");
+    let err = run_image(&image, &RunLimits::default()).expect_err("must fail");
+    assert!(err.to_string().contains("loader exited"), "{err}");
+}
+
+/// Output records arrive in pieces (blocks of the loader's buffer, or one
+/// write per print): the host decodes them incrementally to the same values.
+#[test]
+fn streamed_records_decode_the_same() {
+    if skip("streamed_records_decode_the_same") {
+        return;
+    }
+    use waddle_jit::cross::{compile_aarch64, run_image, run_image_with, RunLimits};
+    let source = r#"
+var words: [str] = [];
+for i in 0..3000 {
+    push(words, "w" + str(i * 7919 % 1000));
+    print(i);
+    print([words[i], "x\t"]);
+    print(float(i) / 7.0);
+}
+print(len(words));
+"#;
+    let mut sources = waddle_frontend::SourceMap::default();
+    sources.add(waddle_frontend::SourceFile::new("s.wdl", source));
+    let program = waddle_frontend::compile(&sources, &Default::default())
+        .expect("compiles")
+        .program;
+    let image = compile_aarch64(&program, &Default::default()).expect("AArch64 image");
+    let blocks = run_image(&image, &RunLimits::default()).expect("runs");
+    assert_eq!(blocks.prints.len(), 9001);
+    let mut streamed = Vec::new();
+    let limits = RunLimits {
+        flush_each_print: true,
+        ..RunLimits::default()
+    };
+    let ending =
+        run_image_with(&image, &limits, &mut |ty, v| streamed.push((ty, v))).expect("runs");
+    assert_eq!(ending, blocks.ending);
+    assert!(streamed == blocks.prints, "streamed output differs");
+}
