@@ -124,8 +124,9 @@ impl CompiledProgram {
     /// Sets the stack budget in bytes (default [`DEFAULT_STACK_BUDGET`]).
     /// Where the calling thread's stack is smaller than the budget plus
     /// [`crate::abi::HELPER_STACK_RESERVE`] (known on Linux), the limit is
-    /// raised so that compiled code reports `stack overflow` before it could
-    /// reach the end of the thread's stack.
+    /// raised to leave [`crate::abi::MIN_HELPER_STACK`] above the end of the
+    /// thread's stack, so compiled code reports `stack overflow` instead of
+    /// crashing.
     pub fn set_stack_budget(&mut self, bytes: usize) {
         self.stack_budget = bytes;
     }
@@ -224,7 +225,7 @@ impl CompiledProgram {
         let base = std::hint::black_box(&base_marker) as *const Word as usize;
         let mut stack_limit = base.saturating_sub(self.stack_budget);
         if let Some(low) = crate::stack::thread_stack_low() {
-            stack_limit = stack_limit.max(low.saturating_add(crate::abi::HELPER_STACK_RESERVE));
+            stack_limit = stack_limit.max(low.saturating_add(crate::abi::MIN_HELPER_STACK));
         }
         let globals = host.globals().as_mut_ptr();
         let mut cell = HostCell { host, panic: None };
