@@ -79,8 +79,6 @@ pub struct CompiledProgram {
     globals_used: usize,
     stats: CompileStats,
     stack_budget: usize,
-    /// Bytes of machine code in `module` (functions and trampolines).
-    code_bytes: usize,
 }
 
 impl CompiledProgram {
@@ -93,10 +91,9 @@ impl CompiledProgram {
         texts: Vec<Box<str>>,
         globals_used: usize,
         stats: CompileStats,
-        code_bytes: usize,
     ) -> CompiledProgram {
         LIVE_UNITS.fetch_add(1, Ordering::Relaxed);
-        LIVE_CODE_BYTES.fetch_add(code_bytes, Ordering::Relaxed);
+        LIVE_CODE_BYTES.fetch_add(stats.code_bytes, Ordering::Relaxed);
         CompiledProgram {
             module: Some(module),
             funcs,
@@ -107,13 +104,12 @@ impl CompiledProgram {
             globals_used,
             stats,
             stack_budget: DEFAULT_STACK_BUDGET,
-            code_bytes,
         }
     }
 
     /// Bytes of machine code this unit holds (functions and trampolines).
     pub fn code_bytes(&self) -> usize {
-        self.code_bytes
+        self.stats.code_bytes
     }
 
     /// Compile-time statistics.
@@ -284,7 +280,7 @@ impl CompiledProgram {
 impl Drop for CompiledProgram {
     fn drop(&mut self) {
         LIVE_UNITS.fetch_sub(1, Ordering::Relaxed);
-        LIVE_CODE_BYTES.fetch_sub(self.code_bytes, Ordering::Relaxed);
+        LIVE_CODE_BYTES.fetch_sub(self.stats.code_bytes, Ordering::Relaxed);
         if let Some(m) = self.module.take() {
             // SAFETY: no code of this module can run any more: calls borrow
             // `self`, and entry slots pointing here are owned by `self`.

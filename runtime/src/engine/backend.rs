@@ -71,13 +71,14 @@ impl Executor {
         if tier == Tier::Auto && self.native_failed {
             return Ok(());
         }
+        let interpreted_main = |id: FuncId, f: &waddle_opt::ir::Function| {
+            Some(id) == run && f.name == ".main" && tiering::interpret_main(tier, f)
+        };
         let missing: Vec<FuncId> = program
             .funcs
             .iter()
             .filter(|&(id, f)| {
-                !f.is_declaration()
-                    && !self.native.has(id)
-                    && !(Some(id) == run && f.name == ".main" && tiering::interpret_main(tier, f))
+                !(f.is_declaration() || self.native.has(id) || interpreted_main(id, f))
             })
             .map(|(id, _)| id)
             .collect();

@@ -278,7 +278,7 @@ impl Translator<'_, '_> {
             // Defined in another unit: its slot is filled when the units are
             // linked; calling a still-empty slot is the interpreter's error
             // for calling a function without a body.
-            let unlinked = self.b.ins().icmp_imm(IntCC::Equal, code, 0);
+            let unlinked = self.b.ins().icmp_imm_u(IntCC::Equal, code, 0);
             self.trap_if(unlinked, TrapCode::AssertionFailed, loc);
         }
         let mut cargs = Vec::with_capacity(args.len() + 1);
