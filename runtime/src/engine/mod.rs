@@ -21,8 +21,22 @@
 //! compilation run under `catch_unwind` and a panic becomes
 //! [`Error::Internal`].
 //!
-//! The interpreter runs Waddle calls on the calling thread's stack: call
-//! into the engine from a thread with a generous stack (the CLI uses
+//! Tiers ([`EngineConfig::tier`], [`Engine::set_tier`]): `interp` runs
+//! everything on the IR interpreter; `opt` compiles every function with the
+//! Cranelift tier (T2) before it runs; `auto` (the default) does the same
+//! except for cold top-level code (policy and its invariant: the `tiering`
+//! module). Native code lives in per-entry compilation units linked through
+//! entry slots; a redefinition swaps the slots and frees code nothing can
+//! run any more (the `native` module). Runtime errors in compiled code come
+//! back as [`Error::Runtime`] with the interpreter's message and location;
+//! a panic in the host while compiled code runs is carried out of the
+//! compiled frames and reported as [`Error::Internal`].
+//!
+//! Compiled code runs on the calling thread's stack (the interpreter on its
+//! own): the stack budget counts native frames, and where the thread's stack
+//! is smaller than the budget (known on Linux) deep recursion stops earlier
+//! with `stack overflow` rather than crashing. Call into the engine from a
+//! thread with a generous stack to get the full budget (the CLI uses
 //! [`crate::driver::run_on_big_stack`]).
 
 mod backend;
