@@ -55,7 +55,8 @@ pub const CONFIGS: &[TierConfig] = &[
         name: "full-O2",
         tier: "full",
         opt_level: 2,
-    },    TierConfig {
+    },
+    TierConfig {
         name: "auto-O2",
         tier: "auto",
         opt_level: 2,
