@@ -227,3 +227,29 @@ fn auto_compiles_functions_and_interprets_cold_top_level_code() {
     assert_eq!(e.function_tier("sq").unwrap(), Tier::Interp);
     assert_eq!(e.native_code().units, 0);
 }
+
+#[test]
+fn top_level_code_and_replaced_programs_free_their_units() {
+    let mut e = engine(Tier::Auto);
+    e.eval("fn sq(x: int) -> int { return x * x; }").unwrap();
+    let one = e.native_code();
+    assert_eq!(one.units, 1, "{one:?}");
+    // Top-level code with a loop is compiled in its own unit, which is
+    // freed once it has run.
+    for _ in 0..50 {
+        e.eval("var t = 0; for i in 0..10 { t += sq(i); } print(t);")
+            .unwrap();
+    }
+    assert_eq!(out(&mut e), "285\n".repeat(50));
+    assert_eq!(e.native_code(), one);
+    // `run` replaces the whole program and its code.
+    for _ in 0..20 {
+        e.run(
+            "p.wdl",
+            "fn f(n: int) -> int { return n + 1; } print(f(1));",
+        )
+        .unwrap();
+    }
+    assert_eq!(out(&mut e), "2\n".repeat(20));
+    assert_eq!(e.native_code().units, 1);
+}
