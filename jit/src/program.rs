@@ -79,6 +79,8 @@ pub struct CompiledProgram {
     globals_used: usize,
     stats: CompileStats,
     stack_budget: usize,
+    /// Bytes of machine code in `module` (functions and trampolines).
+    code_bytes: usize,
 }
 
 impl CompiledProgram {
@@ -93,7 +95,6 @@ impl CompiledProgram {
         stats: CompileStats,
     ) -> CompiledProgram {
         LIVE_UNITS.fetch_add(1, Ordering::Relaxed);
-        LIVE_CODE_BYTES.fetch_add(stats.code_bytes, Ordering::Relaxed);
         CompiledProgram {
             module: Some(module),
             funcs,
@@ -104,12 +105,20 @@ impl CompiledProgram {
             globals_used,
             stats,
             stack_budget: DEFAULT_STACK_BUDGET,
+            code_bytes: 0,
         }
+    }
+
+    /// Records `bytes` more machine code held by this unit (for
+    /// [`CompiledProgram::code_bytes`] and [`code_memory`]).
+    pub(crate) fn account_code_bytes(&mut self, bytes: usize) {
+        self.code_bytes += bytes;
+        LIVE_CODE_BYTES.fetch_add(bytes, Ordering::Relaxed);
     }
 
     /// Bytes of machine code this unit holds (functions and trampolines).
     pub fn code_bytes(&self) -> usize {
-        self.stats.code_bytes
+        self.code_bytes
     }
 
     /// Compile-time statistics.
@@ -280,7 +289,7 @@ impl CompiledProgram {
 impl Drop for CompiledProgram {
     fn drop(&mut self) {
         LIVE_UNITS.fetch_sub(1, Ordering::Relaxed);
-        LIVE_CODE_BYTES.fetch_sub(self.stats.code_bytes, Ordering::Relaxed);
+        LIVE_CODE_BYTES.fetch_sub(self.code_bytes, Ordering::Relaxed);
         if let Some(m) = self.module.take() {
             // SAFETY: no code of this module can run any more: calls borrow
             // `self`, and entry slots pointing here are owned by `self`.

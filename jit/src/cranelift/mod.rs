@@ -117,8 +117,6 @@ pub struct CompileStats {
     pub trampolines: Duration,
     /// Wall time of the whole [`compile`] call.
     pub total: Duration,
-    /// Bytes of machine code of the unit: functions and trampolines.
-    pub code_bytes: usize,
 }
 
 /// The Cranelift ISA for the host, with Waddle's settings.
@@ -298,9 +296,10 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
     }
     let entries: Box<[usize]> = (0..n).map(|i| infos[i].code).collect();
     let max_global = globals_used(program);
-    stats.code_bytes = tramp_bytes + stats.funcs.iter().map(|f| f.code_size).sum::<usize>();
+    let code_bytes = tramp_bytes + stats.funcs.iter().map(|f| f.code_size).sum::<usize>();
     stats.total = start.elapsed();
-    Ok(CompiledProgram::new(
-        module, infos, entries, strings, texts, max_global, stats,
-    ))
+    let mut compiled =
+        CompiledProgram::new(module, infos, entries, strings, texts, max_global, stats);
+    compiled.account_code_bytes(code_bytes);
+    Ok(compiled)
 }
