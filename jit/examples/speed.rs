@@ -1,7 +1,9 @@
 //! Compile time and speed of the Cranelift tier against the interpreter on
 //! a few kernels: `cargo run -p waddle-jit --example speed [--release]`.
 //! Prints one line per kernel: interpreter time, compiled time (median of
-//! five runs each), their ratio, and Cranelift's compile time per function.
+//! five runs each), their ratio, and Cranelift's compile time per function;
+//! then the compile latency (frontend excluded, median of five) of the
+//! larger programs of the lang-test corpus.
 
 #[path = "../tests/common/host.rs"]
 mod host;
@@ -100,7 +102,53 @@ fn main() {
     work.join().expect("benchmark thread");
 }
 
+/// Compile latency of the corpus's `classic/` programs and of all of them
+/// in one unit per file, the way `waddle run --tier opt` compiles a file.
+fn latency() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../lang-tests/tests/programs/classic");
+    let Ok(rd) = std::fs::read_dir(&dir) else {
+        return;
+    };
+    let mut files: Vec<_> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    files.sort();
+    let opts = JitOptions {
+        verify_cranelift: false,
+        ..JitOptions::default()
+    };
+    for f in files
+        .iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "wdl"))
+    {
+        let Ok(src) = std::fs::read_to_string(f) else {
+            continue;
+        };
+        let name = f
+            .file_stem()
+            .map_or(String::new(), |s| s.to_string_lossy().into_owned());
+        let p = frontend(&name, &src);
+        let insts: usize = p.funcs.values().map(|f| f.inst_count()).sum();
+        let times: Vec<Duration> = (0..5)
+            .map(|_| {
+                let t0 = Instant::now();
+                let cp = compile(&p, &opts).expect("compile");
+                let t = t0.elapsed();
+                drop(cp);
+                t
+            })
+            .collect();
+        println!(
+            "latency {name:16} {:>4} lines {:>5} IR insts {:>3} funcs: compile {:>9.2?}",
+            src.lines().count(),
+            insts,
+            p.funcs.len(),
+            median(times)
+        );
+    }
+}
+
 fn run() {
+    latency();
     let opts = JitOptions {
         verify_cranelift: false,
         fuel: false,

@@ -18,6 +18,11 @@
 //! address from the entry-slot table (`VmCtx::entries[callee]`) and calls it
 //! indirectly. Replacing a function is storing a new address into its slot;
 //! the old code must stay mapped while a frame of it may still run.
+//! A unit may be compiled with some functions only declared (their code
+//! lives in other units): their slots start null, the runtime fills them
+//! when it links the units, and a call through a still-null slot traps
+//! `assertion failed` (the interpreter's error for calling a function
+//! without a body).
 //!
 //! Rust reaches compiled code through one *entry trampoline* per function,
 //! `extern "C" fn(vmctx, args: *const Word, ret: *mut Word)`: it loads the
@@ -83,6 +88,15 @@ pub const TRAP_HOST_PANIC: u32 = 0x1_0000;
 /// Native stack bytes the thread running compiled code needs beyond the
 /// stack budget, for runtime helpers and the host methods they call.
 pub const HELPER_STACK_RESERVE: usize = 4 << 20;
+
+/// Native stack bytes always kept free below the stack limit for the
+/// helpers and the host (which neither recurse deeply nor allocate large
+/// frames: the collector marks with a work list). When the calling thread's
+/// stack is too small for the budget plus [`HELPER_STACK_RESERVE`], the
+/// entry raises the limit to the thread's lowest usable address plus this,
+/// so deep recursion stops with `stack overflow` instead of running off the
+/// thread's stack.
+pub const MIN_HELPER_STACK: usize = 256 << 10;
 
 /// The Cranelift type a Waddle value of type `ty` travels in, `None` for
 /// `void`.

@@ -5,10 +5,13 @@
 //!   fuel, GC roots).
 //! - [`cranelift`]: the optimizing generator (tier T2), Waddle IR →
 //!   Cranelift → machine code, and [`CompiledProgram`], which runs it.
+//! - [`disasm`]: machine code → text for any supported target (x86-64 with
+//!   iced-x86, AArch64 with yaxpeax-arm), shared by every tier.
+//! - [`NativeProgram`]: what the runtime needs of a compiled unit of any
+//!   native tier, so it can route to each tier through one trait object.
 //!
-//! The baseline generator (T1) does not exist yet. [`available_tiers`] is
-//! what the runtime routes to and stays empty until the runtime integrates
-//! T2; [`built_tiers`] lists what this crate can already compile.
+//! [`available_tiers`] is what the runtime routes to; [`built_tiers`] lists
+//! what this crate can compile.
 
 #![warn(missing_docs)]
 
@@ -16,19 +19,105 @@ pub mod abi;
 pub mod baseline;
 pub mod cranelift;
 pub mod cross;
+pub mod disasm;
 mod helpers;
 mod program;
+mod stack;
 
 pub use cranelift::{compile, CompileError, CompileStats, FuncStats, JitOptions};
-pub use program::CompiledProgram;
+pub use program::{code_memory, CodeMemory, CompiledProgram};
 
-/// Native tiers this build can compile for the host, by `--tier` name.
+use waddle_opt::abi::{Trap, Word};
+use waddle_opt::interp::Host;
+use waddle_opt::ir::FuncId;
+
+/// Whether Cranelift supports the host architecture.
+const HOST_SUPPORTED: bool = cfg!(any(target_arch = "x86_64", target_arch = "aarch64"));
+
+/// Native tiers this build can compile for the host and the runtime routes
+/// to, by `--tier` name.
 pub fn available_tiers() -> &'static [&'static str] {
-    &[]
+    if HOST_SUPPORTED {
+        &["opt"]
+    } else {
+        &[]
+    }
 }
 
-/// Native tiers implemented by this crate, whether or not the runtime routes
-/// to them yet.
+/// Native tiers implemented by this crate.
 pub fn built_tiers() -> &'static [&'static str] {
     &["opt"]
+}
+
+/// A compilation unit of some native tier, loaded in executable memory: what
+/// the runtime's code cache needs to run, link, swap and inspect it.
+///
+/// Every unit has its own entry-slot table ([`NativeProgram::entry_slots`])
+/// indexed by the `FuncId`s of the program it was compiled from; functions
+/// the unit does not define (declarations) start with a null slot that the
+/// runtime fills with [`NativeProgram::set_entry`] before running anything.
+pub trait NativeProgram {
+    /// The `--tier` name of the tier that produced the code.
+    fn tier_name(&self) -> &'static str;
+
+    /// Runs `func` with `args` (one word per parameter) on the calling
+    /// thread; traps come back as `Err`, host panics are resumed.
+    fn call(&mut self, host: &mut dyn Host, func: FuncId, args: &[Word]) -> Result<Word, Trap>;
+
+    /// Sets the stack budget in bytes for calls entering this unit.
+    fn set_stack_budget(&mut self, bytes: usize);
+
+    /// Interns the unit's string constants through `host` (before any of its
+    /// code runs, also when it is reached from another unit).
+    fn bind_strings(&mut self, host: &mut dyn Host);
+
+    /// The machine code of `func`, `None` if this unit does not define it.
+    fn code(&self, func: FuncId) -> Option<&[u8]>;
+
+    /// The source name of `func`.
+    fn func_name(&self, func: FuncId) -> Option<&str>;
+
+    /// Address of the unit's entry-slot table.
+    fn entry_slots(&self) -> *const usize;
+
+    /// Points `func`'s entry slot at `code`.
+    ///
+    /// # Safety
+    /// `code` must have `func`'s native signature under [`abi`] and stay
+    /// executable while this unit may run.
+    unsafe fn set_entry(&mut self, func: FuncId, code: *const u8);
+
+    /// Bytes of machine code the unit holds (functions and trampolines).
+    fn code_bytes(&self) -> usize;
+}
+
+impl NativeProgram for CompiledProgram {
+    fn tier_name(&self) -> &'static str {
+        "opt"
+    }
+    fn call(&mut self, host: &mut dyn Host, func: FuncId, args: &[Word]) -> Result<Word, Trap> {
+        CompiledProgram::call(self, host, func, args)
+    }
+    fn set_stack_budget(&mut self, bytes: usize) {
+        CompiledProgram::set_stack_budget(self, bytes)
+    }
+    fn bind_strings(&mut self, host: &mut dyn Host) {
+        CompiledProgram::bind_strings(self, host)
+    }
+    fn code(&self, func: FuncId) -> Option<&[u8]> {
+        CompiledProgram::code(self, func)
+    }
+    fn func_name(&self, func: FuncId) -> Option<&str> {
+        CompiledProgram::func_name(self, func)
+    }
+    fn entry_slots(&self) -> *const usize {
+        CompiledProgram::entry_slots(self)
+    }
+    unsafe fn set_entry(&mut self, func: FuncId, code: *const u8) {
+        // SAFETY: forwarded contract.
+        unsafe { CompiledProgram::set_entry(self, func, code) }
+    }
+    fn code_bytes(&self) -> usize {
+        CompiledProgram::code_bytes(self)
+    }
 }

@@ -1,6 +1,13 @@
 //! A compiled program in executable memory and the entry from Rust.
+//!
+//! Code memory is W^X: cranelift-jit writes code into read-write pages and
+//! switches them to read-execute (never both at once) when the unit is
+//! finalized, before any of it runs; nothing writes code afterwards (code
+//! swapping only stores into the entry-slot table, which is ordinary data).
+//! [`code_memory`] counts the code every live unit holds, process-wide.
 
 use std::panic::resume_unwind;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use cranelift_entity::EntityRef;
 use cranelift_jit::JITModule;
@@ -30,6 +37,27 @@ pub(crate) struct FuncInfo {
     pub disasm: Option<String>,
 }
 
+/// Process-wide code-memory counters: live units and their code bytes.
+static LIVE_UNITS: AtomicUsize = AtomicUsize::new(0);
+static LIVE_CODE_BYTES: AtomicUsize = AtomicUsize::new(0);
+
+/// Machine code held by every [`CompiledProgram`] alive in the process.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct CodeMemory {
+    /// Live compilation units (each one `JITModule`).
+    pub units: usize,
+    /// Bytes of machine code (functions and trampolines) they hold.
+    pub bytes: usize,
+}
+
+/// The current [`CodeMemory`] counters.
+pub fn code_memory() -> CodeMemory {
+    CodeMemory {
+        units: LIVE_UNITS.load(Ordering::Relaxed),
+        bytes: LIVE_CODE_BYTES.load(Ordering::Relaxed),
+    }
+}
+
 /// The signature of every entry trampoline (see [`crate::abi`]).
 type Trampoline = unsafe extern "C" fn(*mut VmCtx, *const Word, *mut Word);
 
@@ -51,6 +79,8 @@ pub struct CompiledProgram {
     globals_used: usize,
     stats: CompileStats,
     stack_budget: usize,
+    /// Bytes of machine code in `module` (functions and trampolines).
+    code_bytes: usize,
 }
 
 impl CompiledProgram {
@@ -64,6 +94,7 @@ impl CompiledProgram {
         globals_used: usize,
         stats: CompileStats,
     ) -> CompiledProgram {
+        LIVE_UNITS.fetch_add(1, Ordering::Relaxed);
         CompiledProgram {
             module: Some(module),
             funcs,
@@ -74,7 +105,20 @@ impl CompiledProgram {
             globals_used,
             stats,
             stack_budget: DEFAULT_STACK_BUDGET,
+            code_bytes: 0,
         }
+    }
+
+    /// Records `bytes` more machine code held by this unit (for
+    /// [`CompiledProgram::code_bytes`] and [`code_memory`]).
+    pub(crate) fn account_code_bytes(&mut self, bytes: usize) {
+        self.code_bytes += bytes;
+        LIVE_CODE_BYTES.fetch_add(bytes, Ordering::Relaxed);
+    }
+
+    /// Bytes of machine code this unit holds (functions and trampolines).
+    pub fn code_bytes(&self) -> usize {
+        self.code_bytes
     }
 
     /// Compile-time statistics.
@@ -83,8 +127,11 @@ impl CompiledProgram {
     }
 
     /// Sets the stack budget in bytes (default [`DEFAULT_STACK_BUDGET`]).
-    /// The thread calling [`CompiledProgram::call`] needs that much native
-    /// stack plus [`crate::abi::HELPER_STACK_RESERVE`].
+    /// Where the calling thread's stack is smaller than the budget plus
+    /// [`crate::abi::HELPER_STACK_RESERVE`] (known on Linux), the limit is
+    /// raised to leave [`crate::abi::MIN_HELPER_STACK`] above the end of the
+    /// thread's stack, so compiled code reports `stack overflow` instead of
+    /// crashing.
     pub fn set_stack_budget(&mut self, bytes: usize) {
         self.stack_budget = bytes;
     }
@@ -181,12 +228,16 @@ impl CompiledProgram {
         // is below this local.
         let base_marker: Word = 0;
         let base = std::hint::black_box(&base_marker) as *const Word as usize;
+        let mut stack_limit = base.saturating_sub(self.stack_budget);
+        if let Some(low) = crate::stack::thread_stack_low() {
+            stack_limit = stack_limit.max(low.saturating_add(crate::abi::MIN_HELPER_STACK));
+        }
         let globals = host.globals().as_mut_ptr();
         let mut cell = HostCell { host, panic: None };
         let mut ctx = Box::new(VmCtx {
             globals,
             entries: self.entries.as_ptr(),
-            stack_limit: base.saturating_sub(self.stack_budget),
+            stack_limit,
             stack_base: base,
             fuel: FUEL_BATCH,
             trap_code: 0,
@@ -239,6 +290,8 @@ impl CompiledProgram {
 
 impl Drop for CompiledProgram {
     fn drop(&mut self) {
+        LIVE_UNITS.fetch_sub(1, Ordering::Relaxed);
+        LIVE_CODE_BYTES.fetch_sub(self.code_bytes, Ordering::Relaxed);
         if let Some(m) = self.module.take() {
             // SAFETY: no code of this module can run any more: calls borrow
             // `self`, and entry slots pointing here are owned by `self`.

@@ -109,3 +109,64 @@ fn dropped_programs_free_their_code() {
     // over 20 MB.
     assert!(grown < 8 << 20, "RSS grew by {grown} bytes");
 }
+
+/// The permissions of the mapping holding `addr` (Linux `/proc/self/maps`).
+fn mapping_perms(addr: usize) -> Option<String> {
+    let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
+    maps.lines().find_map(|line| {
+        let mut parts = line.split_whitespace();
+        let range = parts.next()?;
+        let perms = parts.next()?;
+        let (lo, hi) = range.split_once('-')?;
+        let (lo, hi) = (
+            usize::from_str_radix(lo, 16).ok()?,
+            usize::from_str_radix(hi, 16).ok()?,
+        );
+        (lo <= addr && addr < hi).then(|| perms.to_string())
+    })
+}
+
+/// Code memory is W^X: every function's code sits in a readable,
+/// executable, non-writable mapping once the program is compiled.
+#[test]
+fn code_pages_are_executable_and_not_writable() {
+    if !cfg!(target_os = "linux") {
+        return;
+    }
+    let p = parse(TWO);
+    let cp = compile(&p, &JitOptions::default()).unwrap();
+    for name in ["one", "two", "main"] {
+        let code = cp.code(p.func_by_name(name).unwrap()).unwrap();
+        let perms = mapping_perms(code.as_ptr() as usize).expect("code is mapped");
+        assert!(perms.starts_with("r-x"), "{name}: {perms}");
+    }
+}
+
+/// Disassembling a compiled function with the shared disassembler decodes
+/// every byte into instructions ending in a return.
+#[test]
+fn compiled_code_disassembles() {
+    let Some(arch) = waddle_jit::disasm::Arch::host() else {
+        return;
+    };
+    let p = parse(TWO);
+    let cp = compile(&p, &JitOptions::default()).unwrap();
+    let code = cp.code(p.func_by_name("two").unwrap()).unwrap();
+    let lines = waddle_jit::disasm::decode(code, code.as_ptr() as u64, arch);
+    assert_eq!(
+        lines.iter().map(|l| l.bytes.len()).sum::<usize>(),
+        code.len()
+    );
+    assert!(lines.iter().all(|l| l.text != "(bad)"), "{lines:?}");
+    assert!(lines.iter().any(|l| l.text.starts_with("ret")), "{lines:?}");
+}
+
+/// The unit's code-byte count covers its functions and trampolines.
+#[test]
+fn code_bytes_cover_functions_and_trampolines() {
+    let p = parse(TWO);
+    let cp = compile(&p, &JitOptions::default()).unwrap();
+    let funcs: usize = cp.stats().funcs.iter().map(|f| f.code_size).sum();
+    assert!(cp.code_bytes() > funcs, "{} vs {funcs}", cp.code_bytes());
+    assert!(waddle_jit::code_memory().units >= 1);
+}

@@ -1,7 +1,7 @@
 //! The tier configurations every corpus program runs on.
 //!
 //! [`CONFIGS`] is the one list to extend: a configuration runs when its tier
-//! is available in this build (`interp` always; native tiers when
+//! is available in this build (`interp` and `auto` always; native tiers when
 //! `waddle_jit::available_tiers()` lists them) and, if the environment
 //! variable `WADDLE_TEST_TIERS` is set (comma-separated configuration names
 //! such as `interp-O0,opt-O2`), when it is listed there.
@@ -56,12 +56,17 @@ pub const CONFIGS: &[TierConfig] = &[
         tier: "full",
         opt_level: 2,
     },
+    TierConfig {
+        name: "auto-O2",
+        tier: "auto",
+        opt_level: 2,
+    },
 ];
 
 impl TierConfig {
     /// Whether this build can run the configuration's tier.
     pub fn available(&self) -> bool {
-        self.tier == "interp" || waddle_jit::available_tiers().contains(&self.tier)
+        matches!(self.tier, "interp" | "auto") || waddle_jit::available_tiers().contains(&self.tier)
     }
 
     /// Driver options for this configuration with an optional fuel budget.

@@ -67,11 +67,11 @@ fn unreadable_file_is_a_clear_error() {
 #[test]
 fn unavailable_tier_exits_1() {
     let p = program("tier.wdl", "print(1);\n");
-    let out = waddle(&["run", "--tier", "opt", p.to_str().unwrap()]);
+    let out = waddle(&["run", "--tier", "full", p.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         text(&out.stderr),
-        "error: tier `opt` is not available in this build (available: interp, auto)\n"
+        "error: tier `full` is not available in this build (available: interp, opt, auto)\n"
     );
     assert!(out.stdout.is_empty());
 }
@@ -82,7 +82,7 @@ fn runs_programs() {
         "ok.wdl",
         "fn sq(x: int) -> int { return x * x; }\nprint(sq(7));\nprint(0.1 + 0.2);\n",
     );
-    for tier in ["interp", "auto"] {
+    for tier in ["interp", "opt", "auto"] {
         for o in ["-O0", "-O1", "-O2"] {
             let out = waddle(&["run", "--tier", tier, o, p.to_str().unwrap()]);
             assert_eq!(text(&out.stderr), "", "{tier} {o}");

@@ -1,7 +1,9 @@
 //! Collector stress test: every program of the language corpus runs with a
-//! collection before *every* allocation, and must print exactly what it
-//! prints with the normal collection policy. Any root the interpreter or
-//! the host forgets shows up as a difference (or a crash).
+//! collection before *every* allocation, on the interpreter and on compiled
+//! code (T2, whose frames are scanned conservatively), and must print
+//! exactly what the interpreter prints with the normal collection policy.
+//! Any root a tier or the host forgets shows up as a difference (or a
+//! crash).
 
 use std::path::{Path, PathBuf};
 
@@ -21,9 +23,9 @@ fn corpus(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-fn run(source: &str, stress: bool, opt_level: u8) -> (Vec<u8>, Option<String>) {
+fn run(source: &str, tier: Tier, stress: bool, opt_level: u8) -> (Vec<u8>, Option<String>) {
     let mut engine = Engine::with_config(EngineConfig {
-        tier: Tier::Interp,
+        tier,
         opt_level,
         fuel: Some(50_000_000),
         output: OutputSink::Capture,
@@ -52,8 +54,8 @@ fn corpus_output_is_the_same_when_collecting_before_every_allocation() {
             if name.contains("recursion") || name.contains("stack_overflow") {
                 continue;
             }
-            for opt in [0, 2] {
-                let normal = run(&source, false, opt);
+            for (tier, opt) in [(Tier::Interp, 0), (Tier::Interp, 2), (Tier::Opt, 2)] {
+                let normal = run(&source, Tier::Interp, false, opt);
                 if normal
                     .1
                     .as_deref()
@@ -61,17 +63,17 @@ fn corpus_output_is_the_same_when_collecting_before_every_allocation() {
                 {
                     continue;
                 }
-                let stressed = run(&source, true, opt);
+                let stressed = run(&source, tier, true, opt);
                 assert_eq!(
                     String::from_utf8_lossy(&stressed.0),
                     String::from_utf8_lossy(&normal.0),
-                    "stdout differs under GC stress: {} -O{opt}",
+                    "stdout differs under GC stress: {} {tier} -O{opt}",
                     f.display()
                 );
                 assert_eq!(
                     stressed.1,
                     normal.1,
-                    "error differs: {} -O{opt}",
+                    "error differs: {} {tier} -O{opt}",
                     f.display()
                 );
                 checked += 1;

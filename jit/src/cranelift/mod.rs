@@ -242,6 +242,7 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
     }
     let t0 = Instant::now();
     let mut tramps = Vec::new();
+    let mut tramp_bytes = 0;
     for (fid, f) in program.funcs.iter() {
         if f.is_declaration() {
             continue;
@@ -263,6 +264,7 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
         module
             .define_function(id, &mut ctx)
             .map_err(|e| codegen_err(&f.name, &e))?;
+        tramp_bytes += ctx.compiled_code().map_or(0, |c| c.code_buffer().len());
         module.clear_context(&mut ctx);
         tramps.push((fid, id));
     }
@@ -295,8 +297,10 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
     }
     let entries: Box<[usize]> = (0..n).map(|i| infos[i].code).collect();
     let max_global = globals_used(program);
+    let code_bytes = tramp_bytes + stats.funcs.iter().map(|f| f.code_size).sum::<usize>();
     stats.total = start.elapsed();
-    Ok(CompiledProgram::new(
-        module, infos, entries, strings, texts, max_global, stats,
-    ))
+    let mut compiled =
+        CompiledProgram::new(module, infos, entries, strings, texts, max_global, stats);
+    compiled.account_code_bytes(code_bytes);
+    Ok(compiled)
 }

@@ -7,33 +7,120 @@ use waddle_opt::abi::{Trap, Word};
 use waddle_opt::interp::{Host, Interpreter};
 use waddle_opt::ir::{FuncId, Program};
 
-/// Runs functions of a program on the T0 tier (the IR interpreter).
+use super::native::NativeCode;
+use super::tiering;
+use crate::driver::Tier;
+
+/// Runs functions of a program: on the interpreter (T0, always kept up to
+/// date) or as native code (see [`super::tiering`] for who runs what).
 pub(crate) struct Executor {
     interp: Interpreter,
+    native: NativeCode,
+    /// Auto's compile of the current program failed: interpret until a
+    /// function changes.
+    native_failed: bool,
 }
 
 impl Executor {
-    /// Prepares every bodied function of `program`.
+    /// Prepares every bodied function of `program` for the interpreter.
     pub(crate) fn new(program: &Program, host: &mut dyn Host, stack_budget: usize) -> Executor {
         let mut interp = Interpreter::new(program, host);
         interp.set_stack_budget(stack_budget);
-        Executor { interp }
+        Executor {
+            interp,
+            native: NativeCode::new(stack_budget),
+            native_failed: false,
+        }
     }
 
-    /// Re-prepares `func` after it was added or redefined.
+    /// Re-prepares `func` after it was added or redefined; its native code
+    /// (if any) is dropped and recompiled by the next [`Executor::prepare`].
     pub(crate) fn update(&mut self, program: &Program, func: FuncId, host: &mut dyn Host) {
         self.interp.update(program, func, host);
+        self.native.invalidate(func);
+        self.native_failed = false;
     }
 
-    /// Calls `func` with `args`. The outer `Err` means execution is not
-    /// possible at all (an internal problem), the inner one is a trap.
+    /// Forgets `func`'s native code (an entry's top-level code after it ran).
+    pub(crate) fn forget(&mut self, func: FuncId) {
+        self.native.invalidate(func);
+    }
+
+    /// Brings the native code in line with `tier` before `run` (if any)
+    /// executes: compiles every function that should be native and is not.
+    /// `Err` when `tier` is an explicit native tier that cannot compile.
+    pub(crate) fn prepare(
+        &mut self,
+        program: &Program,
+        host: &mut dyn Host,
+        tier: Tier,
+        fuel: bool,
+        run: Option<FuncId>,
+    ) -> Result<(), String> {
+        let Some(native) = tiering::native_tier(tier) else {
+            if tier == Tier::Interp {
+                self.native.clear();
+                return Ok(());
+            }
+            return Err(format!("tier `{tier}` is not available in this build"));
+        };
+        if fuel && !self.native.counts_fuel() {
+            // Code compiled without fuel checks cannot enforce a budget.
+            self.native.clear();
+        }
+        if tier == Tier::Auto && self.native_failed {
+            return Ok(());
+        }
+        let interpreted_main = |id: FuncId, f: &waddle_opt::ir::Function| {
+            Some(id) == run && f.name == ".main" && tiering::interpret_main(tier, f)
+        };
+        let missing: Vec<FuncId> = program
+            .funcs
+            .iter()
+            .filter(|&(id, f)| {
+                !(f.is_declaration() || self.native.has(id) || interpreted_main(id, f))
+            })
+            .map(|(id, _)| id)
+            .collect();
+        match self.native.install(program, &missing, native, fuel, host) {
+            Ok(()) => Ok(()),
+            Err(_) if tier == Tier::Auto => {
+                self.native.clear();
+                self.native_failed = true;
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Calls `func` with `args` on the tier that runs it. The outer `Err`
+    /// means execution is not possible at all (an internal problem), the
+    /// inner one is a trap.
     pub(crate) fn call(
         &mut self,
         host: &mut dyn Host,
         func: FuncId,
         args: &[Word],
     ) -> Result<Result<Word, Trap>, String> {
+        if let Some(r) = self.native.call(host, func, args) {
+            return Ok(r);
+        }
         Ok(self.interp.call(host, func, args))
+    }
+
+    /// The tier running `func` now.
+    pub(crate) fn tier_of(&self, func: FuncId) -> Tier {
+        self.native.tier_of(func).unwrap_or(Tier::Interp)
+    }
+
+    /// `func`'s machine code, if it runs natively.
+    pub(crate) fn code(&self, func: FuncId) -> Option<&[u8]> {
+        self.native.code(func)
+    }
+
+    /// Live native units and the machine-code bytes they hold.
+    pub(crate) fn native_memory(&self) -> (usize, usize) {
+        self.native.memory()
     }
 }
 

@@ -21,13 +21,29 @@
 //! compilation run under `catch_unwind` and a panic becomes
 //! [`Error::Internal`].
 //!
-//! The interpreter runs Waddle calls on the calling thread's stack: call
-//! into the engine from a thread with a generous stack (the CLI uses
+//! Tiers ([`EngineConfig::tier`], [`Engine::set_tier`]): `interp` runs
+//! everything on the IR interpreter; `opt` compiles every function with the
+//! Cranelift tier (T2) before it runs; `auto` (the default) does the same
+//! except for cold top-level code (policy and its invariant: the `tiering`
+//! module). Native code lives in per-entry compilation units linked through
+//! entry slots; a redefinition swaps the slots and frees code nothing can
+//! run any more (the `native` module). Runtime errors in compiled code come
+//! back as [`Error::Runtime`] with the interpreter's message and location;
+//! a panic in the host while compiled code runs is carried out of the
+//! compiled frames and reported as [`Error::Internal`].
+//!
+//! Compiled code runs on the calling thread's stack (the interpreter on its
+//! own): the stack budget counts native frames, and where the thread's stack
+//! is smaller than the budget (known on Linux) deep recursion stops earlier
+//! with `stack overflow` rather than crashing. Call into the engine from a
+//! thread with a generous stack to get the full budget (the CLI uses
 //! [`crate::driver::run_on_big_stack`]).
 
 mod backend;
 mod compile;
 mod link;
+mod native;
+mod tiering;
 mod val;
 
 pub use compile::{check_passes, compile_source, optimize, CompiledIr, OptOptions};
@@ -48,8 +64,23 @@ use crate::host::Runtime;
 use crate::output::OutputSink;
 use backend::Executor;
 
-/// Tiers this build can run (`auto` runs on the interpreter for now).
+/// Tiers this build can run (`auto`'s policy is in the `tiering` module:
+/// T2 for everything but cold top-level code when T2 exists). Matches
+/// `waddle_jit::available_tiers()` plus `interp` and `auto`.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+pub const AVAILABLE_TIERS: &[&str] = &["interp", "opt", "auto"];
+/// Tiers this build can run (no native tier on this architecture).
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 pub const AVAILABLE_TIERS: &[&str] = &["interp", "auto"];
+
+/// Native code an engine holds (see [`Engine::native_code`]).
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub struct NativeCodeStats {
+    /// Live compilation units.
+    pub units: usize,
+    /// Bytes of machine code in them.
+    pub bytes: usize,
+}
 
 /// Name of the hidden global [`Engine::eval_expr`] stores its result in.
 const EVAL_GLOBAL: &str = "__waddle_eval_result";
@@ -310,7 +341,7 @@ impl Engine {
             words.push(val::to_word(&mut self.runtime, t, a, &mut roots)?);
         }
         self.ensure_executor();
-        let result = self.execute(id, &words);
+        let result = self.prepare(None).and_then(|()| self.execute(id, &words));
         self.flush_output();
         let w = result?;
         // SAFETY: the result is a live value of the return type (no
@@ -338,7 +369,7 @@ impl Engine {
             .map(|f| FunctionInfo {
                 name: f.name.clone(),
                 sig: f.sig.clone(),
-                tier: self.running_tier(),
+                tier: self.running_tier(f.name.as_str()),
             })
             .collect()
     }
@@ -379,7 +410,32 @@ impl Engine {
     /// The tier that runs function `name` now.
     pub fn function_tier(&self, name: &str) -> Result<Tier, Error> {
         self.func_id(name)?;
-        Ok(self.running_tier())
+        Ok(self.running_tier(name))
+    }
+
+    /// The machine code of function `name`, disassembled (REPL `:asm`);
+    /// a note naming the tier when it has no native code.
+    pub fn function_asm(&self, name: &str) -> Result<String, Error> {
+        let id = self.func_id(name)?;
+        let code = self.exec.as_ref().and_then(|e| e.code(id));
+        let (Some(code), Some(arch)) = (code, waddle_jit::disasm::Arch::host()) else {
+            let tier = self.running_tier(name);
+            return Ok(format!(
+                "no native code: {name} runs on the interpreter (tier {tier})\n"
+            ));
+        };
+        let text = waddle_jit::disasm::disassemble(code, code.as_ptr() as u64, arch);
+        Ok(format!(
+            "{name}: {} bytes of machine code ({} tier)\n{text}",
+            code.len(),
+            self.running_tier(name)
+        ))
+    }
+
+    /// The native code this engine holds now.
+    pub fn native_code(&self) -> NativeCodeStats {
+        let (units, bytes) = self.exec.as_ref().map_or((0, 0), |e| e.native_memory());
+        NativeCodeStats { units, bytes }
     }
 
     /// The linked program (optimized IR).
@@ -387,9 +443,11 @@ impl Engine {
         &self.program
     }
 
-    fn running_tier(&self) -> Tier {
-        // Only the interpreter exists so far; `auto` runs everything there.
-        Tier::Interp
+    fn running_tier(&self, name: &str) -> Tier {
+        match (&self.exec, self.program.func_by_name(name)) {
+            (Some(exec), Some(id)) => exec.tier_of(id),
+            _ => Tier::Interp,
+        }
     }
 
     fn func_id(&self, name: &str) -> Result<FuncId, Error> {
@@ -454,14 +512,40 @@ impl Engine {
                 }
             }
         }
+        if result.is_ok() {
+            result = self.prepare(linked.main);
+        }
         if let Some(main) = linked.main {
             if result.is_ok() {
                 result = self.execute(main, &[]).map(|_| ());
+            }
+            if let Some(exec) = &mut self.exec {
+                exec.forget(main);
             }
             link::drop_last_function(&mut self.program, main);
             link::drop_last_function(&mut self.source_ir, main);
         }
         result
+    }
+
+    /// Compiles what the tier wants native before `run` (or a call from
+    /// Rust) executes; a panic in a code generator becomes an internal error.
+    fn prepare(&mut self, run: Option<FuncId>) -> Result<(), Error> {
+        let Some(exec) = self.exec.as_mut() else {
+            return Err(Error::Internal("no executor".to_string()));
+        };
+        let fuel = self.runtime.fuel().is_some();
+        let (program, runtime, tier) = (&self.program, &mut self.runtime, self.tier);
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            exec.prepare(program, runtime, tier, fuel, run)
+        }));
+        match outcome {
+            Ok(r) => r.map_err(|e| Error::Internal(format!("native code generation failed: {e}"))),
+            Err(p) => {
+                self.exec = None;
+                Err(compile::panic_error("the code generator", p))
+            }
+        }
     }
 
     /// Runs `func` on the executor, turning traps into runtime errors and

@@ -4,9 +4,18 @@
 //! Design (DESIGN.md "Runtime"):
 //! - Every object is tracked in a list plus an address set, so deciding
 //!   whether an arbitrary word is an object address is O(1). This is what
-//!   lets roots be scanned *conservatively* (interpreter slots today, native
-//!   JIT frames later) while tracing inside the heap stays *precise*
-//!   (arrays know whether their elements are references).
+//!   lets roots be scanned *conservatively* while tracing inside the heap
+//!   stays *precise* (arrays know whether their elements are references).
+//! - Root finding: the interpreter passes its frame slots; compiled code
+//!   (T2) passes, from each allocating runtime helper, the whole native
+//!   stack between the helper's frame and the Rust frame that entered
+//!   compiled code, read as words. Cranelift keeps every reference-typed
+//!   value in a stack slot across each call (stack-map spills), so every
+//!   live array or string of a compiled frame is in that range; a stale
+//!   word that happens to look like an object address only keeps garbage
+//!   alive a little longer (`waddle_jit::abi`, "Garbage collection").
+//!   No stack maps need decoding and no frame layout is shared between the
+//!   tiers and the collector, which is why every tier can use it.
 //! - Objects never move, so compiled code may hold raw addresses.
 //! - Allocation happens in two steps: [`Heap::reserve`] (may collect, given
 //!   the caller's roots) and then the non-collecting `alloc_*` calls. A host

@@ -154,9 +154,7 @@ impl Repl {
             }
             (":ir", Some(name)) => self.engine.function_ir(name),
             (":opt", Some(name)) => self.engine.function_opt_ir(name),
-            (":asm", Some(name)) => self.engine.function_tier(name).map(|tier| {
-                format!("no native code: {name} runs on the interpreter (tier {tier})\n")
-            }),
+            (":asm", Some(name)) => self.engine.function_asm(name),
             (":tier", Some(name)) => self
                 .engine
                 .function_tier(name)

@@ -92,10 +92,25 @@ fn commands() {
         .stderr
         .contains("no function named `nope`"));
     assert!(r
-        .handle_line(":set-tier opt")
+        .handle_line(":set-tier full")
         .stderr
         .contains("not available"));
     assert_eq!(ok(&mut r, ":set-tier auto"), "tier set to auto\n");
+    // The next entry compiles every function with T2.
+    ok(&mut r, "print(sq(3));");
+    assert_eq!(ok(&mut r, ":tier sq"), "sq runs on tier opt\n");
+    let asm = ok(&mut r, ":asm sq");
+    assert!(asm.starts_with("sq: "), "{asm}");
+    assert!(asm.contains("machine code (opt tier)"), "{asm}");
+    assert!(asm.lines().count() > 3, "{asm}");
+    if cfg!(target_arch = "x86_64") {
+        assert!(asm.contains("ret"), "{asm}");
+        assert!(asm.contains("imul"), "{asm}");
+    }
+    assert!(ok(&mut r, ":funcs").contains("[opt]"));
+    assert_eq!(ok(&mut r, ":set-tier interp"), "tier set to interp\n");
+    ok(&mut r, "print(sq(4));");
+    assert_eq!(ok(&mut r, ":tier sq"), "sq runs on tier interp\n");
     assert!(r.handle_line(":ir").stderr.contains("needs an argument"));
     assert!(r.handle_line(":quit").quit);
     assert!(r.handle_line(":q").quit);

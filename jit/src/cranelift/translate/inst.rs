@@ -272,12 +272,9 @@ impl Translator<'_, '_> {
         rty: Option<Type>,
         loc: SrcLoc,
     ) -> Option<ir::Value> {
-        let ok = self
-            .env
-            .program
-            .funcs
-            .get(callee)
-            .is_some_and(|f| !f.is_declaration() && f.sig.params.len() == args.len());
+        let callee_fn = self.env.program.funcs.get(callee);
+        let ok = callee_fn.is_some_and(|f| f.sig.params.len() == args.len());
+        let declared = callee_fn.is_some_and(|f| f.is_declaration());
         let off = word_offset(index_of(callee));
         let (true, Some(off)) = (ok, off) else {
             self.trap_always(TrapCode::AssertionFailed, loc);
@@ -290,6 +287,13 @@ impl Translator<'_, '_> {
             .ins()
             .load(types::I64, flags(), self.vmctx, VMCTX_ENTRIES_OFFSET);
         let code = self.b.ins().load(types::I64, flags(), entries, off);
+        if declared {
+            // Defined in another unit: its slot is filled when the units are
+            // linked; calling a still-empty slot is the interpreter's error
+            // for calling a function without a body.
+            let unlinked = self.b.ins().icmp_imm_u(IntCC::Equal, code, 0);
+            self.trap_if(unlinked, TrapCode::AssertionFailed, loc);
+        }
         let mut cargs = Vec::with_capacity(args.len() + 1);
         cargs.push(self.vmctx);
         cargs.extend(args.iter().map(|&a| self.val(a)));
