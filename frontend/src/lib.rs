@@ -103,8 +103,19 @@ impl Builtin {
 pub struct Prelude {
     /// Functions by name and signature.
     pub functions: Vec<(String, Signature)>,
-    /// Globals by name and type.
-    pub globals: Vec<(String, Type)>,
+    /// Globals by name, type and mutability (`true` for `var`).
+    pub globals: Vec<PreludeGlobal>,
+}
+
+/// A global declared by an earlier REPL entry.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct PreludeGlobal {
+    /// Name.
+    pub name: String,
+    /// Type.
+    pub ty: Type,
+    /// `true` for `var`: later entries may assign it.
+    pub mutable: bool,
 }
 
 /// How to compile.

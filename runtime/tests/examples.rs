@@ -38,5 +38,9 @@ fn examples_print_their_expected_output_on_every_tier() {
             checked += 1;
         }
     }
-    assert!(checked > 0, "no example programs found in {}", dir.display());
+    assert!(
+        checked > 0,
+        "no example programs found in {}",
+        dir.display()
+    );
 }

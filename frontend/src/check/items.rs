@@ -100,20 +100,19 @@ impl<'m> Checker<'m> {
 
     /// Registers prelude globals, then every top-level `let`/`var`.
     pub fn collect_globals(&mut self, prelude: &Prelude) {
-        for (name, ty) in &prelude.globals {
+        for g in &prelude.globals {
             let idx = GlobalIdx(self.globals.len() as u32);
             self.globals.push(GlobalSlot {
-                name: name.clone(),
-                ty: Some(Some(*ty)),
-                // The prelude does not record mutability.
-                mutable: true,
+                name: g.name.clone(),
+                ty: Some(Some(g.ty)),
+                mutable: g.mutable,
                 span: None,
                 init: None,
                 in_progress: false,
                 checked: true,
                 shadows: None,
             });
-            self.global_by_name.insert(name.clone(), idx);
+            self.global_by_name.insert(g.name.clone(), idx);
         }
         let module = self.module;
         for item in &module.items {

@@ -340,8 +340,23 @@ fn repl_prelude_rules() {
     };
     let prelude = Prelude {
         functions: vec![("f".into(), sig)],
-        globals: vec![("x".into(), Type::Int)],
+        globals: vec![
+            crate::PreludeGlobal {
+                name: "x".into(),
+                ty: Type::Int,
+                mutable: false,
+            },
+            crate::PreludeGlobal {
+                name: "y".into(),
+                ty: Type::Int,
+                mutable: true,
+            },
+        ],
     };
+    // Prelude `let` globals stay immutable, `var` globals assignable.
+    let d = run("x = 2;", &prelude, true).unwrap_err();
+    assert!(d[0].0.contains("x"), "{d:?}");
+    run("y = 2;", &prelude, true).unwrap();
     // Same signature: takes the prelude index.
     let (_, t) = run("fn f(a: int) -> int { return a + x; } f(1)", &prelude, true).unwrap();
     assert_eq!(t.funcs.len(), 1);
@@ -361,7 +376,11 @@ fn repl_prelude_rules() {
         "let x = x + 1.5 > 0.0; print(x);",
         &Prelude {
             functions: vec![],
-            globals: vec![("x".into(), Type::Float)],
+            globals: vec![crate::PreludeGlobal {
+                name: "x".into(),
+                ty: Type::Float,
+                mutable: true,
+            }],
         },
         true,
     )

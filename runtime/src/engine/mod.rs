@@ -53,7 +53,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use cranelift_entity::EntityRef;
 
-use waddle_frontend::Prelude;
+use waddle_frontend::{Prelude, PreludeGlobal};
 use waddle_opt::abi::{Word, DEFAULT_STACK_BUDGET};
 use waddle_opt::ir::{FuncId, Program, Signature, Type};
 
@@ -151,6 +151,9 @@ pub struct Engine {
     program: Program,
     /// The same functions before optimization (for `:ir`).
     source_ir: Program,
+    /// Per global of `program`: `true` for `var` (what later REPL entries
+    /// may assign).
+    global_mutable: Vec<bool>,
     runtime: Runtime,
     exec: Option<Executor>,
     entries: usize,
@@ -200,6 +203,7 @@ impl Engine {
             stack_budget: config.stack_budget,
             program: Program::default(),
             source_ir: Program::default(),
+            global_mutable: Vec::new(),
             runtime: Runtime::new(heap, config.output, config.fuel),
             exec: None,
             entries: 0,
@@ -254,6 +258,7 @@ impl Engine {
     pub fn run(&mut self, name: &str, source: &str) -> Result<(), Error> {
         self.program = Program::default();
         self.source_ir = Program::default();
+        self.global_mutable.clear();
         self.runtime.clear_globals();
         self.exec = None;
         let result = self.entry(name, source, false);
@@ -297,6 +302,7 @@ impl Engine {
         if self.program.globals.len() == n_globals + 1 && id.index() == n_globals {
             truncate_globals(&mut self.program, n_globals);
             truncate_globals(&mut self.source_ir, n_globals);
+            self.global_mutable.truncate(n_globals);
             self.runtime.truncate_globals(n_globals);
         }
         Ok(v)
@@ -468,7 +474,12 @@ impl Engine {
                 .program
                 .globals
                 .values()
-                .map(|g| (g.name.clone(), g.ty))
+                .zip(&self.global_mutable)
+                .map(|(g, &mutable)| PreludeGlobal {
+                    name: g.name.clone(),
+                    ty: g.ty,
+                    mutable,
+                })
                 .collect(),
         }
     }
@@ -487,7 +498,11 @@ impl Engine {
     fn entry(&mut self, name: &str, source: &str, repl: bool) -> Result<(), Error> {
         check_tier(self.tier)?;
         let compiled = compile_source(name, source, self.prelude(), repl, &self.opt)?;
+        let mutable: Vec<bool> = (compiled.frontend.typed.globals.iter())
+            .map(|g| g.mutable)
+            .collect();
         let linked = link::link(&mut self.program, compiled.optimized).map_err(Error::Internal)?;
+        self.global_mutable = mutable;
         // The unoptimized mirror links the same way (same ids by construction).
         let _ = link::link(&mut self.source_ir, compiled.frontend.program);
         let globals = self.runtime.add_globals(&linked.new_globals);
