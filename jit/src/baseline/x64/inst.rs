@@ -12,7 +12,7 @@ use super::{arg_locs, disp, ArgLoc, Cond, X64};
 use crate::abi::encode_type;
 use crate::baseline::cold::ColdPaths;
 use crate::baseline::driver::FnCx;
-use crate::baseline::plan::int_const;
+use crate::baseline::plan::{int_const, slot};
 use crate::baseline::rt;
 use crate::helpers::{cmp_code, Helper};
 
@@ -133,11 +133,14 @@ impl X64 {
             InstKind::ArrayGet(a, i) => {
                 self.ld(0, *a);
                 self.ld(1, *i);
-                dynasm!(self.ops ; .arch x64
-                    ; mov rax, QWORD [rax + ARRAY_DATA_OFFSET]
-                    ; mov rax, QWORD [rax + rcx * 8]
-                );
-                self.st_opt(r, 0);
+                dynasm!(self.ops ; .arch x64 ; mov rax, QWORD [rax + ARRAY_DATA_OFFSET]);
+                if r.is_some_and(|r| cx.func.value_type(r) == Type::Float) {
+                    dynasm!(self.ops ; .arch x64 ; movsd xmm0, QWORD [rax + rcx * 8]);
+                    self.stf_opt(r);
+                } else {
+                    dynasm!(self.ops ; .arch x64 ; mov rax, QWORD [rax + rcx * 8]);
+                    self.st_opt(r, 0);
+                }
             }
             InstKind::ArraySet(a, i, v) => {
                 self.ld(0, *a);
@@ -210,9 +213,7 @@ impl X64 {
                 dynasm!(self.ops ; .arch x64 ; mov rdi, rbx);
                 self.call_helper(Helper::Clock);
                 self.check_trap_at(loc, cold);
-                if let Some(r) = r {
-                    self.stf(r, 0);
-                }
+                self.stf_opt(r);
             }
         }
     }
@@ -224,12 +225,22 @@ impl X64 {
         }
     }
 
+    /// Stores `xmm0` into the result slot, if there is a result.
+    fn stf_opt(&mut self, r: Option<Value>) {
+        if let Some(r) = r {
+            self.stf(r, 0);
+        }
+    }
+
     /// A constant word into the result slot.
     fn const_word(&mut self, r: Option<Value>, k: i64) {
         let Some(r) = r else { return };
         let d = disp(r);
         match i32::try_from(k) {
-            Ok(k32) => dynasm!(self.ops ; .arch x64 ; mov QWORD [rbp + d], k32),
+            Ok(k32) => {
+                dynasm!(self.ops ; .arch x64 ; mov QWORD [rbp + d], k32);
+                self.forget_slot(slot(r));
+            }
             Err(_) => {
                 dynasm!(self.ops ; .arch x64 ; mov rax, QWORD k);
                 self.st(r, 0);
@@ -270,8 +281,8 @@ impl X64 {
                 dynasm!(self.ops ; .arch x64
                     ; xorps xmm0, xmm0
                     ; cvtsi2sd xmm0, QWORD [rbp + d]
-                    ; movq rax, xmm0
                 );
+                return self.stf_opt(r);
             }
             UnaryOp::FToI => {
                 // cvttsd2si gives i64::MIN for NaN and out-of-range inputs;
@@ -297,8 +308,8 @@ impl X64 {
                 let d = disp(a);
                 dynasm!(self.ops ; .arch x64
                     ; sqrtsd xmm0, QWORD [rbp + d]
-                    ; movq rax, xmm0
                 );
+                return self.stf_opt(r);
             }
             UnaryOp::FFloor | UnaryOp::FCeil => {
                 self.ldf(0, a);
@@ -316,7 +327,7 @@ impl X64 {
                         rt::ceil_addr()
                     });
                 }
-                dynasm!(self.ops ; .arch x64 ; movq rax, xmm0);
+                return self.stf_opt(r);
             }
             UnaryOp::FSin | UnaryOp::FCos | UnaryOp::FTan | UnaryOp::FExp | UnaryOp::FLog => {
                 let h = match op {
@@ -328,7 +339,7 @@ impl X64 {
                 };
                 self.ldf(0, a);
                 self.call_helper(h);
-                dynasm!(self.ops ; .arch x64 ; movq rax, xmm0);
+                return self.stf_opt(r);
             }
         }
         self.st_opt(r, 0);
@@ -338,20 +349,57 @@ impl X64 {
     /// with an immediate when `b` is a small constant.
     fn alu(&mut self, cx: &FnCx<'_>, op: BinaryOp, a: Value, b: Value) {
         self.ld(0, a);
+        if let Some(k) = imm32(cx, b) {
+            match op {
+                BinaryOp::IAdd => dynasm!(self.ops ; .arch x64 ; add rax, k),
+                BinaryOp::ISub => dynasm!(self.ops ; .arch x64 ; sub rax, k),
+                BinaryOp::IMul => dynasm!(self.ops ; .arch x64 ; imul rax, rax, k),
+                BinaryOp::IAnd => dynasm!(self.ops ; .arch x64 ; and rax, k),
+                BinaryOp::IOr => dynasm!(self.ops ; .arch x64 ; or rax, k),
+                _ => dynasm!(self.ops ; .arch x64 ; xor rax, k),
+            }
+            return;
+        }
+        if let Some(c) = self.icached(b) {
+            match op {
+                BinaryOp::IAdd => dynasm!(self.ops ; .arch x64 ; add rax, Rq(c)),
+                BinaryOp::ISub => dynasm!(self.ops ; .arch x64 ; sub rax, Rq(c)),
+                BinaryOp::IMul => dynasm!(self.ops ; .arch x64 ; imul rax, Rq(c)),
+                BinaryOp::IAnd => dynasm!(self.ops ; .arch x64 ; and rax, Rq(c)),
+                BinaryOp::IOr => dynasm!(self.ops ; .arch x64 ; or rax, Rq(c)),
+                _ => dynasm!(self.ops ; .arch x64 ; xor rax, Rq(c)),
+            }
+            return;
+        }
         let d = disp(b);
-        match (op, imm32(cx, b)) {
-            (BinaryOp::IAdd, Some(k)) => dynasm!(self.ops ; .arch x64 ; add rax, k),
-            (BinaryOp::ISub, Some(k)) => dynasm!(self.ops ; .arch x64 ; sub rax, k),
-            (BinaryOp::IMul, Some(k)) => dynasm!(self.ops ; .arch x64 ; imul rax, rax, k),
-            (BinaryOp::IAnd, Some(k)) => dynasm!(self.ops ; .arch x64 ; and rax, k),
-            (BinaryOp::IOr, Some(k)) => dynasm!(self.ops ; .arch x64 ; or rax, k),
-            (BinaryOp::IXor, Some(k)) => dynasm!(self.ops ; .arch x64 ; xor rax, k),
-            (BinaryOp::IAdd, None) => dynasm!(self.ops ; .arch x64 ; add rax, QWORD [rbp + d]),
-            (BinaryOp::ISub, None) => dynasm!(self.ops ; .arch x64 ; sub rax, QWORD [rbp + d]),
-            (BinaryOp::IMul, None) => dynasm!(self.ops ; .arch x64 ; imul rax, QWORD [rbp + d]),
-            (BinaryOp::IAnd, None) => dynasm!(self.ops ; .arch x64 ; and rax, QWORD [rbp + d]),
-            (BinaryOp::IOr, None) => dynasm!(self.ops ; .arch x64 ; or rax, QWORD [rbp + d]),
+        match op {
+            BinaryOp::IAdd => dynasm!(self.ops ; .arch x64 ; add rax, QWORD [rbp + d]),
+            BinaryOp::ISub => dynasm!(self.ops ; .arch x64 ; sub rax, QWORD [rbp + d]),
+            BinaryOp::IMul => dynasm!(self.ops ; .arch x64 ; imul rax, QWORD [rbp + d]),
+            BinaryOp::IAnd => dynasm!(self.ops ; .arch x64 ; and rax, QWORD [rbp + d]),
+            BinaryOp::IOr => dynasm!(self.ops ; .arch x64 ; or rax, QWORD [rbp + d]),
             _ => dynasm!(self.ops ; .arch x64 ; xor rax, QWORD [rbp + d]),
+        }
+    }
+
+    /// `xmm0 = a OP b` for the four IEEE arithmetic operations.
+    fn farith(&mut self, op: BinaryOp, a: Value, b: Value) {
+        self.ldf(0, a);
+        if let Some(c) = self.fcached(b) {
+            match op {
+                BinaryOp::FAdd => dynasm!(self.ops ; .arch x64 ; addsd xmm0, Rx(c)),
+                BinaryOp::FSub => dynasm!(self.ops ; .arch x64 ; subsd xmm0, Rx(c)),
+                BinaryOp::FMul => dynasm!(self.ops ; .arch x64 ; mulsd xmm0, Rx(c)),
+                _ => dynasm!(self.ops ; .arch x64 ; divsd xmm0, Rx(c)),
+            }
+            return;
+        }
+        let d = disp(b);
+        match op {
+            BinaryOp::FAdd => dynasm!(self.ops ; .arch x64 ; addsd xmm0, QWORD [rbp + d]),
+            BinaryOp::FSub => dynasm!(self.ops ; .arch x64 ; subsd xmm0, QWORD [rbp + d]),
+            BinaryOp::FMul => dynasm!(self.ops ; .arch x64 ; mulsd xmm0, QWORD [rbp + d]),
+            _ => dynasm!(self.ops ; .arch x64 ; divsd xmm0, QWORD [rbp + d]),
         }
     }
 
@@ -410,21 +458,17 @@ impl X64 {
                 self.div_rem(cx, op == BinaryOp::IDiv, a, b, loc, cold)
             }
             BinaryOp::FAdd | BinaryOp::FSub | BinaryOp::FMul | BinaryOp::FDiv => {
-                self.ldf(0, a);
-                let d = disp(b);
-                match op {
-                    BinaryOp::FAdd => dynasm!(self.ops ; .arch x64 ; addsd xmm0, QWORD [rbp + d]),
-                    BinaryOp::FSub => dynasm!(self.ops ; .arch x64 ; subsd xmm0, QWORD [rbp + d]),
-                    BinaryOp::FMul => dynasm!(self.ops ; .arch x64 ; mulsd xmm0, QWORD [rbp + d]),
-                    _ => dynasm!(self.ops ; .arch x64 ; divsd xmm0, QWORD [rbp + d]),
+                self.farith(op, a, b);
+                if let Some(r) = r {
+                    self.stf(r, 0);
                 }
-                dynasm!(self.ops ; .arch x64 ; movq rax, xmm0);
+                return;
             }
             BinaryOp::FRem => {
                 self.ldf(0, a);
                 self.ldf(1, b);
                 self.call_helper(Helper::Fmod);
-                dynasm!(self.ops ; .arch x64 ; movq rax, xmm0);
+                return self.stf_opt(r);
             }
             BinaryOp::FMin | BinaryOp::FMax => {
                 // Rust's f64::min/max: a NaN operand yields the other one;
@@ -448,14 +492,15 @@ impl X64 {
                     ; jnp >done
                     ; movapd xmm0, xmm1
                     ; done:
-                    ; movq rax, xmm0
                 );
+                return self.stf_opt(r);
             }
             BinaryOp::ICmp(c) | BinaryOp::BCmp(c) => {
                 self.ld(0, a);
-                match imm32(cx, b) {
-                    Some(k) => dynasm!(self.ops ; .arch x64 ; cmp rax, k),
-                    None => {
+                match (imm32(cx, b), self.icached(b)) {
+                    (Some(k), _) => dynasm!(self.ops ; .arch x64 ; cmp rax, k),
+                    (None, Some(c)) => dynasm!(self.ops ; .arch x64 ; cmp rax, Rq(c)),
+                    (None, None) => {
                         let d = disp(b);
                         dynasm!(self.ops ; .arch x64 ; cmp rax, QWORD [rbp + d]);
                     }
@@ -476,8 +521,13 @@ impl X64 {
                     Cmp::Eq | Cmp::Ne => (a, b, None),
                 };
                 self.ldf(0, x);
-                let d = disp(y);
-                dynasm!(self.ops ; .arch x64 ; ucomisd xmm0, QWORD [rbp + d]);
+                match self.fcached(y) {
+                    Some(c) => dynasm!(self.ops ; .arch x64 ; ucomisd xmm0, Rx(c)),
+                    None => {
+                        let d = disp(y);
+                        dynasm!(self.ops ; .arch x64 ; ucomisd xmm0, QWORD [rbp + d]);
+                    }
+                }
                 match (c, cond) {
                     (_, Some(cond)) => self.setcc(cond),
                     (Cmp::Eq, None) => {
@@ -575,6 +625,7 @@ impl X64 {
             ; mov rax, QWORD [rbx + VMCTX_ENTRIES_OFFSET]
             ; call QWORD [rax + off]
         );
+        self.forget_all();
         if area > 0 {
             dynasm!(self.ops ; .arch x64 ; add rsp, area);
         }

@@ -119,7 +119,21 @@ pub(crate) struct X64 {
     /// A bool value whose defining comparison's flags are live: the
     /// condition under which it is true.
     flags: Option<(Value, Cond)>,
+    /// Register cache: the value each of [`ICACHE`] holds a copy of.
+    icache: [Option<Value>; ICACHE.len()],
+    /// The value each of [`FCACHE`] holds a copy of.
+    fcache: [Option<Value>; FCACHE.len()],
+    /// Round-robin replacement positions.
+    inext: usize,
+    fnext: usize,
 }
+
+/// Caller-saved registers that cache copies of slots between instructions
+/// (`rsi`, `rdi`, `r8`–`r11`): never scratch inside an instruction's own
+/// code, only written as call arguments, which [`X64::ld`] accounts for.
+const ICACHE: [u8; 6] = [6, 7, 8, 9, 10, 11];
+/// `xmm2`–`xmm15`, caching float slots the same way.
+const FCACHE: [u8; 14] = [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
 
 /// The frame displacement of value `v`'s slot.
 pub(crate) fn disp(v: Value) -> i32 {
@@ -138,6 +152,10 @@ impl X64 {
             exit,
             overflow,
             flags: None,
+            icache: [None; ICACHE.len()],
+            fcache: [None; FCACHE.len()],
+            inext: 0,
+            fnext: 0,
         }
     }
 
@@ -146,28 +164,100 @@ impl X64 {
         self.ops.offset().0
     }
 
-    /// `Rq(r) = v`.
-    fn ld(&mut self, r: u8, v: Value) {
-        let d = disp(v);
-        dynasm!(self.ops ; .arch x64 ; mov Rq(r), QWORD [rbp + d]);
+    /// Forgets every cached register copy (at labels and after calls).
+    pub(super) fn forget_all(&mut self) {
+        self.icache = [None; ICACHE.len()];
+        self.fcache = [None; FCACHE.len()];
     }
 
-    /// `v = Rq(r)`.
+    /// Forgets the cached copies of the value in slot `s` (its slot is
+    /// being overwritten).
+    pub(super) fn forget_slot(&mut self, s: usize) {
+        for e in self.icache.iter_mut().chain(self.fcache.iter_mut()) {
+            if e.is_some_and(|v| slot(v) == s) {
+                *e = None;
+            }
+        }
+    }
+
+    /// The cache register holding an integer-class copy of `v`.
+    pub(super) fn icached(&self, v: Value) -> Option<u8> {
+        let i = self.icache.iter().position(|&e| e == Some(v))?;
+        Some(ICACHE[i])
+    }
+
+    /// The cache register holding a float copy of `v`.
+    pub(super) fn fcached(&self, v: Value) -> Option<u8> {
+        let i = self.fcache.iter().position(|&e| e == Some(v))?;
+        Some(FCACHE[i])
+    }
+
+    /// Register `r` is about to be overwritten: drop what it caches.
+    fn clobber_int(&mut self, r: u8) {
+        if let Some(i) = ICACHE.iter().position(|&c| c == r) {
+            self.icache[i] = None;
+        }
+    }
+
+    /// `xmm(x)` is about to be overwritten: drop what it caches.
+    fn clobber_float(&mut self, x: u8) {
+        if let Some(i) = FCACHE.iter().position(|&c| c == x) {
+            self.fcache[i] = None;
+        }
+    }
+
+    /// `Rq(r) = v`.
+    fn ld(&mut self, r: u8, v: Value) {
+        match self.icached(v) {
+            Some(c) if c == r => return,
+            Some(c) => dynasm!(self.ops ; .arch x64 ; mov Rq(r), Rq(c)),
+            None => {
+                let d = disp(v);
+                dynasm!(self.ops ; .arch x64 ; mov Rq(r), QWORD [rbp + d]);
+            }
+        }
+        self.clobber_int(r);
+    }
+
+    /// `v = Rq(r)` (also kept in a cache register).
     fn st(&mut self, v: Value, r: u8) {
         let d = disp(v);
         dynasm!(self.ops ; .arch x64 ; mov QWORD [rbp + d], Rq(r));
+        self.forget_slot(slot(v));
+        let i = self.inext;
+        self.inext = (i + 1) % ICACHE.len();
+        let c = ICACHE[i];
+        if c != r {
+            dynasm!(self.ops ; .arch x64 ; mov Rq(c), Rq(r));
+        }
+        self.icache[i] = Some(v);
     }
 
     /// `xmm(x) = v`.
     fn ldf(&mut self, x: u8, v: Value) {
-        let d = disp(v);
-        dynasm!(self.ops ; .arch x64 ; movsd Rx(x), QWORD [rbp + d]);
+        match self.fcached(v) {
+            Some(c) if c == x => return,
+            Some(c) => dynasm!(self.ops ; .arch x64 ; movapd Rx(x), Rx(c)),
+            None => {
+                let d = disp(v);
+                dynasm!(self.ops ; .arch x64 ; movsd Rx(x), QWORD [rbp + d]);
+            }
+        }
+        self.clobber_float(x);
     }
 
-    /// `v = xmm(x)`.
+    /// `v = xmm(x)` (also kept in a cache register).
     fn stf(&mut self, v: Value, x: u8) {
         let d = disp(v);
         dynasm!(self.ops ; .arch x64 ; movsd QWORD [rbp + d], Rx(x));
+        self.forget_slot(slot(v));
+        let i = self.fnext;
+        self.fnext = (i + 1) % FCACHE.len();
+        let c = FCACHE[i];
+        if c != x {
+            dynasm!(self.ops ; .arch x64 ; movapd Rx(c), Rx(x));
+        }
+        self.fcache[i] = Some(v);
     }
 
     /// Calls a runtime helper (arguments already in place; `rsp` aligned).
@@ -179,6 +269,7 @@ impl X64 {
     fn call_addr(&mut self, addr: usize) {
         let a = addr as i64;
         dynasm!(self.ops ; .arch x64 ; mov rax, QWORD a ; call rax);
+        self.forget_all();
     }
 
     /// Leaves through `label` when the trap record holds a trap.
@@ -269,11 +360,13 @@ impl Backend for X64 {
 
     fn bind(&mut self, l: DynamicLabel) {
         self.flags = None;
+        self.forget_all();
         dynasm!(self.ops ; .arch x64 ; =>l);
     }
 
     fn prologue(&mut self, cx: &FnCx<'_>, cold: &mut ColdPaths<DynamicLabel>) {
         self.flags = None;
+        self.forget_all();
         self.exit = self.ops.new_dynamic_label();
         self.overflow = self.ops.new_dynamic_label();
         let words = cx.plan.frame_words();
@@ -337,11 +430,25 @@ impl Backend for X64 {
         for &op in ops {
             match op {
                 MoveOp::Copy { dst, src } => {
-                    let (d, s) = (-16 - 8 * dst as i32, -16 - 8 * src as i32);
-                    dynasm!(self.ops ; .arch x64
-                        ; mov rax, QWORD [rbp + s]
-                        ; mov QWORD [rbp + d], rax
-                    );
+                    let d = -16 - 8 * dst as i32;
+                    let cached = self
+                        .icache
+                        .iter()
+                        .position(|e| e.is_some_and(|v| slot(v) == src));
+                    match cached {
+                        Some(i) => {
+                            let c = ICACHE[i];
+                            dynasm!(self.ops ; .arch x64 ; mov QWORD [rbp + d], Rq(c));
+                        }
+                        None => {
+                            let s = -16 - 8 * src as i32;
+                            dynasm!(self.ops ; .arch x64
+                                ; mov rax, QWORD [rbp + s]
+                                ; mov QWORD [rbp + d], rax
+                            );
+                        }
+                    }
+                    self.forget_slot(dst);
                 }
                 MoveOp::ToTemp(src) => {
                     let s = -16 - 8 * src as i32;
@@ -350,6 +457,7 @@ impl Backend for X64 {
                 MoveOp::FromTemp(dst) => {
                     let d = -16 - 8 * dst as i32;
                     dynasm!(self.ops ; .arch x64 ; mov QWORD [rbp + d], rcx);
+                    self.forget_slot(dst);
                 }
             }
         }
@@ -357,6 +465,8 @@ impl Backend for X64 {
 
     fn fuel_tick(&mut self, loc: SrcLoc, cold: &mut ColdPaths<DynamicLabel>) {
         self.flags = None;
+        // The refill path calls a helper and resumes here.
+        self.forget_all();
         let refill = self.ops.new_dynamic_label();
         let resume = self.ops.new_dynamic_label();
         dynasm!(self.ops ; .arch x64
