@@ -25,6 +25,7 @@
 
 mod cold;
 mod driver;
+mod magic;
 mod moves;
 mod plan;
 mod program;

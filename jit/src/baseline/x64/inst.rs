@@ -12,6 +12,7 @@ use super::{arg_locs, disp, ArgLoc, Cond, X64};
 use crate::abi::encode_type;
 use crate::baseline::cold::ColdPaths;
 use crate::baseline::driver::FnCx;
+use crate::baseline::magic::{magic, Magic};
 use crate::baseline::plan::{int_const, slot};
 use crate::baseline::rt;
 use crate::helpers::{cmp_code, Helper};
@@ -561,6 +562,10 @@ impl X64 {
             dynasm!(self.ops ; .arch x64 ; jmp =>l);
             return;
         }
+        if let Some((d, m)) = known.and_then(|d| magic(d).map(|m| (d, m))) {
+            self.div_const(div, a, d, m);
+            return;
+        }
         self.ld(0, a);
         self.ld(1, b);
         if known.is_none() {
@@ -584,6 +589,40 @@ impl X64 {
             dynasm!(self.ops ; .arch x64 ; mov rax, rdx);
         }
         dynasm!(self.ops ; .arch x64 ; done:);
+    }
+
+    /// `a / d` or `a % d` for a constant `d` outside `{-1, 0, 1}` by a
+    /// magic multiplication (see [`crate::baseline::magic`]). Result in `rax`.
+    fn div_const(&mut self, div: bool, a: Value, d: i64, m: Magic) {
+        self.ld(1, a);
+        let (mul, shift) = (m.mul, m.shift as i8);
+        dynasm!(self.ops ; .arch x64
+            ; mov rax, QWORD mul
+            ; imul rcx
+        );
+        if d > 0 && mul < 0 {
+            dynasm!(self.ops ; .arch x64 ; add rdx, rcx);
+        } else if d < 0 && mul > 0 {
+            dynasm!(self.ops ; .arch x64 ; sub rdx, rcx);
+        }
+        if shift > 0 {
+            dynasm!(self.ops ; .arch x64 ; sar rdx, shift);
+        }
+        dynasm!(self.ops ; .arch x64
+            ; mov rax, rdx
+            ; shr rax, 63
+            ; add rax, rdx
+        );
+        if !div {
+            match i32::try_from(d) {
+                Ok(d32) => dynasm!(self.ops ; .arch x64 ; imul rax, rax, d32),
+                Err(_) => dynasm!(self.ops ; .arch x64 ; mov rdx, QWORD d ; imul rax, rdx),
+            }
+            dynasm!(self.ops ; .arch x64
+                ; sub rcx, rax
+                ; mov rax, rcx
+            );
+        }
     }
 
     /// A direct call through the callee's entry slot, then the trap check.
