@@ -25,12 +25,15 @@
 
 mod cold;
 mod driver;
+mod image;
 mod magic;
 mod moves;
 mod plan;
 mod program;
 mod rt;
 // dynasm!'s dynamic registers (`Rq(r)`) expand to `r.into()`.
+#[allow(clippy::useless_conversion)]
+mod aarch64;
 #[allow(clippy::useless_conversion)]
 mod x64;
 
@@ -42,6 +45,7 @@ use dynasmrt::DynasmApi;
 use memmap2::MmapMut;
 use waddle_opt::ir::{verify_program, InstKind, Program};
 
+pub use image::{compile_aarch64_image, BaselineImage, ImageFunc, HELPER_NAMES};
 pub use program::BaselineProgram;
 
 use crate::cranelift::{CompileError, CompileStats, FuncStats, JitOptions};
