@@ -21,7 +21,7 @@ use waddle_opt::abi::{
     VMCTX_TRAP_COL_OFFSET, VMCTX_TRAP_FILE_OFFSET, VMCTX_TRAP_LINE_OFFSET,
     VMCTX_TRAP_LOC_SET_OFFSET,
 };
-use waddle_opt::ir::{InstData, SrcLoc, Type, Value};
+use waddle_opt::ir::{BinaryOp, InstData, InstKind, SrcLoc, Type, UnaryOp, Value};
 
 use super::cold::{Cold, ColdPaths};
 use super::driver::{Backend, FnCx};
@@ -126,6 +126,10 @@ pub(crate) struct X64 {
     /// Round-robin replacement positions.
     inext: usize,
     fnext: usize,
+    /// Whether loads of the current instruction may fill the cache: only
+    /// in instructions that call nothing, so arguments being set up in
+    /// cache registers are never evicted.
+    fill: bool,
 }
 
 /// Caller-saved registers that cache copies of slots between instructions
@@ -156,6 +160,7 @@ impl X64 {
             fcache: [None; FCACHE.len()],
             inext: 0,
             fnext: 0,
+            fill: false,
         }
     }
 
@@ -211,6 +216,19 @@ impl X64 {
         match self.icached(v) {
             Some(c) if c == r => return,
             Some(c) => dynasm!(self.ops ; .arch x64 ; mov Rq(r), Rq(c)),
+            None if self.fill && !ICACHE.contains(&r) => {
+                // Keep a copy for later uses of `v` in this block.
+                let d = disp(v);
+                let i = self.inext;
+                self.inext = (i + 1) % ICACHE.len();
+                let c = ICACHE[i];
+                dynasm!(self.ops ; .arch x64
+                    ; mov Rq(c), QWORD [rbp + d]
+                    ; mov Rq(r), Rq(c)
+                );
+                self.icache[i] = Some(v);
+                return;
+            }
             None => {
                 let d = disp(v);
                 dynasm!(self.ops ; .arch x64 ; mov Rq(r), QWORD [rbp + d]);
@@ -238,6 +256,18 @@ impl X64 {
         match self.fcached(v) {
             Some(c) if c == x => return,
             Some(c) => dynasm!(self.ops ; .arch x64 ; movapd Rx(x), Rx(c)),
+            None if self.fill && !FCACHE.contains(&x) => {
+                let d = disp(v);
+                let i = self.fnext;
+                self.fnext = (i + 1) % FCACHE.len();
+                let c = FCACHE[i];
+                dynasm!(self.ops ; .arch x64
+                    ; movsd Rx(c), QWORD [rbp + d]
+                    ; movapd Rx(x), Rx(c)
+                );
+                self.fcache[i] = Some(v);
+                return;
+            }
             None => {
                 let d = disp(v);
                 dynasm!(self.ops ; .arch x64 ; movsd Rx(x), QWORD [rbp + d]);
@@ -258,6 +288,29 @@ impl X64 {
             dynasm!(self.ops ; .arch x64 ; movapd Rx(c), Rx(x));
         }
         self.fcache[i] = Some(v);
+    }
+
+    /// Whether the lowering of `kind` calls a helper or a function.
+    fn calls_out(&self, kind: &InstKind) -> bool {
+        match kind {
+            InstKind::Unary(op, _) => {
+                matches!(
+                    op,
+                    UnaryOp::FSin | UnaryOp::FCos | UnaryOp::FTan | UnaryOp::FExp | UnaryOp::FLog
+                ) || (!self.sse41 && matches!(op, UnaryOp::FFloor | UnaryOp::FCeil))
+            }
+            InstKind::Binary(op, ..) => *op == BinaryOp::FRem,
+            InstKind::Call(..)
+            | InstKind::ArrayLit(..)
+            | InstKind::ArrayRepeat(..)
+            | InstKind::ArrayPush(..)
+            | InstKind::StrConcat(..)
+            | InstKind::StrCmp(..)
+            | InstKind::ToStr(..)
+            | InstKind::Print(..)
+            | InstKind::Clock => true,
+            _ => false,
+        }
     }
 
     /// Calls a runtime helper (arguments already in place; `rsp` aligned).
@@ -422,7 +475,9 @@ impl Backend for X64 {
 
     fn inst(&mut self, cx: &FnCx<'_>, data: &InstData, cold: &mut ColdPaths<DynamicLabel>) {
         self.flags = None;
+        self.fill = !self.calls_out(&data.kind);
         self.lower(cx, data, cold);
+        self.fill = false;
     }
 
     fn moves(&mut self, ops: &[MoveOp]) {
