@@ -205,6 +205,28 @@ fn report() {
 }
 
 fn main() {
+    // `--asm PROGRAM` prints the baseline code of the program's functions.
+    let args: Vec<String> = std::env::args().collect();
+    if let [_, flag, name] = args.as_slice() {
+        if flag == "--asm" {
+            let src = match name.as_str() {
+                "fib" => FIB,
+                "loops" => LOOPS,
+                "sieve" => SIEVE,
+                _ => NBODY,
+            };
+            let p = frontend(name, src);
+            let opts = JitOptions {
+                disasm: true,
+                ..JitOptions::default()
+            };
+            let bp = baseline::compile(&p, &opts).expect("baseline");
+            for (fid, f) in p.funcs.iter() {
+                println!("{}:\n{}", f.name, bp.disasm(fid).unwrap_or_default());
+            }
+            return;
+        }
+    }
     std::thread::Builder::new()
         .stack_size(DEFAULT_STACK_BUDGET + HELPER_STACK_RESERVE + (8 << 20))
         .spawn(report)

@@ -9,7 +9,7 @@
 //! conservative GC scan of [`crate::abi`] sees it).
 
 use cranelift_entity::{EntityRef, SecondaryMap};
-use waddle_opt::ir::{Block, Function, InstKind, Value, ValueDef};
+use waddle_opt::ir::{BinaryOp, Block, Cmp, Function, InstKind, Terminator, Value, ValueDef};
 
 /// What the code generator needs to know about a function before emitting it.
 pub(crate) struct FuncPlan {
@@ -22,6 +22,13 @@ pub(crate) struct FuncPlan {
     pub slots: usize,
     /// Words of scratch space for array-literal elements.
     pub scratch: usize,
+    /// Comparisons whose only use is the two-way branch right after them
+    /// (the last instruction of their block): the back end may leave their
+    /// result in the condition flags only, never in the slot.
+    pub fused: SecondaryMap<Value, bool>,
+    /// Constants (`iconst`, `fconst`, `bconst` results) of reachable
+    /// blocks: their slots are written once, in the prologue.
+    pub consts: Vec<(Value, i64)>,
 }
 
 impl FuncPlan {
@@ -52,17 +59,63 @@ impl FuncPlan {
                 }
             }
         }
-        let order = func
+        let order: Vec<Block> = func
             .layout
             .iter()
             .copied()
             .filter(|&b| reached[b])
             .collect();
+        let mut uses: SecondaryMap<Value, u32> = SecondaryMap::new();
+        let mut consts = Vec::new();
+        for &b in &order {
+            let data = &func.blocks[b];
+            for &i in &data.insts {
+                let inst = func.inst(i);
+                inst.kind.for_each_arg(|v| uses[v] += 1);
+                let k = match inst.kind {
+                    InstKind::IConst(k) => Some(k),
+                    InstKind::FConst(bits) => Some(bits as i64),
+                    InstKind::BConst(c) => Some(i64::from(c)),
+                    _ => None,
+                };
+                if let (Some(k), Some(r)) = (k, inst.result) {
+                    consts.push((r, k));
+                }
+            }
+            data.term.for_each_arg(|v| uses[v] += 1);
+        }
+        let mut fused = SecondaryMap::new();
+        for &b in &order {
+            let data = &func.blocks[b];
+            let (
+                Some(&last),
+                Terminator::Switch {
+                    value: Some(v),
+                    cases,
+                    ..
+                },
+            ) = (data.insts.last(), &data.term)
+            else {
+                continue;
+            };
+            let inst = func.inst(last);
+            let single = matches!(cases.as_slice(), [(0 | 1, _)]);
+            let cmp = matches!(
+                inst.kind,
+                InstKind::Binary(BinaryOp::ICmp(_) | BinaryOp::BCmp(_), ..)
+                    | InstKind::Binary(BinaryOp::FCmp(Cmp::Lt | Cmp::Le | Cmp::Gt | Cmp::Ge), ..)
+            );
+            if single && cmp && inst.result == Some(*v) && uses[*v] == 1 {
+                fused[*v] = true;
+            }
+        }
         FuncPlan {
             order,
             pos,
             slots: func.values.len(),
             scratch,
+            fused,
+            consts,
         }
     }
 

@@ -43,9 +43,8 @@ impl Aarch64 {
         let loc = data.loc;
         let r = data.result;
         match &data.kind {
-            InstKind::IConst(k) => self.const_word(r, *k),
-            InstKind::FConst(bits) => self.const_word(r, *bits as i64),
-            InstKind::BConst(b) => self.const_word(r, i64::from(*b)),
+            // Written once in the prologue (`FuncPlan::consts`).
+            InstKind::IConst(_) | InstKind::FConst(_) | InstKind::BConst(_) => {}
             InstKind::SConst(s) => {
                 let idx = cx.env.string_index.get(s).copied().unwrap_or(0);
                 let off = VMCTX_STRINGS_OFFSET as u32;
@@ -217,6 +216,17 @@ impl Aarch64 {
         }
     }
 
+    /// The bool result of a comparison whose flags are live: kept in the
+    /// flags only when the branch right after is its one use.
+    fn set_bool(&mut self, cx: &FnCx<'_>, r: Option<Value>, cond: Cond) {
+        let Some(r) = r else { return };
+        if !cx.plan.fused[r] {
+            self.cset(cond);
+            self.st(r, 8);
+        }
+        self.flags = Some((r, cond));
+    }
+
     /// Stores `d0` into the result slot, if there is a result.
     fn stf_opt(&mut self, r: Option<Value>) {
         if let Some(r) = r {
@@ -225,7 +235,7 @@ impl Aarch64 {
     }
 
     /// A constant word into the result slot.
-    fn const_word(&mut self, r: Option<Value>, k: i64) {
+    pub(super) fn const_word(&mut self, r: Option<Value>, k: i64) {
         let Some(r) = r else { return };
         if k == 0 {
             dynasm!(self.ops ; .arch aarch64 ; mov x8, xzr);
@@ -350,9 +360,7 @@ impl Aarch64 {
                     Cmp::Ge => Cond::Ge,
                 };
                 dynasm!(self.ops ; .arch aarch64 ; fcmp d0, d1);
-                self.cset(cond);
-                self.st_opt(r, 8);
-                self.flags = r.map(|r| (r, cond));
+                self.set_bool(cx, r, cond);
                 return;
             }
             _ => {}
@@ -386,9 +394,7 @@ impl Aarch64 {
             BinaryOp::ICmp(c) | BinaryOp::BCmp(c) => {
                 let cond = int_cond(c);
                 dynasm!(self.ops ; .arch aarch64 ; cmp x8, x9);
-                self.cset(cond);
-                self.st_opt(r, 8);
-                self.flags = r.map(|r| (r, cond));
+                self.set_bool(cx, r, cond);
                 return;
             }
             _ => unreachable!("float operations are handled above"),

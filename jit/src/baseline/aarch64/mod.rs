@@ -437,6 +437,9 @@ impl Backend for Aarch64 {
                 }
             }
         }
+        for &(v, k) in &cx.plan.consts {
+            self.const_word(Some(v), k);
+        }
         if cx.env.fuel {
             let refill = self.ops.new_dynamic_label();
             let resume = self.ops.new_dynamic_label();

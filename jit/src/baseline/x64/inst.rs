@@ -45,9 +45,8 @@ impl X64 {
         let loc = data.loc;
         let r = data.result;
         match &data.kind {
-            InstKind::IConst(k) => self.const_word(r, *k),
-            InstKind::FConst(bits) => self.const_word(r, *bits as i64),
-            InstKind::BConst(b) => self.const_word(r, i64::from(*b)),
+            // Written once in the prologue (`FuncPlan::consts`).
+            InstKind::IConst(_) | InstKind::FConst(_) | InstKind::BConst(_) => {}
             InstKind::SConst(s) => {
                 let idx = cx.env.string_index.get(s).copied().unwrap_or(0);
                 let off = 8 * idx as i32;
@@ -226,6 +225,18 @@ impl X64 {
         }
     }
 
+    /// The bool result of an integer comparison whose flags are live: kept
+    /// in the flags only when the branch right after is its one use.
+    fn set_bool(&mut self, cx: &FnCx<'_>, r: Option<Value>, cond: Cond) {
+        let Some(r) = r else { return };
+        if !cx.plan.fused[r] {
+            self.setcc(cond);
+            dynasm!(self.ops ; .arch x64 ; movzx eax, al);
+            self.st(r, 0);
+        }
+        self.flags = Some((r, cond));
+    }
+
     /// Stores `xmm0` into the result slot, if there is a result.
     fn stf_opt(&mut self, r: Option<Value>) {
         if let Some(r) = r {
@@ -234,7 +245,7 @@ impl X64 {
     }
 
     /// A constant word into the result slot.
-    fn const_word(&mut self, r: Option<Value>, k: i64) {
+    pub(super) fn const_word(&mut self, r: Option<Value>, k: i64) {
         let Some(r) = r else { return };
         let d = disp(r);
         match i32::try_from(k) {
@@ -507,10 +518,7 @@ impl X64 {
                     }
                 }
                 let cond = int_cond(c);
-                self.setcc(cond);
-                dynasm!(self.ops ; .arch x64 ; movzx eax, al);
-                self.st_opt(r, 0);
-                self.flags = r.map(|r| (r, cond));
+                self.set_bool(cx, r, cond);
                 return;
             }
             BinaryOp::FCmp(c) => {
@@ -527,6 +535,12 @@ impl X64 {
                     None => {
                         let d = disp(y);
                         dynasm!(self.ops ; .arch x64 ; ucomisd xmm0, QWORD [rbp + d]);
+                    }
+                }
+                if let (Some(cond), Some(rv)) = (cond, r) {
+                    if cx.plan.fused[rv] {
+                        self.flags = Some((rv, cond));
+                        return;
                     }
                 }
                 match (c, cond) {

@@ -460,6 +460,9 @@ impl Backend for X64 {
                 }
             }
         }
+        for &(v, k) in &cx.plan.consts {
+            self.const_word(Some(v), k);
+        }
         if cx.env.fuel {
             // An entry tick that runs out points at the caller's call.
             let refill = self.ops.new_dynamic_label();
