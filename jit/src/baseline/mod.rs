@@ -2,18 +2,23 @@
 //! Waddle IR emitting x86-64 or AArch64 machine code with dynasmrt, no
 //! optimizer, no Cranelift.
 //!
-//! One code-generator interface ([`driver::Backend`]) and two back ends:
-//! [`x64`] (the host tier, run through [`BaselineProgram`]) and
-//! [`aarch64`] (position-independent images, see
+//! One code-generator interface (`driver::Backend`) and two back ends:
+//! `x64` (the host tier, run through [`BaselineProgram`]) and
+//! `aarch64` (position-independent images, see
 //! [`compile_aarch64_image`]). The shared, arch-neutral parts:
-//! - [`plan`]: block order (reachable blocks in layout order, so most
+//! - `plan`: block order (reachable blocks in layout order, so most
 //!   jumps fall through), back edges, and the frame: one 8-byte slot per
 //!   SSA value (its number indexes the slot) plus scratch words for
 //!   array-literal elements;
-//! - [`moves`]: block arguments as sequentialized parallel moves on edges;
-//! - [`cold`]: out-of-line trap, trap-propagation and fuel-refill paths;
-//! - [`driver`]: the pass itself (blocks, terminators as compare-and-branch
-//!   chains, edges).
+//! - `moves`: block arguments as sequentialized parallel moves on edges;
+//! - `cold`: out-of-line trap, trap-propagation and fuel-refill paths;
+//! - `driver`: the pass itself (blocks, terminators as compare-and-branch
+//!   chains, edges);
+//! - `magic`: division by constants through multiplication.
+//!
+//! Constants are written to their slots once, in the prologue; integer
+//! comparisons feeding only the following branch stay in the flags; the
+//! x86-64 back end adds a write-through register cache (see `x64`).
 //!
 //! The code follows the shared calling convention of [`crate::abi`]
 //! exactly: native arguments with the `VmCtx` first, calls between Waddle

@@ -5,12 +5,20 @@
 //! slot area: value `v` lives at `[rbp - 16 - 8 * v]`, the array-literal
 //! scratch area below the slots; `rsp` stays 16-byte aligned in the body.
 //! `rbx` holds the `VmCtx` pointer for the whole function; `rax`, `rcx`,
-//! `rdx`, `rsi`, `rdi`, `r8`–`r11`, `xmm0`, `xmm1` are scratch and hold
-//! nothing between instructions except the flags of a just-computed
-//! comparison, which the following branch may reuse. Instructions are in
-//! [`inst`], entry trampolines in [`tramp`].
+//! `rdx`, `xmm0`, `xmm1` are scratch inside an instruction.
+//!
+//! Register cache (a single-pass cache on top of the slot frame): slots
+//! are always written (write-through), and `rsi`, `rdi`, `r8`–`r11`,
+//! `xmm2`–`xmm15` additionally hold copies of recently computed or loaded
+//! values, so later uses in the same block read a register instead of
+//! memory. The cache is emptied at every label (block starts, edge
+//! splits) and after every call (all cache registers are caller-saved);
+//! a register written as a call argument drops its entry. Because every
+//! value is in its slot at every call, the conservative GC scan sees all
+//! references. A comparison whose only use is the branch right after it
+//! lives only in the flags ([`crate::baseline::plan::FuncPlan::fused`]).
+//! Instructions are in [`inst`], entry trampolines in [`tramp`].
 
-pub(crate) mod disasm;
 mod inst;
 pub(crate) mod tramp;
 
