@@ -19,6 +19,7 @@
 //! lives only in the flags ([`crate::baseline::plan::FuncPlan::fused`]).
 //! Instructions are in [`inst`], entry trampolines in [`tramp`].
 
+pub(crate) mod disasm;
 mod inst;
 pub(crate) mod tramp;
 
