@@ -557,9 +557,10 @@ impl Backend for X64 {
             }
         }
         let d = disp(v);
-        match i32::try_from(k) {
-            Ok(k32) => dynasm!(self.ops ; .arch x64 ; cmp QWORD [rbp + d], k32),
-            Err(_) => dynasm!(self.ops ; .arch x64
+        match (i32::try_from(k), self.icached(v)) {
+            (Ok(k32), Some(c)) => dynasm!(self.ops ; .arch x64 ; cmp Rq(c), k32),
+            (Ok(k32), None) => dynasm!(self.ops ; .arch x64 ; cmp QWORD [rbp + d], k32),
+            (Err(_), _) => dynasm!(self.ops ; .arch x64
                 ; mov rax, QWORD k
                 ; cmp QWORD [rbp + d], rax
             ),
