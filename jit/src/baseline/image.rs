@@ -10,9 +10,10 @@
 //!   argument per Waddle parameter: `int`/`str`/arrays in `x1`..`x7`,
 //!   `float` in `d0`..`d7`, `bool` as a byte (0/1) in an `x` register, the
 //!   rest on the stack in 8-byte words in parameter order; result in `x0`
-//!   (`bool` in the low byte) or `d0`. Preserves `x19`–`x28`, `x29`, `x30`
-//!   semantics and `d8`–`d15` (it never writes `d8`–`d15`, and saves and
-//!   restores `x19`, the only callee-saved register it uses);
+//!   (`bool` in the low byte) or `d0`. Callee-saved registers are
+//!   preserved: of `x19`–`x29` and `d8`–`d15` the code only uses `x19`
+//!   (the `VmCtx` pointer) and `x29` (frame pointer), both saved in its
+//!   frame record; `x16`/`x17` are clobbered (calls go through them);
 //! - an **entry trampoline** at `funcs[i].trampoline`:
 //!   `void tramp(VmCtx *ctx, const uint64_t *args, uint64_t *ret)`, loading
 //!   one word per parameter from `args` (floats as IEEE bits, bools 0/1) and
