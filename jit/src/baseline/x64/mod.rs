@@ -148,6 +148,19 @@ const ICACHE: [u8; 6] = [6, 7, 8, 9, 10, 11];
 /// `xmm2`–`xmm15`, caching float slots the same way.
 const FCACHE: [u8; 14] = [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
 
+/// Whether the host has SSE4.1 (`roundsd`); false on other hosts, where
+/// the generated code is never run.
+fn has_sse41() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::is_x86_feature_detected!("sse4.1")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
 /// The frame displacement of value `v`'s slot.
 pub(crate) fn disp(v: Value) -> i32 {
     -16 - 8 * slot(v) as i32
@@ -161,7 +174,7 @@ impl X64 {
         let overflow = ops.new_dynamic_label();
         X64 {
             ops,
-            sse41: std::is_x86_feature_detected!("sse4.1"),
+            sse41: has_sse41(),
             exit,
             overflow,
             flags: None,
