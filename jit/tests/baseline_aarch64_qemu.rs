@@ -202,6 +202,32 @@ print(10 / (g - g));
 ",
     );
     run_both(
+        "floats",
+        "fn many(a: float, b: float, c: float, d: float, e: float, f: float, g: float,
+        h: float, i: float, j: float, k: int, l: bool) -> float {
+    if l { return a + b * 2.0 + c * 3.0 + d + e + f + g + h + i * 5.0 + j * 7.0 + float(k); }
+    return 0.0;
+}
+fn show(x: float) { print(int(x * 1000.0)); }
+let nan = 0.0 / 0.0;
+show(many(1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11, true));
+show(min(nan, 2.5)); show(max(3.5, nan)); show(min(-1.5, 1.5)); show(max(-1.5, 1.5));
+print(1.0 / min(-0.0, 0.0) < 0.0); print(1.0 / max(-0.0, 0.0) > 0.0);
+show(floor(-2.5)); show(ceil(-2.5)); show(sqrt(2.0)); show(-abs(-3.25)); show(7.5 % 2.0);
+print(int(nan)); print(int(1e300)); print(int(-1e300)); print(int(-7.9));
+print(nan == nan); print(nan != nan); print(nan < 1.0); print(nan >= 1.0);
+print(1.0 < 2.0); print(2.0 <= 2.0); print(3.0 > 2.0); print(1.0 >= 2.0);
+var s = 0.0;
+var x = 0.5;
+while x < 100.0 { s = s + x * x; x = x * 1.5; }
+show(s);
+print(abs(-9223372036854775807 - 1));
+print((-9223372036854775807 - 1) / -1);
+print((-9223372036854775807 - 1) % -1);
+print(-7 / 2); print(-7 % 2); print(7 % -2);
+",
+    );
+    run_both(
         "overflow",
         "fn down(n: int) -> int { return down(n + 1) + 1; }
 print(1);
