@@ -174,6 +174,21 @@ fn run_both(name: &str, src: &str) {
     assert_eq!(got, expected, "{name}");
 }
 
+/// More than 4095 functions (entry-slot offsets beyond immediates) and a
+/// frame of more than 4095 slots (slot offsets beyond immediates).
+pub fn big_program() -> String {
+    let mut src = String::from("fn f0() -> int { return 1; }\n");
+    for i in 1..4200 {
+        src += &format!("fn f{i}() -> int {{ return f{}() + {i} % 5; }}\n", i - 1);
+    }
+    src += "fn wide(a: int) -> int {\n    var x = a;\n";
+    for i in 0..2500 {
+        src += &format!("    x = x + {} * a;\n", i % 7);
+    }
+    src += "    return x;\n}\nprint(f4199());\nprint(wide(3));\n";
+    src
+}
+
 #[test]
 fn arithmetic_calls_and_traps_under_qemu() {
     if !tools() {
@@ -227,6 +242,7 @@ print((-9223372036854775807 - 1) % -1);
 print(-7 / 2); print(-7 % 2); print(7 % -2);
 ",
     );
+    run_both("big", &big_program());
     run_both(
         "overflow",
         "fn down(n: int) -> int { return down(n + 1) + 1; }

@@ -123,3 +123,23 @@ fn disassembly_and_stats() {
     assert_eq!(s.funcs.len(), p.funcs.len());
     assert!(s.funcs.iter().all(|f| f.ir_insts > 0 && f.code_size > 0));
 }
+
+/// More than 4095 functions and a frame of more than 4095 slots on x86-64.
+#[test]
+fn large_programs_and_frames() {
+    let mut src = String::from("fn f0() -> int { return 1; }\n");
+    for i in 1..4200 {
+        src += &format!("fn f{i}() -> int {{ return f{}() + {i} % 5; }}\n", i - 1);
+    }
+    src += "fn wide(a: int) -> int {\n    var x = a;\n";
+    for i in 0..2500 {
+        src += &format!("    x = x + {} * a;\n", i % 7);
+    }
+    src += "    return x;\n}\nprint(f4199());\nprint(wide(3));\n";
+    let p = frontend(&src);
+    let main = p.funcs[p.main.unwrap()].name.clone();
+    let (want, _) = run_interp(&p, &main, &[], SETUP);
+    assert!(want.result.is_ok(), "{want:?}");
+    let got = on_big_stack(move || run_baseline(&p, &main, &[], SETUP, &JitOptions::default()).0);
+    assert_eq!(got, want);
+}

@@ -10,8 +10,8 @@ use waddle_opt::ir::{Signature, Type};
 use super::{arg_locs, ArgLoc, Asm};
 
 /// Emits the trampoline of the function with signature `sig` whose entry
-/// slot is number `index` (both small enough for immediate offsets, as
-/// checked by the caller).
+/// slot is number `index` (at most `MAX_PARAMS` parameters, as checked by
+/// the caller).
 pub(crate) fn emit(ops: &mut Asm, sig: &Signature, index: usize) {
     let (locs, nstack) = arg_locs(&sig.params);
     let area = (8 * nstack).next_multiple_of(16) as u32;
@@ -43,11 +43,14 @@ pub(crate) fn emit(ops: &mut Asm, sig: &Signature, index: usize) {
         }
     }
     let entries = VMCTX_ENTRIES_OFFSET as u32;
-    let slot = (8 * index) as u32;
     dynasm!(ops ; .arch aarch64
         ; mov x0, x19
         ; ldr x16, [x19, #entries]
-        ; ldr x16, [x16, #slot]
+    );
+    // The slot offset is an immediate only up to 4095 functions.
+    super::mov_imm(ops, 17, 8 * index as i64);
+    dynasm!(ops ; .arch aarch64
+        ; ldr x16, [x16, x17]
         ; blr x16
     );
     match sig.ret {
