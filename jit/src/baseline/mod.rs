@@ -1,2 +1,219 @@
 //! The baseline code generator (tier T1): one linear pass over unoptimized
-//! Waddle IR emitting x86-64 or AArch64 machine code with dynasmrt.
+//! Waddle IR emitting x86-64 or AArch64 machine code with dynasmrt, no
+//! optimizer, no Cranelift.
+//!
+//! One code-generator interface (`driver::Backend`) and two back ends:
+//! `x64` (the host tier, run through [`BaselineProgram`]) and
+//! `aarch64` (position-independent images, see
+//! [`compile_aarch64_image`]). The shared, arch-neutral parts:
+//! - `plan`: block order (reachable blocks in layout order, so most
+//!   jumps fall through), back edges, and the frame: one 8-byte slot per
+//!   SSA value (its number indexes the slot) plus scratch words for
+//!   array-literal elements;
+//! - `moves`: block arguments as sequentialized parallel moves on edges;
+//! - `cold`: out-of-line trap, trap-propagation and fuel-refill paths;
+//! - `driver`: the pass itself (blocks, terminators as compare-and-branch
+//!   chains, edges);
+//! - `magic`: division by constants through multiplication.
+//!
+//! Constants are written to their slots once, in the prologue; integer
+//! comparisons feeding only the following branch stay in the flags; the
+//! x86-64 back end adds a write-through register cache (see `x64`).
+//!
+//! The code follows the shared calling convention of [`crate::abi`]
+//! exactly: native arguments with the `VmCtx` first, calls between Waddle
+//! functions through the entry-slot table (`VmCtx::entries`), the trap
+//! record protocol, the stack-limit check in every prologue, fuel at
+//! function entries and back edges charged in batches, and GC roots found
+//! by the conservative scan: every value, references included, lives in its
+//! frame slot, which is inside the scanned region at every helper call.
+
+mod cold;
+mod driver;
+mod image;
+mod magic;
+mod moves;
+mod plan;
+mod program;
+mod rt;
+// dynasm!'s dynamic registers (`Rq(r)`) expand to `r.into()`.
+#[allow(clippy::useless_conversion)]
+mod aarch64;
+#[allow(clippy::useless_conversion)]
+mod x64;
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use cranelift_entity::EntityRef;
+use dynasmrt::DynasmApi;
+use memmap2::MmapMut;
+use waddle_opt::ir::{verify_program, InstKind, Program};
+
+pub use image::{compile_aarch64_image, BaselineImage, ImageFunc, HELPER_NAMES};
+pub use program::BaselineProgram;
+
+use crate::cranelift::{CompileError, CompileStats, FuncStats, JitOptions};
+use crate::program::FuncInfo;
+use driver::{emit_function, Env, FnCx};
+use plan::FuncPlan;
+
+/// Largest table index (functions, globals, strings) or frame size in words
+/// the generators accept, so every displacement fits an `i32`.
+const MAX_INDEX: usize = 1 << 24;
+
+/// Every distinct string constant of the program, in first-use order.
+fn collect_strings(program: &Program) -> (Vec<Box<str>>, HashMap<Box<str>, usize>) {
+    let mut texts: Vec<Box<str>> = Vec::new();
+    let mut index = HashMap::new();
+    for f in program.funcs.values() {
+        for &b in &f.layout {
+            for &i in &f.blocks[b].insts {
+                if let InstKind::SConst(s) = &f.inst(i).kind {
+                    if !index.contains_key(s) {
+                        index.insert(s.clone(), texts.len());
+                        texts.push(s.clone());
+                    }
+                }
+            }
+        }
+    }
+    (texts, index)
+}
+
+/// Number of globals the program's code uses (highest index + 1).
+fn globals_used(program: &Program) -> usize {
+    let mut n = 0;
+    for f in program.funcs.values() {
+        for &b in &f.layout {
+            for &i in &f.blocks[b].insts {
+                if let InstKind::GlobalGet(g) | InstKind::GlobalSet(g, _) = f.inst(i).kind {
+                    n = n.max(g.index() + 1);
+                }
+            }
+        }
+    }
+    n
+}
+
+/// Rejects programs whose tables or frames are too large for 32-bit
+/// displacements.
+fn check_limits(program: &Program, strings: usize, globals: usize) -> Result<(), CompileError> {
+    let too_big = |func: &str, what: &str| CompileError::Codegen {
+        func: func.to_string(),
+        message: format!("{what} too large for the baseline tier"),
+    };
+    if program.funcs.len() >= MAX_INDEX || strings >= MAX_INDEX || globals >= MAX_INDEX {
+        return Err(too_big("<program>", "program"));
+    }
+    for f in program.funcs.values() {
+        let scratch: usize = f
+            .insts
+            .values()
+            .map(|i| match &i.kind {
+                InstKind::ArrayLit(e) => e.len(),
+                _ => 0,
+            })
+            .max()
+            .unwrap_or(0);
+        if f.values.len() + scratch >= MAX_INDEX {
+            return Err(too_big(&f.name, "frame"));
+        }
+    }
+    Ok(())
+}
+
+/// Compiles every function with a body of `program` to x86-64 baseline code.
+///
+/// The program must pass the IR verifier. Of `opts` only `fuel` and
+/// `disasm` apply (the baseline tier never optimizes). String constants are
+/// interned through the host of the first [`BaselineProgram::call`].
+pub fn compile(program: &Program, opts: &JitOptions) -> Result<BaselineProgram, CompileError> {
+    let start = Instant::now();
+    verify_program(program).map_err(CompileError::Verify)?;
+    let (texts, string_index) = collect_strings(program);
+    let nglobals = globals_used(program);
+    check_limits(program, texts.len(), nglobals)?;
+    if !cfg!(target_arch = "x86_64") {
+        return Err(CompileError::Isa(
+            "the baseline tier runs on x86-64 hosts only".to_string(),
+        ));
+    }
+    let env = Env {
+        program,
+        string_index: &string_index,
+        fuel: opts.fuel,
+    };
+    let mut be = x64::X64::new();
+    let mut stats = CompileStats::default();
+    let mut spans = vec![None; program.funcs.len()];
+    for (fid, f) in program.funcs.iter() {
+        if f.is_declaration() {
+            continue;
+        }
+        let t0 = Instant::now();
+        let plan = FuncPlan::new(f);
+        let t1 = Instant::now();
+        be.ops.align(16, 0xcc);
+        let at = be.offset();
+        let cx = FnCx {
+            env: &env,
+            func: f,
+            plan: &plan,
+        };
+        emit_function(&mut be, &cx);
+        let size = be.offset() - at;
+        stats.funcs.push(FuncStats {
+            func: fid,
+            name: f.name.clone(),
+            ir_insts: f.inst_count(),
+            translate: t1 - t0,
+            codegen: t1.elapsed(),
+            code_size: size,
+        });
+        spans[fid.index()] = Some((at, size));
+    }
+    let t0 = Instant::now();
+    let mut tramps = vec![None; program.funcs.len()];
+    for (fid, f) in program.funcs.iter() {
+        if f.is_declaration() {
+            continue;
+        }
+        be.ops.align(16, 0xcc);
+        tramps[fid.index()] = Some(be.offset());
+        x64::tramp::emit(&mut be.ops, &f.sig, fid.index());
+    }
+    let bytes = be.ops.finalize().map_err(|e| CompileError::Codegen {
+        func: "<program>".to_string(),
+        message: e.to_string(),
+    })?;
+    let map_err = |e: std::io::Error| CompileError::Codegen {
+        func: "<program>".to_string(),
+        message: format!("executable memory: {e}"),
+    };
+    let mut mem = MmapMut::map_anon(bytes.len().max(1)).map_err(map_err)?;
+    mem[..bytes.len()].copy_from_slice(&bytes);
+    let mem = mem.make_exec().map_err(map_err)?;
+    stats.trampolines = t0.elapsed();
+    let base = mem.as_ptr() as usize;
+    let funcs = program
+        .funcs
+        .iter()
+        .map(|(fid, f)| {
+            let span = spans[fid.index()];
+            FuncInfo {
+                name: f.name.clone(),
+                params: f.sig.params.len(),
+                loc: f.loc,
+                code: span.map_or(0, |(at, _)| base + at),
+                code_size: span.map_or(0, |(_, n)| n),
+                trampoline: tramps[fid.index()].map_or(0, |at| base + at),
+                disasm: span
+                    .filter(|_| opts.disasm)
+                    .map(|(at, n)| x64::disasm::disassemble(&bytes[at..at + n])),
+            }
+        })
+        .collect();
+    stats.total = start.elapsed();
+    Ok(BaselineProgram::new(mem, funcs, texts, nglobals, stats))
+}

@@ -1,0 +1,149 @@
+//! The arch-neutral plan of one function's baseline code: which blocks are
+//! emitted and in what order, which edges are loop back edges (fuel), and
+//! the frame layout (one 8-byte slot per SSA value plus a scratch area for
+//! array-literal elements).
+//!
+//! The frame gives every SSA value of the function's value arena its own
+//! word-sized slot, indexed by the value's number, so a value never moves
+//! and every reference a frame holds is in memory at every call (the
+//! conservative GC scan of [`crate::abi`] sees it).
+
+use cranelift_entity::{EntityRef, SecondaryMap};
+use waddle_opt::ir::{BinaryOp, Block, Cmp, Function, InstKind, Terminator, Value, ValueDef};
+
+/// What the code generator needs to know about a function before emitting it.
+pub(crate) struct FuncPlan {
+    /// Blocks reachable from the entry, in layout order (entry first).
+    pub order: Vec<Block>,
+    /// Layout position of every layout block (back-edge test), `u32::MAX`
+    /// for blocks not in the layout.
+    pub pos: SecondaryMap<Block, u32>,
+    /// Number of value slots (the size of the value arena).
+    pub slots: usize,
+    /// Words of scratch space for array-literal elements.
+    pub scratch: usize,
+    /// Comparisons whose only use is the two-way branch right after them
+    /// (the last instruction of their block): the back end may leave their
+    /// result in the condition flags only, never in the slot.
+    pub fused: SecondaryMap<Value, bool>,
+    /// Constants (`iconst`, `fconst`, `bconst` results) of reachable
+    /// blocks: their slots are written once, in the prologue.
+    pub consts: Vec<(Value, i64)>,
+}
+
+impl FuncPlan {
+    /// Plans `func` (which must have a body).
+    pub fn new(func: &Function) -> FuncPlan {
+        let mut pos = SecondaryMap::with_default(u32::MAX);
+        for (i, &b) in func.layout.iter().enumerate() {
+            pos[b] = i as u32;
+        }
+        let mut reached: SecondaryMap<Block, bool> = SecondaryMap::new();
+        let mut stack = Vec::new();
+        let mut scratch = 0;
+        if let Some(&entry) = func.layout.first() {
+            reached[entry] = true;
+            stack.push(entry);
+        }
+        while let Some(b) = stack.pop() {
+            let data = &func.blocks[b];
+            for &i in &data.insts {
+                if let InstKind::ArrayLit(elems) = &func.inst(i).kind {
+                    scratch = scratch.max(elems.len());
+                }
+            }
+            for s in data.term.successors() {
+                if pos[s.block] != u32::MAX && !reached[s.block] {
+                    reached[s.block] = true;
+                    stack.push(s.block);
+                }
+            }
+        }
+        let order: Vec<Block> = func
+            .layout
+            .iter()
+            .copied()
+            .filter(|&b| reached[b])
+            .collect();
+        let mut uses: SecondaryMap<Value, u32> = SecondaryMap::new();
+        let mut consts = Vec::new();
+        for &b in &order {
+            let data = &func.blocks[b];
+            for &i in &data.insts {
+                let inst = func.inst(i);
+                inst.kind.for_each_arg(|v| uses[v] += 1);
+                let k = match inst.kind {
+                    InstKind::IConst(k) => Some(k),
+                    InstKind::FConst(bits) => Some(bits as i64),
+                    InstKind::BConst(c) => Some(i64::from(c)),
+                    _ => None,
+                };
+                if let (Some(k), Some(r)) = (k, inst.result) {
+                    consts.push((r, k));
+                }
+            }
+            data.term.for_each_arg(|v| uses[v] += 1);
+        }
+        let mut fused = SecondaryMap::new();
+        for &b in &order {
+            let data = &func.blocks[b];
+            let (
+                Some(&last),
+                Terminator::Switch {
+                    value: Some(v),
+                    cases,
+                    ..
+                },
+            ) = (data.insts.last(), &data.term)
+            else {
+                continue;
+            };
+            let inst = func.inst(last);
+            let single = matches!(cases.as_slice(), [(0 | 1, _)]);
+            let cmp = matches!(
+                inst.kind,
+                InstKind::Binary(BinaryOp::ICmp(_) | BinaryOp::BCmp(_), ..)
+                    | InstKind::Binary(BinaryOp::FCmp(Cmp::Lt | Cmp::Le | Cmp::Gt | Cmp::Ge), ..)
+            );
+            if single && cmp && inst.result == Some(*v) && uses[*v] == 1 {
+                fused[*v] = true;
+            }
+        }
+        FuncPlan {
+            order,
+            pos,
+            slots: func.values.len(),
+            scratch,
+            fused,
+            consts,
+        }
+    }
+
+    /// Whether the edge `from → to` is a loop back edge for fuel purposes
+    /// (the target is at the same or an earlier layout position, the
+    /// interpreter's rule).
+    pub fn is_back_edge(&self, from: Block, to: Block) -> bool {
+        self.pos[to] <= self.pos[from]
+    }
+
+    /// Words of frame storage: the value slots, then the scratch area.
+    pub fn frame_words(&self) -> usize {
+        self.slots + self.scratch
+    }
+}
+
+/// The integer constant `v` is defined as, if any.
+pub(crate) fn int_const(func: &Function, v: Value) -> Option<i64> {
+    match func.values.get(v)?.def {
+        ValueDef::Inst(i) => match func.insts.get(i)?.kind {
+            InstKind::IConst(k) => Some(k),
+            _ => None,
+        },
+        ValueDef::Param(..) => None,
+    }
+}
+
+/// The slot number of value `v`.
+pub(crate) fn slot(v: Value) -> usize {
+    v.index()
+}
