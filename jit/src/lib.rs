@@ -3,6 +3,9 @@
 //! - [`abi`]: the calling convention every compiled tier shares (native
 //!   arguments plus a `VmCtx`, entry slots, trap protocol, stack limit,
 //!   fuel, GC roots).
+//! - [`baseline`]: the one-pass generator (tier T1), Waddle IR → x86-64
+//!   (host) or AArch64 (position-independent images) with dynasmrt.
+//! - [`cross`]: running AArch64 images under `qemu-aarch64`.
 //! - [`cranelift`]: the optimizing generator (tier T2), Waddle IR →
 //!   Cranelift → machine code, and [`CompiledProgram`], which runs it.
 //! - [`disasm`]: machine code → text for any supported target (x86-64 with
@@ -37,16 +40,19 @@ const HOST_SUPPORTED: bool = cfg!(any(target_arch = "x86_64", target_arch = "aar
 /// Native tiers this build can compile for the host and the runtime routes
 /// to, by `--tier` name.
 pub fn available_tiers() -> &'static [&'static str] {
-    if HOST_SUPPORTED {
+    if cfg!(target_arch = "x86_64") {
+        &["baseline", "opt"]
+    } else if HOST_SUPPORTED {
         &["opt"]
     } else {
         &[]
     }
 }
 
-/// Native tiers implemented by this crate.
+/// Native tiers implemented by this crate (for the host or, through
+/// [`cross`], for AArch64 images).
 pub fn built_tiers() -> &'static [&'static str] {
-    &["opt"]
+    &["baseline", "opt"]
 }
 
 /// A compilation unit of some native tier, loaded in executable memory: what
@@ -119,5 +125,36 @@ impl NativeProgram for CompiledProgram {
     }
     fn code_bytes(&self) -> usize {
         CompiledProgram::code_bytes(self)
+    }
+}
+
+impl NativeProgram for baseline::BaselineProgram {
+    fn tier_name(&self) -> &'static str {
+        "baseline"
+    }
+    fn call(&mut self, host: &mut dyn Host, func: FuncId, args: &[Word]) -> Result<Word, Trap> {
+        baseline::BaselineProgram::call(self, host, func, args)
+    }
+    fn set_stack_budget(&mut self, bytes: usize) {
+        baseline::BaselineProgram::set_stack_budget(self, bytes)
+    }
+    fn bind_strings(&mut self, host: &mut dyn Host) {
+        baseline::BaselineProgram::bind_strings(self, host)
+    }
+    fn code(&self, func: FuncId) -> Option<&[u8]> {
+        baseline::BaselineProgram::code(self, func)
+    }
+    fn func_name(&self, func: FuncId) -> Option<&str> {
+        baseline::BaselineProgram::func_name(self, func)
+    }
+    fn entry_slots(&self) -> *const usize {
+        baseline::BaselineProgram::entry_slots(self)
+    }
+    unsafe fn set_entry(&mut self, func: FuncId, code: *const u8) {
+        // SAFETY: forwarded contract.
+        unsafe { baseline::BaselineProgram::set_entry(self, func, code) }
+    }
+    fn code_bytes(&self) -> usize {
+        baseline::BaselineProgram::code_bytes(self)
     }
 }

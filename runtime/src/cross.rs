@@ -60,7 +60,7 @@ impl Default for CrossOptions {
 }
 
 /// Tiers that can generate AArch64 images, by `--tier` name.
-pub const AARCH64_TIERS: &[&str] = &["opt"];
+pub const AARCH64_TIERS: &[&str] = &["baseline", "opt"];
 
 /// `Ok` when qemu-aarch64 and the cross compiler are installed; else the
 /// message naming the missing tool and its package.
@@ -88,9 +88,9 @@ fn compile_image(program: &Program, options: &CrossOptions) -> Result<CodeImage,
     let generate = || -> Option<Result<CodeImage, String>> {
         match options.tier {
             Tier::Opt => Some(cross::compile_aarch64(program, &jit).map_err(|e| e.to_string())),
-            // The baseline tier connects here once its AArch64 back end
-            // builds images (and "baseline" joins AARCH64_TIERS), e.g.
-            // `Tier::Baseline => Some(waddle_jit::baseline::...(program).map_err(|e| e.to_string())),`
+            Tier::Baseline => {
+                Some(cross::compile_baseline_aarch64(program, &jit).map_err(|e| e.to_string()))
+            }
             _ => None,
         }
     };
@@ -324,7 +324,7 @@ mod tests {
     #[test]
     fn unavailable_tier_is_a_clear_error() {
         let options = CrossOptions {
-            tier: Tier::Baseline,
+            tier: Tier::Full,
             ..CrossOptions::default()
         };
         let outcome = run_source_aarch64("x.wdl", "print(1);", &options);
@@ -332,7 +332,7 @@ mod tests {
         assert!(
             outcome
                 .stderr
-                .contains("tier `baseline` is not available for --target aarch64"),
+                .contains("tier `full` is not available for --target aarch64"),
             "{}",
             outcome.stderr
         );

@@ -82,6 +82,12 @@ impl BaselineProgram {
         }
     }
 
+    /// Bytes of machine code the program holds (functions, trampolines and
+    /// out-of-line paths).
+    pub fn code_bytes(&self) -> usize {
+        self.code.len()
+    }
+
     /// Compile-time statistics.
     pub fn stats(&self) -> &CompileStats {
         &self.stats

@@ -135,6 +135,48 @@ impl ImageBuilder {
         Ok(base)
     }
 
+    /// Appends one block of code shared by several functions (a generator
+    /// that lays out the whole program itself, such as the baseline tier),
+    /// aligned to `align` bytes; `entries` gives each function's entry
+    /// offset inside `code`. Returns the block's base offset in the image.
+    pub fn add_code_block(
+        &mut self,
+        code: &[u8],
+        entries: &[(FuncId, u64)],
+        align: u64,
+    ) -> Result<u64, ImageError> {
+        let align = align.max(4);
+        if !align.is_power_of_two() {
+            return Err(ImageError(format!(
+                "alignment {align} is not a power of two"
+            )));
+        }
+        for &(func, entry) in entries {
+            if func.index() >= self.funcs.len() {
+                return Err(ImageError(format!(
+                    "function {} is not in the program",
+                    func.index()
+                )));
+            }
+            if entry >= code.len() as u64 {
+                return Err(ImageError(format!(
+                    "entry {entry} of function {} outside the code block ({} bytes)",
+                    func.index(),
+                    code.len()
+                )));
+            }
+        }
+        while !(self.code.len() as u64).is_multiple_of(align) {
+            self.code.push(0);
+        }
+        let base = self.code.len() as u64;
+        self.code.extend_from_slice(code);
+        for &(func, entry) in entries {
+            self.funcs[func.index()] = Some(base + entry);
+        }
+        Ok(base)
+    }
+
     /// The finished image; fails when the program has no main function or
     /// main has no code.
     pub fn finish(self) -> Result<CodeImage, ImageError> {

@@ -72,11 +72,13 @@
 //! then allocates without collecting. The live total is bounded by
 //! [`RunLimits::memory_limit`]; exceeding it is `out of memory`.
 
+mod baseline_a64;
 mod cranelift_a64;
 pub mod exec;
 pub mod image;
 pub mod toolchain;
 
+pub use baseline_a64::compile_baseline_aarch64;
 pub use cranelift_a64::compile_aarch64;
 pub use exec::{
     run_image, run_image_with, CrossRun, Ending, PrintValue, RunLimits, DEFAULT_CROSS_MEMORY_LIMIT,

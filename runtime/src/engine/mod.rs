@@ -67,7 +67,11 @@ use backend::Executor;
 /// Tiers this build can run (`auto`'s policy is in the `tiering` module:
 /// T2 for everything but cold top-level code when T2 exists). Matches
 /// `waddle_jit::available_tiers()` plus `interp` and `auto`.
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[cfg(target_arch = "x86_64")]
+pub const AVAILABLE_TIERS: &[&str] = &["interp", "baseline", "opt", "auto"];
+/// Tiers this build can run (the baseline tier's host back end is x86-64;
+/// its AArch64 back end runs through cross-execution images).
+#[cfg(target_arch = "aarch64")]
 pub const AVAILABLE_TIERS: &[&str] = &["interp", "opt", "auto"];
 /// Tiers this build can run (no native tier on this architecture).
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]

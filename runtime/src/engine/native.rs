@@ -249,6 +249,15 @@ fn compile_unit(
                 .map(|p| Box::new(p) as Box<dyn NativeProgram>)
                 .map_err(|e| e.to_string())
         }
+        Tier::Baseline => {
+            let opts = JitOptions {
+                fuel,
+                ..JitOptions::default()
+            };
+            waddle_jit::baseline::compile(program, &opts)
+                .map(|p| Box::new(p) as Box<dyn NativeProgram>)
+                .map_err(|e| e.to_string())
+        }
         other => Err(format!(
             "tier `{other}` has no native code generator in this build"
         )),

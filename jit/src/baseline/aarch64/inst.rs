@@ -414,11 +414,16 @@ impl Aarch64 {
         cold: &mut ColdPaths<DynamicLabel>,
     ) {
         let f = cx.env.program.funcs.get(callee);
-        let Some(f) = f.filter(|f| !f.is_declaration() && f.sig.params.len() == args.len()) else {
+        let Some(f) = f.filter(|f| f.sig.params.len() == args.len()) else {
             let l = self.trap_label(TrapCode::AssertionFailed, loc, cold);
             dynasm!(self.ops ; .arch aarch64 ; b =>l);
             return;
         };
+        // A callee without a body here is defined in another compilation
+        // unit; calling its still-empty slot is the interpreter's error.
+        let unlinked = f
+            .is_declaration()
+            .then(|| self.trap_label(TrapCode::AssertionFailed, loc, cold));
         let (locs, _) = arg_locs(&f.sig.params);
         for (&a, &l) in args.iter().zip(&locs) {
             match l {
@@ -437,6 +442,9 @@ impl Aarch64 {
             ; ldr x16, [x19, #entries]
         );
         self.ld_table(16, 16, callee.as_u32() as usize);
+        if let Some(l) = unlinked {
+            dynasm!(self.ops ; .arch aarch64 ; cbz x16, =>l);
+        }
         dynasm!(self.ops ; .arch aarch64 ; blr x16);
         self.check_trap_at(loc, cold);
         if let Some(r) = r {

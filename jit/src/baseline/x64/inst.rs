@@ -651,11 +651,17 @@ impl X64 {
         cold: &mut ColdPaths<DynamicLabel>,
     ) {
         let f = cx.env.program.funcs.get(callee);
-        let Some(f) = f.filter(|f| !f.is_declaration() && f.sig.params.len() == args.len()) else {
+        let Some(f) = f.filter(|f| f.sig.params.len() == args.len()) else {
             let l = self.trap_label(TrapCode::AssertionFailed, loc, cold);
             dynasm!(self.ops ; .arch x64 ; jmp =>l);
             return;
         };
+        // A callee without a body here is defined in another compilation
+        // unit: its slot is filled when the units are linked, and calling a
+        // still-empty slot is the interpreter's error for a bodiless call.
+        let unlinked = f
+            .is_declaration()
+            .then(|| self.trap_label(TrapCode::AssertionFailed, loc, cold));
         let (locs, nstack) = arg_locs(&f.sig.params);
         let area = (8 * (nstack + nstack % 2)) as i32;
         if area > 0 {
@@ -673,11 +679,22 @@ impl X64 {
             }
         }
         let off = 8 * callee.as_u32() as i32;
-        dynasm!(self.ops ; .arch x64
-            ; mov rdi, rbx
-            ; mov rax, QWORD [rbx + VMCTX_ENTRIES_OFFSET]
-            ; call QWORD [rax + off]
-        );
+        if let Some(l) = unlinked {
+            dynasm!(self.ops ; .arch x64
+                ; mov rdi, rbx
+                ; mov rax, QWORD [rbx + VMCTX_ENTRIES_OFFSET]
+                ; mov rax, QWORD [rax + off]
+                ; test rax, rax
+                ; jz =>l
+                ; call rax
+            );
+        } else {
+            dynasm!(self.ops ; .arch x64
+                ; mov rdi, rbx
+                ; mov rax, QWORD [rbx + VMCTX_ENTRIES_OFFSET]
+                ; call QWORD [rax + off]
+            );
+        }
         self.forget_all();
         if area > 0 {
             dynasm!(self.ops ; .arch x64 ; add rsp, area);
