@@ -11,6 +11,7 @@
 pub mod abi;
 pub mod analysis;
 pub mod canon;
+pub mod editor;
 pub mod interp;
 pub mod ir;
 pub mod passes;
