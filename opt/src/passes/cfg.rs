@@ -84,9 +84,12 @@ pub fn jump_simplify(ed: &mut Editor) -> usize {
 
 /// Jump threading: where `p` jumps to an instruction-free block `b` that
 /// switches on one of its parameters and `p` passes a constant for it, `p`
-/// gets a copy of `b` whose switch is then folded (§9.3 case 2).
+/// gets a copy of `b` whose switch is then folded (§9.3 case 2). An edge
+/// of a two-way branch that passes the branch's own condition (the value is
+/// then known on that edge: the `&&`/`||` pattern) is first split (§7.3)
+/// and threaded the same way.
 pub fn jump_thread(ed: &mut Editor) -> usize {
-    let mut n = 0;
+    let mut n = thread_condition_edges(ed);
     for p in ed.dom_preorder().into_iter().rev() {
         if !ed.is_live(p) || !ed.can_thread(p) {
             continue;
@@ -115,6 +118,65 @@ pub fn jump_thread(ed: &mut Editor) -> usize {
             ed.fold_switch(p, keep);
         }
         n += 1;
+    }
+    n
+}
+
+/// Whether an instruction-free block `b` could take a threaded copy for
+/// one more predecessor (the conditions of [`Editor::can_thread`] on `b`).
+fn threadable_target(ed: &Editor, b: crate::ir::Block) -> bool {
+    ed.insts(b).is_empty()
+        && ed.preds(b).len() >= 2
+        && ed.loop_headed_by(b).is_none()
+        && ed.succs(b).iter().all(|&s| ed.loop_headed_by(s).is_none())
+}
+
+/// Threads edges `p -> b(.., c, ..)` of a branch `br c` where `b` switches
+/// on the parameter receiving `c`.
+fn thread_condition_edges(ed: &mut Editor) -> usize {
+    let mut n = 0;
+    for p in ed.dom_preorder().into_iter().rev() {
+        if !ed.is_live(p) {
+            continue;
+        }
+        let Terminator::Switch {
+            value: Some(c),
+            cases,
+            default,
+        } = ed.term(p).clone()
+        else {
+            continue;
+        };
+        if ed.value_type(c) != crate::ir::Type::Bool || cases.len() != 1 || cases[0].0 != 1 {
+            continue;
+        }
+        let edges = [(cases[0].1.clone(), 1i64), (default, 0i64)];
+        for (edge, known) in edges {
+            let b = edge.block;
+            if !ed.is_live(p) || !ed.is_live(b) || ed.edge_count(p, b) != 1 {
+                continue;
+            }
+            if !threadable_target(ed, b) {
+                continue;
+            }
+            let Terminator::Switch { value: Some(v), .. } = ed.term(b) else {
+                continue;
+            };
+            let ValueDef::Param(pb, idx) = ed.func().values[*v].def else {
+                continue;
+            };
+            if pb != b || edge.args[idx as usize] != c {
+                continue;
+            }
+            let s = ed.split_edge_set(b, &[p]);
+            if ed.thread_jump(s).is_none() || !ed.straighten(s) {
+                continue;
+            }
+            if let Some(keep) = taken_edge(ed.term(s), known) {
+                ed.fold_switch(s, keep);
+            }
+            n += 1;
+        }
     }
     n
 }
