@@ -7,7 +7,9 @@ use rustc_hash::FxHashSet;
 
 use crate::analysis::loops::LoopForest;
 use crate::analysis::{ControlFlowGraph, DomTree};
-use crate::ir::{Block, BlockCall, Function, Inst, InstData, InstKind, Terminator, User, Value, ValueDef};
+use crate::ir::{
+    Block, BlockCall, Function, Inst, InstData, InstKind, Terminator, User, Value, ValueDef,
+};
 
 use super::state::{LoopData, LoopId};
 use super::Editor;
@@ -93,12 +95,11 @@ impl Editor<'_> {
         if self.loop_headed_by(b).is_some() {
             return false;
         }
-        self.succs(b).iter().all(|&s| match self.loop_headed_by(s) {
-            // A backedge (b is the latch) or an entering edge (b is the
-            // preheader): both must stay unique.
-            Some(_) => false,
-            None => true,
-        })
+        // A backedge (b is the latch) or an entering edge (b is the
+        // preheader) must stay unique.
+        self.succs(b)
+            .iter()
+            .all(|&s| self.loop_headed_by(s).is_none())
     }
 
     /// Jump simplification / threading (Fritz §9.3, Fig. 9.33): `p`'s jump
@@ -333,7 +334,10 @@ impl Editor<'_> {
             let mut lmap = SecondaryMap::<crate::analysis::loops::Loop, Option<LoopId>>::new();
             let order: Vec<_> = forest.loops().collect();
             for &cl in order.iter().rev() {
-                let parent = forest.parent(cl).map(|p| lmap[p].expect("parents first")).or(l);
+                let parent = forest
+                    .parent(cl)
+                    .map(|p| lmap[p].expect("parents first"))
+                    .or(l);
                 let header = bmap[forest.header(cl)].expect("mapped");
                 let id = self.st.loops.push(LoopData {
                     header,
@@ -345,7 +349,10 @@ impl Editor<'_> {
             }
             for &cb in &callee.layout {
                 let nb = bmap[cb].expect("mapped");
-                let inner = forest.innermost(cb).map(|cl| lmap[cl].expect("mapped")).or(l);
+                let inner = forest
+                    .innermost(cb)
+                    .map(|cl| lmap[cl].expect("mapped"))
+                    .or(l);
                 self.st.innermost[nb] = inner.into();
             }
         } else {

@@ -155,9 +155,7 @@ impl Editor<'_> {
 
     /// Dominator repair after `b` lost a forward predecessor.
     fn forward_edge_deleted(&mut self, b: Block) {
-        let has_fwd = self.st.preds[b]
-            .iter()
-            .any(|&p| !self.st.dominates(b, p));
+        let has_fwd = self.st.preds[b].iter().any(|&p| !self.st.dominates(b, p));
         if has_fwd {
             self.repair_siblings(b);
         } else {
@@ -261,7 +259,10 @@ impl Editor<'_> {
             if let Some(l) = self.loop_headed_by(s) {
                 // Every edge into a header from a dominated block is a
                 // backedge; its loop dies with the latch.
-                if !self.st.preds[s].iter().any(|&p| self.st.loop_contains(l, p)) {
+                if !self.st.preds[s]
+                    .iter()
+                    .any(|&p| self.st.loop_contains(l, p))
+                {
                     self.kill_loop(l);
                     continue;
                 }

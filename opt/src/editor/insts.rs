@@ -297,7 +297,7 @@ impl Editor<'_> {
             }
         }
         let mut by_block: Vec<(Block, usize)> = params.to_vec();
-        by_block.sort_by(|a, b| b.1.cmp(&a.1));
+        by_block.sort_by_key(|b| std::cmp::Reverse(b.1));
         by_block.dedup();
         for (b, idx) in by_block {
             self.raw_remove_block_param(b, idx);

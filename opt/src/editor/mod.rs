@@ -34,9 +34,9 @@ mod eject;
 mod insts;
 mod ssa;
 mod state;
-mod unswitch;
 #[cfg(test)]
 mod tests;
+mod unswitch;
 
 pub use state::LoopId;
 

@@ -49,7 +49,9 @@ impl Editor<'_> {
             done.push(u);
             let reaching = match u {
                 User::Inst(i) => {
-                    let Some(b) = self.inst_block(i) else { continue };
+                    let Some(b) = self.inst_block(i) else {
+                        continue;
+                    };
                     self.def_before(&mut s, b)
                 }
                 User::Term(b) => self.end_def(&mut s, b),

@@ -74,7 +74,9 @@ impl State {
             }
             for &i in &func.blocks[b].insts {
                 s.inst_block[i] = b.into();
-                func.insts[i].kind.for_each_arg(|v| s.uses[v].push(User::Inst(i)));
+                func.insts[i]
+                    .kind
+                    .for_each_arg(|v| s.uses[v].push(User::Inst(i)));
             }
             func.blocks[b]
                 .term

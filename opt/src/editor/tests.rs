@@ -146,9 +146,12 @@ fn ejection_dedicates_exits_and_repairs_lcssa() {
         .blocks()
         .into_iter()
         .find(|&b| {
-            ed.insts(b)
-                .iter()
-                .any(|&i| matches!(ed.inst(i).kind, InstKind::Binary(crate::ir::BinaryOp::ICmp(crate::ir::Cmp::Gt), ..)))
+            ed.insts(b).iter().any(|&i| {
+                matches!(
+                    ed.inst(i).kind,
+                    InstKind::Binary(crate::ir::BinaryOp::ICmp(crate::ir::Cmp::Gt), ..)
+                )
+            })
         })
         .unwrap();
     let l = ed.loops()[0];

@@ -68,7 +68,9 @@ impl Editor<'_> {
             let nb = bmap[b].expect("mapped");
             for k in 0..self.func.blocks[nb].insts.len() {
                 let i = self.func.blocks[nb].insts[k];
-                self.func.insts[i].kind.for_each_arg_mut(|v| map_v(&vmap, v));
+                self.func.insts[i]
+                    .kind
+                    .for_each_arg_mut(|v| map_v(&vmap, v));
                 self.add_inst_uses(i);
             }
             let mut t = self.func.blocks[b].term.clone();
@@ -172,10 +174,8 @@ impl Editor<'_> {
             }
         }
         for e in exits {
-            let (orig, copy): (Vec<Block>, Vec<Block>) = self
-                .preds(e)
-                .into_iter()
-                .partition(|&x| body.contains(&x));
+            let (orig, copy): (Vec<Block>, Vec<Block>) =
+                self.preds(e).into_iter().partition(|&x| body.contains(&x));
             let copy: Vec<Block> = copy
                 .into_iter()
                 .filter(|x| body.iter().any(|&o| bmap[o] == Some(*x)))

@@ -46,9 +46,10 @@ pub fn candidates(program: &Program) -> FxHashMap<FuncId, Function> {
 /// Returns the number of calls inlined.
 pub fn inline_calls(ed: &mut Editor, me: FuncId, callees: &FxHashMap<FuncId, Function>) -> usize {
     let mut n = 0;
+    let mut size = ed.func().inst_count();
     for b in ed.blocks() {
         for i in ed.insts(b).to_vec() {
-            if ed.func().inst_count() > CALLER_LIMIT {
+            if size > CALLER_LIMIT {
                 return n;
             }
             let InstKind::Call(c, _) = ed.inst(i).kind else {
@@ -62,6 +63,7 @@ pub fn inline_calls(ed: &mut Editor, me: FuncId, callees: &FxHashMap<FuncId, Fun
             };
             if ed.inline_call(i, callee) {
                 n += 1;
+                size += callee.inst_count();
             }
         }
     }

@@ -48,7 +48,10 @@ pub fn licm(ed: &mut Editor) -> usize {
                 }
                 let mut invariant = true;
                 kind.for_each_arg(|v| {
-                    if ed.def_block(v).is_none_or(|d: Block| ed.loop_contains(l, d)) {
+                    if ed
+                        .def_block(v)
+                        .is_none_or(|d: Block| ed.loop_contains(l, d))
+                    {
                         invariant = false;
                     }
                 });

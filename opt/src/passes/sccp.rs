@@ -137,7 +137,12 @@ pub(crate) fn taken_edge(term: &Terminator, k: i64) -> Option<usize> {
     let Terminator::Switch { cases, .. } = term else {
         return None;
     };
-    Some(cases.iter().position(|(c, _)| *c == k).unwrap_or(cases.len()))
+    Some(
+        cases
+            .iter()
+            .position(|(c, _)| *c == k)
+            .unwrap_or(cases.len()),
+    )
 }
 
 struct Sccp {
