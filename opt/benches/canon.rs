@@ -12,7 +12,7 @@
 //!
 //! UNR (loop unrolling) is not implemented yet and is skipped (said in the
 //! output). Run with `cargo bench -p waddle-opt --bench canon`; set
-//! `WADDLE_BENCH_QUICK=1` for one small size.
+//! `WADDLE_BENCH_QUICK=1` for one small size, or `WADDLE_BENCH_SIZES=300,1000`.
 
 use std::time::{Duration, Instant};
 
@@ -301,17 +301,20 @@ fn run_sequence(p: &Program, mode: Mode) -> (Duration, [Duration; 8], u64) {
 
 fn main() {
     let quick = std::env::var("WADDLE_BENCH_QUICK").is_ok_and(|v| !v.is_empty());
-    let sizes: &[usize] = if quick {
-        &[100]
-    } else {
-        &[100, 300, 1000, 3000]
+    let sizes: Vec<usize> = match std::env::var("WADDLE_BENCH_SIZES") {
+        Ok(list) => list
+            .split(',')
+            .filter_map(|s| s.trim().parse().ok())
+            .collect(),
+        Err(_) if quick => vec![100],
+        Err(_) => vec![100, 300, 1000, 3000],
     };
     println!("Fritz §10.4 sequence FI, JT, JS, UNS, IS, S, UNS, (UNR skipped: not implemented), S");
     println!(
         "{:>6} {:>7} {:>7} {:>14} {:>14} {:>8}",
         "size", "blocks", "edits", "incremental", "rebuild", "ratio"
     );
-    for &size in sizes {
+    for &size in &sizes {
         let seeds = if quick { 1 } else { 3 };
         let (mut inc, mut reb) = (Duration::ZERO, Duration::ZERO);
         let (mut blocks, mut edits) = (0, 0);

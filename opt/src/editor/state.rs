@@ -151,14 +151,28 @@ impl State {
         false
     }
 
-    /// Nearest common dominator of `a` and `b`.
+    /// Nearest common dominator of `a` and `b`: O(1) per ancestor test with
+    /// fresh numbers, otherwise one walk up from each block (O(depth)).
     pub(super) fn nca(&self, a: Block, b: Block) -> Block {
-        if self.dominates(a, b) {
+        if self.numbers_valid {
+            let mut cur = Some(a);
+            while let Some(c) = cur {
+                if self.dominates(c, b) {
+                    return c;
+                }
+                cur = self.idom[c].expand();
+            }
             return a;
         }
-        let mut cur = self.idom[a].expand();
+        let mut ancestors = rustc_hash::FxHashSet::default();
+        let mut cur = Some(a);
         while let Some(c) = cur {
-            if self.dominates(c, b) {
+            ancestors.insert(c);
+            cur = self.idom[c].expand();
+        }
+        let mut cur = Some(b);
+        while let Some(c) = cur {
+            if ancestors.contains(&c) {
                 return c;
             }
             cur = self.idom[c].expand();
