@@ -21,21 +21,27 @@
 //! | `gvn` | value numbering over the dominator tree |
 //! | `inline` | function inlining with a size budget (§9.4) |
 //! | `unswitch` | loop unswitching (§9.5) |
+//! | `unroll` | loop unrolling by two (§9.6) |
+//! | `bce` | bounds-check elimination in `for i in 0..len(a)` loops |
 
+mod bce;
 mod cfg;
 mod gvn;
 mod inline;
 mod licm;
 mod sccp;
 mod simple;
+mod unroll;
 mod unswitch;
 
+pub use bce::bce;
 pub use cfg::{if_simplify, jump_simplify, jump_thread, straighten};
 pub use gvn::gvn;
 pub use inline::{candidates as inline_candidates, inline_calls};
 pub use licm::licm;
 pub use sccp::sccp;
 pub use simple::{copy_propagate, dce};
+pub use unroll::unroll;
 pub use unswitch::unswitch;
 
 use crate::canon;
@@ -107,6 +113,16 @@ fn pass_unswitch(p: &mut Program) {
         unswitch(ed);
     });
 }
+fn pass_unroll(p: &mut Program) {
+    per_function(p, |ed| {
+        unroll(ed);
+    });
+}
+fn pass_bce(p: &mut Program) {
+    per_function(p, |ed| {
+        bce(ed);
+    });
+}
 fn pass_inline(p: &mut Program) {
     let callees = inline_candidates(p);
     for (id, func) in p.funcs.iter_mut() {
@@ -133,6 +149,8 @@ const PASSES: &[(&str, PassFn)] = &[
     ("gvn", pass_gvn),
     ("inline", pass_inline),
     ("unswitch", pass_unswitch),
+    ("bce", pass_bce),
+    ("unroll", pass_unroll),
 ];
 
 /// The names of every registered pass.
@@ -150,6 +168,8 @@ pub fn pass_names() -> &'static [&'static str] {
         "gvn",
         "inline",
         "unswitch",
+        "bce",
+        "unroll",
     ];
     debug_assert_eq!(NAMES.len(), PASSES.len());
     NAMES
@@ -191,6 +211,9 @@ pub const O1_PIPELINE: &[&str] = &[
     "is",
     "sccp",
     "licm",
+    "bce",
+    "unroll",
+    "straighten",
     "gvn",
     "copyprop",
     "dce",

@@ -181,7 +181,7 @@ impl Editor<'_> {
     }
 
     /// Sets `idom(b) = nca_D(forward preds of b)`; whether it changed.
-    fn reset_idom_to_nca(&mut self, b: Block) -> bool {
+    pub(super) fn reset_idom_to_nca(&mut self, b: Block) -> bool {
         let fwd: Vec<Block> = self.st.preds[b]
             .iter()
             .copied()

@@ -15,6 +15,8 @@
 //!   splitting (§7.3) and the violation repairs built on it (§7.4);
 //! - block ejection with dedicated-exit and LCSSA repair (§8.1, §7.2) in
 //!   [`eject`], over SSA reconstruction (§7.1) in [`ssa`];
+//! - loop duplication (§8.3) with unswitching (§9.5) and unrolling
+//!   (§9.6) in [`unswitch`] and [`unroll`];
 //! - straightening (§9.1), jump simplification/threading of forwarding
 //!   blocks (§9.3) and function inlining (§9.4) in [`blocks`].
 //!
@@ -36,6 +38,7 @@ mod ssa;
 mod state;
 #[cfg(test)]
 mod tests;
+mod unroll;
 mod unswitch;
 
 pub use state::LoopId;

@@ -28,7 +28,7 @@ use super::Editor;
 impl Editor<'_> {
     /// Copies loop `l` (raw: the caller links the copy in). Returns the
     /// block map of the copy.
-    fn duplicate_loop(&mut self, l: LoopId) -> SecondaryMap<Block, Option<Block>> {
+    pub(super) fn duplicate_loop(&mut self, l: LoopId) -> SecondaryMap<Block, Option<Block>> {
         let body = self.body(l);
         let mut bmap = SecondaryMap::<Block, Option<Block>>::new();
         let mut vmap = SecondaryMap::<Value, Option<Value>>::new();
