@@ -22,6 +22,7 @@
 //! | `inline` | function inlining with a size budget (§9.4) |
 //! | `unswitch` | loop unswitching (§9.5) |
 //! | `unroll` | loop unrolling by two (§9.6) |
+//! | `peel` | loop peeling of the first iteration (§9.7) |
 //! | `bce` | bounds-check elimination in `for i in 0..len(a)` loops |
 
 mod bce;
@@ -29,6 +30,7 @@ mod cfg;
 mod gvn;
 mod inline;
 mod licm;
+mod peel;
 mod sccp;
 mod simple;
 mod unroll;
@@ -39,6 +41,7 @@ pub use cfg::{if_simplify, jump_simplify, jump_thread, straighten};
 pub use gvn::gvn;
 pub use inline::{candidates as inline_candidates, inline_calls};
 pub use licm::licm;
+pub use peel::peel;
 pub use sccp::sccp;
 pub use simple::{copy_propagate, dce};
 pub use unroll::unroll;
@@ -118,6 +121,11 @@ fn pass_unroll(p: &mut Program) {
         unroll(ed);
     });
 }
+fn pass_peel(p: &mut Program) {
+    per_function(p, |ed| {
+        peel(ed);
+    });
+}
 fn pass_bce(p: &mut Program) {
     per_function(p, |ed| {
         bce(ed);
@@ -151,6 +159,7 @@ const PASSES: &[(&str, PassFn)] = &[
     ("unswitch", pass_unswitch),
     ("bce", pass_bce),
     ("unroll", pass_unroll),
+    ("peel", pass_peel),
 ];
 
 /// The names of every registered pass.
@@ -170,6 +179,7 @@ pub fn pass_names() -> &'static [&'static str] {
         "unswitch",
         "bce",
         "unroll",
+        "peel",
     ];
     debug_assert_eq!(NAMES.len(), PASSES.len());
     NAMES

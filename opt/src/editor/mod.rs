@@ -15,8 +15,8 @@
 //!   splitting (§7.3) and the violation repairs built on it (§7.4);
 //! - block ejection with dedicated-exit and LCSSA repair (§8.1, §7.2) in
 //!   [`eject`], over SSA reconstruction (§7.1) in [`ssa`];
-//! - loop duplication (§8.3) with unswitching (§9.5) and unrolling
-//!   (§9.6) in [`unswitch`] and [`unroll`];
+//! - loop duplication (§8.3) with unswitching (§9.5), unrolling (§9.6)
+//!   and peeling (§9.7) in [`unswitch`], [`unroll`] and [`peel`];
 //! - straightening (§9.1), jump simplification/threading of forwarding
 //!   blocks (§9.3) and function inlining (§9.4) in [`blocks`].
 //!
@@ -34,6 +34,7 @@ mod blocks;
 mod edges;
 mod eject;
 mod insts;
+mod peel;
 mod ssa;
 mod state;
 #[cfg(test)]

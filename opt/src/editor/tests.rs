@@ -273,3 +273,25 @@ fn rebuild_mode_gives_canonical_results() {
     drop(ed);
     verify_program(&p).unwrap();
 }
+
+#[test]
+fn checker_names_the_primitive_that_broke_an_analysis() {
+    let mut p = program(NESTED);
+    let f = &mut p.funcs[f0()];
+    let mut ed = Editor::new(f);
+    ed.set_checking(true);
+    let inner = ed.loops()[0];
+    let h = ed.header(inner);
+    // An edit that does not repair the dominator tree or loops: retarget
+    // the header's exit edge to its body without any repair.
+    let Terminator::Switch { cases, .. } = ed.term(h).clone() else {
+        panic!("header ends in a branch")
+    };
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        ed.raw_set_term(h, Terminator::jump(cases[0].1.clone()));
+        ed.finish("broken_edit");
+    }));
+    let msg = result.expect_err("the checker must object");
+    let text = msg.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(text.contains("broken_edit"), "{text}");
+}
