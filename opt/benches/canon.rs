@@ -11,7 +11,9 @@
 //!   from scratch after each control-flow primitive.
 //!
 //! Run with `cargo bench -p waddle-opt --bench canon`; set
-//! `WADDLE_BENCH_QUICK=1` for one small size, or `WADDLE_BENCH_SIZES=300,1000`.
+//! `WADDLE_BENCH_QUICK=1` for one small size, or `WADDLE_BENCH_SIZES=300,1000`;
+//! `WADDLE_BENCH_CHECK=1` runs the from-scratch checker after every
+//! primitive (to test the repairs on large graphs, not to time them).
 
 use std::time::{Duration, Instant};
 
@@ -269,7 +271,8 @@ fn run_sequence(p: &Program, mode: Mode) -> (Duration, [Duration; 9], u64) {
     let f = &mut p.funcs[big];
     let mut ed = Editor::new(f);
     ed.set_mode(mode);
-    ed.set_checking(false);
+    // WADDLE_BENCH_CHECK=1 verifies every primitive (slow; for testing).
+    ed.set_checking(std::env::var("WADDLE_BENCH_CHECK").is_ok_and(|v| v == "1"));
     let mut steps = [Duration::ZERO; 9];
     let mut t = Instant::now();
     let mut lap = |k: usize, t: &mut Instant| {

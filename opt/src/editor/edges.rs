@@ -14,8 +14,8 @@
 //!
 //! **Loops** (§8.2 *post delete edge*): a loop whose backedge died (its
 //! latch removed, or the deleted edge itself) is destroyed; its blocks and
-//! child loops move to its parent. Then the chain of loops from the
-//! innermost loop of `a` outwards is ejected ([`super::eject`]), which
+//! child loops move to its parent. Then the chain of loops that contained
+//! both `a` and `b`, innermost first, is ejected ([`super::eject`]), which
 //! removes blocks that can no longer reach the latch, re-dedicates exits
 //! and repairs LCSSA.
 
@@ -138,6 +138,13 @@ impl Editor<'_> {
         if self.st.preds[b].contains(&a) || !self.is_live(b) {
             return; // multiplicity case (§8.2.1): nothing changes
         }
+        // Only loops containing both ends can lose paths to their latch: a
+        // path inside a loop never uses an edge leaving it, and a loop
+        // entered at b is removed with b's region (Fritz's A(loop(a)),
+        // narrowed to the loops around the deleted edge).
+        let mut chain = self
+            .st
+            .loop_nca(self.st.innermost[a].expand(), self.st.innermost[b].expand());
         let mut killed = false;
         if let Some(l) = self.loop_headed_by(b) {
             if self.st.loop_contains(l, a) {
@@ -148,8 +155,11 @@ impl Editor<'_> {
         if !killed {
             self.forward_edge_deleted(b);
         }
+        while let Some(l) = chain.filter(|&l| !self.st.loops[l].alive) {
+            chain = self.st.loops[l].parent;
+        }
         if self.is_live(a) {
-            self.eject_chain(self.st.innermost[a].expand());
+            self.eject_chain(chain);
         }
     }
 
