@@ -185,7 +185,7 @@ impl Editor<'_> {
         let fwd: Vec<Block> = self.st.preds[b]
             .iter()
             .copied()
-            .filter(|&p| !self.st.dominates(b, p))
+            .filter(|&p| !self.st.is_backedge(p, b))
             .collect();
         let Some((&first, rest)) = fwd.split_first() else {
             return false;

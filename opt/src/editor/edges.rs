@@ -72,6 +72,12 @@ impl Editor<'_> {
             self.rebuild();
             return nb;
         }
+        // L: the innermost loop common to the sources and the target.
+        let mut l = self.st.innermost[target].expand();
+        for &s in sources {
+            l = self.st.loop_nca(l, self.st.innermost[s].expand());
+        }
+        self.st.innermost[nb] = l.into();
         // D: idom(b'') = nca(sources); target moves under b'' when b'' is its
         // only forward predecessor.
         let mut d = sources[0];
@@ -82,17 +88,11 @@ impl Editor<'_> {
         let fwd: Vec<Block> = self.st.preds[target]
             .iter()
             .copied()
-            .filter(|&p| !self.st.dominates(target, p))
+            .filter(|&p| !self.st.is_backedge(p, target))
             .collect();
         if !fwd.is_empty() && fwd.iter().all(|&p| p == nb) {
             self.st.set_idom(target, Some(nb));
         }
-        // L: the innermost loop common to the sources and the target.
-        let mut l = self.st.innermost[target].expand();
-        for &s in sources {
-            l = self.st.loop_nca(l, self.st.innermost[s].expand());
-        }
-        self.st.innermost[nb] = l.into();
         nb
     }
 
@@ -165,7 +165,7 @@ impl Editor<'_> {
 
     /// Dominator repair after `b` lost a forward predecessor.
     fn forward_edge_deleted(&mut self, b: Block) {
-        let has_fwd = self.st.preds[b].iter().any(|&p| !self.st.dominates(b, p));
+        let has_fwd = self.st.preds[b].iter().any(|&p| !self.st.is_backedge(p, b));
         if has_fwd {
             self.repair_siblings(b);
         } else {
@@ -186,7 +186,7 @@ impl Editor<'_> {
                 let fwd: Vec<Block> = self.st.preds[v]
                     .iter()
                     .copied()
-                    .filter(|&p| !self.st.dominates(v, p))
+                    .filter(|&p| !self.st.is_backedge(p, v))
                     .collect();
                 let Some((&first, rest)) = fwd.split_first() else {
                     continue;

@@ -151,8 +151,9 @@ impl State {
         false
     }
 
-    /// Nearest common dominator of `a` and `b`: O(1) per ancestor test with
-    /// fresh numbers, otherwise one walk up from each block (O(depth)).
+    /// Nearest common dominator of `a` and `b`. With stale numbers the
+    /// two blocks walk up alternately, marking what they visit, so the cost
+    /// is proportional to their distance to the answer, not to the depth.
     pub(super) fn nca(&self, a: Block, b: Block) -> Block {
         if self.numbers_valid {
             let mut cur = Some(a);
@@ -164,20 +165,32 @@ impl State {
             }
             return a;
         }
-        let mut ancestors = rustc_hash::FxHashSet::default();
-        let mut cur = Some(a);
-        while let Some(c) = cur {
-            ancestors.insert(c);
-            cur = self.idom[c].expand();
-        }
-        let mut cur = Some(b);
-        while let Some(c) = cur {
-            if ancestors.contains(&c) {
-                return c;
+        let mut seen = rustc_hash::FxHashSet::default();
+        let (mut ca, mut cb) = (Some(a), Some(b));
+        while ca.is_some() || cb.is_some() {
+            if let Some(x) = ca {
+                if !seen.insert(x) {
+                    return x;
+                }
+                ca = self.idom[x].expand();
             }
-            cur = self.idom[c].expand();
+            if let Some(y) = cb {
+                if !seen.insert(y) {
+                    return y;
+                }
+                cb = self.idom[y].expand();
+            }
         }
         a
+    }
+
+    /// Whether the edge `p -> b` is a backedge: `b` heads a live loop that
+    /// contains `p` (in a reducible CFG exactly when `b` dominates `p`, but
+    /// O(loop depth) instead of a walk up the dominator tree).
+    pub(super) fn is_backedge(&self, p: Block, b: Block) -> bool {
+        self.header_of[b]
+            .expand()
+            .is_some_and(|l| self.loops[l].alive && self.loop_contains(l, p))
     }
 
     /// Re-parents `b` under `new` in the dominator tree.
