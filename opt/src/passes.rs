@@ -54,13 +54,24 @@ use crate::ir::Program;
 /// A program-level pass.
 type PassFn = fn(&mut Program);
 
-/// Runs `f` on an editor over every function with a body.
+/// Canonicalizes `func`; false when it cannot be made canonical (an
+/// irreducible CFG, which the frontend never produces but hand-written IR
+/// can): such functions are left to the passes that need no loops.
+fn prepare(func: &mut crate::ir::Function) -> bool {
+    if func.is_declaration() {
+        return false;
+    }
+    canon::canonicalize(func);
+    canon::check_canonical(func).is_ok()
+}
+
+/// Runs `f` on an editor over every function with a body that is (made)
+/// canonical.
 fn per_function(program: &mut Program, mut f: impl FnMut(&mut Editor)) {
     for (_, func) in program.funcs.iter_mut() {
-        if func.is_declaration() {
+        if !prepare(func) {
             continue;
         }
-        canon::canonicalize(func);
         let mut ed = Editor::new(func);
         f(&mut ed);
     }
@@ -134,10 +145,9 @@ fn pass_bce(p: &mut Program) {
 fn pass_inline(p: &mut Program) {
     let callees = inline_candidates(p);
     for (id, func) in p.funcs.iter_mut() {
-        if func.is_declaration() {
+        if !prepare(func) {
             continue;
         }
-        canon::canonicalize(func);
         let mut ed = Editor::new(func);
         inline_calls(&mut ed, id, &callees);
     }

@@ -37,7 +37,9 @@ pub fn candidates(program: &Program) -> FxHashMap<FuncId, Function> {
         }
         let mut copy = f.clone();
         canon::canonicalize(&mut copy);
-        out.insert(id, copy);
+        if canon::check_canonical(&copy).is_ok() {
+            out.insert(id, copy);
+        }
     }
     out
 }
