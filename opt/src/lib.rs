@@ -6,11 +6,15 @@
 //! - [`abi`]: the data layouts that the runtime and every tier agree on.
 //! - [`interp`]: the reference interpreter, the meaning of the IR.
 //! - [`canon`]: establishing canonical form (loop-simplified, LCSSA).
+//! - [`editor`]: the always-canonical editor: maintained dominator tree,
+//!   loop forest and use lists, repaired locally by mutation primitives
+//!   (Fritz ch. 6–9), with a from-scratch checker.
 //! - [`passes`]: optimization passes and per-level pipelines.
 
 pub mod abi;
 pub mod analysis;
 pub mod canon;
+pub mod editor;
 pub mod interp;
 pub mod ir;
 pub mod passes;

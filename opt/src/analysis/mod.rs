@@ -1,8 +1,9 @@
 //! Analyses over Waddle IR functions: the control-flow graph ([`cfg`]) and the
 //! dominator tree ([`domtree`]).
 //!
-//! Both are computed from scratch here; the optimizer keeps them correct
-//! across mutations (Fritz ch. 5) and the verifier recomputes them to check.
+//! All are computed from scratch here; the optimizer keeps its own copies
+//! correct across mutations ([`crate::editor`], Fritz ch. 5–8) and the
+//! checker recomputes them here to compare.
 
 pub mod cfg;
 pub mod domtree;

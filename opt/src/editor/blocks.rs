@@ -1,0 +1,382 @@
+//! Block-level primitives: straightening (Fritz §9.1), jump simplification
+//! and threading through an instruction-free block (§9.3), and function
+//! inlining (§9.4).
+
+use cranelift_entity::SecondaryMap;
+use rustc_hash::FxHashSet;
+
+use crate::analysis::loops::LoopForest;
+use crate::analysis::{ControlFlowGraph, DomTree};
+use crate::ir::{
+    Block, BlockCall, Function, Inst, InstData, InstKind, Terminator, User, Value, ValueDef,
+};
+
+use super::state::{LoopData, LoopId};
+use super::Editor;
+
+impl Editor<'_> {
+    /// The single target of `a`'s terminator when it is a plain jump.
+    pub fn jump_target(&self, a: Block) -> Option<Block> {
+        match &self.func.blocks[a].term {
+            Terminator::Switch {
+                value: None,
+                cases,
+                default,
+            } if cases.is_empty() => Some(default.block),
+            _ => None,
+        }
+    }
+
+    /// Whether [`Editor::straighten`] applies to `a`: `a` ends in a plain
+    /// jump to `b`, `b` has no other incoming edge, and both are in the same
+    /// innermost loop (the edge crosses no loop boundary, §9.1).
+    pub fn can_straighten(&self, a: Block) -> bool {
+        let Some(b) = self.jump_target(a) else {
+            return false;
+        };
+        b != a
+            && b != self.entry()
+            && self.st.preds[b].len() == 1
+            && self.st.innermost[a] == self.st.innermost[b]
+            && self.loop_headed_by(b).is_none()
+    }
+
+    /// Straightening (Fritz §9.1, Fig. 9.12): merges the jump target `b` of
+    /// `a` into `a`. D: the children of `b` move to `a`; L: `b` is dropped.
+    /// Returns false when the preconditions do not hold.
+    pub fn straighten(&mut self, a: Block) -> bool {
+        if !self.can_straighten(a) {
+            return false;
+        }
+        let b = self.jump_target(a).expect("checked");
+        let Terminator::Switch { default, .. } = self.func.blocks[a].term.clone() else {
+            unreachable!()
+        };
+        // Simulate the edge: b's parameters become the edge arguments.
+        let params = self.func.blocks[b].params.clone();
+        for (&p, &e) in params.iter().zip(&default.args) {
+            self.raw_replace_all_uses(p, e);
+        }
+        let insts = std::mem::take(&mut self.func.blocks[b].insts);
+        for &i in &insts {
+            self.st.inst_block[i] = a.into();
+        }
+        self.func.blocks[a].insts.extend(insts);
+        let term = self.func.blocks[b].term.clone();
+        self.raw_set_term(b, Terminator::Return(None));
+        self.raw_set_term(a, term);
+        self.st.in_layout[b] = false;
+        self.layout_dirty = true;
+        if self.incremental() {
+            for c in self.st.children[b].clone() {
+                self.st.set_idom(c, Some(a));
+            }
+            self.st.set_idom(b, None);
+            self.st.innermost[b] = None.into();
+        } else {
+            self.rebuild();
+        }
+        self.finish("straighten");
+        true
+    }
+
+    /// Whether [`Editor::thread_jump`] applies to the edge `(p, b)`: `p`
+    /// ends in a plain jump to `b`; `b` has no instructions, several
+    /// predecessors, is neither a loop header nor the latch of its loop
+    /// (an irreducible region or a second latch would form, §9.3), and is
+    /// no preheader.
+    pub fn can_thread(&self, p: Block) -> bool {
+        let Some(b) = self.jump_target(p) else {
+            return false;
+        };
+        if b == p || !self.func.blocks[b].insts.is_empty() || self.preds(b).len() < 2 {
+            return false;
+        }
+        if self.loop_headed_by(b).is_some() {
+            return false;
+        }
+        // A backedge (b is the latch) or an entering edge (b is the
+        // preheader) must stay unique.
+        self.succs(b)
+            .iter()
+            .all(|&s| self.loop_headed_by(s).is_none())
+    }
+
+    /// Jump simplification / threading (Fritz §9.3, Fig. 9.33): `p`'s jump
+    /// to the instruction-free block `b` is redirected to a copy `b'` of `b`
+    /// (fresh parameters, same terminator). D: `idom(b') = p`, `b` and its
+    /// old dominator children get `nca_D(preds)`; L: `b'` joins `b`'s loop;
+    /// uses of `b`'s parameters outside `b` are rebuilt by SSA
+    /// reconstruction (§7.1). Returns the copy, or None when the
+    /// preconditions fail. Afterwards `(p, b')` can be straightened.
+    pub fn thread_jump(&mut self, p: Block) -> Option<Block> {
+        if !self.can_thread(p) {
+            return None;
+        }
+        let b = self.jump_target(p)?;
+        let nb = self.raw_new_block();
+        let params = self.func.blocks[b].params.clone();
+        let mut map = Vec::new();
+        for &r in &params {
+            let ty = self.value_type(r);
+            let r2 = self.raw_add_param(nb, ty);
+            map.push((r, r2));
+        }
+        let mut term = self.func.blocks[b].term.clone();
+        term.for_each_arg_mut(|v| {
+            if let Some(&(_, n)) = map.iter().find(|(o, _)| o == v) {
+                *v = n;
+            }
+        });
+        self.raw_set_term(nb, term);
+        let mut pt = self.func.blocks[p].term.clone();
+        for c in pt.successors_mut() {
+            if c.block == b {
+                c.block = nb;
+            }
+        }
+        self.raw_set_term(p, pt);
+        if self.incremental() {
+            self.st.innermost[nb] = self.st.innermost[b];
+            let old_children = self.st.children[b].clone();
+            self.st.set_idom(nb, Some(p));
+            self.reset_idom_to_nca(b);
+            loop {
+                let mut changed = false;
+                for &c in &old_children {
+                    changed |= self.reset_idom_to_nca(c);
+                }
+                if !changed {
+                    break;
+                }
+            }
+            for (r, r2) in map {
+                let outside: Vec<User> = self
+                    .uses(r)
+                    .iter()
+                    .copied()
+                    .filter(|&u| u != User::Term(b))
+                    .collect();
+                if !outside.is_empty() {
+                    self.rewrite_uses(r, &[(nb, r2)], &outside);
+                }
+            }
+        } else {
+            // SSA reconstruction needs only the maintained predecessors.
+            for (r, r2) in map {
+                let outside: Vec<User> = self
+                    .uses(r)
+                    .iter()
+                    .copied()
+                    .filter(|&u| u != User::Term(b))
+                    .collect();
+                if !outside.is_empty() {
+                    self.rewrite_uses(r, &[(nb, r2)], &outside);
+                }
+            }
+            self.rebuild();
+        }
+        self.finish("thread_jump");
+        Some(nb)
+    }
+
+    /// Sets `idom(b) = nca_D(forward preds of b)`; whether it changed.
+    pub(super) fn reset_idom_to_nca(&mut self, b: Block) -> bool {
+        let fwd: Vec<Block> = self.st.preds[b]
+            .iter()
+            .copied()
+            .filter(|&p| !self.st.is_backedge(p, b))
+            .collect();
+        let Some((&first, rest)) = fwd.split_first() else {
+            return false;
+        };
+        let mut n = first;
+        for &q in rest {
+            n = self.st.nca(n, q);
+        }
+        if Some(n) != self.idom(b) {
+            self.st.set_idom(b, Some(n));
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Function inlining (Fritz §9.4, Fig. 9.42): replaces the call `call`
+    /// by a copy of `callee`'s body. The call's block is split after the
+    /// call; the callee's entry copy is entered with the call's arguments
+    /// and its returns jump to the second half, whose parameter replaces
+    /// the call's result. D: the callee's tree hangs under the call block
+    /// and the second half gets `nca` of the returns; L: callee loops nest
+    /// in the call's loop. `callee` must be canonical and every block of it
+    /// must reach a `return` (otherwise its loops would need ejection);
+    /// returns false when it does not.
+    pub fn inline_call(&mut self, call: Inst, callee: &Function) -> bool {
+        let Some(b) = self.inst_block(call) else {
+            return false;
+        };
+        let InstKind::Call(_, args) = self.func.insts[call].kind.clone() else {
+            return false;
+        };
+        if callee.is_declaration() || !all_reach_return(callee) {
+            return false;
+        }
+        let k = self.func.blocks[b]
+            .insts
+            .iter()
+            .position(|&i| i == call)
+            .expect("call is in its block");
+        // Split b after the call.
+        let b2 = self.raw_new_block();
+        let result = self.func.insts[call].result;
+        let r2 = result.map(|r| {
+            let ty = self.value_type(r);
+            self.raw_add_param(b2, ty)
+        });
+        let tail: Vec<Inst> = self.func.blocks[b].insts.drain(k + 1..).collect();
+        for &i in &tail {
+            self.st.inst_block[i] = b2.into();
+        }
+        self.func.blocks[b2].insts = tail;
+        let term = self.func.blocks[b].term.clone();
+        self.raw_set_term(b, Terminator::Return(None));
+        self.raw_set_term(b2, term);
+        // Copy the callee.
+        let mut bmap = SecondaryMap::<Block, Option<Block>>::new();
+        let mut vmap = SecondaryMap::<Value, Option<Value>>::new();
+        for &cb in &callee.layout {
+            let nb = self.raw_new_block();
+            bmap[cb] = Some(nb);
+            for &p in &callee.blocks[cb].params {
+                let np = self.raw_add_param(nb, callee.values[p].ty);
+                vmap[p] = Some(np);
+            }
+        }
+        for &cb in &callee.layout {
+            let nb = bmap[cb].expect("mapped");
+            for &ci in &callee.blocks[cb].insts {
+                let data = &callee.insts[ci];
+                let inst = self.func.insts.push(InstData {
+                    kind: data.kind.clone(),
+                    result: None,
+                    loc: data.loc,
+                });
+                if let Some(r) = data.result {
+                    let nr = self.new_value(callee.values[r].ty, ValueDef::Inst(inst));
+                    vmap[r] = Some(nr);
+                    self.func.insts[inst].result = Some(nr);
+                }
+                self.func.blocks[nb].insts.push(inst);
+                self.st.inst_block[inst] = nb.into();
+            }
+        }
+        let map_v = |vmap: &SecondaryMap<Value, Option<Value>>, v: &mut Value| {
+            *v = vmap[*v].expect("callee value defined in its layout");
+        };
+        for &cb in &callee.layout {
+            let nb = bmap[cb].expect("mapped");
+            for idx in 0..self.func.blocks[nb].insts.len() {
+                let inst = self.func.blocks[nb].insts[idx];
+                self.func.insts[inst]
+                    .kind
+                    .for_each_arg_mut(|v| map_v(&vmap, v));
+                self.add_inst_uses(inst);
+            }
+            let term = match &callee.blocks[cb].term {
+                Terminator::Return(v) => {
+                    let args = v.map(|v| vmap[v].expect("mapped")).into_iter().collect();
+                    Terminator::jump(BlockCall::new(b2, args))
+                }
+                t => {
+                    let mut t = t.clone();
+                    t.for_each_arg_mut(|v| map_v(&vmap, v));
+                    for c in t.successors_mut() {
+                        c.block = bmap[c.block].expect("mapped");
+                    }
+                    t
+                }
+            };
+            self.raw_set_term(nb, term);
+        }
+        let entry2 = bmap[callee.entry()].expect("mapped");
+        self.raw_set_term(b, Terminator::jump(BlockCall::new(entry2, args)));
+        if let (Some(r), Some(r2)) = (result, r2) {
+            self.raw_replace_all_uses(r, r2);
+        }
+        self.remove_inst_uses(call);
+        self.func.blocks[b].insts.retain(|&i| i != call);
+        self.st.inst_block[call] = None.into();
+        if self.incremental() {
+            let cfg = ControlFlowGraph::compute(callee);
+            let dom = DomTree::compute(callee, &cfg);
+            let forest = LoopForest::compute(callee, &cfg, &dom);
+            let old_children = self.st.children[b].clone();
+            for &cb in &callee.layout {
+                let nb = bmap[cb].expect("mapped");
+                let parent = dom.idom(cb).map(|d| bmap[d].expect("mapped")).unwrap_or(b);
+                self.st.set_idom(nb, Some(parent));
+            }
+            let mut rets = callee
+                .layout
+                .iter()
+                .filter(|&&cb| matches!(callee.blocks[cb].term, Terminator::Return(_)))
+                .map(|&cb| bmap[cb].expect("mapped"));
+            let mut d = rets.next().expect("a callee that reaches a return has one");
+            for r in rets {
+                d = self.st.nca(d, r);
+            }
+            self.st.set_idom(b2, Some(d));
+            for c in old_children {
+                self.st.set_idom(c, Some(b2));
+            }
+            let l = self.st.innermost[b].expand();
+            self.st.innermost[b2] = l.into();
+            let mut lmap = SecondaryMap::<crate::analysis::loops::Loop, Option<LoopId>>::new();
+            let order: Vec<_> = forest.loops().collect();
+            for &cl in order.iter().rev() {
+                let parent = forest
+                    .parent(cl)
+                    .map(|p| lmap[p].expect("parents first"))
+                    .or(l);
+                let header = bmap[forest.header(cl)].expect("mapped");
+                let id = self.st.loops.push(LoopData {
+                    header,
+                    parent,
+                    alive: true,
+                });
+                lmap[cl] = Some(id);
+                self.st.header_of[header] = id.into();
+            }
+            for &cb in &callee.layout {
+                let nb = bmap[cb].expect("mapped");
+                let inner = forest
+                    .innermost(cb)
+                    .map(|cl| lmap[cl].expect("mapped"))
+                    .or(l);
+                self.st.innermost[nb] = inner.into();
+            }
+        } else {
+            self.rebuild();
+        }
+        self.finish("inline_call");
+        true
+    }
+}
+
+/// Whether every block of `f` can reach a `return`.
+fn all_reach_return(f: &Function) -> bool {
+    let cfg = ControlFlowGraph::compute(f);
+    let mut seen = FxHashSet::default();
+    let mut work: Vec<Block> = f
+        .layout
+        .iter()
+        .copied()
+        .filter(|&b| matches!(f.blocks[b].term, Terminator::Return(_)))
+        .collect();
+    while let Some(b) = work.pop() {
+        if seen.insert(b) {
+            work.extend(cfg.preds(b).iter().copied());
+        }
+    }
+    f.layout.iter().all(|b| seen.contains(b))
+}

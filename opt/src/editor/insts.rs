@@ -1,0 +1,315 @@
+//! Instruction-level primitives. They never change control flow, so the
+//! dominator tree and loop forest stay valid (Fritz §10.8: these passes
+//! "do not have an effect on control flow"); only use lists and
+//! instruction-to-block links are repaired.
+
+use crate::ir::{
+    Block, Inst, InstData, InstKind, SrcLoc, Terminator, Type, User, ValueData, ValueDef,
+};
+
+use super::Editor;
+use crate::ir::Value;
+
+impl Editor<'_> {
+    // ----- raw use-list helpers (private: they do not repair D or F) -----
+
+    pub(super) fn add_use(&mut self, v: Value, u: User) {
+        self.st.uses[v].push(u);
+    }
+
+    pub(super) fn remove_use(&mut self, v: Value, u: User) {
+        let list = &mut self.st.uses[v];
+        if let Some(pos) = list.iter().position(|&x| x == u) {
+            list.swap_remove(pos);
+        }
+    }
+
+    pub(super) fn add_inst_uses(&mut self, i: Inst) {
+        let mut args = Vec::new();
+        self.func.insts[i].kind.for_each_arg(|v| args.push(v));
+        for v in args {
+            self.add_use(v, User::Inst(i));
+        }
+    }
+
+    pub(super) fn remove_inst_uses(&mut self, i: Inst) {
+        let mut args = Vec::new();
+        self.func.insts[i].kind.for_each_arg(|v| args.push(v));
+        for v in args {
+            self.remove_use(v, User::Inst(i));
+        }
+    }
+
+    pub(super) fn term_args(&self, b: Block) -> Vec<Value> {
+        let mut args = Vec::new();
+        self.func.blocks[b].term.for_each_arg(|v| args.push(v));
+        args
+    }
+
+    /// Replaces the terminator of `b`, repairing use lists and predecessor
+    /// lists only (callers repair D and F).
+    pub(super) fn raw_set_term(&mut self, b: Block, term: Terminator) {
+        for v in self.term_args(b) {
+            self.remove_use(v, User::Term(b));
+        }
+        let old: Vec<Block> = self.func.blocks[b]
+            .term
+            .successors()
+            .map(|c| c.block)
+            .collect();
+        for t in old {
+            let ps = &mut self.st.preds[t];
+            if let Some(pos) = ps.iter().position(|&p| p == b) {
+                ps.remove(pos);
+            }
+        }
+        self.func.blocks[b].term = term;
+        for v in self.term_args(b) {
+            self.add_use(v, User::Term(b));
+        }
+        let new: Vec<Block> = self.func.blocks[b]
+            .term
+            .successors()
+            .map(|c| c.block)
+            .collect();
+        for t in new {
+            self.st.preds[t].push(b);
+        }
+    }
+
+    /// Creates a value.
+    pub(super) fn new_value(&mut self, ty: Type, def: ValueDef) -> Value {
+        self.func.values.push(ValueData { ty, def })
+    }
+
+    /// Appends a parameter to `b` without touching incoming edges.
+    pub(super) fn raw_add_param(&mut self, b: Block, ty: Type) -> Value {
+        let idx = self.func.blocks[b].params.len() as u32;
+        let v = self.new_value(ty, ValueDef::Param(b, idx));
+        self.func.blocks[b].params.push(v);
+        v
+    }
+
+    /// Appends `arg` to every edge from `from` to `to`.
+    pub(super) fn raw_add_edge_arg(&mut self, from: Block, to: Block, arg: Value) {
+        let mut n = 0;
+        for c in self.func.blocks[from].term.successors_mut() {
+            if c.block == to {
+                c.args.push(arg);
+                n += 1;
+            }
+        }
+        for _ in 0..n {
+            self.add_use(arg, User::Term(from));
+        }
+    }
+
+    // ----- public primitives -----
+
+    /// Inserts an instruction into `b` before position `pos` (`pos ==
+    /// insts(b).len()` appends). `result_ty` is `Type::Unit` for none.
+    /// The operands must dominate the position.
+    pub fn insert_inst(
+        &mut self,
+        b: Block,
+        pos: usize,
+        kind: InstKind,
+        result_ty: Type,
+        loc: SrcLoc,
+    ) -> (Inst, Option<Value>) {
+        let inst = self.func.insts.push(InstData {
+            kind,
+            result: None,
+            loc,
+        });
+        let result =
+            (result_ty != Type::Unit).then(|| self.new_value(result_ty, ValueDef::Inst(inst)));
+        self.func.insts[inst].result = result;
+        self.func.blocks[b].insts.insert(pos, inst);
+        self.st.inst_block[inst] = b.into();
+        self.add_inst_uses(inst);
+        self.finish("insert_inst");
+        (inst, result)
+    }
+
+    /// Removes instruction `i`, whose result must be unused. Returns false
+    /// (and changes nothing) when the result still has uses.
+    pub fn remove_inst(&mut self, i: Inst) -> bool {
+        if let Some(r) = self.func.insts[i].result {
+            if !self.is_unused(r) {
+                return false;
+            }
+        }
+        let Some(b) = self.inst_block(i) else {
+            return false;
+        };
+        self.remove_inst_uses(i);
+        self.func.blocks[b].insts.retain(|&x| x != i);
+        self.st.inst_block[i] = None.into();
+        self.finish("remove_inst");
+        true
+    }
+
+    /// Replaces every use of `old` by `new` (SSA reconstruction's last step,
+    /// Fritz §7.1 *replace register set*). `new` must dominate every use of
+    /// `old` and be usable there under LCSSA; the checker verifies both.
+    pub fn replace_all_uses(&mut self, old: Value, new: Value) {
+        if old == new {
+            return;
+        }
+        self.raw_replace_all_uses(old, new);
+        self.finish("replace_all_uses");
+    }
+
+    pub(super) fn raw_replace_all_uses(&mut self, old: Value, new: Value) {
+        let users = std::mem::take(&mut self.st.uses[old]);
+        let swap = |v: &mut Value| {
+            if *v == old {
+                *v = new;
+            }
+        };
+        let mut done: Vec<User> = Vec::new();
+        for &u in &users {
+            if done.contains(&u) {
+                continue;
+            }
+            done.push(u);
+            match u {
+                User::Inst(i) => self.func.insts[i].kind.for_each_arg_mut(swap),
+                User::Term(b) => self.func.blocks[b].term.for_each_arg_mut(swap),
+            }
+        }
+        self.st.uses[new].extend(users);
+    }
+
+    /// Replaces the operation of `i` (its result type must not change).
+    pub fn set_inst_kind(&mut self, i: Inst, kind: InstKind) {
+        self.remove_inst_uses(i);
+        self.func.insts[i].kind = kind;
+        self.add_inst_uses(i);
+        self.finish("set_inst_kind");
+    }
+
+    /// Moves instruction `i` to the end of block `to` (before its
+    /// terminator): loop-invariant code motion into a dedicated preheader.
+    /// Operands must dominate the end of `to`, and `to` must dominate every
+    /// use of the result.
+    pub fn move_inst_to_end(&mut self, i: Inst, to: Block) {
+        let Some(from) = self.inst_block(i) else {
+            return;
+        };
+        self.func.blocks[from].insts.retain(|&x| x != i);
+        self.func.blocks[to].insts.push(i);
+        self.st.inst_block[i] = to.into();
+        self.finish("move_inst");
+    }
+
+    /// Removes parameter `idx` of `b` (not the entry block) and the
+    /// matching argument of every edge into `b`. The parameter must be
+    /// unused. Returns false when it is not.
+    pub fn remove_block_param(&mut self, b: Block, idx: usize) -> bool {
+        let p = self.func.blocks[b].params[idx];
+        if !self.is_unused(p) || b == self.entry() {
+            return false;
+        }
+        self.raw_remove_block_param(b, idx);
+        self.finish("remove_block_param");
+        true
+    }
+
+    pub(super) fn raw_remove_block_param(&mut self, b: Block, idx: usize) {
+        let mut preds = self.st.preds[b].clone();
+        preds.dedup();
+        let mut seen = Vec::new();
+        for pred in preds {
+            if seen.contains(&pred) {
+                continue;
+            }
+            seen.push(pred);
+            let mut removed = Vec::new();
+            for c in self.func.blocks[pred].term.successors_mut() {
+                if c.block == b {
+                    removed.push(c.args.remove(idx));
+                }
+            }
+            for v in removed {
+                self.remove_use(v, User::Term(pred));
+            }
+        }
+        self.func.blocks[b].params.remove(idx);
+        let rest: Vec<Value> = self.func.blocks[b].params[idx..].to_vec();
+        for (k, v) in rest.into_iter().enumerate() {
+            self.func.values[v].def = ValueDef::Param(b, (idx + k) as u32);
+        }
+    }
+}
+
+impl Editor<'_> {
+    /// Removes a set of dead instructions and block parameters at once
+    /// (dead code elimination across loop-carried cycles, where a parameter
+    /// and the instruction computing its next value use each other). Every
+    /// use of a removed value must be in a removed instruction or be the
+    /// argument of a removed parameter; otherwise nothing changes and the
+    /// result is false. Entry-block parameters cannot be removed.
+    pub fn remove_dead(&mut self, insts: &[Inst], params: &[(Block, usize)]) -> bool {
+        use rustc_hash::FxHashSet;
+        let inst_set: FxHashSet<Inst> = insts.iter().copied().collect();
+        let param_set: FxHashSet<(Block, usize)> = params.iter().copied().collect();
+        let mut removed_vals = Vec::new();
+        for &i in insts {
+            if self.inst_block(i).is_none() {
+                return false;
+            }
+            removed_vals.extend(self.func.insts[i].result);
+        }
+        for &(b, idx) in params {
+            if b == self.entry() || idx >= self.func.blocks[b].params.len() {
+                return false;
+            }
+            removed_vals.push(self.func.blocks[b].params[idx]);
+        }
+        for &v in &removed_vals {
+            for &u in self.uses(v) {
+                match u {
+                    User::Inst(i) => {
+                        if !inst_set.contains(&i) {
+                            return false;
+                        }
+                    }
+                    User::Term(b) => {
+                        let term = &self.func.blocks[b].term;
+                        let bad_scrutinee = match term {
+                            Terminator::Switch { value, .. } => *value == Some(v),
+                            Terminator::Return(r) => *r == Some(v),
+                        };
+                        if bad_scrutinee {
+                            return false;
+                        }
+                        for c in term.successors() {
+                            for (k, &a) in c.args.iter().enumerate() {
+                                if a == v && !param_set.contains(&(c.block, k)) {
+                                    return false;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let mut by_block: Vec<(Block, usize)> = params.to_vec();
+        by_block.sort_by_key(|b| std::cmp::Reverse(b.1));
+        by_block.dedup();
+        for (b, idx) in by_block {
+            self.raw_remove_block_param(b, idx);
+        }
+        for &i in insts {
+            self.remove_inst_uses(i);
+            if let Some(b) = self.inst_block(i) {
+                self.func.blocks[b].insts.retain(|&x| x != i);
+            }
+            self.st.inst_block[i] = None.into();
+        }
+        self.finish("remove_dead");
+        true
+    }
+}

@@ -1,0 +1,406 @@
+//! The always-canonical editor: a function together with its maintained
+//! analyses, changed only through mutation primitives that repair them
+//! locally (Fritz ch. 6–8).
+//!
+//! Passes receive an [`Editor`], never a `&mut Function`: the function is a
+//! private field, so the only way to change it is a primitive of this
+//! module, and every primitive leaves the function in SSA, LCSSA and
+//! loop-simplified form with a correct dominator tree, loop nesting forest
+//! and use lists:
+//!
+//! - instruction edits ([`insts`]): insert, remove, move (hoist), replace
+//!   all uses, drop a block parameter;
+//! - control-flow edits ([`edges`]): if simplification with edge deletion
+//!   and the Ramalingam–Reps dominator update (Fritz §8.2, §9.2), edge set
+//!   splitting (§7.3) and the violation repairs built on it (§7.4);
+//! - block ejection with dedicated-exit and LCSSA repair (§8.1, §7.2) in
+//!   [`eject`], over SSA reconstruction (§7.1) in [`ssa`];
+//! - loop duplication (§8.3) with unswitching (§9.5), unrolling (§9.6)
+//!   and peeling (§9.7) in [`unswitch`], [`unroll`] and [`peel`];
+//! - straightening (§9.1), jump simplification/threading of forwarding
+//!   blocks (§9.3) and function inlining (§9.4) in [`blocks`].
+//!
+//! **Checking.** With [`Editor::set_checking`] (on by default in debug
+//! builds and tests) every primitive ends by recomputing the CFG, dominator
+//! tree, loop forest and use lists from scratch, comparing them with the
+//! maintained ones and running [`crate::canon::check_canonical`]; the first
+//! mismatch panics with the name of the primitive that caused it.
+//!
+//! **Rebuild mode.** [`Mode::Rebuild`] skips every local repair and instead
+//! recomputes all analyses from scratch after each primitive; the benchmark
+//! compares the two modes (Fritz §10.2).
+
+mod blocks;
+mod edges;
+mod eject;
+mod insts;
+mod peel;
+mod ssa;
+mod state;
+#[cfg(test)]
+mod tests;
+mod unroll;
+mod unswitch;
+
+pub use state::LoopId;
+
+use cranelift_entity::EntitySet;
+
+use crate::ir::{Block, Function, Inst, InstData, Terminator, Type, User, Value};
+use state::State;
+
+/// How analyses are kept up to date.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Mode {
+    /// Local repair by each primitive (the always-canonical approach).
+    Incremental,
+    /// Recompute every analysis from scratch after each primitive (the
+    /// baseline the benchmark compares against).
+    Rebuild,
+}
+
+/// Counts of primitive applications, for reports and the benchmark.
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    /// Primitive applications that changed the function.
+    pub edits: u64,
+}
+
+/// A function in canonical form with its maintained analyses.
+pub struct Editor<'f> {
+    func: &'f mut Function,
+    st: State,
+    mode: Mode,
+    checking: bool,
+    layout_dirty: bool,
+    stats: Stats,
+}
+
+impl<'f> Editor<'f> {
+    /// Starts editing `func`, which must be canonical (run
+    /// [`crate::canon::canonicalize`] first). Computes the analyses once.
+    pub fn new(func: &'f mut Function) -> Editor<'f> {
+        let st = State::compute(func);
+        Editor {
+            func,
+            st,
+            mode: Mode::Incremental,
+            checking: cfg!(debug_assertions),
+            layout_dirty: false,
+            stats: Stats::default(),
+        }
+    }
+
+    /// Chooses incremental repair or rebuild-after-each-primitive.
+    pub fn set_mode(&mut self, mode: Mode) {
+        self.mode = mode;
+    }
+
+    /// Turns the from-scratch checker after every primitive on or off.
+    pub fn set_checking(&mut self, on: bool) {
+        self.checking = on;
+    }
+
+    /// Primitive counts so far.
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+
+    /// The function (read-only).
+    pub fn func(&self) -> &Function {
+        self.func
+    }
+
+    /// The blocks of the function, entry first (a snapshot).
+    pub fn blocks(&self) -> Vec<Block> {
+        self.func
+            .layout
+            .iter()
+            .copied()
+            .filter(|&b| self.st.in_layout[b])
+            .collect()
+    }
+
+    /// Whether `b` is (still) a block of the function.
+    pub fn is_live(&self, b: Block) -> bool {
+        self.st.in_layout.get(b).copied().unwrap_or(false)
+    }
+
+    /// The entry block.
+    pub fn entry(&self) -> Block {
+        self.func.layout[0]
+    }
+
+    /// The distinct predecessors of `b`.
+    pub fn preds(&self, b: Block) -> Vec<Block> {
+        let mut out: Vec<Block> = Vec::new();
+        for &p in &self.st.preds[b] {
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+        out
+    }
+
+    /// The distinct successors of `b`.
+    pub fn succs(&self, b: Block) -> Vec<Block> {
+        let mut out: Vec<Block> = Vec::new();
+        for c in self.func.blocks[b].term.successors() {
+            if !out.contains(&c.block) {
+                out.push(c.block);
+            }
+        }
+        out
+    }
+
+    /// Number of edges from `a` to `b`.
+    pub fn edge_count(&self, a: Block, b: Block) -> usize {
+        self.st.preds[b].iter().filter(|&&p| p == a).count()
+    }
+
+    /// The immediate dominator of `b` (None for the entry).
+    pub fn idom(&self, b: Block) -> Option<Block> {
+        self.st.idom[b].expand()
+    }
+
+    /// The dominator-tree children of `b`.
+    pub fn dom_children(&self, b: Block) -> &[Block] {
+        &self.st.children[b]
+    }
+
+    /// Whether `a` dominates `b`: O(1) after [`Editor::refresh_numbers`],
+    /// O(depth) while the numbers are stale.
+    pub fn dominates(&self, a: Block, b: Block) -> bool {
+        self.st.dominates(a, b)
+    }
+
+    /// Renumbers the dominator tree so that dominance queries are O(1)
+    /// until the next structural edit.
+    pub fn refresh_numbers(&mut self) {
+        if !self.st.numbers_valid {
+            self.st.renumber(self.func);
+        }
+    }
+
+    /// Blocks in a pre-order of the dominator tree (parents before children).
+    pub fn dom_preorder(&self) -> Vec<Block> {
+        let mut out = Vec::new();
+        let mut stack = vec![self.entry()];
+        while let Some(b) = stack.pop() {
+            out.push(b);
+            stack.extend(self.st.children[b].iter().rev().copied());
+        }
+        out
+    }
+
+    /// The innermost loop containing `b`.
+    pub fn innermost(&self, b: Block) -> Option<LoopId> {
+        self.st.innermost[b].expand()
+    }
+
+    /// Every live loop, inner loops before outer ones.
+    pub fn loops(&self) -> Vec<LoopId> {
+        let mut ls: Vec<(u32, LoopId)> = self
+            .st
+            .loops
+            .iter()
+            .filter(|(_, d)| d.alive)
+            .map(|(l, _)| (self.loop_depth(l), l))
+            .collect();
+        ls.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        ls.into_iter().map(|(_, l)| l).collect()
+    }
+
+    /// The nesting depth of `l` (0 for an outermost loop).
+    pub fn loop_depth(&self, l: LoopId) -> u32 {
+        let mut d = 0;
+        let mut cur = self.st.loops[l].parent;
+        while let Some(p) = cur {
+            d += 1;
+            cur = self.st.loops[p].parent;
+        }
+        d
+    }
+
+    /// The header of `l`.
+    pub fn header(&self, l: LoopId) -> Block {
+        self.st.loops[l].header
+    }
+
+    /// The loop around `l`.
+    pub fn loop_parent(&self, l: LoopId) -> Option<LoopId> {
+        self.st.loops[l].parent
+    }
+
+    /// The loop headed by `b`.
+    pub fn loop_headed_by(&self, b: Block) -> Option<LoopId> {
+        self.st.header_of[b]
+            .expand()
+            .filter(|&l| self.st.loops[l].alive)
+    }
+
+    /// Whether `l` contains `b`.
+    pub fn loop_contains(&self, l: LoopId, b: Block) -> bool {
+        self.st.loop_contains(l, b)
+    }
+
+    /// The unique latch of `l` (canonical form).
+    pub fn latch(&self, l: LoopId) -> Block {
+        let h = self.header(l);
+        self.st.preds[h]
+            .iter()
+            .copied()
+            .find(|&p| self.st.loop_contains(l, p))
+            .expect("a live loop has a latch")
+    }
+
+    /// The dedicated preheader of `l` (canonical form).
+    pub fn preheader(&self, l: LoopId) -> Block {
+        let h = self.header(l);
+        self.st.preds[h]
+            .iter()
+            .copied()
+            .find(|&p| !self.st.loop_contains(l, p))
+            .expect("a live loop has a preheader")
+    }
+
+    /// The blocks of `l`, header first (a forward walk from the header).
+    pub fn body(&self, l: LoopId) -> Vec<Block> {
+        let h = self.header(l);
+        let mut seen = EntitySet::new();
+        seen.insert(h);
+        let mut out = vec![h];
+        let mut i = 0;
+        while i < out.len() {
+            let b = out[i];
+            i += 1;
+            for c in self.func.blocks[b].term.successors() {
+                let s = c.block;
+                if !seen.contains(s) && self.st.loop_contains(l, s) {
+                    seen.insert(s);
+                    out.push(s);
+                }
+            }
+        }
+        out
+    }
+
+    /// The exits of `l`: blocks outside it with a predecessor inside.
+    pub fn exits(&self, l: LoopId) -> Vec<Block> {
+        let mut out = Vec::new();
+        for b in self.body(l) {
+            for s in self.succs(b) {
+                if !self.st.loop_contains(l, s) && !out.contains(&s) {
+                    out.push(s);
+                }
+            }
+        }
+        out
+    }
+
+    /// The users of `v`, one entry per operand occurrence.
+    pub fn uses(&self, v: Value) -> &[User] {
+        self.st.uses.get(v).map_or(&[], Vec::as_slice)
+    }
+
+    /// Whether `v` has no uses.
+    pub fn is_unused(&self, v: Value) -> bool {
+        self.uses(v).is_empty()
+    }
+
+    /// The block defining `v`.
+    pub fn def_block(&self, v: Value) -> Option<Block> {
+        self.st.def_block(self.func, v)
+    }
+
+    /// The block holding instruction `i`.
+    pub fn inst_block(&self, i: Inst) -> Option<Block> {
+        self.st.inst_block[i].expand()
+    }
+
+    /// The data of instruction `i`.
+    pub fn inst(&self, i: Inst) -> &InstData {
+        &self.func.insts[i]
+    }
+
+    /// The instructions of `b`.
+    pub fn insts(&self, b: Block) -> &[Inst] {
+        &self.func.blocks[b].insts
+    }
+
+    /// The parameters of `b`.
+    pub fn params(&self, b: Block) -> &[Value] {
+        &self.func.blocks[b].params
+    }
+
+    /// The terminator of `b`.
+    pub fn term(&self, b: Block) -> &Terminator {
+        &self.func.blocks[b].term
+    }
+
+    /// The type of `v`.
+    pub fn value_type(&self, v: Value) -> Type {
+        self.func.values[v].ty
+    }
+
+    /// Whether a use of `v` in block `b` keeps LCSSA: `v`'s innermost
+    /// loop contains `b`.
+    pub fn lcssa_ok(&self, v: Value, b: Block) -> bool {
+        let Some(d) = self.def_block(v) else {
+            return false;
+        };
+        self.st.opt_loop_contains(self.st.innermost[d].expand(), b)
+    }
+
+    /// Whether primitives repair the dominator tree and loop forest locally.
+    fn incremental(&self) -> bool {
+        self.mode == Mode::Incremental
+    }
+
+    /// Rebuild mode after a control-flow edit: re-establish canonical form
+    /// and recompute every analysis from scratch.
+    fn rebuild(&mut self) {
+        self.compact_layout();
+        crate::canon::canonicalize(self.func);
+        self.st = State::compute(self.func);
+    }
+
+    /// Ends a primitive: counts it, and with checking on compares the
+    /// maintained analyses with a fresh computation, panicking with the
+    /// name of `primitive` on a mismatch.
+    fn finish(&mut self, primitive: &str) {
+        self.stats.edits += 1;
+        if self.checking {
+            self.compact_layout();
+            if let Err(e) = state::compare(self.func, &self.st) {
+                panic!("analyses broken by primitive `{primitive}`: {e}");
+            }
+            if let Err(e) = crate::canon::check_canonical(self.func) {
+                panic!("canonical form broken by primitive `{primitive}`: {e}");
+            }
+        }
+    }
+
+    /// Drops removed blocks from the function's layout.
+    fn compact_layout(&mut self) {
+        if self.layout_dirty {
+            let st = &self.st;
+            self.func.layout.retain(|&b| st.in_layout[b]);
+            self.layout_dirty = false;
+        }
+    }
+
+    /// Verifies the maintained analyses against a fresh computation (for
+    /// tests): the first difference, or canonical-form violation.
+    pub fn check(&mut self) -> Result<(), String> {
+        self.compact_layout();
+        state::compare(self.func, &self.st)?;
+        crate::canon::check_canonical(self.func)
+    }
+}
+
+impl Drop for Editor<'_> {
+    fn drop(&mut self) {
+        self.compact_layout();
+    }
+}

@@ -1,0 +1,73 @@
+//! Function inlining with a size budget (Fritz §9.4), over
+//! [`Editor::inline_call`].
+//!
+//! A direct call is inlined when the callee is not the caller, does not
+//! call itself, has at most [`CALLEE_BUDGET`] instructions, and every
+//! block of it reaches a `return`; a caller stops growing past
+//! [`CALLER_LIMIT`] instructions. Callees are inlined as they were when
+//! the pass started (canonicalized copies), so one run inlines one level.
+
+use rustc_hash::FxHashMap;
+
+use crate::canon;
+use crate::editor::Editor;
+use crate::ir::{FuncId, Function, InstKind, Program};
+
+/// Largest callee (in instructions and terminators) that is inlined.
+pub const CALLEE_BUDGET: usize = 40;
+/// A caller is not grown beyond this many instructions.
+pub const CALLER_LIMIT: usize = 4000;
+
+/// Whether `f` calls itself directly.
+fn self_recursive(id: FuncId, f: &Function) -> bool {
+    f.layout.iter().any(|&b| {
+        f.blocks[b]
+            .insts
+            .iter()
+            .any(|&i| matches!(f.insts[i].kind, InstKind::Call(c, _) if c == id))
+    })
+}
+
+/// Canonicalized copies of the functions small enough to inline.
+pub fn candidates(program: &Program) -> FxHashMap<FuncId, Function> {
+    let mut out = FxHashMap::default();
+    for (id, f) in program.funcs.iter() {
+        if f.is_declaration() || f.inst_count() > CALLEE_BUDGET || self_recursive(id, f) {
+            continue;
+        }
+        let mut copy = f.clone();
+        canon::canonicalize(&mut copy);
+        if canon::check_canonical(&copy).is_ok() {
+            out.insert(id, copy);
+        }
+    }
+    out
+}
+
+/// Inlines the eligible calls of the function being edited (`me`).
+/// Returns the number of calls inlined.
+pub fn inline_calls(ed: &mut Editor, me: FuncId, callees: &FxHashMap<FuncId, Function>) -> usize {
+    let mut n = 0;
+    let mut size = ed.func().inst_count();
+    for b in ed.blocks() {
+        for i in ed.insts(b).to_vec() {
+            if size > CALLER_LIMIT {
+                return n;
+            }
+            let InstKind::Call(c, _) = ed.inst(i).kind else {
+                continue;
+            };
+            if c == me {
+                continue;
+            }
+            let Some(callee) = callees.get(&c) else {
+                continue;
+            };
+            if ed.inline_call(i, callee) {
+                n += 1;
+                size += callee.inst_count();
+            }
+        }
+    }
+    n
+}

@@ -1,0 +1,66 @@
+//! Loop-invariant code motion into the dedicated preheader.
+//!
+//! Canonical form makes this cheap: every loop has a dedicated preheader
+//! that ends in a plain jump to the header (Property 4.3.2), so an
+//! invariant instruction moves to the end of the preheader without any
+//! block being created, and the dominator tree, loop forest and LCSSA are
+//! unaffected (the value is now defined outside the loop and was only
+//! used inside it). Loops are visited inner first, so a value can move out
+//! of several levels in one run.
+//!
+//! Hoisted: instructions without side effects that read no memory, whose
+//! operands are all defined outside the loop (speculating them is safe:
+//! they cannot trap). `len(a)` and global reads are hoisted too when the
+//! loop contains no call and nothing that changes array lengths
+//! (push/pop) or writes that global.
+
+use crate::editor::Editor;
+use crate::ir::{Block, InstKind};
+
+/// Runs LICM; returns the number of hoisted instructions.
+pub fn licm(ed: &mut Editor) -> usize {
+    let mut n = 0;
+    for l in ed.loops() {
+        let ph = ed.preheader(l);
+        let body = ed.body(l);
+        let (mut calls, mut resizes) = (false, false);
+        let mut global_writes = Vec::new();
+        for &b in &body {
+            for &i in ed.insts(b) {
+                match &ed.inst(i).kind {
+                    InstKind::Call(..) => calls = true,
+                    InstKind::ArrayPush(..) | InstKind::ArrayPop(..) => resizes = true,
+                    InstKind::GlobalSet(g, _) => global_writes.push(*g),
+                    _ => {}
+                }
+            }
+        }
+        for &b in &body {
+            for i in ed.insts(b).to_vec() {
+                let kind = &ed.inst(i).kind;
+                let movable = match kind {
+                    InstKind::ArrayLen(_) => !calls && !resizes,
+                    InstKind::GlobalGet(g) => !calls && !global_writes.contains(g),
+                    k => !k.has_side_effects() && !k.reads_memory(),
+                };
+                if !movable || ed.inst(i).result.is_none() {
+                    continue;
+                }
+                let mut invariant = true;
+                kind.for_each_arg(|v| {
+                    if ed
+                        .def_block(v)
+                        .is_none_or(|d: Block| ed.loop_contains(l, d))
+                    {
+                        invariant = false;
+                    }
+                });
+                if invariant {
+                    ed.move_inst_to_end(i, ph);
+                    n += 1;
+                }
+            }
+        }
+    }
+    n
+}

@@ -1,0 +1,325 @@
+//! Sparse conditional constant propagation (Wegman–Zadeck), with block
+//! parameters in place of φ nodes (Fritz ch. 10 "constant propagation").
+//!
+//! Values start at ⊤ and blocks unreachable; a block becomes executable
+//! when an executable edge enters it, and a parameter is the meet of the
+//! arguments on its executable incoming edges. A switch on a constant
+//! makes only the matching edge executable. Afterwards constant values are
+//! materialized (pure instructions become constants; constant parameters
+//! get a constant at the top of their block) and every switch on a
+//! constant is folded by if simplification (§9.2), which deletes the other
+//! edges with the incremental dominator and loop repair of §8.2 and
+//! removes the blocks that became unreachable.
+//!
+//! Only operations whose result the interpreter computes bit-identically
+//! are folded; trapping operations (division by zero) are never folded.
+
+use cranelift_entity::SecondaryMap;
+
+use crate::editor::Editor;
+use crate::ir::{BinaryOp, Block, Cmp, InstKind, Terminator, Type, UnaryOp, User, Value};
+
+/// A constant word of a known type.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum Konst {
+    Int(i64),
+    Float(u64),
+    Bool(bool),
+}
+
+/// The SCCP lattice.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+enum Lat {
+    #[default]
+    Top,
+    Const(Konst),
+    Bottom,
+}
+
+fn meet(a: Lat, b: Lat) -> Lat {
+    match (a, b) {
+        (Lat::Top, x) | (x, Lat::Top) => x,
+        (Lat::Const(x), Lat::Const(y)) if x == y => a,
+        _ => Lat::Bottom,
+    }
+}
+
+fn cmp_ord(cc: Cmp, o: std::cmp::Ordering) -> bool {
+    match cc {
+        Cmp::Eq => o.is_eq(),
+        Cmp::Ne => o.is_ne(),
+        Cmp::Lt => o.is_lt(),
+        Cmp::Le => o.is_le(),
+        Cmp::Gt => o.is_gt(),
+        Cmp::Ge => o.is_ge(),
+    }
+}
+
+/// Folds a pure operation on constants; None when not foldable.
+pub(crate) fn fold(kind: &InstKind, arg: impl Fn(Value) -> Option<Konst>) -> Option<Konst> {
+    use Konst::*;
+    Some(match kind {
+        InstKind::IConst(k) => Int(*k),
+        InstKind::FConst(k) => Float(*k),
+        InstKind::BConst(k) => Bool(*k),
+        InstKind::Copy(v) => arg(*v)?,
+        InstKind::Unary(op, v) => match (op, arg(*v)?) {
+            (UnaryOp::INeg, Int(x)) => Int(x.wrapping_neg()),
+            (UnaryOp::IAbs, Int(x)) => Int(x.wrapping_abs()),
+            (UnaryOp::BNot, Bool(x)) => Bool(!x),
+            (UnaryOp::FNeg, Float(x)) => Float((-f64::from_bits(x)).to_bits()),
+            (UnaryOp::IToF, Int(x)) => Float((x as f64).to_bits()),
+            (UnaryOp::FToI, Float(x)) => Int(f64::from_bits(x) as i64),
+            _ => return None,
+        },
+        InstKind::Binary(op, a, b) => {
+            let (x, y) = (arg(*a)?, arg(*b)?);
+            match (op, x, y) {
+                (BinaryOp::IAdd, Int(x), Int(y)) => Int(x.wrapping_add(y)),
+                (BinaryOp::ISub, Int(x), Int(y)) => Int(x.wrapping_sub(y)),
+                (BinaryOp::IMul, Int(x), Int(y)) => Int(x.wrapping_mul(y)),
+                (BinaryOp::IDiv, Int(x), Int(y)) if y != 0 => Int(x.wrapping_div(y)),
+                (BinaryOp::IRem, Int(x), Int(y)) if y != 0 => Int(x.wrapping_rem(y)),
+                (BinaryOp::IAnd, Int(x), Int(y)) => Int(x & y),
+                (BinaryOp::IOr, Int(x), Int(y)) => Int(x | y),
+                (BinaryOp::IXor, Int(x), Int(y)) => Int(x ^ y),
+                (BinaryOp::IShl, Int(x), Int(y)) => Int(x.wrapping_shl(y as u32)),
+                (BinaryOp::IShr, Int(x), Int(y)) => Int(x.wrapping_shr(y as u32)),
+                (BinaryOp::IMin, Int(x), Int(y)) => Int(x.min(y)),
+                (BinaryOp::IMax, Int(x), Int(y)) => Int(x.max(y)),
+                (BinaryOp::FAdd, Float(x), Float(y)) => {
+                    Float((f64::from_bits(x) + f64::from_bits(y)).to_bits())
+                }
+                (BinaryOp::FSub, Float(x), Float(y)) => {
+                    Float((f64::from_bits(x) - f64::from_bits(y)).to_bits())
+                }
+                (BinaryOp::FMul, Float(x), Float(y)) => {
+                    Float((f64::from_bits(x) * f64::from_bits(y)).to_bits())
+                }
+                (BinaryOp::FDiv, Float(x), Float(y)) => {
+                    Float((f64::from_bits(x) / f64::from_bits(y)).to_bits())
+                }
+                (BinaryOp::ICmp(cc), Int(x), Int(y)) => Bool(cmp_ord(*cc, x.cmp(&y))),
+                (BinaryOp::BCmp(cc), Bool(x), Bool(y)) => Bool(cmp_ord(*cc, x.cmp(&y))),
+                (BinaryOp::FCmp(cc), Float(x), Float(y)) => {
+                    match f64::from_bits(x).partial_cmp(&f64::from_bits(y)) {
+                        Some(o) => Bool(cmp_ord(*cc, o)),
+                        None => Bool(*cc == Cmp::Ne),
+                    }
+                }
+                _ => return None,
+            }
+        }
+        _ => return None,
+    })
+}
+
+/// The instruction that produces constant `k`.
+pub(crate) fn const_inst(k: Konst) -> (InstKind, Type) {
+    match k {
+        Konst::Int(x) => (InstKind::IConst(x), Type::Int),
+        Konst::Float(x) => (InstKind::FConst(x), Type::Float),
+        Konst::Bool(x) => (InstKind::BConst(x), Type::Bool),
+    }
+}
+
+/// The switch key a constant scrutinee selects.
+fn key(k: Konst) -> Option<i64> {
+    match k {
+        Konst::Int(x) => Some(x),
+        Konst::Bool(b) => Some(b as i64),
+        Konst::Float(_) => None,
+    }
+}
+
+/// The index (cases first, then default) of the edge a switch takes on `k`.
+pub(crate) fn taken_edge(term: &Terminator, k: i64) -> Option<usize> {
+    let Terminator::Switch { cases, .. } = term else {
+        return None;
+    };
+    Some(
+        cases
+            .iter()
+            .position(|(c, _)| *c == k)
+            .unwrap_or(cases.len()),
+    )
+}
+
+struct Sccp {
+    lat: SecondaryMap<Value, Lat>,
+    exec: SecondaryMap<Block, bool>,
+    /// Executable edges: (from, edge index).
+    edge_exec: rustc_hash::FxHashSet<(Block, usize)>,
+    blocks: Vec<Block>,
+    values: Vec<Value>,
+}
+
+impl Sccp {
+    fn set(&mut self, v: Value, l: Lat) {
+        let new = meet(self.lat[v], l);
+        if new != self.lat[v] {
+            self.lat[v] = new;
+            self.values.push(v);
+        }
+    }
+
+    fn konst(&self, v: Value) -> Option<Konst> {
+        match self.lat[v] {
+            Lat::Const(k) => Some(k),
+            _ => None,
+        }
+    }
+
+    fn eval_inst(&mut self, ed: &Editor, i: crate::ir::Inst) {
+        let data = ed.inst(i);
+        let Some(r) = data.result else { return };
+        let mut any_top = false;
+        let mut any_bottom = false;
+        data.kind.for_each_arg(|v| match self.lat[v] {
+            Lat::Top => any_top = true,
+            Lat::Bottom => any_bottom = true,
+            Lat::Const(_) => {}
+        });
+        let foldable_kind = matches!(
+            data.kind,
+            InstKind::IConst(_)
+                | InstKind::FConst(_)
+                | InstKind::BConst(_)
+                | InstKind::Copy(_)
+                | InstKind::Unary(..)
+                | InstKind::Binary(..)
+        );
+        let l = if !foldable_kind || any_bottom {
+            Lat::Bottom
+        } else if any_top {
+            Lat::Top
+        } else {
+            match fold(&data.kind, |v| self.konst(v)) {
+                Some(k) => Lat::Const(k),
+                None => Lat::Bottom,
+            }
+        };
+        self.set(r, l);
+    }
+
+    fn eval_term(&mut self, ed: &Editor, b: Block) {
+        let term = ed.term(b);
+        let Terminator::Switch { value, .. } = term else {
+            return;
+        };
+        let only = match value {
+            None => None,
+            Some(v) => match self.lat[*v] {
+                Lat::Top => return,
+                Lat::Const(k) => key(k).and_then(|k| taken_edge(term, k)),
+                Lat::Bottom => None,
+            },
+        };
+        let edges: Vec<(usize, Block, Vec<Value>)> = term
+            .successors()
+            .enumerate()
+            .filter(|(i, _)| only.is_none_or(|o| o == *i))
+            .map(|(i, c)| (i, c.block, c.args.clone()))
+            .collect();
+        for (i, t, args) in edges {
+            let new_edge = self.edge_exec.insert((b, i));
+            let params = ed.params(t).to_vec();
+            for (p, a) in params.into_iter().zip(args) {
+                let l = self.lat[a];
+                self.set(p, l);
+            }
+            if new_edge && !self.exec[t] {
+                self.exec[t] = true;
+                self.blocks.push(t);
+            }
+        }
+    }
+}
+
+/// Runs SCCP on the function of `ed`. Returns whether anything changed.
+pub fn sccp(ed: &mut Editor) -> bool {
+    let entry = ed.entry();
+    let mut s = Sccp {
+        lat: SecondaryMap::new(),
+        exec: SecondaryMap::new(),
+        edge_exec: Default::default(),
+        blocks: vec![entry],
+        values: Vec::new(),
+    };
+    s.exec[entry] = true;
+    for &p in ed.params(entry) {
+        s.lat[p] = Lat::Bottom;
+    }
+    loop {
+        if let Some(b) = s.blocks.pop() {
+            for &i in ed.insts(b) {
+                s.eval_inst(ed, i);
+            }
+            s.eval_term(ed, b);
+        } else if let Some(v) = s.values.pop() {
+            for &u in ed.uses(v) {
+                match u {
+                    User::Inst(i) => {
+                        if ed.inst_block(i).is_some_and(|b| s.exec[b]) {
+                            s.eval_inst(ed, i);
+                        }
+                    }
+                    User::Term(b) => {
+                        if s.exec[b] {
+                            s.eval_term(ed, b);
+                        }
+                    }
+                }
+            }
+        } else {
+            break;
+        }
+    }
+    let mut changed = false;
+    // Materialize constants.
+    for b in ed.blocks() {
+        if !s.exec[b] {
+            continue;
+        }
+        for p in ed.params(b).to_vec() {
+            if let (Some(k), false) = (s.konst(p), ed.is_unused(p)) {
+                let (kind, ty) = const_inst(k);
+                let loc = crate::ir::SrcLoc::NONE;
+                let (_, c) = ed.insert_inst(b, 0, kind, ty, loc);
+                ed.replace_all_uses(p, c.expect("constants have results"));
+                changed = true;
+            }
+        }
+        for i in ed.insts(b).to_vec() {
+            let data = ed.inst(i);
+            let Some(r) = data.result else { continue };
+            let Some(k) = s.konst(r) else { continue };
+            if data.kind.has_side_effects() {
+                continue;
+            }
+            let (kind, _) = const_inst(k);
+            if data.kind != kind {
+                ed.set_inst_kind(i, kind);
+                changed = true;
+            }
+        }
+    }
+    // Fold switches whose scrutinee is constant (if simplification).
+    for b in ed.blocks() {
+        if !ed.is_live(b) || !s.exec[b] {
+            continue;
+        }
+        let term = ed.term(b);
+        let Terminator::Switch { value: Some(v), .. } = term else {
+            continue;
+        };
+        let Some(k) = s.konst(*v).and_then(key) else {
+            continue;
+        };
+        if let Some(idx) = taken_edge(term, k) {
+            ed.fold_switch(b, idx);
+            changed = true;
+        }
+    }
+    changed
+}
