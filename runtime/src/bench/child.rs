@@ -5,8 +5,8 @@
 //! 1. the engine: an [`Engine`] on TIER compiles the program's declarations
 //!    (everything but the final `main(N);`: frontend, passes and, on a
 //!    native tier, code generation as the engine does them) — `compile`;
-//!    then `main(N)` is called — `exec`, the figure the tiers are compared
-//!    by;
+//!    then `main(N)` is called — `exec` (wall and process CPU time), the
+//!    figure the tiers are compared by;
 //! 2. the phase breakdown, replayed on the same source with the same
 //!    components: the frontend (`waddle_frontend::compile`), the `-O2` pass
 //!    pipeline, and for Cranelift tiers `waddle_jit::compile`, whose
@@ -143,9 +143,13 @@ fn run_engine(
     if let Err(e) = compiled {
         return Err((engine.take_output(), e));
     }
+    let cpu_start = process::process_cpu_time();
     let start = Instant::now();
     let ran = engine.call("main", &[Val::Int(size)]);
     phases.exec_s = secs(start.elapsed());
+    if let (Some(a), Some(b)) = (cpu_start, process::process_cpu_time()) {
+        phases.exec_cpu_s = Some(secs(b.saturating_sub(a)));
+    }
     let output = engine.take_output();
     match ran {
         Ok(_) => Ok(output),
@@ -200,8 +204,8 @@ fn replay_phases(name: &str, source: &str, tier: Tier, phases: &mut Phases) -> R
 }
 
 /// Runs one child for `(file, tier, size)` and turns its report into a
-/// [`Measurement`].
-pub fn spawn(exe: &Path, tier: Tier, file: &Path, size: i64) -> Measurement {
+/// [`Measurement`] (compared by execution CPU time when `cpu_time`).
+pub fn spawn(exe: &Path, tier: Tier, file: &Path, size: i64, cpu_time: bool) -> Measurement {
     let mut cmd = Command::new(exe);
     cmd.arg("bench")
         .arg("--child")
@@ -222,18 +226,63 @@ pub fn spawn(exe: &Path, tier: Tier, file: &Path, size: i64) -> Measurement {
     let Some(report) = parsed else {
         return Measurement::failed(format!("the child failed ({})", run.failure()));
     };
+    let time_s = if cpu_time {
+        report.phases.exec_cpu_s.unwrap_or(report.phases.exec_s)
+    } else {
+        report.phases.exec_s
+    };
     Measurement {
         ok: report.ok && run.success(),
         error: report
             .error
             .or_else(|| (!run.success()).then(|| run.failure())),
         output: report.output,
-        time_s: report.phases.exec_s,
+        time_s,
         wall_s: secs(run.wall),
         cpu_s: run.cpu.map(secs),
         // The child's own VmHWM excludes the harness's footprint that
         // `wait4`'s figure inherits through exec.
         peak_rss_kib: report.peak_rss_kib.or(run.peak_rss_kib),
         phases: Some(report.phases),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FIB: &str = "// bench: quick=10\nfn fib(n: int) -> int {\n    if n < 2 { return n; }\n    return fib(n - 1) + fib(n - 2);\n}\nfn main(n: int) { print(fib(n)); }\nmain(20);\n";
+
+    #[test]
+    fn the_interpreter_child_measures_and_captures() {
+        let report = run_on_big_stack(|| measure("fib.wdl", FIB, Tier::Interp, 10)).unwrap();
+        assert!(report.ok, "{report:?}");
+        assert_eq!(report.output, "55\n");
+        assert!(report.phases.exec_s > 0.0 && report.phases.frontend_s > 0.0);
+        assert_eq!(report.phases.codegen_s, None);
+    }
+
+    #[test]
+    fn cranelift_codegen_is_timed_per_function() {
+        let mut phases = Phases::default();
+        replay_phases("fib.wdl", FIB, Tier::Opt, &mut phases).unwrap();
+        assert!(phases.codegen_s.unwrap() > 0.0);
+        assert!(phases.codegen_funcs_s.unwrap() <= phases.codegen_s.unwrap());
+        let names: Vec<&str> = phases.funcs.iter().map(|f| f.name.as_str()).collect();
+        assert!(
+            names.contains(&"fib") && names.contains(&"main"),
+            "{names:?}"
+        );
+        assert!(phases.funcs.iter().all(|f| f.code_size > 0));
+    }
+
+    #[test]
+    fn errors_are_reported_not_panicked() {
+        let report = measure("x.wdl", "print(1);\n", Tier::Interp, 1);
+        assert!(!report.ok && report.error.unwrap().contains("main(N);"));
+        let src = "// bench: quick=1\nfn main(n: int) { print(n / 0); }\nmain(1);\n";
+        let report = run_on_big_stack(|| measure("z.wdl", src, Tier::Interp, 1)).unwrap();
+        assert!(!report.ok);
+        assert!(report.error.unwrap().contains("division by zero"));
     }
 }

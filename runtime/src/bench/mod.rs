@@ -67,6 +67,10 @@ pub struct BenchArgs {
     /// Use each program's tiny size (for tests and smoke runs).
     #[arg(long)]
     pub quick: bool,
+    /// Compare CPU time (user + system) instead of wall time: steadier on a
+    /// loaded machine.
+    #[arg(long)]
+    pub cpu: bool,
     /// The suite directory (default: the `bench/` directory of the
     /// runtime crate, else `./runtime/bench` or `./bench`).
     #[arg(long, value_name = "DIR")]
@@ -129,7 +133,7 @@ pub fn run(args: &BenchArgs) -> Result<BenchReport, String> {
         if !args.json {
             eprintln!("running {} (n = {size}) ...", program.name);
         }
-        let report = measure_program(program, size, &tiers, &toolchains, &exe, args.runs);
+        let report = measure_program(program, size, &tiers, &toolchains, &exe, args);
         if !args.json {
             print!("{}", table::render_program(&report));
         }
@@ -137,6 +141,7 @@ pub fn run(args: &BenchArgs) -> Result<BenchReport, String> {
     }
     let report = BenchReport::new(
         args.quick,
+        args.cpu,
         args.runs,
         tiers.iter().map(|t| t.name().to_string()).collect(),
         toolchains.describe(),
@@ -195,12 +200,13 @@ fn measure_program(
     tiers: &[Tier],
     toolchains: &refs::Toolchains,
     exe: &std::path::Path,
-    runs: u32,
+    args: &BenchArgs,
 ) -> ProgramReport {
+    let (runs, cpu) = (args.runs, args.cpu);
     let mut results = Vec::new();
     for &tier in tiers {
         let runs: Vec<Measurement> = (0..runs)
-            .map(|_| child::spawn(exe, tier, &program.wdl, size))
+            .map(|_| child::spawn(exe, tier, &program.wdl, size, cpu))
             .collect();
         results.push(ImplResult::from_runs(
             tier.name().to_string(),
@@ -213,7 +219,8 @@ fn measure_program(
         let prepared = reference.prepare();
         let result = match prepared {
             Ok(prepared) => {
-                let measured: Vec<Measurement> = (0..runs).map(|_| prepared.run(size)).collect();
+                let measured: Vec<Measurement> =
+                    (0..runs).map(|_| prepared.run(size, cpu)).collect();
                 ImplResult::from_runs(
                     reference.label(),
                     ImplKind::Reference,

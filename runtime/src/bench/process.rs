@@ -122,6 +122,21 @@ mod sys {
         pub fn wait4(pid: c_int, status: *mut c_int, options: c_int, rusage: *mut Rusage) -> c_int;
     }
 
+    /// `struct timespec` on 64-bit Linux.
+    #[repr(C)]
+    #[derive(Default, Clone, Copy)]
+    pub struct Timespec {
+        pub tv_sec: c_long,
+        pub tv_nsec: c_long,
+    }
+
+    extern "C" {
+        pub fn clock_gettime(clock: c_int, tp: *mut Timespec) -> c_int;
+    }
+
+    /// `CLOCK_PROCESS_CPUTIME_ID`.
+    pub const CLOCK_PROCESS_CPUTIME_ID: c_int = 2;
+
     /// `errno` value of an interrupted call.
     pub const EINTR: i32 = 4;
 }
@@ -168,6 +183,26 @@ fn reap(child: &mut std::process::Child) -> Result<Reaped, String> {
         cpu: None,
         peak_rss_kib: None,
     })
+}
+
+/// CPU time used so far by this process (all threads), where known.
+#[cfg(all(target_os = "linux", target_pointer_width = "64"))]
+pub fn process_cpu_time() -> Option<Duration> {
+    let mut ts = sys::Timespec::default();
+    // SAFETY: `ts` is valid for writes of a `timespec`.
+    let r = unsafe { sys::clock_gettime(sys::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    (r == 0).then(|| {
+        Duration::new(
+            ts.tv_sec.max(0) as u64,
+            ts.tv_nsec.clamp(0, 999_999_999) as u32,
+        )
+    })
+}
+
+/// CPU time used so far by this process (all threads), where known.
+#[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
+pub fn process_cpu_time() -> Option<Duration> {
+    None
 }
 
 /// The marker of the launcher's report line (see `launch.c`).
@@ -250,6 +285,17 @@ mod tests {
         assert_eq!(run.stderr, "warn\n");
         assert_eq!(run.peak_rss_kib, Some(1234));
         assert_eq!(run.cpu, Some(Duration::from_micros(1500)));
+    }
+
+    #[test]
+    fn cpu_time_advances() {
+        if let Some(a) = process_cpu_time() {
+            let mut x = 0u64;
+            for i in 0..2_000_000u64 {
+                x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(i));
+            }
+            assert!(process_cpu_time().unwrap() > a, "{x}");
+        }
     }
 
     #[test]

@@ -233,8 +233,9 @@ impl Reference {
 }
 
 impl Prepared {
-    /// Runs it once with problem size `size`.
-    pub fn run(&self, size: i64) -> Measurement {
+    /// Runs it once with problem size `size` (compared by CPU time when
+    /// `cpu_time`).
+    pub fn run(&self, size: i64, cpu_time: bool) -> Measurement {
         let mut argv = self.argv.clone();
         argv.push(PathBuf::from(size.to_string()));
         let ran = match &self.launcher {
@@ -251,7 +252,10 @@ impl Prepared {
                 ok: run.success(),
                 error: (!run.success()).then(|| run.failure()),
                 output: String::from_utf8_lossy(&run.stdout).into_owned(),
-                time_s: secs(run.wall),
+                time_s: match (cpu_time, run.cpu) {
+                    (true, Some(cpu)) => secs(cpu),
+                    _ => secs(run.wall),
+                },
                 wall_s: secs(run.wall),
                 cpu_s: run.cpu.map(secs),
                 peak_rss_kib: run.peak_rss_kib,

@@ -9,7 +9,9 @@
 //! Times are seconds, memory KiB. `time_s` is what implementations are
 //! compared by: for a Waddle tier the in-process execution of `main`
 //! (compilation excluded, reported separately), for a reference the
-//! process's wall time (interpreter start-up included; a few milliseconds).
+//! process's run (interpreter start-up included; a few milliseconds). It is
+//! wall time, or CPU time (user + system, all threads) with `--cpu`, which is
+//! steadier on a loaded machine.
 
 use serde::{Deserialize, Serialize};
 
@@ -20,6 +22,8 @@ pub struct Phases {
     pub engine_compile_s: f64,
     /// The engine executing `main(N)`.
     pub exec_s: f64,
+    /// CPU time of the process (all threads) while executing `main(N)`.
+    pub exec_cpu_s: Option<f64>,
     /// Replayed frontend (parse, check, lower).
     pub frontend_s: f64,
     /// Replayed `-O2` pass pipeline.
@@ -308,6 +312,8 @@ pub struct GeoMean {
 pub struct BenchReport {
     /// `--quick` sizes were used.
     pub quick: bool,
+    /// `time_s` is CPU time (`--cpu`) rather than wall time.
+    pub cpu_time: bool,
     /// Runs per implementation.
     pub runs: u32,
     /// The tiers measured.
@@ -332,8 +338,10 @@ fn geomean(xs: &[f64]) -> Option<f64> {
 
 impl BenchReport {
     /// Assembles the report and its geometric means.
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         quick: bool,
+        cpu_time: bool,
         runs: u32,
         tiers: Vec<String>,
         references: Vec<ReferenceInfo>,
@@ -376,6 +384,7 @@ impl BenchReport {
             .collect();
         BenchReport {
             quick,
+            cpu_time,
             runs,
             tiers,
             references,
@@ -439,7 +448,7 @@ mod tests {
             p.result(C_NAME).unwrap().median.as_ref().unwrap().compile_s,
             Some(0.1)
         );
-        let report = BenchReport::new(false, 3, vec![], vec![], vec![], vec![p]);
+        let report = BenchReport::new(false, false, 3, vec![], vec![], vec![], vec![p]);
         assert!(!report.all_outputs_agree);
         let g = report.geomeans.iter().find(|g| g.name == "interp").unwrap();
         assert_eq!(g.ratio_to_c, Some(4.0));

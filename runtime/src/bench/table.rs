@@ -133,8 +133,9 @@ pub fn render_summary(report: &BenchReport) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "\ngeometric means over the programs ({} run(s) each, median; time = execution for tiers, process wall time for references):",
-        report.runs
+        "\ngeometric means over the programs ({} run(s) each, median; time = {} of the execution for tiers, of the process for references):",
+        report.runs,
+        if report.cpu_time { "CPU time" } else { "wall time" }
     );
     let width = report
         .geomeans
