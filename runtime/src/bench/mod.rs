@@ -135,7 +135,7 @@ pub fn run(args: &BenchArgs) -> Result<BenchReport, String> {
         }
         let report = measure_program(program, size, &tiers, &toolchains, &exe, args);
         if !args.json {
-            print!("{}", table::render_program(&report));
+            print!("{}", table::render_program(&report, args.cpu));
         }
         reports.push(report);
     }

@@ -58,8 +58,8 @@ const HEADER: [&str; 10] = [
     "output",
 ];
 
-/// The table of one program.
-pub fn render_program(p: &ProgramReport) -> String {
+/// The table of one program (`cpu_time`: times are CPU times).
+pub fn render_program(p: &ProgramReport, cpu_time: bool) -> String {
     let mut rows: Vec<[String; 10]> = Vec::new();
     for r in &p.results {
         let m = r.median.clone().unwrap_or_default();
@@ -105,7 +105,12 @@ pub fn render_program(p: &ProgramReport) -> String {
         .as_deref()
         .map(|o| o.split_whitespace().collect::<Vec<_>>().join(" "))
         .unwrap_or_default();
-    let _ = writeln!(out, "\n{} (n = {}): {agree} [{first}]", p.name, p.size);
+    let basis = if cpu_time { "CPU time" } else { "wall time" };
+    let _ = writeln!(
+        out,
+        "\n{} (n = {}, {basis}): {agree} [{first}]",
+        p.name, p.size
+    );
     let mut line = |cells: &[String]| {
         let mut s = String::from("  ");
         for (i, (cell, w)) in cells.iter().zip(widths).enumerate() {
