@@ -205,6 +205,10 @@ fn bad_invocations_are_errors() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown tier `turbo`"));
 
+    let out = waddle(&["bench", "fib", "--plot", "/nonexistent-dir/x.svg"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("does not exist"));
+
     let dir = temp_suite("nomain");
     write(&dir, "nomain", "wdl", "print(1);\n");
     let out = waddle(&["bench", "--dir", dir.to_str().unwrap()]);

@@ -118,9 +118,12 @@ pub fn run(args: &BenchArgs) -> Result<BenchReport, String> {
     } else {
         refs::Toolchains::detect(&mut notes)
     };
-    if !args.json {
-        for n in &notes {
-            eprintln!("note: {n}");
+    if let Some(dir) = args.plot.as_deref().and_then(std::path::Path::parent) {
+        if !dir.as_os_str().is_empty() && !dir.is_dir() {
+            return Err(format!(
+                "cannot write the plot: directory `{}` does not exist",
+                dir.display()
+            ));
         }
     }
     let mut reports = Vec::new();
