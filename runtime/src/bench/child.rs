@@ -44,7 +44,8 @@ pub struct ChildReport {
     pub output: String,
     /// Phase times.
     pub phases: Phases,
-    /// `VmHWM` at the end, in KiB (when the system reports it).
+    /// `VmHWM` after the engine run (before the replay), in KiB, when the
+    /// system reports it.
     pub peak_rss_kib: Option<u64>,
 }
 
@@ -78,7 +79,7 @@ pub fn main(tier: &str, args: &BenchArgs) -> i32 {
         },
     };
     let report = ChildReport {
-        peak_rss_kib: process::own_peak_rss_kib(),
+        peak_rss_kib: report.peak_rss_kib.or_else(process::own_peak_rss_kib),
         ..report
     };
     match serde_json::to_string(&report) {
@@ -104,7 +105,10 @@ pub fn measure(name: &str, source: &str, tier: Tier, size: i64) -> ChildReport {
         };
     };
     let mut report = ChildReport::default();
-    match run_engine(name, decls, tier, size, &mut report.phases) {
+    let engine_run = run_engine(name, decls, tier, size, &mut report.phases);
+    // The peak is taken before the replay, so it is the engine's alone.
+    report.peak_rss_kib = process::own_peak_rss_kib();
+    match engine_run {
         Ok(output) => {
             report.ok = true;
             report.output = String::from_utf8_lossy(&output).into_owned();
