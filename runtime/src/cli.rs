@@ -30,6 +30,8 @@ pub enum Command {
     Run(RunArgs),
     /// Start the interactive REPL (the default).
     Repl(TierArgs),
+    /// Benchmark the tiers against each other and C, Lua and Python.
+    Bench(crate::bench::BenchArgs),
 }
 
 /// Tier selection.
@@ -124,6 +126,7 @@ pub fn main_with_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32
         }),
         Some(Command::Repl(t)) => repl(t),
         Some(Command::Run(args)) => run(args),
+        Some(Command::Bench(args)) => crate::bench::main(args),
     }
 }
 

@@ -13,6 +13,7 @@
 
 #![warn(missing_docs)]
 
+pub mod bench;
 pub mod cli;
 pub mod cross;
 pub mod driver;

@@ -1,0 +1,292 @@
+//! The measuring child: `waddle bench --child TIER --size N FILE`.
+//!
+//! It runs in a process of its own so its peak memory is this tier's alone,
+//! and times each phase in-process, around the phase only:
+//! 1. the engine: an [`Engine`] on TIER compiles the program's declarations
+//!    (everything but the final `main(N);`: frontend, passes and, on a
+//!    native tier, code generation as the engine does them) — `compile`;
+//!    then `main(N)` is called — `exec` (wall and process CPU time), the
+//!    figure the tiers are compared by;
+//! 2. the phase breakdown, replayed on the same source with the same
+//!    components: the frontend (`waddle_frontend::compile`), the `-O2` pass
+//!    pipeline, and for Cranelift tiers `waddle_jit::compile`, whose
+//!    [`waddle_jit::CompileStats`] give per-function translation and
+//!    Cranelift times.
+//!
+//! The result is one JSON line ([`ChildReport`]) on standard output; the
+//! program's own output is captured and carried inside it.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use super::report::{FuncCodegen, Measurement, Phases};
+use super::{process, secs, suite, BenchArgs};
+use crate::driver::{run_on_big_stack, Tier};
+use crate::engine::{optimize, Engine, EngineConfig, OptOptions};
+use crate::error::Error;
+use crate::output::OutputSink;
+use crate::Val;
+
+/// Optimization level the benchmarks run at (the engine's default).
+const OPT_LEVEL: u8 = 2;
+
+/// What a child reports to the harness.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct ChildReport {
+    /// Whether the program compiled and ran without error.
+    pub ok: bool,
+    /// The rendered error, if any.
+    pub error: Option<String>,
+    /// Everything the program printed.
+    pub output: String,
+    /// Phase times.
+    pub phases: Phases,
+    /// `VmHWM` after the engine run (before the replay), in KiB, when the
+    /// system reports it.
+    pub peak_rss_kib: Option<u64>,
+}
+
+/// Entry point of `--child TIER`; prints the report and returns 0 (1 for a
+/// bad invocation, 2 when the program failed).
+pub fn main(tier: &str, args: &BenchArgs) -> i32 {
+    let tier: Tier = match tier.parse() {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 1;
+        }
+    };
+    let (Some(size), [file]) = (args.size, args.names.as_slice()) else {
+        eprintln!("error: --child needs --size N and exactly one program file");
+        return 1;
+    };
+    let report = match std::fs::read_to_string(file) {
+        Ok(source) => {
+            let name = file.clone();
+            run_on_big_stack(move || measure(&name, &source, tier, size)).unwrap_or_else(|msg| {
+                ChildReport {
+                    error: Some(format!("internal error: {msg}")),
+                    ..ChildReport::default()
+                }
+            })
+        }
+        Err(e) => ChildReport {
+            error: Some(format!("cannot read `{file}`: {e}")),
+            ..ChildReport::default()
+        },
+    };
+    let report = ChildReport {
+        peak_rss_kib: report.peak_rss_kib.or_else(process::own_peak_rss_kib),
+        ..report
+    };
+    match serde_json::to_string(&report) {
+        Ok(line) => println!("{line}"),
+        Err(e) => {
+            eprintln!("error: cannot encode the report: {e}");
+            return 1;
+        }
+    }
+    if report.ok {
+        0
+    } else {
+        2
+    }
+}
+
+/// Runs and times `source` on `tier` with problem size `size`.
+pub fn measure(name: &str, source: &str, tier: Tier, size: i64) -> ChildReport {
+    let Some((decls, _)) = suite::split_main_call(source) else {
+        return ChildReport {
+            error: Some(format!("`{name}` must end with a line `main(N);`")),
+            ..ChildReport::default()
+        };
+    };
+    let mut report = ChildReport::default();
+    let engine_run = run_engine(name, decls, tier, size, &mut report.phases);
+    // The peak is taken before the replay, so it is the engine's alone.
+    report.peak_rss_kib = process::own_peak_rss_kib();
+    match engine_run {
+        Ok(output) => {
+            report.ok = true;
+            report.output = String::from_utf8_lossy(&output).into_owned();
+        }
+        Err((output, e)) => {
+            report.output = String::from_utf8_lossy(&output).into_owned();
+            report.error = Some(e.render().trim_end().to_string());
+            return report;
+        }
+    }
+    if let Err(e) = replay_phases(name, source, tier, &mut report.phases) {
+        report.ok = false;
+        report.error = Some(e);
+    }
+    report
+}
+
+/// The engine run: compile the declarations, then call `main(size)`.
+fn run_engine(
+    name: &str,
+    decls: &str,
+    tier: Tier,
+    size: i64,
+    phases: &mut Phases,
+) -> Result<Vec<u8>, (Vec<u8>, Error)> {
+    let config = EngineConfig {
+        tier,
+        opt_level: OPT_LEVEL,
+        output: OutputSink::Capture,
+        ..EngineConfig::default()
+    };
+    let mut engine = Engine::with_config(config).map_err(|e| (Vec::new(), e))?;
+    let start = Instant::now();
+    let compiled = engine.eval_named(name, decls);
+    phases.engine_compile_s = secs(start.elapsed());
+    if let Err(e) = compiled {
+        return Err((engine.take_output(), e));
+    }
+    let cpu_start = process::process_cpu_time();
+    let start = Instant::now();
+    let ran = engine.call("main", &[Val::Int(size)]);
+    phases.exec_s = secs(start.elapsed());
+    if let (Some(a), Some(b)) = (cpu_start, process::process_cpu_time()) {
+        phases.exec_cpu_s = Some(secs(b.saturating_sub(a)));
+    }
+    let output = engine.take_output();
+    match ran {
+        Ok(_) => Ok(output),
+        Err(e) => Err((output, e)),
+    }
+}
+
+/// The phase breakdown: frontend, passes and (Cranelift tiers) codegen,
+/// each timed around the call that does it.
+fn replay_phases(name: &str, source: &str, tier: Tier, phases: &mut Phases) -> Result<(), String> {
+    let mut sources = waddle_frontend::SourceMap::default();
+    sources.add(waddle_frontend::SourceFile::new(name, source));
+    let options = waddle_frontend::CompileOptions::default();
+    let start = Instant::now();
+    let compiled = waddle_frontend::compile(&sources, &options);
+    phases.frontend_s = secs(start.elapsed());
+    let mut program = compiled
+        .map_err(|_| "the frontend rejected the program on replay".to_string())?
+        .program;
+    let opt = OptOptions {
+        opt_level: OPT_LEVEL,
+        passes: None,
+    };
+    let start = Instant::now();
+    optimize(&mut program, &opt).map_err(|e| e.render())?;
+    phases.passes_s = secs(start.elapsed());
+    if matches!(tier, Tier::Opt | Tier::Full) {
+        let opts = waddle_jit::JitOptions {
+            fuel: false,
+            ..waddle_jit::JitOptions::default()
+        };
+        let start = Instant::now();
+        let compiled = waddle_jit::compile(&program, &opts).map_err(|e| e.to_string())?;
+        let total = start.elapsed();
+        let stats = compiled.stats();
+        let per_func: Duration = stats.funcs.iter().map(|f| f.translate + f.codegen).sum();
+        phases.codegen_s = Some(secs(total));
+        phases.codegen_funcs_s = Some(secs(per_func));
+        phases.funcs = stats
+            .funcs
+            .iter()
+            .map(|f| FuncCodegen {
+                name: f.name.clone(),
+                ir_insts: f.ir_insts,
+                translate_s: secs(f.translate),
+                codegen_s: secs(f.codegen),
+                code_size: f.code_size,
+            })
+            .collect();
+    }
+    Ok(())
+}
+
+/// Runs one child for `(file, tier, size)` and turns its report into a
+/// [`Measurement`] (compared by execution CPU time when `cpu_time`).
+pub fn spawn(exe: &Path, tier: Tier, file: &Path, size: i64, cpu_time: bool) -> Measurement {
+    let mut cmd = Command::new(exe);
+    cmd.arg("bench")
+        .arg("--child")
+        .arg(tier.name())
+        .arg("--size")
+        .arg(size.to_string())
+        .arg(file);
+    let run = match process::run(cmd) {
+        Ok(r) => r,
+        Err(e) => return Measurement::failed(e),
+    };
+    let text = String::from_utf8_lossy(&run.stdout);
+    let parsed = text
+        .lines()
+        .rev()
+        .find(|l| l.starts_with('{'))
+        .and_then(|l| serde_json::from_str::<ChildReport>(l).ok());
+    let Some(report) = parsed else {
+        return Measurement::failed(format!("the child failed ({})", run.failure()));
+    };
+    let time_s = if cpu_time {
+        report.phases.exec_cpu_s.unwrap_or(report.phases.exec_s)
+    } else {
+        report.phases.exec_s
+    };
+    Measurement {
+        ok: report.ok && run.success(),
+        error: report
+            .error
+            .or_else(|| (!run.success()).then(|| run.failure())),
+        output: report.output,
+        time_s,
+        wall_s: secs(run.wall),
+        cpu_s: run.cpu.map(secs),
+        // The child's own VmHWM excludes the harness's footprint that
+        // `wait4`'s figure inherits through exec.
+        peak_rss_kib: report.peak_rss_kib.or(run.peak_rss_kib),
+        phases: Some(report.phases),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FIB: &str = "// bench: quick=10\nfn fib(n: int) -> int {\n    if n < 2 { return n; }\n    return fib(n - 1) + fib(n - 2);\n}\nfn main(n: int) { print(fib(n)); }\nmain(20);\n";
+
+    #[test]
+    fn the_interpreter_child_measures_and_captures() {
+        let report = run_on_big_stack(|| measure("fib.wdl", FIB, Tier::Interp, 10)).unwrap();
+        assert!(report.ok, "{report:?}");
+        assert_eq!(report.output, "55\n");
+        assert!(report.phases.exec_s > 0.0 && report.phases.frontend_s > 0.0);
+        assert_eq!(report.phases.codegen_s, None);
+    }
+
+    #[test]
+    fn cranelift_codegen_is_timed_per_function() {
+        let mut phases = Phases::default();
+        replay_phases("fib.wdl", FIB, Tier::Opt, &mut phases).unwrap();
+        assert!(phases.codegen_s.unwrap() > 0.0);
+        assert!(phases.codegen_funcs_s.unwrap() <= phases.codegen_s.unwrap());
+        let names: Vec<&str> = phases.funcs.iter().map(|f| f.name.as_str()).collect();
+        assert!(
+            names.contains(&"fib") && names.contains(&"main"),
+            "{names:?}"
+        );
+        assert!(phases.funcs.iter().all(|f| f.code_size > 0));
+    }
+
+    #[test]
+    fn errors_are_reported_not_panicked() {
+        let report = measure("x.wdl", "print(1);\n", Tier::Interp, 1);
+        assert!(!report.ok && report.error.unwrap().contains("main(N);"));
+        let src = "// bench: quick=1\nfn main(n: int) { print(n / 0); }\nmain(1);\n";
+        let report = run_on_big_stack(|| measure("z.wdl", src, Tier::Interp, 1)).unwrap();
+        assert!(!report.ok);
+        assert!(report.error.unwrap().contains("division by zero"));
+    }
+}

@@ -1,0 +1,244 @@
+//! `waddle bench`: the harness that compares the execution tiers with each
+//! other and with reference implementations in C, Lua and Python.
+//!
+//! The suite lives in `runtime/bench/<name>/` (see its README): each
+//! program `<name>.wdl` defines `fn main(n: int)` and ends with the line
+//! `main(N);` (the full size); a `// bench: quick=Q` comment gives the tiny
+//! size of `--quick`. `<name>.c`, `<name>.lua` and `<name>.py` implement
+//! the same algorithm, take the size as their first argument and print the
+//! same checksum.
+//!
+//! Every measurement runs in a fresh child process, so peak memory is per
+//! tier: Waddle tiers re-invoke the current executable as
+//! `waddle bench --child TIER --size N FILE` ([`child`]), which measures its
+//! phases in-process and reports them as one JSON line; references run their
+//! interpreter or the cached `cc -O2` binary ([`refs`]). The parent
+//! ([`run`]) collects [`report::Measurement`]s, takes medians, checks that
+//! every output equals the interpreter's, prints a table ([`table`]), and
+//! optionally writes JSON and an SVG chart ([`plot`]).
+//!
+//! Module map: [`suite`] (finding programs and sizes), [`child`]
+//! (in-process measurement), [`process`] (spawning and `wait4` resource
+//! usage), [`refs`] (reference toolchains), [`report`] (the result model
+//! and JSON), [`table`], [`plot`].
+
+pub mod child;
+pub mod plot;
+pub mod process;
+pub mod refs;
+pub mod report;
+pub mod suite;
+pub mod table;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::driver::Tier;
+use report::{BenchReport, ImplKind, ImplResult, Measurement, ProgramReport};
+use suite::BenchProgram;
+
+/// Tiers measured when `--tiers` is not given (those this build lacks are
+/// skipped with a note).
+pub const DEFAULT_TIERS: [Tier; 4] = [Tier::Interp, Tier::Baseline, Tier::Opt, Tier::Full];
+
+/// Arguments of `waddle bench`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct BenchArgs {
+    /// Programs to run (directory names in the suite); all when empty. In
+    /// `--child` mode: the one `.wdl` file to measure.
+    #[arg(value_name = "NAMES")]
+    pub names: Vec<String>,
+    /// Tiers to measure, comma separated (unavailable ones are skipped).
+    #[arg(long, value_delimiter = ',', value_name = "TIER,...")]
+    pub tiers: Option<Vec<String>>,
+    /// Child processes per (program, tier or reference); the median counts.
+    #[arg(long, default_value_t = 3, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub runs: u32,
+    /// Print the results as JSON instead of tables.
+    #[arg(long)]
+    pub json: bool,
+    /// Also write a chart of the run-time ratios to C (SVG).
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<PathBuf>,
+    /// Skip the C, Lua and Python references.
+    #[arg(long)]
+    pub no_ref: bool,
+    /// Use each program's tiny size (for tests and smoke runs).
+    #[arg(long)]
+    pub quick: bool,
+    /// Compare CPU time (user + system) instead of wall time: steadier on a
+    /// loaded machine.
+    #[arg(long)]
+    pub cpu: bool,
+    /// The suite directory (default: the `bench/` directory of the
+    /// runtime crate, else `./runtime/bench` or `./bench`).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Internal: measure one program on TIER in this process.
+    #[arg(long, hide = true, value_name = "TIER")]
+    pub child: Option<String>,
+    /// Internal: the problem size passed to `main` in `--child` mode.
+    #[arg(long, hide = true, value_name = "N")]
+    pub size: Option<i64>,
+}
+
+/// Runs `waddle bench`; returns the exit status (0 when every measurement
+/// succeeded and every output agreed, 1 otherwise).
+pub fn main(args: BenchArgs) -> i32 {
+    if let Some(tier) = &args.child {
+        return child::main(tier, &args);
+    }
+    match run(&args) {
+        Ok(report) => {
+            if report.all_outputs_agree && report.all_ok {
+                0
+            } else {
+                1
+            }
+        }
+        Err(msg) => {
+            eprintln!("error: {msg}");
+            1
+        }
+    }
+}
+
+/// Measures the selected programs and prints the results; `Err` for a bad
+/// invocation (unknown program or tier, missing suite, unwritable plot).
+pub fn run(args: &BenchArgs) -> Result<BenchReport, String> {
+    let dir = suite::find_dir(args.dir.as_deref())?;
+    let programs = suite::select(&dir, &args.names)?;
+    let mut notes = Vec::new();
+    let tiers = select_tiers(args.tiers.as_deref(), &mut notes)?;
+    let exe =
+        std::env::current_exe().map_err(|e| format!("cannot find the waddle executable: {e}"))?;
+    let toolchains = if args.no_ref {
+        refs::Toolchains::none()
+    } else {
+        refs::Toolchains::detect(&mut notes)
+    };
+    if let Some(dir) = args.plot.as_deref().and_then(std::path::Path::parent) {
+        if !dir.as_os_str().is_empty() && !dir.is_dir() {
+            return Err(format!(
+                "cannot write the plot: directory `{}` does not exist",
+                dir.display()
+            ));
+        }
+    }
+    let mut reports = Vec::new();
+    for program in &programs {
+        let size = if args.quick {
+            program.quick_size
+        } else {
+            program.size
+        };
+        if !args.json {
+            eprintln!("running {} (n = {size}) ...", program.name);
+        }
+        let report = measure_program(program, size, &tiers, &toolchains, &exe, args);
+        if !args.json {
+            print!("{}", table::render_program(&report, args.cpu));
+        }
+        reports.push(report);
+    }
+    let report = BenchReport::new(
+        args.quick,
+        args.cpu,
+        args.runs,
+        tiers.iter().map(|t| t.name().to_string()).collect(),
+        toolchains.describe(),
+        notes,
+        reports,
+    );
+    if args.json {
+        println!("{}", report.to_json());
+    } else {
+        print!("{}", table::render_summary(&report));
+    }
+    if let Some(path) = &args.plot {
+        plot::write_svg(&report, path)?;
+        if !args.json {
+            eprintln!("wrote {}", path.display());
+        }
+    }
+    Ok(report)
+}
+
+/// The requested tiers that this build can run; notes the skipped ones.
+fn select_tiers(
+    requested: Option<&[String]>,
+    notes: &mut Vec<String>,
+) -> Result<Vec<Tier>, String> {
+    let wanted: Vec<Tier> = match requested {
+        None => DEFAULT_TIERS.to_vec(),
+        Some(names) => names
+            .iter()
+            .map(|n| n.parse::<Tier>())
+            .collect::<Result<_, _>>()?,
+    };
+    let mut tiers = Vec::new();
+    for t in wanted {
+        if tiers.contains(&t) {
+            continue;
+        }
+        if crate::engine::check_tier(t).is_ok() {
+            tiers.push(t);
+        } else {
+            notes.push(format!(
+                "tier `{t}` is not available in this build: skipped"
+            ));
+        }
+    }
+    if tiers.is_empty() {
+        return Err("none of the requested tiers is available in this build".to_string());
+    }
+    Ok(tiers)
+}
+
+/// Runs every tier and reference on one program and checks the outputs.
+fn measure_program(
+    program: &BenchProgram,
+    size: i64,
+    tiers: &[Tier],
+    toolchains: &refs::Toolchains,
+    exe: &std::path::Path,
+    args: &BenchArgs,
+) -> ProgramReport {
+    let (runs, cpu) = (args.runs, args.cpu);
+    let mut results = Vec::new();
+    for &tier in tiers {
+        let runs: Vec<Measurement> = (0..runs)
+            .map(|_| child::spawn(exe, tier, &program.wdl, size, cpu))
+            .collect();
+        results.push(ImplResult::from_runs(
+            tier.name().to_string(),
+            ImplKind::Tier,
+            None,
+            runs,
+        ));
+    }
+    for reference in toolchains.for_program(program) {
+        let prepared = reference.prepare();
+        let result = match prepared {
+            Ok(prepared) => {
+                let measured: Vec<Measurement> =
+                    (0..runs).map(|_| prepared.run(size, cpu)).collect();
+                ImplResult::from_runs(
+                    reference.label(),
+                    ImplKind::Reference,
+                    prepared.compile_time,
+                    measured,
+                )
+            }
+            Err(msg) => ImplResult::failed(reference.label(), ImplKind::Reference, msg),
+        };
+        results.push(result);
+    }
+    ProgramReport::new(program.name.clone(), size, results)
+}
+
+/// Seconds as `f64` (the unit of every JSON time field).
+pub(crate) fn secs(d: Duration) -> f64 {
+    d.as_secs_f64()
+}

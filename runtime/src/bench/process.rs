@@ -1,0 +1,305 @@
+//! Running one measured child process: its output, exit status, wall time,
+//! CPU time and peak resident memory.
+//!
+//! On 64-bit Linux the child is reaped with `wait4`, whose `rusage` is that
+//! one child's own (unlike `getrusage(RUSAGE_CHILDREN)`, which is a maximum
+//! over every child waited for so far). Elsewhere the process is reaped by
+//! `std` and the memory and CPU figures are unknown.
+
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// What a finished child did.
+#[derive(Clone, Debug)]
+pub struct ChildRun {
+    /// Standard output.
+    pub stdout: Vec<u8>,
+    /// Standard error, lossily decoded.
+    pub stderr: String,
+    /// Exit status, or `None` when killed by a signal.
+    pub exit_code: Option<i32>,
+    /// The signal that ended it, if any.
+    pub signal: Option<i32>,
+    /// From spawn to reaped.
+    pub wall: Duration,
+    /// User plus system CPU time (when known).
+    pub cpu: Option<Duration>,
+    /// Peak resident set size in KiB (when known).
+    pub peak_rss_kib: Option<u64>,
+}
+
+impl ChildRun {
+    /// Whether it exited with status 0.
+    pub fn success(&self) -> bool {
+        self.exit_code == Some(0)
+    }
+
+    /// A one-line description of an unsuccessful end.
+    pub fn failure(&self) -> String {
+        let how = match (self.exit_code, self.signal) {
+            (Some(c), _) => format!("exit status {c}"),
+            (None, Some(s)) => format!("killed by signal {s}"),
+            (None, None) => "unknown end".to_string(),
+        };
+        let first = self.stderr.lines().next().unwrap_or("").trim();
+        if first.is_empty() {
+            how
+        } else {
+            format!("{how}: {first}")
+        }
+    }
+}
+
+/// Runs `cmd` to completion with stdin closed and both outputs captured.
+pub fn run(mut cmd: Command) -> Result<ChildRun, String> {
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let program = cmd.get_program().to_string_lossy().into_owned();
+    let start = Instant::now();
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| format!("cannot start `{program}`: {e}"))?;
+    let mut out = child.stdout.take();
+    let mut err = child.stderr.take();
+    let err_reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        if let Some(e) = err.as_mut() {
+            let _ = e.read_to_end(&mut buf);
+        }
+        buf
+    });
+    let mut stdout = Vec::new();
+    if let Some(o) = out.as_mut() {
+        let _ = o.read_to_end(&mut stdout);
+    }
+    let stderr = err_reader.join().unwrap_or_default();
+    let status = reap(&mut child)?;
+    let wall = start.elapsed();
+    Ok(ChildRun {
+        stdout,
+        stderr: String::from_utf8_lossy(&stderr).into_owned(),
+        exit_code: status.exit_code,
+        signal: status.signal,
+        wall,
+        cpu: status.cpu,
+        peak_rss_kib: status.peak_rss_kib,
+    })
+}
+
+/// How a reaped child ended and what it used.
+struct Reaped {
+    exit_code: Option<i32>,
+    signal: Option<i32>,
+    cpu: Option<Duration>,
+    peak_rss_kib: Option<u64>,
+}
+
+#[cfg(all(target_os = "linux", target_pointer_width = "64"))]
+mod sys {
+    use std::os::raw::{c_int, c_long};
+
+    /// `struct timeval` on 64-bit Linux.
+    #[repr(C)]
+    #[derive(Default, Clone, Copy)]
+    pub struct Timeval {
+        pub tv_sec: c_long,
+        pub tv_usec: c_long,
+    }
+
+    /// `struct rusage` on 64-bit Linux (`ru_maxrss` is in KiB).
+    #[repr(C)]
+    #[derive(Default, Clone, Copy)]
+    pub struct Rusage {
+        pub ru_utime: Timeval,
+        pub ru_stime: Timeval,
+        pub ru_maxrss: c_long,
+        pub rest: [c_long; 13],
+    }
+
+    extern "C" {
+        pub fn wait4(pid: c_int, status: *mut c_int, options: c_int, rusage: *mut Rusage) -> c_int;
+    }
+
+    /// `struct timespec` on 64-bit Linux.
+    #[repr(C)]
+    #[derive(Default, Clone, Copy)]
+    pub struct Timespec {
+        pub tv_sec: c_long,
+        pub tv_nsec: c_long,
+    }
+
+    extern "C" {
+        pub fn clock_gettime(clock: c_int, tp: *mut Timespec) -> c_int;
+    }
+
+    /// `CLOCK_PROCESS_CPUTIME_ID`.
+    pub const CLOCK_PROCESS_CPUTIME_ID: c_int = 2;
+
+    /// `errno` value of an interrupted call.
+    pub const EINTR: i32 = 4;
+}
+
+#[cfg(all(target_os = "linux", target_pointer_width = "64"))]
+fn reap(child: &mut std::process::Child) -> Result<Reaped, String> {
+    let pid = child.id() as i32;
+    let mut status: i32 = 0;
+    let mut usage = sys::Rusage::default();
+    loop {
+        // SAFETY: `pid` is our own unreaped child (std has not waited for
+        // it), and both out-pointers are valid for writes of their types.
+        let r = unsafe { sys::wait4(pid, &mut status, 0, &mut usage) };
+        if r == pid {
+            break;
+        }
+        let err = std::io::Error::last_os_error();
+        if err.raw_os_error() != Some(sys::EINTR) {
+            return Err(format!("wait4 failed: {err}"));
+        }
+    }
+    let tv = |t: sys::Timeval| {
+        Duration::from_secs(t.tv_sec.max(0) as u64) + Duration::from_micros(t.tv_usec.max(0) as u64)
+    };
+    let (exit_code, signal) = if status & 0x7f == 0 {
+        (Some((status >> 8) & 0xff), None)
+    } else {
+        (None, Some(status & 0x7f))
+    };
+    Ok(Reaped {
+        exit_code,
+        signal,
+        cpu: Some(tv(usage.ru_utime) + tv(usage.ru_stime)),
+        peak_rss_kib: Some(usage.ru_maxrss.max(0) as u64),
+    })
+}
+
+#[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
+fn reap(child: &mut std::process::Child) -> Result<Reaped, String> {
+    let status = child.wait().map_err(|e| format!("wait failed: {e}"))?;
+    Ok(Reaped {
+        exit_code: status.code(),
+        signal: None,
+        cpu: None,
+        peak_rss_kib: None,
+    })
+}
+
+/// CPU time used so far by this process (all threads), where known.
+#[cfg(all(target_os = "linux", target_pointer_width = "64"))]
+pub fn process_cpu_time() -> Option<Duration> {
+    let mut ts = sys::Timespec::default();
+    // SAFETY: `ts` is valid for writes of a `timespec`.
+    let r = unsafe { sys::clock_gettime(sys::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    (r == 0).then(|| {
+        Duration::new(
+            ts.tv_sec.max(0) as u64,
+            ts.tv_nsec.clamp(0, 999_999_999) as u32,
+        )
+    })
+}
+
+/// CPU time used so far by this process (all threads), where known.
+#[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
+pub fn process_cpu_time() -> Option<Duration> {
+    None
+}
+
+/// The marker of the launcher's report line (see `launch.c`).
+pub const LAUNCHER_MARKER: &str = "waddle-bench-rusage";
+
+/// Runs `argv` through the launcher (`launch.c`, compiled), which reports
+/// the program's own peak memory and CPU time; the report line is removed
+/// from standard error.
+pub fn run_launched(
+    launcher: &std::path::Path,
+    argv: &[std::path::PathBuf],
+) -> Result<ChildRun, String> {
+    let mut cmd = Command::new(launcher);
+    cmd.args(argv);
+    let mut run = run(cmd)?;
+    let Some(pos) = run.stderr.rfind(LAUNCHER_MARKER) else {
+        return Err(format!("the launcher did not report ({})", run.failure()));
+    };
+    let fields: Vec<u64> = run.stderr[pos + LAUNCHER_MARKER.len()..]
+        .split_whitespace()
+        .filter_map(|f| f.parse().ok())
+        .collect();
+    let [maxrss, utime, stime] = fields[..] else {
+        return Err("malformed launcher report".to_string());
+    };
+    run.peak_rss_kib = Some(maxrss);
+    run.cpu = Some(Duration::from_micros(utime + stime));
+    let mut rest = run.stderr[..pos].to_string();
+    if rest.ends_with('\n') {
+        rest.pop();
+    }
+    run.stderr = rest;
+    if let Some(code) = run.exit_code.filter(|&c| c > 128) {
+        run.exit_code = None;
+        run.signal = Some(code - 128);
+    }
+    Ok(run)
+}
+
+/// This process's peak resident set size in KiB (`VmHWM` of
+/// `/proc/self/status`), where the system reports it.
+pub fn own_peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn captures_output_and_status() {
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", "echo out; echo err >&2; exit 3"]);
+        let run = run(cmd).unwrap();
+        assert_eq!(run.stdout, b"out\n");
+        assert_eq!(run.stderr, "err\n");
+        assert_eq!(run.exit_code, Some(3));
+        assert!(!run.success());
+        assert_eq!(run.failure(), "exit status 3: err");
+        if cfg!(target_os = "linux") {
+            assert!(run.peak_rss_kib.unwrap() > 0);
+        }
+    }
+
+    #[test]
+    fn the_launcher_report_is_parsed_and_removed() {
+        let script =
+            std::env::temp_dir().join(format!("waddle-bench-fake-launcher-{}", std::process::id()));
+        std::fs::write(
+            &script,
+            "#!/bin/sh\necho hi\necho warn >&2\nprintf '\\nwaddle-bench-rusage 1234 1000 500\\n' >&2\nexit 0\n",
+        )
+        .unwrap();
+        let _ = Command::new("chmod").arg("+x").arg(&script).status();
+        let run = run_launched(&script, &[]).unwrap();
+        let _ = std::fs::remove_file(&script);
+        assert_eq!(run.stdout, b"hi\n");
+        assert_eq!(run.stderr, "warn\n");
+        assert_eq!(run.peak_rss_kib, Some(1234));
+        assert_eq!(run.cpu, Some(Duration::from_micros(1500)));
+    }
+
+    #[test]
+    fn cpu_time_advances() {
+        if let Some(a) = process_cpu_time() {
+            let mut x = 0u64;
+            for i in 0..2_000_000u64 {
+                x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(i));
+            }
+            assert!(process_cpu_time().unwrap() > a, "{x}");
+        }
+    }
+
+    #[test]
+    fn a_missing_program_is_an_error() {
+        assert!(run(Command::new("/nonexistent/waddle-bench-test")).is_err());
+    }
+}

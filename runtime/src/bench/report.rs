@@ -1,0 +1,470 @@
+//! The result model of `waddle bench` and its JSON form.
+//!
+//! One [`Measurement`] per child process; an [`ImplResult`] per (program,
+//! tier or reference) with the medians of its runs; a [`ProgramReport`]
+//! per program, which checks that every output equals the reference output
+//! (the interpreter's when it ran) and computes the ratios; a
+//! [`BenchReport`] for the whole invocation.
+//!
+//! Times are seconds, memory KiB. `time_s` is what implementations are
+//! compared by: for a Waddle tier the in-process execution of `main`
+//! (compilation excluded, reported separately), for a reference the
+//! process's run (interpreter start-up included; a few milliseconds). It is
+//! wall time, or CPU time (user + system, all threads) with `--cpu`, which is
+//! steadier on a loaded machine.
+
+use serde::{Deserialize, Serialize};
+
+/// Phase times measured inside a Waddle child.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Phases {
+    /// The engine compiling the program's declarations (all phases it runs).
+    pub engine_compile_s: f64,
+    /// The engine executing `main(N)`.
+    pub exec_s: f64,
+    /// CPU time of the process (all threads) while executing `main(N)`.
+    pub exec_cpu_s: Option<f64>,
+    /// Replayed frontend (parse, check, lower).
+    pub frontend_s: f64,
+    /// Replayed `-O2` pass pipeline.
+    pub passes_s: f64,
+    /// Replayed whole `waddle_jit::compile` call (Cranelift tiers only).
+    pub codegen_s: Option<f64>,
+    /// Sum of the per-function translation and Cranelift times.
+    pub codegen_funcs_s: Option<f64>,
+    /// Per-function code generation statistics.
+    pub funcs: Vec<FuncCodegen>,
+}
+
+/// Code generation statistics of one function.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FuncCodegen {
+    /// Function name.
+    pub name: String,
+    /// Waddle IR instructions.
+    pub ir_insts: usize,
+    /// Waddle IR → Cranelift IR.
+    pub translate_s: f64,
+    /// Cranelift (optimization, register allocation, emission).
+    pub codegen_s: f64,
+    /// Machine code bytes.
+    pub code_size: usize,
+}
+
+/// One child process.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Measurement {
+    /// Ran to completion with exit status 0.
+    pub ok: bool,
+    /// Why not.
+    pub error: Option<String>,
+    /// What the program printed.
+    pub output: String,
+    /// The compared time (see the module docs).
+    pub time_s: f64,
+    /// Wall time of the whole process.
+    pub wall_s: f64,
+    /// User + system CPU time of the process.
+    pub cpu_s: Option<f64>,
+    /// Peak resident set size.
+    pub peak_rss_kib: Option<u64>,
+    /// Phase times (Waddle tiers only).
+    pub phases: Option<Phases>,
+}
+
+impl Measurement {
+    /// A run that could not happen.
+    pub fn failed(error: String) -> Measurement {
+        Measurement {
+            error: Some(error),
+            ..Measurement::default()
+        }
+    }
+}
+
+/// Whether a result is a Waddle tier or a reference implementation.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ImplKind {
+    /// A Waddle execution tier.
+    Tier,
+    /// C, Lua or Python.
+    Reference,
+}
+
+/// Medians over the successful runs.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// Median compared time.
+    pub time_s: f64,
+    /// Median process wall time.
+    pub wall_s: f64,
+    /// Median process CPU time.
+    pub cpu_s: Option<f64>,
+    /// Compile time: the engine's (tiers) or `cc`'s (C, once).
+    pub compile_s: Option<f64>,
+    /// Median replayed frontend time.
+    pub frontend_s: Option<f64>,
+    /// Median replayed pass time.
+    pub passes_s: Option<f64>,
+    /// Median replayed code generation time.
+    pub codegen_s: Option<f64>,
+    /// Largest peak resident set over the runs.
+    pub peak_rss_kib: Option<u64>,
+}
+
+/// One implementation (tier or reference) of one program.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ImplResult {
+    /// `interp`, `opt`, ..., `C`, `lua5.4`, `python3`.
+    pub name: String,
+    /// Tier or reference.
+    pub kind: ImplKind,
+    /// Every run succeeded.
+    pub ok: bool,
+    /// The first error.
+    pub error: Option<String>,
+    /// Every run printed the expected output (`None` when nothing to compare).
+    pub output_matches: Option<bool>,
+    /// Medians (`None` when no run succeeded).
+    pub median: Option<Summary>,
+    /// `time_s` over the fastest Waddle tier's.
+    pub ratio_to_best_tier: Option<f64>,
+    /// `time_s` over C's.
+    pub ratio_to_c: Option<f64>,
+    /// Per-function code generation of the first run (Cranelift tiers).
+    pub codegen_funcs: Vec<FuncCodegen>,
+    /// Every run.
+    pub runs: Vec<Measurement>,
+}
+
+fn median(mut xs: Vec<f64>) -> Option<f64> {
+    if xs.is_empty() {
+        return None;
+    }
+    xs.sort_by(f64::total_cmp);
+    let n = xs.len();
+    Some(if n % 2 == 1 {
+        xs[n / 2]
+    } else {
+        (xs[n / 2 - 1] + xs[n / 2]) / 2.0
+    })
+}
+
+impl ImplResult {
+    /// Summarizes `runs`; `compile_s` is a one-time compile (C).
+    pub fn from_runs(
+        name: String,
+        kind: ImplKind,
+        compile_s: Option<f64>,
+        runs: Vec<Measurement>,
+    ) -> ImplResult {
+        let good: Vec<&Measurement> = runs.iter().filter(|m| m.ok).collect();
+        let ok = !runs.is_empty() && good.len() == runs.len();
+        let error = runs.iter().find_map(|m| m.error.clone());
+        let phase = |f: &dyn Fn(&Phases) -> Option<f64>| {
+            median(
+                good.iter()
+                    .filter_map(|m| m.phases.as_ref().and_then(f))
+                    .collect(),
+            )
+        };
+        let median = (!good.is_empty()).then(|| Summary {
+            time_s: median(good.iter().map(|m| m.time_s).collect()).unwrap_or_default(),
+            wall_s: median(good.iter().map(|m| m.wall_s).collect()).unwrap_or_default(),
+            cpu_s: median(good.iter().filter_map(|m| m.cpu_s).collect()),
+            compile_s: compile_s.or_else(|| phase(&|p| Some(p.engine_compile_s))),
+            frontend_s: phase(&|p| Some(p.frontend_s)),
+            passes_s: phase(&|p| Some(p.passes_s)),
+            codegen_s: phase(&|p| p.codegen_s),
+            peak_rss_kib: good.iter().filter_map(|m| m.peak_rss_kib).max(),
+        });
+        let codegen_funcs = good
+            .first()
+            .and_then(|m| m.phases.as_ref())
+            .map(|p| p.funcs.clone())
+            .unwrap_or_default();
+        ImplResult {
+            name,
+            kind,
+            ok,
+            error,
+            output_matches: None,
+            median,
+            ratio_to_best_tier: None,
+            ratio_to_c: None,
+            codegen_funcs,
+            runs,
+        }
+    }
+
+    /// An implementation that could not be prepared (e.g. `cc` failed).
+    pub fn failed(name: String, kind: ImplKind, error: String) -> ImplResult {
+        ImplResult::from_runs(name, kind, None, vec![Measurement::failed(error)])
+    }
+
+    /// The median compared time, when some run succeeded.
+    pub fn time(&self) -> Option<f64> {
+        self.median.as_ref().map(|m| m.time_s)
+    }
+}
+
+/// Name of the C reference in results.
+pub const C_NAME: &str = "C";
+
+/// All implementations of one program.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProgramReport {
+    /// Program name.
+    pub name: String,
+    /// Problem size passed to `main`.
+    pub size: i64,
+    /// The output everything is checked against (the first tier's that
+    /// succeeded, normally the interpreter's; else the first reference's).
+    pub expected_output: Option<String>,
+    /// Every successful run of every implementation printed it.
+    pub outputs_agree: bool,
+    /// Tiers first, then references.
+    pub results: Vec<ImplResult>,
+}
+
+impl ProgramReport {
+    /// Checks outputs and computes ratios.
+    pub fn new(name: String, size: i64, mut results: Vec<ImplResult>) -> ProgramReport {
+        let expected = results
+            .iter()
+            .filter(|r| r.kind == ImplKind::Tier)
+            .chain(results.iter().filter(|r| r.kind == ImplKind::Reference))
+            .find_map(|r| r.runs.iter().find(|m| m.ok).map(|m| m.output.clone()));
+        let mut agree = true;
+        for r in &mut results {
+            let outputs: Vec<&str> = r
+                .runs
+                .iter()
+                .filter(|m| m.ok)
+                .map(|m| m.output.as_str())
+                .collect();
+            if let (Some(e), false) = (&expected, outputs.is_empty()) {
+                let matches = outputs.iter().all(|o| o == e);
+                agree &= matches;
+                r.output_matches = Some(matches);
+            }
+        }
+        let best = results
+            .iter()
+            .filter(|r| r.kind == ImplKind::Tier)
+            .filter_map(ImplResult::time)
+            .fold(None, |acc: Option<f64>, t| {
+                Some(acc.map_or(t, |a| a.min(t)))
+            });
+        let c = results
+            .iter()
+            .find(|r| r.kind == ImplKind::Reference && r.name == C_NAME)
+            .and_then(ImplResult::time);
+        let ratio = |t: f64, base: Option<f64>| base.filter(|&b| b > 0.0).map(|b| t / b);
+        for r in &mut results {
+            if let Some(t) = r.time() {
+                r.ratio_to_best_tier = ratio(t, best);
+                r.ratio_to_c = ratio(t, c);
+            }
+        }
+        ProgramReport {
+            name,
+            size,
+            expected_output: expected,
+            outputs_agree: agree,
+            results,
+        }
+    }
+
+    /// The result named `name`.
+    pub fn result(&self, name: &str) -> Option<&ImplResult> {
+        self.results.iter().find(|r| r.name == name)
+    }
+}
+
+/// A reference toolchain as found on this machine.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReferenceInfo {
+    /// `C`, `lua5.4` or `python3`.
+    pub name: String,
+    /// The command used, or `None` when it is not installed.
+    pub command: Option<String>,
+    /// Version text.
+    pub version: Option<String>,
+}
+
+/// Geometric means over the programs of one implementation's ratios.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GeoMean {
+    /// Implementation name.
+    pub name: String,
+    /// Over C (programs where both ran).
+    pub ratio_to_c: Option<f64>,
+    /// Over the interpreter (programs where both ran).
+    pub ratio_to_interp: Option<f64>,
+    /// Programs that entered the C mean.
+    pub programs: usize,
+}
+
+/// The whole invocation.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BenchReport {
+    /// `--quick` sizes were used.
+    pub quick: bool,
+    /// `time_s` is CPU time (`--cpu`) rather than wall time.
+    pub cpu_time: bool,
+    /// Runs per implementation.
+    pub runs: u32,
+    /// The tiers measured.
+    pub tiers: Vec<String>,
+    /// The reference toolchains.
+    pub references: Vec<ReferenceInfo>,
+    /// Skipped tiers, missing references, ...
+    pub notes: Vec<String>,
+    /// Per program.
+    pub programs: Vec<ProgramReport>,
+    /// Every output agreed everywhere.
+    pub all_outputs_agree: bool,
+    /// Every run of every implementation succeeded.
+    pub all_ok: bool,
+    /// Geometric means per implementation.
+    pub geomeans: Vec<GeoMean>,
+}
+
+fn geomean(xs: &[f64]) -> Option<f64> {
+    (!xs.is_empty()).then(|| (xs.iter().map(|x| x.ln()).sum::<f64>() / xs.len() as f64).exp())
+}
+
+impl BenchReport {
+    /// Assembles the report and its geometric means.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        quick: bool,
+        cpu_time: bool,
+        runs: u32,
+        tiers: Vec<String>,
+        references: Vec<ReferenceInfo>,
+        notes: Vec<String>,
+        programs: Vec<ProgramReport>,
+    ) -> BenchReport {
+        let mut names: Vec<String> = Vec::new();
+        for p in &programs {
+            for r in &p.results {
+                if !names.contains(&r.name) {
+                    names.push(r.name.clone());
+                }
+            }
+        }
+        let geomeans = names
+            .into_iter()
+            .map(|name| {
+                let mut to_c = Vec::new();
+                let mut to_interp = Vec::new();
+                for p in &programs {
+                    let Some(t) = p.result(&name).and_then(ImplResult::time) else {
+                        continue;
+                    };
+                    if let Some(r) = p.result(&name).and_then(|r| r.ratio_to_c) {
+                        to_c.push(r);
+                    }
+                    if let Some(i) = p.result("interp").and_then(ImplResult::time) {
+                        if i > 0.0 && t > 0.0 {
+                            to_interp.push(t / i);
+                        }
+                    }
+                }
+                GeoMean {
+                    name,
+                    ratio_to_c: geomean(&to_c),
+                    ratio_to_interp: geomean(&to_interp),
+                    programs: to_c.len(),
+                }
+            })
+            .collect();
+        BenchReport {
+            quick,
+            cpu_time,
+            runs,
+            tiers,
+            references,
+            notes,
+            all_outputs_agree: programs.iter().all(|p| p.outputs_agree),
+            all_ok: programs.iter().all(|p| p.results.iter().all(|r| r.ok)),
+            programs,
+            geomeans,
+        }
+    }
+
+    /// Pretty-printed JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(output: &str, time: f64) -> Measurement {
+        Measurement {
+            ok: true,
+            output: output.to_string(),
+            time_s: time,
+            wall_s: time,
+            ..Measurement::default()
+        }
+    }
+
+    #[test]
+    fn medians_ratios_and_mismatches() {
+        let interp = ImplResult::from_runs(
+            "interp".into(),
+            ImplKind::Tier,
+            None,
+            vec![run("1\n", 3.0), run("1\n", 1.0), run("1\n", 2.0)],
+        );
+        assert_eq!(interp.time(), Some(2.0));
+        let c = ImplResult::from_runs(
+            C_NAME.into(),
+            ImplKind::Reference,
+            Some(0.1),
+            vec![run("1\n", 0.5)],
+        );
+        let lua = ImplResult::from_runs(
+            "lua5.4".into(),
+            ImplKind::Reference,
+            None,
+            vec![run("2\n", 1.0)],
+        );
+        let p = ProgramReport::new("x".into(), 1, vec![interp, c, lua]);
+        assert_eq!(p.expected_output.as_deref(), Some("1\n"));
+        assert!(!p.outputs_agree);
+        assert_eq!(p.result("lua5.4").unwrap().output_matches, Some(false));
+        assert_eq!(p.result(C_NAME).unwrap().output_matches, Some(true));
+        assert_eq!(p.result("interp").unwrap().ratio_to_c, Some(4.0));
+        assert_eq!(p.result(C_NAME).unwrap().ratio_to_best_tier, Some(0.25));
+        assert_eq!(
+            p.result(C_NAME).unwrap().median.as_ref().unwrap().compile_s,
+            Some(0.1)
+        );
+        let report = BenchReport::new(false, false, 3, vec![], vec![], vec![], vec![p]);
+        assert!(!report.all_outputs_agree);
+        let g = report.geomeans.iter().find(|g| g.name == "interp").unwrap();
+        assert_eq!(g.ratio_to_c, Some(4.0));
+        assert_eq!(g.ratio_to_interp, Some(1.0));
+    }
+
+    #[test]
+    fn a_failed_run_is_not_ok() {
+        let r = ImplResult::from_runs(
+            "interp".into(),
+            ImplKind::Tier,
+            None,
+            vec![run("1\n", 1.0), Measurement::failed("boom".into())],
+        );
+        assert!(!r.ok);
+        assert_eq!(r.error.as_deref(), Some("boom"));
+        assert_eq!(r.time(), Some(1.0));
+    }
+}

@@ -1,0 +1,218 @@
+//! `waddle bench` end to end: the JSON report's structure, output checking
+//! across tiers and references, failures and mismatches, the SVG plot.
+//! Sizes are the programs' `--quick` ones and one run each; no timing
+//! thresholds.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn waddle(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_waddle"))
+        .args(args)
+        .output()
+        .expect("waddle runs")
+}
+
+fn json(out: &Output) -> Value {
+    let text = String::from_utf8_lossy(&out.stdout);
+    serde_json::from_str(&text).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}):\n{text}\nstderr:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+fn result<'a>(program: &'a Value, name: &str) -> Option<&'a Value> {
+    program["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == name)
+}
+
+fn temp_suite(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("waddle-bench-test-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn write(dir: &Path, program: &str, ext: &str, text: &str) {
+    let d = dir.join(program);
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::write(d.join(format!("{program}.{ext}")), text).unwrap();
+}
+
+#[test]
+fn quick_json_report_of_one_program() {
+    let svg = std::env::temp_dir().join(format!("waddle-bench-test-{}.svg", std::process::id()));
+    let out = waddle(&[
+        "bench",
+        "fib",
+        "--quick",
+        "--runs",
+        "1",
+        "--json",
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    let report = json(&out);
+    assert_eq!(out.status.code(), Some(0), "{report:#}");
+    assert_eq!(report["quick"], true);
+    assert_eq!(report["runs"], 1);
+    assert_eq!(report["all_outputs_agree"], true);
+    assert_eq!(report["all_ok"], true);
+    let tiers: Vec<&str> = report["tiers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect();
+    assert!(tiers.contains(&"interp"), "{tiers:?}");
+
+    let programs = report["programs"].as_array().unwrap();
+    assert_eq!(programs.len(), 1);
+    let fib = &programs[0];
+    assert_eq!(fib["name"], "fib");
+    assert_eq!(fib["size"], 18);
+    assert_eq!(fib["expected_output"], "2584\n");
+    assert_eq!(fib["outputs_agree"], true);
+
+    // Every measured tier ran, printed the same and has its phases.
+    for tier in &tiers {
+        let r = result(fib, tier).unwrap_or_else(|| panic!("no result for {tier}"));
+        assert_eq!(r["kind"], "tier");
+        assert_eq!(r["ok"], true, "{r:#}");
+        assert_eq!(r["output_matches"], true);
+        let m = &r["median"];
+        for key in ["time_s", "wall_s", "compile_s", "frontend_s", "passes_s"] {
+            assert!(m[key].as_f64().unwrap() >= 0.0, "{key}: {m:#}");
+        }
+        assert!(m["peak_rss_kib"].as_u64().unwrap() > 0, "{m:#}");
+        let runs = r["runs"].as_array().unwrap();
+        assert_eq!(runs.len(), 1);
+        assert_eq!(runs[0]["output"], "2584\n");
+        if *tier == "opt" || *tier == "full" {
+            assert!(m["codegen_s"].as_f64().is_some(), "{m:#}");
+            assert!(!r["codegen_funcs"].as_array().unwrap().is_empty());
+        }
+    }
+    let interp = result(fib, "interp").unwrap();
+    assert!((interp["ratio_to_best_tier"].as_f64().unwrap()) >= 1.0 - 1e-9);
+
+    // References that this machine has must agree too; C gives the ratios.
+    for reference in report["references"].as_array().unwrap() {
+        let name = reference["name"].as_str().unwrap();
+        match result(fib, name) {
+            Some(r) => {
+                assert!(!reference["command"].is_null());
+                assert_eq!(r["kind"], "reference");
+                assert_eq!(r["output_matches"], true, "{r:#}");
+            }
+            None => assert!(reference["command"].is_null(), "{name} missing"),
+        }
+    }
+    if result(fib, "C").is_some() {
+        assert!(interp["ratio_to_c"].as_f64().is_some());
+        assert_eq!(result(fib, "C").unwrap()["ratio_to_c"], 1.0);
+    }
+
+    let chart = std::fs::read_to_string(&svg).expect("plot written");
+    let _ = std::fs::remove_file(&svg);
+    assert!(chart.contains("<svg") && chart.contains("fib"), "{chart}");
+}
+
+#[test]
+fn failures_and_mismatches_are_flagged() {
+    let dir = temp_suite("flags");
+    // `boom` fails at run time on every tier.
+    write(
+        &dir,
+        "boom",
+        "wdl",
+        "// bench: quick=1\nfn main(n: int) { print(n); assert(n > 5); }\nmain(10);\n",
+    );
+    // `wrong`'s Python reference prints something else.
+    write(
+        &dir,
+        "wrong",
+        "wdl",
+        "// bench: quick=2\nfn main(n: int) { print(n * 2); }\nmain(10);\n",
+    );
+    write(
+        &dir,
+        "wrong",
+        "py",
+        "import sys\nprint(int(sys.argv[1]) * 3)\n",
+    );
+    let out = waddle(&[
+        "bench",
+        "--dir",
+        dir.to_str().unwrap(),
+        "--quick",
+        "--runs",
+        "1",
+        "--json",
+        "--tiers",
+        "interp",
+    ]);
+    let report = json(&out);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(out.status.code(), Some(1), "{report:#}");
+    assert_eq!(report["all_ok"], false);
+    let programs = report["programs"].as_array().unwrap();
+    let boom = programs.iter().find(|p| p["name"] == "boom").unwrap();
+    let interp = result(boom, "interp").unwrap();
+    assert_eq!(interp["ok"], false);
+    assert!(
+        interp["error"]
+            .as_str()
+            .unwrap()
+            .contains("assertion failed"),
+        "{interp:#}"
+    );
+    assert_eq!(interp["runs"][0]["output"], "1\n");
+
+    let wrong = programs.iter().find(|p| p["name"] == "wrong").unwrap();
+    assert_eq!(result(wrong, "interp").unwrap()["output_matches"], true);
+    assert_eq!(wrong["expected_output"], "4\n");
+    let has_python = report["references"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|r| r["name"] == "python3" && !r["command"].is_null());
+    if has_python {
+        assert_eq!(report["all_outputs_agree"], false);
+        assert_eq!(wrong["outputs_agree"], false);
+        assert_eq!(result(wrong, "python3").unwrap()["output_matches"], false);
+    }
+}
+
+#[test]
+fn bad_invocations_are_errors() {
+    let out = waddle(&["bench", "no_such_benchmark", "--quick"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no benchmark named `no_such_benchmark`"),
+        "{err}"
+    );
+
+    let out = waddle(&["bench", "fib", "--tiers", "turbo"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown tier `turbo`"));
+
+    let out = waddle(&["bench", "fib", "--plot", "/nonexistent-dir/x.svg"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("does not exist"));
+
+    let dir = temp_suite("nomain");
+    write(&dir, "nomain", "wdl", "print(1);\n");
+    let out = waddle(&["bench", "--dir", dir.to_str().unwrap()]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("must end with a line `main(N);`"));
+}
