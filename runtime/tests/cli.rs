@@ -71,7 +71,10 @@ fn unavailable_tier_exits_1() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         text(&out.stderr),
-        "error: tier `full` is not available in this build (available: interp, opt, auto)\n"
+        format!(
+            "error: tier `full` is not available in this build (available: {})\n",
+            waddle::engine::AVAILABLE_TIERS.join(", ")
+        )
     );
     assert!(out.stdout.is_empty());
 }

@@ -24,6 +24,39 @@ pub(crate) struct Linked {
     pub new_globals: Vec<Type>,
 }
 
+/// Every function with a body in `program` that calls one of `targets`
+/// directly or through a chain of callers, leaving out `exclude`.
+pub(crate) fn callers_of(program: &Program, targets: &[FuncId], exclude: &[FuncId]) -> Vec<FuncId> {
+    let mut hit = vec![false; program.funcs.len()];
+    for t in targets {
+        if let Some(h) = hit.get_mut(t.index()) {
+            *h = true;
+        }
+    }
+    let mut found = Vec::new();
+    loop {
+        let before = found.len();
+        for (id, f) in program.funcs.iter() {
+            if hit[id.index()] || f.is_declaration() {
+                continue;
+            }
+            let calls_hit = f.insts.values().any(|i| match &i.kind {
+                InstKind::Call(c, _) => hit.get(c.index()).copied().unwrap_or(false),
+                _ => false,
+            });
+            if calls_hit {
+                hit[id.index()] = true;
+                if !exclude.contains(&id) {
+                    found.push(id);
+                }
+            }
+        }
+        if found.len() == before {
+            return found;
+        }
+    }
+}
+
 /// Links `entry` into `master`. `Err` on an entry that does not extend the
 /// master's prelude (a frontend bug, reported as an internal error).
 pub(crate) fn link(master: &mut Program, entry: Program) -> Result<Linked, String> {

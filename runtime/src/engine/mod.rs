@@ -505,10 +505,13 @@ impl Engine {
         let mutable: Vec<bool> = (compiled.frontend.typed.globals.iter())
             .map(|g| g.mutable)
             .collect();
-        let linked = link::link(&mut self.program, compiled.optimized).map_err(Error::Internal)?;
+        let n_before = self.program.funcs.len();
+        let mut linked =
+            link::link(&mut self.program, compiled.optimized).map_err(Error::Internal)?;
         self.global_mutable = mutable;
         // The unoptimized mirror links the same way (same ids by construction).
         let _ = link::link(&mut self.source_ir, compiled.frontend.program);
+        self.reoptimize_inliners(n_before, &mut linked)?;
         let globals = self.runtime.add_globals(&linked.new_globals);
         let mut result = globals.map_err(|code| {
             Error::Runtime(RuntimeError {
@@ -545,6 +548,36 @@ impl Engine {
             link::drop_last_function(&mut self.source_ir, main);
         }
         result
+    }
+
+    /// Keeps "a redefinition replaces the function for all later calls"
+    /// true under inlining: every older function whose source calls a
+    /// redefined one (directly or through other callers) may carry its old
+    /// body inlined, so it is optimized again from its source IR and
+    /// counted as changed.
+    fn reoptimize_inliners(
+        &mut self,
+        n_before: usize,
+        linked: &mut link::Linked,
+    ) -> Result<(), Error> {
+        let redefined: Vec<FuncId> = (linked.changed.iter())
+            .copied()
+            .filter(|f| f.index() < n_before)
+            .collect();
+        if redefined.is_empty() {
+            return Ok(());
+        }
+        let stale = link::callers_of(&self.source_ir, &redefined, &linked.changed);
+        if stale.is_empty() {
+            return Ok(());
+        }
+        let mut fresh = self.source_ir.clone();
+        compile::optimize(&mut fresh, &self.opt)?;
+        for &f in &stale {
+            self.program.funcs[f] = fresh.funcs[f].clone();
+        }
+        linked.changed.extend(stale);
+        Ok(())
     }
 
     /// Compiles what the tier wants native before `run` (or a call from

@@ -139,7 +139,8 @@ fn compile_errors_are_rendered() {
 
 #[test]
 fn unavailable_tiers_are_clear_errors() {
-    for tier in [Tier::Baseline, Tier::Full] {
+    let tier = Tier::Full;
+    {
         let err = Engine::with_config(EngineConfig {
             tier,
             ..EngineConfig::default()
@@ -148,7 +149,10 @@ fn unavailable_tiers_are_clear_errors() {
         .unwrap();
         assert_eq!(
             err.to_string(),
-            format!("tier `{tier}` is not available in this build (available: interp, opt, auto)")
+            format!(
+                "tier `{tier}` is not available in this build (available: {})",
+                super::AVAILABLE_TIERS.join(", ")
+            )
         );
         assert_eq!(err.exit_code(), 1);
     }
@@ -156,6 +160,8 @@ fn unavailable_tiers_are_clear_errors() {
     assert!(e.set_tier(Tier::Full).is_err());
     assert!(e.set_tier(Tier::Opt).is_ok());
     assert!(e.set_tier(Tier::Auto).is_ok());
+    #[cfg(target_arch = "x86_64")]
+    assert!(e.set_tier(Tier::Baseline).is_ok());
 }
 
 #[test]
@@ -232,4 +238,28 @@ fn inspection_helpers() {
     assert!(e.function_opt_ir("sq").unwrap().contains("sq"));
     assert_eq!(e.function_tier("sq").unwrap(), Tier::Interp);
     assert!(e.function_ir("nope").is_err());
+}
+
+#[test]
+fn redefinition_reaches_callers_that_inlined_the_old_body() {
+    for &tier in AVAILABLE_TIERS {
+        let tier: Tier = tier.parse().unwrap();
+        let mut e = Engine::with_config(EngineConfig {
+            tier,
+            opt_level: 1,
+            output: OutputSink::Capture,
+            ..EngineConfig::default()
+        })
+        .unwrap();
+        // `base` is small enough to be inlined into `twice`, and `twice`
+        // into `outer`: both must see the new `base`.
+        e.eval("fn base() -> int { return 1; } fn twice() -> int { return base() * 2; }")
+            .unwrap();
+        e.eval("fn outer() -> int { return twice() + 100; }")
+            .unwrap();
+        assert_eq!(e.call("outer", &[]).unwrap(), Val::Int(102), "{tier}");
+        e.eval("fn base() -> int { return 7; }").unwrap();
+        assert_eq!(e.call("twice", &[]).unwrap(), Val::Int(14), "{tier}");
+        assert_eq!(e.call("outer", &[]).unwrap(), Val::Int(114), "{tier}");
+    }
 }
