@@ -19,6 +19,17 @@ pub struct OptOptions {
     pub passes: Option<Vec<String>>,
 }
 
+impl OptOptions {
+    /// Whether these options may inline one function into another (then a
+    /// redefinition must re-optimize the callers).
+    pub fn may_inline(&self) -> bool {
+        match &self.passes {
+            Some(passes) => passes.iter().any(|p| p == "inline"),
+            None => self.opt_level >= 1,
+        }
+    }
+}
+
 /// The IR of a compiled source, before and after optimization.
 #[derive(Clone, Debug)]
 pub struct CompiledIr {

@@ -564,7 +564,7 @@ impl Engine {
             .copied()
             .filter(|f| f.index() < n_before)
             .collect();
-        if redefined.is_empty() {
+        if redefined.is_empty() || !self.opt.may_inline() {
             return Ok(());
         }
         let stale = link::callers_of(&self.source_ir, &redefined, &linked.changed);
