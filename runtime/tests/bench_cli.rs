@@ -33,6 +33,9 @@ fn result<'a>(program: &'a Value, name: &str) -> Option<&'a Value> {
         .find(|r| r["name"] == name)
 }
 
+/// Tiers that generate machine code (and report codegen per IR instruction).
+const NATIVE: [&str; 3] = ["baseline", "opt", "full"];
+
 fn temp_suite(tag: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("waddle-bench-test-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -95,10 +98,42 @@ fn quick_json_report_of_one_program() {
         let runs = r["runs"].as_array().unwrap();
         assert_eq!(runs.len(), 1);
         assert_eq!(runs[0]["output"], "2584\n");
-        if *tier == "opt" || *tier == "full" {
+        if NATIVE.contains(tier) {
             assert!(m["codegen_s"].as_f64().is_some(), "{m:#}");
-            assert!(!r["codegen_funcs"].as_array().unwrap().is_empty());
+            assert!(m["ir_insts"].as_u64().unwrap() > 0, "{m:#}");
+            assert!(m["codegen_ns_per_inst"].as_f64().unwrap() > 0.0, "{m:#}");
+            let funcs = r["codegen_funcs"].as_array().unwrap();
+            assert!(!funcs.is_empty());
+            let insts: u64 = funcs.iter().map(|f| f["ir_insts"].as_u64().unwrap()).sum();
+            assert_eq!(m["ir_insts"].as_u64(), Some(insts), "{r:#}");
+        } else {
+            assert!(m["codegen_ns_per_inst"].is_null(), "{m:#}");
         }
+    }
+    // One code generation comparison per pair of measured native tiers.
+    let native: Vec<&str> = tiers
+        .iter()
+        .copied()
+        .filter(|t| NATIVE.contains(t))
+        .collect();
+    let pairs = report["codegen_per_inst"].as_array().unwrap();
+    assert_eq!(
+        pairs.len(),
+        native.len() * native.len().saturating_sub(1) / 2,
+        "{pairs:#?}"
+    );
+    for c in pairs {
+        assert!(native.contains(&c["first"].as_str().unwrap()), "{c:#}");
+        assert!(native.contains(&c["second"].as_str().unwrap()), "{c:#}");
+        assert_eq!(c["programs"], 1);
+        let (a, b) = (
+            c["first_ns_per_inst"].as_f64().unwrap(),
+            c["second_ns_per_inst"].as_f64().unwrap(),
+        );
+        assert!(
+            (c["ratio"].as_f64().unwrap() - b / a).abs() <= 1e-9 * (b / a),
+            "{c:#}"
+        );
     }
     let interp = result(fib, "interp").unwrap();
     assert!((interp["ratio_to_best_tier"].as_f64().unwrap()) >= 1.0 - 1e-9);
@@ -123,6 +158,43 @@ fn quick_json_report_of_one_program() {
     let chart = std::fs::read_to_string(&svg).expect("plot written");
     let _ = std::fs::remove_file(&svg);
     assert!(chart.contains("<svg") && chart.contains("fib"), "{chart}");
+}
+
+#[test]
+fn tables_show_codegen_per_ir_instruction() {
+    let out = waddle(&[
+        "bench",
+        "fib",
+        "--quick",
+        "--runs",
+        "1",
+        "--no-ref",
+        "--tiers",
+        "baseline,opt",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    let header = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("impl"))
+        .unwrap();
+    assert!(
+        header.contains("codegen") && header.contains("cg/IR inst"),
+        "{text}"
+    );
+    let baseline_available = !text.contains("tier `baseline` is not available");
+    let summary = text
+        .lines()
+        .find(|l| l.starts_with("codegen per IR instruction:"));
+    if baseline_available {
+        let summary = summary.unwrap_or_else(|| panic!("no summary line in\n{text}"));
+        assert!(
+            summary.contains("baseline ") && summary.contains("opt/baseline = "),
+            "{summary}"
+        );
+    } else {
+        assert!(summary.is_none(), "{text}");
+    }
 }
 
 #[test]

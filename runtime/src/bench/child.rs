@@ -9,9 +9,11 @@
 //!    figure the tiers are compared by;
 //! 2. the phase breakdown, replayed on the same source with the same
 //!    components: the frontend (`waddle_frontend::compile`), the `-O2` pass
-//!    pipeline, and for Cranelift tiers `waddle_jit::compile`, whose
-//!    [`waddle_jit::CompileStats`] give per-function translation and
-//!    Cranelift times.
+//!    pipeline, and for the native tiers their code generator
+//!    (`waddle_jit::baseline::compile` for `baseline`, `waddle_jit::compile`
+//!    for `opt` and `full`), whose [`waddle_jit::CompileStats`] give
+//!    per-function translation and code generation times and IR instruction
+//!    counts, hence the code generation time per IR instruction.
 //!
 //! The result is one JSON line ([`ChildReport`]) on standard output; the
 //! program's own output is captured and carried inside it.
@@ -161,7 +163,7 @@ fn run_engine(
     }
 }
 
-/// The phase breakdown: frontend, passes and (Cranelift tiers) codegen,
+/// The phase breakdown: frontend, passes and (native tiers) codegen,
 /// each timed around the call that does it.
 fn replay_phases(name: &str, source: &str, tier: Tier, phases: &mut Phases) -> Result<(), String> {
     let mut sources = waddle_frontend::SourceMap::default();
@@ -180,31 +182,49 @@ fn replay_phases(name: &str, source: &str, tier: Tier, phases: &mut Phases) -> R
     let start = Instant::now();
     optimize(&mut program, &opt).map_err(|e| e.render())?;
     phases.passes_s = secs(start.elapsed());
-    if matches!(tier, Tier::Opt | Tier::Full) {
-        let opts = waddle_jit::JitOptions {
-            fuel: false,
-            ..waddle_jit::JitOptions::default()
-        };
-        let start = Instant::now();
-        let compiled = waddle_jit::compile(&program, &opts).map_err(|e| e.to_string())?;
-        let total = start.elapsed();
-        let stats = compiled.stats();
-        let per_func: Duration = stats.funcs.iter().map(|f| f.translate + f.codegen).sum();
-        phases.codegen_s = Some(secs(total));
-        phases.codegen_funcs_s = Some(secs(per_func));
-        phases.funcs = stats
-            .funcs
-            .iter()
-            .map(|f| FuncCodegen {
-                name: f.name.clone(),
-                ir_insts: f.ir_insts,
-                translate_s: secs(f.translate),
-                codegen_s: secs(f.codegen),
-                code_size: f.code_size,
-            })
-            .collect();
-    }
+    let opts = waddle_jit::JitOptions {
+        fuel: false,
+        ..waddle_jit::JitOptions::default()
+    };
+    let start = Instant::now();
+    let stats = match tier {
+        Tier::Opt | Tier::Full => waddle_jit::compile(&program, &opts)
+            .map_err(|e| e.to_string())?
+            .stats()
+            .clone(),
+        Tier::Baseline => waddle_jit::baseline::compile(&program, &opts)
+            .map_err(|e| e.to_string())?
+            .stats()
+            .clone(),
+        _ => return Ok(()),
+    };
+    let total = start.elapsed();
+    record_codegen(phases, total, &stats);
     Ok(())
+}
+
+/// Stores a native tier's code generation statistics in `phases`: the whole
+/// compile call (`total`), the per-function sum, and that sum per IR
+/// instruction.
+fn record_codegen(phases: &mut Phases, total: Duration, stats: &waddle_jit::CompileStats) {
+    let per_func: Duration = stats.funcs.iter().map(|f| f.translate + f.codegen).sum();
+    let ir_insts: usize = stats.funcs.iter().map(|f| f.ir_insts).sum();
+    phases.codegen_s = Some(secs(total));
+    phases.codegen_funcs_s = Some(secs(per_func));
+    phases.ir_insts = Some(ir_insts);
+    phases.codegen_ns_per_inst =
+        (ir_insts > 0).then(|| per_func.as_secs_f64() * 1e9 / ir_insts as f64);
+    phases.funcs = stats
+        .funcs
+        .iter()
+        .map(|f| FuncCodegen {
+            name: f.name.clone(),
+            ir_insts: f.ir_insts,
+            translate_s: secs(f.translate),
+            codegen_s: secs(f.codegen),
+            code_size: f.code_size,
+        })
+        .collect();
 }
 
 /// Runs one child for `(file, tier, size)` and turns its report into a
@@ -264,6 +284,7 @@ mod tests {
         assert_eq!(report.output, "55\n");
         assert!(report.phases.exec_s > 0.0 && report.phases.frontend_s > 0.0);
         assert_eq!(report.phases.codegen_s, None);
+        assert_eq!(report.phases.codegen_ns_per_inst, None);
     }
 
     #[test]
@@ -278,6 +299,30 @@ mod tests {
             "{names:?}"
         );
         assert!(phases.funcs.iter().all(|f| f.code_size > 0));
+        let insts: usize = phases.funcs.iter().map(|f| f.ir_insts).sum();
+        assert_eq!(phases.ir_insts, Some(insts));
+        assert!(phases.codegen_ns_per_inst.unwrap() > 0.0);
+    }
+
+    #[test]
+    fn baseline_codegen_is_timed_per_instruction() {
+        if crate::engine::check_tier(Tier::Baseline).is_err() {
+            return; // no baseline back end for this host
+        }
+        let mut phases = Phases::default();
+        replay_phases("fib.wdl", FIB, Tier::Baseline, &mut phases).unwrap();
+        let names: Vec<&str> = phases.funcs.iter().map(|f| f.name.as_str()).collect();
+        assert!(
+            names.contains(&"fib") && names.contains(&"main"),
+            "{names:?}"
+        );
+        assert!(phases
+            .funcs
+            .iter()
+            .all(|f| f.code_size > 0 && f.ir_insts > 0));
+        assert!(phases.ir_insts.unwrap() > 0);
+        assert!(phases.codegen_ns_per_inst.unwrap() > 0.0);
+        assert!(phases.codegen_funcs_s.unwrap() <= phases.codegen_s.unwrap());
     }
 
     #[test]

@@ -28,10 +28,15 @@ pub struct Phases {
     pub frontend_s: f64,
     /// Replayed `-O2` pass pipeline.
     pub passes_s: f64,
-    /// Replayed whole `waddle_jit::compile` call (Cranelift tiers only).
+    /// Replayed whole code generator call (native tiers only:
+    /// `waddle_jit::baseline::compile` or `waddle_jit::compile`).
     pub codegen_s: Option<f64>,
-    /// Sum of the per-function translation and Cranelift times.
+    /// Sum of the per-function translation and code generation times.
     pub codegen_funcs_s: Option<f64>,
+    /// Waddle IR instructions of the compiled functions.
+    pub ir_insts: Option<usize>,
+    /// `codegen_funcs_s` per IR instruction, in nanoseconds.
+    pub codegen_ns_per_inst: Option<f64>,
     /// Per-function code generation statistics.
     pub funcs: Vec<FuncCodegen>,
 }
@@ -43,9 +48,11 @@ pub struct FuncCodegen {
     pub name: String,
     /// Waddle IR instructions.
     pub ir_insts: usize,
-    /// Waddle IR → Cranelift IR.
+    /// Preparation: Waddle IR → Cranelift IR (`opt`), or the frame and
+    /// register plan (`baseline`).
     pub translate_s: f64,
-    /// Cranelift (optimization, register allocation, emission).
+    /// Machine code: Cranelift (optimization, register allocation,
+    /// emission), or the baseline's single emission pass.
     pub codegen_s: f64,
     /// Machine code bytes.
     pub code_size: usize,
@@ -109,6 +116,10 @@ pub struct Summary {
     pub passes_s: Option<f64>,
     /// Median replayed code generation time.
     pub codegen_s: Option<f64>,
+    /// IR instructions the code generator compiled (native tiers).
+    pub ir_insts: Option<usize>,
+    /// Median per-function code generation time per IR instruction, in ns.
+    pub codegen_ns_per_inst: Option<f64>,
     /// Largest peak resident set over the runs.
     pub peak_rss_kib: Option<u64>,
 }
@@ -132,7 +143,7 @@ pub struct ImplResult {
     pub ratio_to_best_tier: Option<f64>,
     /// `time_s` over C's.
     pub ratio_to_c: Option<f64>,
-    /// Per-function code generation of the first run (Cranelift tiers).
+    /// Per-function code generation of the first run (native tiers).
     pub codegen_funcs: Vec<FuncCodegen>,
     /// Every run.
     pub runs: Vec<Measurement>,
@@ -177,6 +188,10 @@ impl ImplResult {
             frontend_s: phase(&|p| Some(p.frontend_s)),
             passes_s: phase(&|p| Some(p.passes_s)),
             codegen_s: phase(&|p| p.codegen_s),
+            ir_insts: good
+                .iter()
+                .find_map(|m| m.phases.as_ref().and_then(|p| p.ir_insts)),
+            codegen_ns_per_inst: phase(&|p| p.codegen_ns_per_inst),
             peak_rss_kib: good.iter().filter_map(|m| m.peak_rss_kib).max(),
         });
         let codegen_funcs = good
@@ -281,6 +296,13 @@ impl ProgramReport {
     pub fn result(&self, name: &str) -> Option<&ImplResult> {
         self.results.iter().find(|r| r.name == name)
     }
+
+    /// The median code generation time per IR instruction of `name`.
+    pub fn codegen_ns_per_inst(&self, name: &str) -> Option<f64> {
+        self.result(name)
+            .and_then(|r| r.median.as_ref())
+            .and_then(|m| m.codegen_ns_per_inst)
+    }
 }
 
 /// A reference toolchain as found on this machine.
@@ -307,6 +329,56 @@ pub struct GeoMean {
     pub programs: usize,
 }
 
+/// Code generation speed of two native tiers, per IR instruction (the
+/// issue #5 target: `baseline` at least 10x faster than `opt`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CodegenComparison {
+    /// The tier listed first (e.g. `baseline`).
+    pub first: String,
+    /// The tier listed second (e.g. `opt`).
+    pub second: String,
+    /// Geometric mean over the programs of `first`'s ns per IR instruction.
+    pub first_ns_per_inst: f64,
+    /// The same for `second`.
+    pub second_ns_per_inst: f64,
+    /// `second_ns_per_inst / first_ns_per_inst` (how many times faster
+    /// `first` generates code).
+    pub ratio: f64,
+    /// Programs where both tiers had the figure.
+    pub programs: usize,
+}
+
+/// Every pair of `tiers` (in that order) with code generation figures on
+/// common programs.
+fn codegen_comparisons(tiers: &[String], programs: &[ProgramReport]) -> Vec<CodegenComparison> {
+    let mut out = Vec::new();
+    for (i, first) in tiers.iter().enumerate() {
+        for second in &tiers[i + 1..] {
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            for p in programs {
+                let pair = (p.codegen_ns_per_inst(first), p.codegen_ns_per_inst(second));
+                if let (Some(x), Some(y)) = pair {
+                    if x > 0.0 && y > 0.0 {
+                        a.push(x);
+                        b.push(y);
+                    }
+                }
+            }
+            if let (Some(x), Some(y)) = (geomean(&a), geomean(&b)) {
+                out.push(CodegenComparison {
+                    first: first.clone(),
+                    second: second.clone(),
+                    first_ns_per_inst: x,
+                    second_ns_per_inst: y,
+                    ratio: y / x,
+                    programs: a.len(),
+                });
+            }
+        }
+    }
+    out
+}
+
 /// The whole invocation.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BenchReport {
@@ -330,6 +402,8 @@ pub struct BenchReport {
     pub all_ok: bool,
     /// Geometric means per implementation.
     pub geomeans: Vec<GeoMean>,
+    /// Code generation per IR instruction, per pair of native tiers.
+    pub codegen_per_inst: Vec<CodegenComparison>,
 }
 
 fn geomean(xs: &[f64]) -> Option<f64> {
@@ -382,6 +456,7 @@ impl BenchReport {
                 }
             })
             .collect();
+        let codegen_per_inst = codegen_comparisons(&tiers, &programs);
         BenchReport {
             quick,
             cpu_time,
@@ -393,6 +468,7 @@ impl BenchReport {
             all_ok: programs.iter().all(|p| p.results.iter().all(|r| r.ok)),
             programs,
             geomeans,
+            codegen_per_inst,
         }
     }
 
@@ -453,6 +529,54 @@ mod tests {
         let g = report.geomeans.iter().find(|g| g.name == "interp").unwrap();
         assert_eq!(g.ratio_to_c, Some(4.0));
         assert_eq!(g.ratio_to_interp, Some(1.0));
+    }
+
+    fn native(name: &str, ns: f64) -> ImplResult {
+        let phases = Phases {
+            codegen_ns_per_inst: Some(ns),
+            ir_insts: Some(10),
+            ..Phases::default()
+        };
+        let m = Measurement {
+            phases: Some(phases),
+            ..run("1\n", 1.0)
+        };
+        ImplResult::from_runs(name.into(), ImplKind::Tier, None, vec![m])
+    }
+
+    #[test]
+    fn codegen_per_instruction_is_compared_per_tier_pair() {
+        let programs = vec![
+            ProgramReport::new(
+                "a".into(),
+                1,
+                vec![native("baseline", 10.0), native("opt", 400.0)],
+            ),
+            ProgramReport::new(
+                "b".into(),
+                1,
+                vec![native("baseline", 40.0), native("opt", 400.0)],
+            ),
+        ];
+        let tiers = vec!["interp".to_string(), "baseline".into(), "opt".into()];
+        let report = BenchReport::new(false, false, 1, tiers, vec![], vec![], programs);
+        let a = &report.programs[0];
+        assert_eq!(
+            a.result("opt").unwrap().median.as_ref().unwrap().ir_insts,
+            Some(10)
+        );
+        assert_eq!(
+            report.codegen_per_inst.len(),
+            1,
+            "{:?}",
+            report.codegen_per_inst
+        );
+        let c = &report.codegen_per_inst[0];
+        assert_eq!((c.first.as_str(), c.second.as_str()), ("baseline", "opt"));
+        assert!((c.first_ns_per_inst - 20.0).abs() < 1e-9);
+        assert!((c.second_ns_per_inst - 400.0).abs() < 1e-9);
+        assert!((c.ratio - 20.0).abs() < 1e-9);
+        assert_eq!(c.programs, 2);
     }
 
     #[test]

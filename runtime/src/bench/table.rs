@@ -1,6 +1,7 @@
 //! Terminal tables: one per program (median time, compile time and its
-//! phases, peak memory, ratios to the fastest tier and to C, output check)
-//! and a summary of geometric means.
+//! phases, code generation per IR instruction, peak memory, ratios to the
+//! fastest tier and to C, output check) and a summary of geometric means
+//! and of code generation speed per pair of native tiers.
 
 use std::fmt::Write;
 
@@ -53,14 +54,32 @@ fn status(r: &ImplResult) -> String {
     }
 }
 
-const HEADER: [&str; 10] = [
-    "impl", "time", "compile", "frontend", "passes", "codegen", "peak mem", "x best", "x C",
+/// Nanoseconds per IR instruction.
+fn fmt_ns(ns: Option<f64>) -> String {
+    match ns {
+        None => "-".to_string(),
+        Some(n) if n >= 100.0 => format!("{n:.0} ns"),
+        Some(n) => format!("{n:.1} ns"),
+    }
+}
+
+const HEADER: [&str; 11] = [
+    "impl",
+    "time",
+    "compile",
+    "frontend",
+    "passes",
+    "codegen",
+    "cg/IR inst",
+    "peak mem",
+    "x best",
+    "x C",
     "output",
 ];
 
 /// The table of one program (`cpu_time`: times are CPU times).
 pub fn render_program(p: &ProgramReport, cpu_time: bool) -> String {
-    let mut rows: Vec<[String; 10]> = Vec::new();
+    let mut rows: Vec<[String; 11]> = Vec::new();
     for r in &p.results {
         let m = r.median.clone().unwrap_or_default();
         let have = r.median.is_some();
@@ -82,6 +101,7 @@ pub fn render_program(p: &ProgramReport, cpu_time: bool) -> String {
             fmt_opt_time(m.frontend_s),
             fmt_opt_time(m.passes_s),
             fmt_opt_time(m.codegen_s),
+            fmt_ns(m.codegen_ns_per_inst),
             fmt_mem(m.peak_rss_kib),
             fmt_ratio(r.ratio_to_best_tier),
             fmt_ratio(r.ratio_to_c),
@@ -159,6 +179,20 @@ pub fn render_summary(report: &BenchReport) -> String {
             fmt_ratio(g.ratio_to_interp)
         );
     }
+    for c in &report.codegen_per_inst {
+        let _ = writeln!(
+            out,
+            "codegen per IR instruction: {} {}, {} {} ({}/{} = {} x; geometric mean over {} program(s))",
+            c.first,
+            fmt_ns(Some(c.first_ns_per_inst)),
+            c.second,
+            fmt_ns(Some(c.second_ns_per_inst)),
+            c.second,
+            c.first,
+            fmt_ratio(Some(c.ratio)),
+            c.programs
+        );
+    }
     for n in &report.notes {
         let _ = writeln!(out, "note: {n}");
     }
@@ -201,5 +235,8 @@ mod tests {
         assert_eq!(fmt_ratio(Some(12.34)), "12.3");
         assert_eq!(fmt_ratio(Some(1.234)), "1.23");
         assert_eq!(fmt_mem(Some(2048)), "2.0 MiB");
+        assert_eq!(fmt_ns(Some(1234.4)), "1234 ns");
+        assert_eq!(fmt_ns(Some(12.34)), "12.3 ns");
+        assert_eq!(fmt_ns(None), "-");
     }
 }
