@@ -11,6 +11,9 @@ use waddle_opt::ir::Program;
 
 use crate::driver::Tier;
 
+/// What [`Program::describe_loc`] says of a trap without a source location.
+const UNKNOWN_LOCATION: &str = "<unknown>";
+
 /// A runtime error raised by running Waddle code.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct RuntimeError {
@@ -32,8 +35,13 @@ impl RuntimeError {
         }
     }
 
-    /// The text printed to standard error (ends with a newline).
+    /// The text printed to standard error (ends with a newline). An error
+    /// without a source location (an execution budget running out between
+    /// two statements) has no `-->` line.
     pub fn render(&self) -> String {
+        if self.location == UNKNOWN_LOCATION {
+            return format!("error: runtime error: {}\n", self.message);
+        }
         format!(
             "error: runtime error: {}\n  --> {}\n",
             self.message, self.location
@@ -129,5 +137,25 @@ impl std::error::Error for Error {}
 impl From<RuntimeError> for Error {
     fn from(e: RuntimeError) -> Error {
         Error::Runtime(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_without_a_location_have_no_arrow_line() {
+        let mut e = RuntimeError {
+            code: TrapCode::OutOfFuel,
+            message: "out of fuel".to_string(),
+            location: UNKNOWN_LOCATION.to_string(),
+        };
+        assert_eq!(e.render(), "error: runtime error: out of fuel\n");
+        e.location = "a.wdl:1:2".to_string();
+        assert_eq!(
+            e.render(),
+            "error: runtime error: out of fuel\n  --> a.wdl:1:2\n"
+        );
     }
 }
