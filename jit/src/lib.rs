@@ -23,6 +23,7 @@ pub mod baseline;
 pub mod cranelift;
 pub mod cross;
 pub mod disasm;
+mod entry;
 mod helpers;
 mod program;
 mod stack;

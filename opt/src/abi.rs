@@ -199,8 +199,8 @@ pub struct VmCtx {
     pub host: *mut std::ffi::c_void,
     /// Table of runtime-helper code addresses, indexed by the helper's
     /// number (`waddle-jit`'s `Helper` enum order). Position-independent
-    /// code (cross-target images) calls helpers through it instead of
-    /// absolute addresses; null when the tier embeds addresses directly.
+    /// code (baseline code, cross-target images) calls helpers through it
+    /// instead of absolute addresses; the host tiers always fill it.
     pub helpers: *const usize,
     /// Table of interned string-constant objects, indexed by the program's
     /// string-constant number. Position-independent code loads string

@@ -57,9 +57,9 @@ use yaxpeax_arm::armv8::a64::InstDecoder;
 use super::aarch64::{self, Aarch64};
 use super::driver::{emit_function, Env, FnCx};
 use super::plan::FuncPlan;
-use super::program::HELPER_TABLE;
 use super::{check_limits, collect_strings, globals_used};
 use crate::cranelift::{CompileError, CompileStats, FuncStats, JitOptions};
+use crate::entry::HELPER_TABLE;
 
 /// Names of the runtime helpers in `VmCtx::helpers` order.
 pub const HELPER_NAMES: [&str; 15] = [

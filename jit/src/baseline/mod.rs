@@ -54,7 +54,7 @@ pub use image::{compile_aarch64_image, BaselineImage, ImageFunc, HELPER_NAMES};
 pub use program::BaselineProgram;
 
 use crate::cranelift::{CompileError, CompileStats, FuncStats, JitOptions};
-use crate::program::FuncInfo;
+use crate::entry::FuncInfo;
 use driver::{emit_function, Env, FnCx};
 use plan::FuncPlan;
 

@@ -24,7 +24,8 @@ use cranelift_module::{default_libcall_names, Linkage, Module};
 use waddle_opt::abi::Word;
 use waddle_opt::ir::{verify_program, FuncId, InstKind, Program};
 
-use crate::program::{CompiledProgram, FuncInfo};
+use crate::entry::FuncInfo;
+use crate::program::CompiledProgram;
 use translate::{native_signature, Addressing, Env, Translator};
 
 /// Options of the optimizing code generator.
@@ -272,7 +273,6 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
         .finalize_definitions()
         .map_err(|e| codegen_err("<module>", &e))?;
     stats.trampolines = t0.elapsed();
-    let n = program.funcs.len();
     let mut infos: Vec<FuncInfo> = program
         .funcs
         .values()
@@ -295,12 +295,10 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
     for (fid, id) in tramps {
         infos[fid.index()].trampoline = module.get_finalized_function(id) as usize;
     }
-    let entries: Box<[usize]> = (0..n).map(|i| infos[i].code).collect();
     let max_global = globals_used(program);
     let code_bytes = tramp_bytes + stats.funcs.iter().map(|f| f.code_size).sum::<usize>();
     stats.total = start.elapsed();
-    let mut compiled =
-        CompiledProgram::new(module, infos, entries, strings, texts, max_global, stats);
+    let mut compiled = CompiledProgram::new(module, infos, strings, texts, max_global, stats);
     compiled.account_code_bytes(code_bytes);
     Ok(compiled)
 }

@@ -1,0 +1,259 @@
+//! What every native tier's compiled unit keeps besides its code memory,
+//! and the entry from Rust into that code: per-function records, the
+//! entry-slot, string-constant and helper tables a `VmCtx` points at, and
+//! [`UnitTables::call`], which sets up the context, runs a trampoline and
+//! turns the trap record, pending fuel and carried host panics into the
+//! interpreter's results. T2 ([`crate::CompiledProgram`]) and T1
+//! ([`crate::baseline::BaselineProgram`]) differ only in who owns the code.
+
+use std::panic::resume_unwind;
+
+use cranelift_entity::EntityRef;
+use waddle_opt::abi::{Trap, TrapCode, VmCtx, Word, DEFAULT_STACK_BUDGET, FUEL_BATCH};
+use waddle_opt::interp::Host;
+use waddle_opt::ir::{FuncId, SrcLoc};
+
+use crate::cranelift::CompileStats;
+use crate::helpers::{Helper, HostCell};
+
+/// Every runtime helper in [`Helper`] order: the layout of
+/// `VmCtx::helpers` that position-independent code indexes.
+pub(crate) const HELPER_TABLE: [Helper; 15] = [
+    Helper::ArrayNew,
+    Helper::ArrayRepeat,
+    Helper::ArrayPush,
+    Helper::StrConcat,
+    Helper::ToStr,
+    Helper::Print,
+    Helper::Clock,
+    Helper::Fuel,
+    Helper::StrCmp,
+    Helper::Sin,
+    Helper::Cos,
+    Helper::Tan,
+    Helper::Exp,
+    Helper::Log,
+    Helper::Fmod,
+];
+
+/// What a unit keeps of each function.
+#[derive(Clone, Debug)]
+pub(crate) struct FuncInfo {
+    /// Source name.
+    pub name: String,
+    /// Number of parameters.
+    pub params: usize,
+    /// Declaration location (for traps raised before any code runs).
+    pub loc: SrcLoc,
+    /// Address of the compiled code, 0 for declarations.
+    pub code: usize,
+    /// Size of the compiled code in bytes.
+    pub code_size: usize,
+    /// Address of the entry trampoline, 0 for declarations.
+    pub trampoline: usize,
+    /// Disassembly, when requested.
+    pub disasm: Option<String>,
+}
+
+/// The signature of every entry trampoline (see [`crate::abi`]).
+type Trampoline = unsafe extern "C" fn(*mut VmCtx, *const Word, *mut Word);
+
+/// The tables and records of one compiled unit (see the module docs).
+pub(crate) struct UnitTables {
+    funcs: Vec<FuncInfo>,
+    /// The entry-slot table (`VmCtx::entries`); its address never changes.
+    entries: Box<[usize]>,
+    /// Interned string constants (`VmCtx::strings`); address fixed, since
+    /// T2 code embeds it.
+    strings: Box<[Word]>,
+    /// Their texts.
+    texts: Vec<Box<str>>,
+    /// Helper addresses (`VmCtx::helpers`), in [`HELPER_TABLE`] order.
+    helpers: Box<[usize]>,
+    /// Whether `strings` holds interned objects.
+    bound: bool,
+    /// Number of globals the code uses.
+    globals_used: usize,
+    stats: CompileStats,
+    stack_budget: usize,
+}
+
+impl UnitTables {
+    /// Tables for `funcs`; every entry slot starts at the function's own
+    /// code (0 for declarations). `strings` has one slot per text (at least
+    /// one), allocated before code generation when the code embeds its address.
+    pub(crate) fn new(
+        funcs: Vec<FuncInfo>,
+        strings: Box<[Word]>,
+        texts: Vec<Box<str>>,
+        globals_used: usize,
+        stats: CompileStats,
+    ) -> UnitTables {
+        UnitTables {
+            entries: funcs.iter().map(|f| f.code).collect(),
+            funcs,
+            strings,
+            texts,
+            helpers: HELPER_TABLE.iter().map(|h| h.addr()).collect(),
+            bound: false,
+            globals_used,
+            stats,
+            stack_budget: DEFAULT_STACK_BUDGET,
+        }
+    }
+
+    /// Compile-time statistics.
+    pub(crate) fn stats(&self) -> &CompileStats {
+        &self.stats
+    }
+
+    /// Sets the stack budget in bytes.
+    pub(crate) fn set_stack_budget(&mut self, bytes: usize) {
+        self.stack_budget = bytes;
+    }
+
+    /// Interns the string constants through `host`.
+    pub(crate) fn bind_strings(&mut self, host: &mut dyn Host) {
+        for (slot, text) in self.strings.iter_mut().zip(&self.texts) {
+            *slot = host.intern_str(text);
+        }
+        self.bound = true;
+    }
+
+    /// The record of `func`.
+    pub(crate) fn func(&self, func: FuncId) -> Option<&FuncInfo> {
+        self.funcs.get(func.index())
+    }
+
+    /// Address of the entry-slot table.
+    pub(crate) fn entry_slots(&self) -> *const usize {
+        self.entries.as_ptr()
+    }
+
+    /// Points `func`'s entry slot at `code` (see the owners' `set_entry`).
+    pub(crate) fn set_entry(&mut self, func: FuncId, code: *const u8) {
+        if let Some(slot) = self.entries.get_mut(func.index()) {
+            *slot = code as usize;
+        }
+    }
+
+    /// Runs `func` with `args` (one word per parameter); returns the result
+    /// word (0 for `void`). Mirrors `Interpreter::call`: a function without a
+    /// body, a wrong number of arguments or a host with too few globals
+    /// traps `assertion failed` at the function's location.
+    ///
+    /// The caller must keep the unit's code mapped executable for the call.
+    pub(crate) fn call(
+        &mut self,
+        host: &mut dyn Host,
+        func: FuncId,
+        args: &[Word],
+    ) -> Result<Word, Trap> {
+        let Some(info) = self.funcs.get(func.index()) else {
+            return Err(Trap {
+                code: TrapCode::AssertionFailed,
+                loc: SrcLoc::NONE,
+            });
+        };
+        let loc = info.loc;
+        if info.trampoline == 0
+            || args.len() != info.params
+            || self.globals_used > host.globals().len()
+        {
+            return Err(Trap {
+                code: TrapCode::AssertionFailed,
+                loc,
+            });
+        }
+        let tramp = info.trampoline;
+        if !self.bound {
+            self.bind_strings(host);
+        }
+        self.enter(host, tramp, args, loc)
+    }
+
+    /// Sets up the context and runs the trampoline at `tramp`.
+    #[inline(never)]
+    fn enter(
+        &mut self,
+        host: &mut dyn Host,
+        tramp: usize,
+        args: &[Word],
+        loc: SrcLoc,
+    ) -> Result<Word, Trap> {
+        // The top of the conservatively scanned region: every compiled frame
+        // is below this local.
+        let base_marker: Word = 0;
+        let base = std::hint::black_box(&base_marker) as *const Word as usize;
+        let mut stack_limit = base.saturating_sub(self.stack_budget);
+        if let Some(low) = crate::stack::thread_stack_low() {
+            stack_limit = stack_limit.max(low.saturating_add(crate::abi::MIN_HELPER_STACK));
+        }
+        let globals = host.globals().as_mut_ptr();
+        let mut cell = HostCell { host, panic: None };
+        let mut ctx = Box::new(VmCtx {
+            globals,
+            entries: self.entries.as_ptr(),
+            stack_limit,
+            stack_base: base,
+            fuel: FUEL_BATCH,
+            trap_code: 0,
+            trap_loc_set: 0,
+            trap_file: 0,
+            trap_line: 0,
+            trap_col: 0,
+            reserved: 0,
+            host: cell.as_ctx_ptr(),
+            helpers: self.helpers.as_ptr(),
+            strings: self.strings.as_ptr(),
+        });
+        let mut ret: Word = 0;
+        // SAFETY: `tramp` is this unit's trampoline for a function whose
+        // arity matches `args`, in code the owner keeps executable; the
+        // context and the entry, string and helper tables outlive the call;
+        // compiled code only returns normally (traps are recorded in the
+        // context).
+        unsafe {
+            let f: Trampoline = std::mem::transmute::<usize, Trampoline>(tramp);
+            f(&mut *ctx, args.as_ptr(), &mut ret);
+        }
+        std::hint::black_box(&base_marker);
+        if let Some(payload) = cell.panic.take() {
+            resume_unwind(payload);
+        }
+        let result = match ctx.trap_code {
+            0 => Ok(ret),
+            code => Err(Trap {
+                code: TrapCode::from_u32(code).unwrap_or(TrapCode::AssertionFailed),
+                loc: if ctx.trap_loc_set != 0 {
+                    SrcLoc {
+                        file: ctx.trap_file,
+                        line: ctx.trap_line,
+                        col: ctx.trap_col,
+                    }
+                } else {
+                    loc
+                },
+            }),
+        };
+        let pending = FUEL_BATCH - ctx.fuel;
+        if pending > 0 {
+            if let Err(code) = cell.host.consume_fuel(pending as u64) {
+                return result.and(Err(Trap { code, loc }));
+            }
+        }
+        result
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn helper_table_is_in_enum_order() {
+        for (i, h) in HELPER_TABLE.iter().enumerate() {
+            assert_eq!(*h as usize, i, "{h:?}");
+        }
+    }
+}
