@@ -5,7 +5,6 @@
 //! the runtime error with its location, and the exit code (LANGUAGE.md
 //! "Errors": 0, 1 compile error or unavailable tier/tool, 2 runtime error).
 
-use std::io::{IsTerminal, Write};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use waddle_frontend::Prelude;
@@ -14,13 +13,15 @@ use waddle_jit::JitOptions;
 use waddle_opt::abi::{Trap, DEFAULT_STACK_BUDGET};
 use waddle_opt::ir::{Program, Type};
 
-use crate::driver::{run_on_big_stack, RunOutcome, Tier};
+use std::io::Write;
+
+use crate::driver::{RunOutcome, Tier};
 use crate::engine::{compile_source, OptOptions};
 use crate::error::{Error, RuntimeError};
 use crate::format::{format_float, write_escaped};
 
 /// `--target` values.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub enum Target {
     /// This machine.
     #[default]
@@ -150,9 +151,9 @@ pub fn run_source_aarch64(file_name: &str, source: &str, options: &CrossOptions)
 }
 
 /// [`run_source_aarch64`] handing the program's output to `out` as it
-/// arrives (after every print with `flush_each_print`); returns standard
+/// arrives (what `waddle run --target aarch64` uses) (after every print with `flush_each_print`); returns standard
 /// error's text and the exit code.
-fn run_streaming(
+pub fn run_streaming(
     file_name: &str,
     source: &str,
     options: &CrossOptions,
@@ -247,36 +248,6 @@ pub fn format_print(out: &mut Vec<u8>, ty: Type, value: &PrintValue, quoted: boo
             out.push(b']');
         }
     }
-}
-
-/// `waddle run --target aarch64 ...`: runs, writing the program's output
-/// as it arrives; returns the exit code.
-pub fn run_cli_args(file_name: &str, source: &str, args: &crate::cli::RunArgs) -> i32 {
-    let options = CrossOptions {
-        tier: args.tier.tier.into(),
-        opt_level: args.tier.opt_level,
-        passes: args.passes.clone(),
-        fuel: args.fuel,
-        memory_limit: args.memory_limit.map(|m| m as u64),
-        gc_stress: false,
-    };
-    let terminal = std::io::stdout().is_terminal();
-    let result = run_on_big_stack(|| {
-        let mut stdout = std::io::stdout().lock();
-        let mut broken = false;
-        let (stderr, code) = run_streaming(file_name, source, &options, terminal, &mut |bytes| {
-            // After a failed write (a closed pipe) the output is dropped.
-            if !broken {
-                broken = stdout.write_all(bytes).is_err() || (terminal && stdout.flush().is_err());
-            }
-        });
-        let _ = stdout.flush();
-        (stderr, code)
-    });
-    let (stderr, code) =
-        result.unwrap_or_else(|msg| (format!("error: internal error: {msg}\n"), 2));
-    eprint!("{stderr}");
-    code
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 //! The Waddle runtime: embedding API, heap with garbage collector, builtins,
-//! runtime errors, the CLI driver and the REPL.
+//! runtime errors, and the driver that runs a whole program. The command
+//! line, REPL and benchmark harness live in the `waddle-cli` crate.
 //!
 //! Embedding in short:
 //! ```
@@ -13,8 +14,7 @@
 
 #![warn(missing_docs)]
 
-pub mod bench;
-pub mod cli;
+#[cfg(feature = "cross")]
 pub mod cross;
 pub mod driver;
 pub mod engine;
@@ -23,7 +23,6 @@ pub mod format;
 pub mod heap;
 pub mod host;
 pub mod output;
-pub mod repl;
 
 pub use driver::{run_source, RunOptions, RunOutcome, Tier};
 pub use engine::{Engine, EngineConfig, FunctionInfo, GlobalInfo, Val};

@@ -27,7 +27,7 @@ pub struct BenchProgram {
 }
 
 /// The suite directory: `explicit`, else the runtime crate's `bench/`
-/// (when the build tree is still there), else `./runtime/bench` or `./bench`.
+/// (when the build tree is still there), else `./runtime/cli/bench` or `./bench`.
 pub fn find_dir(explicit: Option<&Path>) -> Result<PathBuf, String> {
     if let Some(d) = explicit {
         return if d.is_dir() {
@@ -38,7 +38,7 @@ pub fn find_dir(explicit: Option<&Path>) -> Result<PathBuf, String> {
     }
     let candidates = [
         Path::new(env!("CARGO_MANIFEST_DIR")).join("bench"),
-        PathBuf::from("runtime/bench"),
+        PathBuf::from("runtime/cli/bench"),
         PathBuf::from("bench"),
     ];
     candidates

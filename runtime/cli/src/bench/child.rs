@@ -26,11 +26,11 @@ use serde::{Deserialize, Serialize};
 
 use super::report::{FuncCodegen, Measurement, Phases};
 use super::{process, secs, suite, BenchArgs};
-use crate::driver::{run_on_big_stack, Tier};
-use crate::engine::{optimize, Engine, EngineConfig, OptOptions};
-use crate::error::Error;
-use crate::output::OutputSink;
-use crate::Val;
+use waddle::driver::{run_on_big_stack, Tier};
+use waddle::engine::{optimize, Engine, EngineConfig, OptOptions};
+use waddle::error::Error;
+use waddle::output::OutputSink;
+use waddle::Val;
 
 /// Optimization level the benchmarks run at (the engine's default).
 const OPT_LEVEL: u8 = 2;
@@ -306,7 +306,7 @@ mod tests {
 
     #[test]
     fn baseline_codegen_is_timed_per_instruction() {
-        if crate::engine::check_tier(Tier::Baseline).is_err() {
+        if waddle::engine::check_tier(Tier::Baseline).is_err() {
             return; // no baseline back end for this host
         }
         let mut phases = Phases::default();

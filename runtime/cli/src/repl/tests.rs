@@ -1,5 +1,5 @@
 use super::*;
-use crate::output::OutputSink;
+use waddle::output::OutputSink;
 
 fn repl() -> Repl {
     Repl::new(EngineConfig {

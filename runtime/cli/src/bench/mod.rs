@@ -1,7 +1,7 @@
 //! `waddle bench`: the harness that compares the execution tiers with each
 //! other and with reference implementations in C, Lua and Python.
 //!
-//! The suite lives in `runtime/bench/<name>/` (see its README): each
+//! The suite lives in `runtime/cli/bench/<name>/` (see its README): each
 //! program `<name>.wdl` defines `fn main(n: int)` and ends with the line
 //! `main(N);` (the full size); a `// bench: quick=Q` comment gives the tiny
 //! size of `--quick`. `<name>.c`, `<name>.lua` and `<name>.py` implement
@@ -33,9 +33,9 @@ pub mod table;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::driver::Tier;
 use report::{BenchReport, ImplKind, ImplResult, Measurement, ProgramReport};
 use suite::BenchProgram;
+use waddle::driver::Tier;
 
 /// Tiers measured when `--tiers` is not given (those this build lacks are
 /// skipped with a note).
@@ -72,7 +72,7 @@ pub struct BenchArgs {
     #[arg(long)]
     pub cpu: bool,
     /// The suite directory (default: the `bench/` directory of the
-    /// runtime crate, else `./runtime/bench` or `./bench`).
+    /// runtime crate, else `./runtime/cli/bench` or `./bench`).
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
     /// Internal: measure one program on TIER in this process.
@@ -182,7 +182,7 @@ fn select_tiers(
         if tiers.contains(&t) {
             continue;
         }
-        if crate::engine::check_tier(t).is_ok() {
+        if waddle::engine::check_tier(t).is_ok() {
             tiers.push(t);
         } else {
             notes.push(format!(

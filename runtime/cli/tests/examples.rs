@@ -6,7 +6,7 @@ use std::process::Command;
 
 #[test]
 fn examples_print_their_expected_output_on_every_tier() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
     let mut tiers = vec!["interp"];
     tiers.extend(waddle_jit::available_tiers().iter().copied());
     let mut checked = 0;

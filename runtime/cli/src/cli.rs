@@ -4,15 +4,15 @@
 //! Exit status: 0 success, 1 compile error / bad invocation / unreadable
 //! file / unavailable tier, 2 runtime error (LANGUAGE.md "Errors").
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use crate::driver::{run_on_big_stack, Tier};
-use crate::engine::{compile_source, Engine, EngineConfig, OptOptions};
-use crate::error::Error;
-use crate::output::OutputSink;
+use waddle::driver::{run_on_big_stack, Tier};
+use waddle::engine::{compile_source, Engine, EngineConfig, OptOptions};
+use waddle::error::Error;
+use waddle::output::OutputSink;
 
 /// The Waddle JIT compiler runtime.
 #[derive(Parser, Debug)]
@@ -65,8 +65,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "BYTES")]
     pub memory_limit: Option<usize>,
     /// Where the program runs: this machine, or AArch64 under qemu-aarch64.
-    #[arg(long, value_enum, default_value_t = crate::cross::Target::Host)]
-    pub target: crate::cross::Target,
+    #[arg(long, value_enum, default_value_t = TargetArg::Host)]
+    pub target: TargetArg,
     /// The program.
     pub file: PathBuf,
 }
@@ -96,6 +96,16 @@ impl From<TierArg> for Tier {
             TierArg::Auto => Tier::Auto,
         }
     }
+}
+
+/// `--target` values.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum TargetArg {
+    /// This machine.
+    #[default]
+    Host,
+    /// AArch64 Linux, run under qemu-aarch64.
+    Aarch64,
 }
 
 /// `--emit` values.
@@ -157,8 +167,8 @@ fn run(args: RunArgs) -> i32 {
             return 1;
         }
     };
-    if args.target == crate::cross::Target::Aarch64 && args.emit.is_none() {
-        return crate::cross::run_cli_args(&name, &source, &args);
+    if args.target == TargetArg::Aarch64 && args.emit.is_none() {
+        return run_aarch64(&name, &source, &args);
     }
     let outcome = run_on_big_stack(|| match args.emit {
         Some(emit) => emit_form(&name, &source, emit, &args),
@@ -190,13 +200,13 @@ fn run_program(name: &str, source: &str, args: &RunArgs) -> Result<(), Error> {
 }
 
 fn emit_form(name: &str, source: &str, emit: Emit, args: &RunArgs) -> Result<(), Error> {
-    crate::engine::check_tier(args.tier.tier.into())?;
+    waddle::engine::check_tier(args.tier.tier.into())?;
     let opt = OptOptions {
         opt_level: args.tier.opt_level,
         passes: args.passes.clone(),
     };
     let text = match emit {
-        Emit::Ast => crate::engine::emit_ast(name, source)?,
+        Emit::Ast => waddle::engine::emit_ast(name, source)?,
         Emit::Ir => {
             let c = compile_source(
                 name,
@@ -205,14 +215,46 @@ fn emit_form(name: &str, source: &str, emit: Emit, args: &RunArgs) -> Result<(),
                 false,
                 &OptOptions::default(),
             )?;
-            crate::engine::print_program(&c.frontend.program)
+            waddle::engine::print_program(&c.frontend.program)
         }
         Emit::OptIr => {
             let c = compile_source(name, source, Default::default(), false, &opt)?;
-            crate::engine::print_program(&c.optimized)
+            waddle::engine::print_program(&c.optimized)
         }
     };
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(text.as_bytes());
     Ok(())
+}
+
+/// `waddle run --target aarch64 ...`: runs, writing the program's output
+/// as it arrives; returns the exit code.
+fn run_aarch64(file_name: &str, source: &str, args: &RunArgs) -> i32 {
+    let options = waddle::cross::CrossOptions {
+        tier: args.tier.tier.into(),
+        opt_level: args.tier.opt_level,
+        passes: args.passes.clone(),
+        fuel: args.fuel,
+        memory_limit: args.memory_limit.map(|m| m as u64),
+        gc_stress: false,
+    };
+    let terminal = std::io::stdout().is_terminal();
+    let result = run_on_big_stack(|| {
+        let mut stdout = std::io::stdout().lock();
+        let mut broken = false;
+        let (stderr, code) =
+            waddle::cross::run_streaming(file_name, source, &options, terminal, &mut |bytes| {
+                // After a failed write (a closed pipe) the output is dropped.
+                if !broken {
+                    broken =
+                        stdout.write_all(bytes).is_err() || (terminal && stdout.flush().is_err());
+                }
+            });
+        let _ = stdout.flush();
+        (stderr, code)
+    });
+    let (stderr, code) =
+        result.unwrap_or_else(|msg| (format!("error: internal error: {msg}\n"), 2));
+    eprint!("{stderr}");
+    code
 }

@@ -26,9 +26,9 @@ mod input;
 
 pub use input::is_complete;
 
-use crate::driver::Tier;
-use crate::engine::{Engine, EngineConfig};
-use crate::error::Error;
+use waddle::driver::Tier;
+use waddle::engine::{Engine, EngineConfig};
+use waddle::error::Error;
 
 /// What handling one line produced.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -74,7 +74,7 @@ pub struct Repl {
 
 impl Repl {
     /// A REPL over an engine built from `config` (use
-    /// [`crate::OutputSink::Capture`] to receive program output in
+    /// [`waddle::OutputSink::Capture`] to receive program output in
     /// [`ReplOutput::stdout`]).
     pub fn new(config: EngineConfig) -> Result<Repl, Error> {
         Ok(Repl {
@@ -82,11 +82,6 @@ impl Repl {
             buffer: String::new(),
             entries: 0,
         })
-    }
-
-    /// The engine (for inspection).
-    pub fn engine(&mut self) -> &mut Engine {
-        &mut self.engine
     }
 
     /// Whether an entry is being continued.
@@ -212,9 +207,9 @@ impl Repl {
                 continue;
             }
             let value = self.engine.global(&g.name).map(|v| match v {
-                crate::Val::Str(text) => {
+                waddle::Val::Str(text) => {
                     let mut q = Vec::new();
-                    crate::format::write_escaped(&mut q, text.as_bytes());
+                    waddle::format::write_escaped(&mut q, text.as_bytes());
                     String::from_utf8_lossy(&q).into_owned()
                 }
                 v => v.to_string(),
