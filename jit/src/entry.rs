@@ -13,8 +13,8 @@ use waddle_opt::abi::{Trap, TrapCode, VmCtx, Word, DEFAULT_STACK_BUDGET, FUEL_BA
 use waddle_opt::interp::Host;
 use waddle_opt::ir::{FuncId, SrcLoc};
 
-use crate::cranelift::CompileStats;
 use crate::helpers::{Helper, HostCell};
+use crate::options::CompileStats;
 
 /// Every runtime helper in [`Helper`] order: the layout of
 /// `VmCtx::helpers` that position-independent code indexes.

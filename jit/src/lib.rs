@@ -25,10 +25,13 @@ pub mod cross;
 pub mod disasm;
 mod entry;
 mod helpers;
+mod options;
 mod program;
 mod stack;
+mod tables;
 
-pub use cranelift::{compile, CompileError, CompileStats, FuncStats, JitOptions};
+pub use cranelift::compile;
+pub use options::{CompileError, CompileStats, FuncStats, JitOptions};
 pub use program::{code_memory, CodeMemory, CompiledProgram};
 
 use waddle_opt::abi::{Trap, Word};

@@ -13,8 +13,8 @@ use waddle_opt::abi::{Trap, Word};
 use waddle_opt::interp::Host;
 use waddle_opt::ir::FuncId;
 
-use crate::cranelift::CompileStats;
 use crate::entry::{FuncInfo, UnitTables};
+use crate::options::CompileStats;
 
 /// Process-wide code-memory counters: live units and their code bytes.
 static LIVE_UNITS: AtomicUsize = AtomicUsize::new(0);

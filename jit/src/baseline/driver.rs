@@ -1,17 +1,29 @@
-//! The one linear pass shared by every baseline back end: blocks in layout
-//! order, instructions in order, terminators as compare-and-branch chains
-//! with the edge work (parallel moves of block arguments, back-edge fuel
-//! ticks) on the edge itself, then the out-of-line paths. A back end only
-//! supplies the machine operations ([`Backend`]).
+//! The one linear pass shared by every baseline back end: the prologue
+//! (frame, parameters into slots, constants, entry fuel), blocks in layout
+//! order with each instruction selected by [`super::isel`], terminators as
+//! compare-and-branch chains with the edge work (parallel moves of block
+//! arguments, back-edge fuel ticks) on the edge itself, then the
+//! out-of-line paths, and the entry trampolines. A back end supplies only
+//! encodings, its frame layout and its argument registers ([`Backend`]):
+//! QBE's isel/emit/abi split in one trait.
 
 use std::collections::HashMap;
+use std::time::Instant;
 
-use cranelift_entity::SecondaryMap;
-use waddle_opt::ir::{Block, BlockCall, Function, InstData, Program, SrcLoc, Terminator, Value};
+use cranelift_entity::{EntityRef, SecondaryMap};
+use waddle_opt::abi::TrapCode;
+use waddle_opt::ir::{
+    Block, BlockCall, Function, InstData, InstKind, Program, Signature, SrcLoc, Terminator, Type,
+    UnaryOp, Value,
+};
 
-use super::cold::ColdPaths;
+use super::cold::{Cold, ColdPaths};
+use super::conv::{arg_locs, ArgLoc, HelperArg, RetClass};
+use super::isel::{self, Cond};
 use super::moves::{sequentialize, MoveOp};
 use super::plan::{slot, FuncPlan};
+use crate::helpers::Helper;
+use crate::options::{CompileStats, FuncStats};
 
 /// Program-wide facts every function's code needs.
 pub(crate) struct Env<'a> {
@@ -33,32 +45,232 @@ pub(crate) struct FnCx<'a> {
     pub plan: &'a FuncPlan,
 }
 
-/// The machine operations a baseline back end provides.
-pub(crate) trait Backend {
-    /// A code position that jumps can target (bound once).
-    type Label: Copy;
+/// What a baseline back end provides: encodings of the mid-level
+/// operations the shared instruction selection ([`super::isel`]) and this
+/// driver are written in, its frame layout and its argument registers.
+/// Values live in their frame slots ([`super::plan`]); a back end may keep
+/// copies in registers between operations as long as every slot is written
+/// through.
+pub(crate) trait Backend: Arith {
+    /// The assembler's trampoline encodings.
+    type Tramp: Trampolines;
+    /// Integer argument registers after the one carrying the `VmCtx`.
+    const INT_ARGS: &'static [u8];
+    /// Integer registers of a helper call's arguments, `VmCtx` included.
+    const HELPER_INT_ARGS: &'static [u8];
+    /// Number of float argument registers.
+    const FLOAT_ARGS: usize;
+    /// An integer register free for copies inside an operation.
+    const ACC: u8;
+
+    /// Where the arguments of a call to a function with `params` travel,
+    /// and the number of stack words.
+    fn arg_locs(params: &[Type]) -> (Vec<ArgLoc>, usize) {
+        arg_locs(params, Self::INT_ARGS, Self::FLOAT_ARGS)
+    }
+
+    // ---- code positions
     /// A fresh, unbound label.
     fn new_label(&mut self) -> Self::Label;
-    /// Binds `l` to the current position.
+    /// Binds `l` to the current position (forgets register state).
     fn bind(&mut self, l: Self::Label);
-    /// Frame set-up, stack-limit check, parameters into their slots, the
-    /// entry fuel tick; falls through into the entry block.
-    fn prologue(&mut self, cx: &FnCx<'_>, cold: &mut ColdPaths<Self::Label>);
-    /// One instruction.
-    fn inst(&mut self, cx: &FnCx<'_>, data: &InstData, cold: &mut ColdPaths<Self::Label>);
+    /// Current code offset.
+    fn offset(&self) -> usize;
+    /// Aligns the start of the next function or trampoline.
+    fn align_entry(&mut self);
+
+    // ---- slots (register 0 is the first result register, int and float)
+    /// Integer register `reg` = `v`'s slot.
+    fn ld(&mut self, reg: u8, v: Value);
+    /// `v`'s slot = integer register `reg`.
+    fn st(&mut self, v: Value, reg: u8);
+    /// Float register `reg` = `v`'s slot.
+    fn ldf(&mut self, reg: u8, v: Value);
+    /// `v`'s slot = float register `reg`.
+    fn stf(&mut self, v: Value, reg: u8);
+    /// [`Backend::st`] when there is a result.
+    fn st_opt(&mut self, r: Option<Value>, reg: u8) {
+        if let Some(r) = r {
+            self.st(r, reg);
+        }
+    }
+    /// [`Backend::stf`] when there is a result.
+    fn stf_opt(&mut self, r: Option<Value>, reg: u8) {
+        if let Some(r) = r {
+            self.stf(r, reg);
+        }
+    }
+    /// Zero-extends the low byte of integer register `reg` (a `bool`).
+    fn zext_byte(&mut self, reg: u8);
+
+    // ---- frame
+    /// Frame set-up and the stack-limit check (taking `overflow` when the
+    /// frame does not fit), falling through into the body.
+    fn enter(&mut self, cx: &FnCx<'_>, overflow: Self::Label);
+    /// Pops the frame and returns (results already in register 0).
+    fn epilogue(&mut self);
+    /// Stores parameter `p`, which arrives at `loc`, into its slot (a
+    /// `bool` arrives in the low byte and is zero-extended).
+    fn spill_param(&mut self, p: Value, loc: ArgLoc, is_bool: bool);
+    /// Writes the constant word `k` into `v`'s slot.
+    fn const_word(&mut self, v: Value, k: i64);
+    /// Charges one unit of fuel: jumps to `refill` when the batch is empty,
+    /// which comes back to `resume`, bound right after.
+    fn fuel_dec(&mut self, refill: Self::Label, resume: Self::Label);
+
+    // ---- instructions
+    /// An instruction of kind `kind` starts.
+    fn begin_inst(&mut self, kind: &InstKind);
+    /// `r = table[index]` for the `VmCtx` table pointer at `table`.
+    fn load_ctx_table(&mut self, table: i32, index: usize, r: Value);
+    /// `table[index] = v` for the `VmCtx` table pointer at `table`.
+    fn store_ctx_table(&mut self, table: i32, index: usize, v: Value);
+    /// `r = *(obj + offset)` (a heap object's header field).
+    fn load_field(&mut self, r: Value, obj: Value, offset: i32);
+    /// Scratch word `k` of the array-literal area = `v`.
+    fn store_scratch(&mut self, k: usize, v: Value);
+    /// Calls runtime helper `h` with `args` (in its parameter order).
+    fn call_helper(&mut self, h: Helper, args: &[HelperArg]);
+    /// Jumps to `l` when the trap record holds a trap.
+    fn jump_if_trap(&mut self, l: Self::Label);
+    /// Jumps to `l` unless `0 <= i < len(a)` (unsigned compare).
+    fn bounds_check(&mut self, a: Value, i: Value, l: Self::Label);
+    /// `r = a[i]` (`float`: the element is a double).
+    fn array_get(&mut self, a: Value, i: Value, r: Option<Value>, float: bool);
+    /// `a[i] = v`.
+    fn array_set(&mut self, a: Value, i: Value, v: Value);
+    /// `r = pop(a)`; jumps to `empty` when `a` is empty.
+    fn array_pop(&mut self, a: Value, r: Option<Value>, empty: Self::Label);
+    /// Calls `callee` through its entry slot; `unlinked` is taken when the
+    /// slot is still empty.
+    fn call_function(&mut self, callee: isel::Callee<'_>, unlinked: Option<Self::Label>);
+    /// Writes `r = cond ? 1 : 0` from the live flags.
+    fn materialize(&mut self, r: Value, cond: Cond);
+    /// Records that the flags hold `cond` for bool `v` (or nothing).
+    fn set_flags(&mut self, flags: Option<(Value, Cond)>);
+
+    // ---- edges and terminators
     /// A sequentialized parallel copy between slots.
     fn moves(&mut self, ops: &[MoveOp]);
-    /// Charges one unit of fuel; an `out of fuel` trap points at `loc`.
-    fn fuel_tick(&mut self, loc: SrcLoc, cold: &mut ColdPaths<Self::Label>);
     /// Unconditional jump.
     fn jump(&mut self, l: Self::Label);
     /// Jumps to `l` when the `int`/`bool` value `v` equals `k` (`eq`) or
     /// differs from it (`!eq`).
-    fn branch(&mut self, cx: &FnCx<'_>, v: Value, k: i64, eq: bool, l: Self::Label);
-    /// Returns `v` (or nothing).
-    fn ret(&mut self, cx: &FnCx<'_>, v: Option<Value>);
-    /// Emits the out-of-line paths and the shared trap exit.
-    fn finish(&mut self, cx: &FnCx<'_>, cold: ColdPaths<Self::Label>);
+    fn branch(&mut self, v: Value, k: i64, eq: bool, l: Self::Label);
+
+    // ---- out-of-line paths
+    /// Writes `code` into the trap record.
+    fn store_trap_code(&mut self, code: TrapCode);
+    /// Writes `loc` into the trap record.
+    fn store_loc(&mut self, loc: SrcLoc);
+    /// Jumps to `l` when the trap record already has a location.
+    fn jump_if_loc_set(&mut self, l: Self::Label);
+    /// Returns zero results (the trap exit's tail).
+    fn trap_return(&mut self);
+
+    /// The assembler, for emitting entry trampolines.
+    fn tramp(&mut self) -> &mut Self::Tramp;
+}
+
+/// Encodings of the entry trampolines (see [`crate::abi`]), implemented by
+/// each back end's assembler; the sequence is [`emit_trampoline`]'s.
+pub(crate) trait Trampolines {
+    /// Saves what the trampoline uses and reserves `stack_words` words of
+    /// outgoing arguments.
+    fn enter(&mut self, stack_words: usize);
+    /// Loads argument word `k` of the trampoline's array to `loc`.
+    fn arg(&mut self, k: usize, loc: ArgLoc);
+    /// Calls entry slot `index`.
+    fn call(&mut self, index: usize);
+    /// Stores the result word through the trampoline's result pointer.
+    fn result(&mut self, class: RetClass);
+    /// Restores and returns.
+    fn leave(&mut self);
+}
+
+/// The encodings of arithmetic and comparisons, implemented in each back
+/// end's `inst` module.
+pub(crate) trait Arith {
+    /// A code position that jumps can target (bound once).
+    type Label: Copy;
+    /// A unary operation (libm functions through [`isel::float_call`]).
+    fn unary(&mut self, op: UnaryOp, a: Value, r: Option<Value>);
+    /// A binary operation (float `%` through [`isel::float_call`]); traps
+    /// through `cold`.
+    fn binary(&mut self, cx: &FnCx<'_>, inst: isel::Binary, cold: &mut ColdPaths<Self::Label>);
+}
+
+/// Where each function of a unit landed: `(offset, size)` of the code and
+/// the offset of the entry trampoline, `None` for declarations.
+pub(crate) struct UnitLayout {
+    /// Code of each function, by `FuncId` index.
+    pub code: Vec<Option<(usize, usize)>>,
+    /// Trampoline of each function, by `FuncId` index.
+    pub trampolines: Vec<Option<usize>>,
+}
+
+/// Emits every function with a body and then every entry trampoline of
+/// `env.program` through `b`, recording statistics in `stats`.
+pub(crate) fn emit_unit<B: Backend>(
+    b: &mut B,
+    env: &Env<'_>,
+    stats: &mut CompileStats,
+) -> UnitLayout {
+    let program = env.program;
+    let mut layout = UnitLayout {
+        code: vec![None; program.funcs.len()],
+        trampolines: vec![None; program.funcs.len()],
+    };
+    for (fid, f) in program.funcs.iter() {
+        if f.is_declaration() {
+            continue;
+        }
+        let t0 = Instant::now();
+        let plan = FuncPlan::new(f);
+        let t1 = Instant::now();
+        b.align_entry();
+        let at = b.offset();
+        emit_function(
+            b,
+            &FnCx {
+                env,
+                func: f,
+                plan: &plan,
+            },
+        );
+        let size = b.offset() - at;
+        stats
+            .funcs
+            .push(FuncStats::new(fid, f, t1 - t0, t1.elapsed(), size));
+        layout.code[fid.index()] = Some((at, size));
+    }
+    let t0 = Instant::now();
+    for (fid, f) in program.funcs.iter() {
+        if f.is_declaration() {
+            continue;
+        }
+        b.align_entry();
+        layout.trampolines[fid.index()] = Some(b.offset());
+        emit_trampoline(b, &f.sig, fid.index());
+    }
+    stats.trampolines = t0.elapsed();
+    layout
+}
+
+/// The entry trampoline of a function with signature `sig` whose entry
+/// slot is number `index`: `fn(vmctx, args: *const Word, ret: *mut Word)`.
+fn emit_trampoline<B: Backend>(b: &mut B, sig: &Signature, index: usize) {
+    let (locs, nstack) = B::arg_locs(&sig.params);
+    let t = b.tramp();
+    t.enter(nstack);
+    for (k, &loc) in locs.iter().enumerate() {
+        t.arg(k, loc);
+    }
+    t.call(index);
+    if sig.ret != Type::Unit {
+        t.result(RetClass::of_type(sig.ret));
+    }
+    t.leave();
 }
 
 /// Emits the code of one function (with a body) through `b`.
@@ -68,6 +280,8 @@ pub(crate) fn emit_function<B: Backend>(b: &mut B, cx: &FnCx<'_>) {
     for &bl in &cx.plan.order {
         labels[bl] = Some(b.new_label());
     }
+    let exit = b.new_label();
+    let overflow = b.new_label();
     let mut e = Driver {
         b,
         cx,
@@ -75,16 +289,70 @@ pub(crate) fn emit_function<B: Backend>(b: &mut B, cx: &FnCx<'_>) {
         scratch: Vec::new(),
         pairs: Vec::new(),
     };
-    e.b.prologue(cx, &mut cold);
+    e.prologue(overflow, &mut cold);
     for (i, &bl) in cx.plan.order.iter().enumerate() {
         let next = cx.plan.order.get(i + 1).copied();
         e.b.bind(e.label(bl));
         for &inst in &cx.func.blocks[bl].insts {
-            e.b.inst(cx, cx.func.inst(inst), &mut cold);
+            let data: &InstData = cx.func.inst(inst);
+            e.b.begin_inst(&data.kind);
+            isel::lower(e.b, cx, data, &mut cold);
         }
         e.terminator(bl, next, &mut cold);
     }
-    e.b.finish(cx, cold);
+    emit_cold(e.b, cold, exit, overflow);
+}
+
+/// Charges one unit of fuel; an `out of fuel` trap points at `loc` (at the
+/// caller's call when `None`).
+fn fuel_tick<B: Backend>(b: &mut B, loc: Option<SrcLoc>, cold: &mut ColdPaths<B::Label>) {
+    let refill = b.new_label();
+    let resume = b.new_label();
+    b.fuel_dec(refill, resume);
+    cold.fuel(resume, loc, refill);
+}
+
+/// The out-of-line paths of the function just emitted, then its shared
+/// trap `exit`.
+fn emit_cold<B: Backend>(
+    b: &mut B,
+    mut cold: ColdPaths<B::Label>,
+    exit: B::Label,
+    overflow: B::Label,
+) {
+    b.bind(overflow);
+    b.store_trap_code(TrapCode::StackOverflow);
+    b.jump(exit);
+    // Fuel paths may request propagation paths: walk by index.
+    let mut i = 0;
+    while i < cold.list.len() {
+        match cold.list[i] {
+            Cold::Trap { label, code, loc } => {
+                b.bind(label);
+                b.store_trap_code(code);
+                b.store_loc(loc);
+                b.jump(exit);
+            }
+            Cold::Propagate { label, loc } => {
+                b.bind(label);
+                b.jump_if_loc_set(exit);
+                b.store_loc(loc);
+                b.jump(exit);
+            }
+            Cold::Fuel { label, resume, loc } => {
+                b.bind(label);
+                b.call_helper(Helper::Fuel, &[HelperArg::Ctx]);
+                match loc {
+                    Some(loc) => isel::check_trap_at(b, loc, &mut cold),
+                    None => b.jump_if_trap(exit),
+                }
+                b.jump(resume);
+            }
+        }
+        i += 1;
+    }
+    b.bind(exit);
+    b.trap_return();
 }
 
 /// State of the pass over one function.
@@ -100,6 +368,23 @@ impl<B: Backend> Driver<'_, '_, B> {
     /// The label of a reachable block.
     fn label(&self, bl: Block) -> B::Label {
         self.labels[bl].expect("edge to a block that is not reachable")
+    }
+
+    /// Frame, parameters into their slots, constants, the entry fuel tick.
+    fn prologue(&mut self, overflow: B::Label, cold: &mut ColdPaths<B::Label>) {
+        let (b, cx) = (&mut *self.b, self.cx);
+        b.enter(cx, overflow);
+        let params = &cx.func.blocks[cx.func.entry()].params;
+        let (locs, _) = B::arg_locs(&cx.func.sig.params);
+        for (&p, &loc) in params.iter().zip(&locs) {
+            b.spill_param(p, loc, cx.func.value_type(p) == Type::Bool);
+        }
+        for &(v, k) in &cx.plan.consts {
+            b.const_word(v, k);
+        }
+        if cx.env.fuel {
+            fuel_tick(b, None, cold);
+        }
     }
 
     /// Whether taking edge `bc` from `from` needs no code besides the jump.
@@ -132,7 +417,7 @@ impl<B: Backend> Driver<'_, '_, B> {
             self.b.moves(&self.scratch);
         }
         if self.cx.env.fuel && self.cx.plan.is_back_edge(from, bc.block) {
-            self.b.fuel_tick(self.cx.func.loc, cold);
+            fuel_tick(self.b, Some(self.cx.func.loc), cold);
         }
         if next != Some(bc.block) {
             self.b.jump(self.label(bc.block));
@@ -143,7 +428,17 @@ impl<B: Backend> Driver<'_, '_, B> {
     fn terminator(&mut self, bl: Block, next: Option<Block>, cold: &mut ColdPaths<B::Label>) {
         let cx = self.cx;
         match &cx.func.blocks[bl].term {
-            Terminator::Return(v) => self.b.ret(cx, *v),
+            Terminator::Return(v) => {
+                self.b.set_flags(None);
+                if let Some(v) = *v {
+                    if cx.func.value_type(v) == Type::Float {
+                        self.b.ldf(0, v);
+                    } else {
+                        self.b.ld(0, v);
+                    }
+                }
+                self.b.epilogue();
+            }
             Terminator::Switch {
                 value,
                 cases,
@@ -157,16 +452,16 @@ impl<B: Backend> Driver<'_, '_, B> {
                             && self.trivial(bl, case)
                             && self.trivial(bl, default)
                         {
-                            self.b.branch(cx, v, *k, false, self.label(default.block));
+                            self.b.branch(v, *k, false, self.label(default.block));
                             return;
                         }
                     }
                     for (k, case) in cases {
                         if self.trivial(bl, case) {
-                            self.b.branch(cx, v, *k, true, self.label(case.block));
+                            self.b.branch(v, *k, true, self.label(case.block));
                         } else {
                             let skip = self.b.new_label();
-                            self.b.branch(cx, v, *k, false, skip);
+                            self.b.branch(v, *k, false, skip);
                             self.edge(bl, case, None, cold);
                             self.b.bind(skip);
                         }

@@ -46,20 +46,18 @@
 //! host tiers. Helpers report failures the same way (write `trap_code`,
 //! return 0); compiled code checks after every helper that can fail.
 
-use std::fmt::Write as _;
 use std::time::Instant;
 
 use cranelift_entity::EntityRef;
 use waddle_opt::ir::{verify_program, FuncId, Program};
-use yaxpeax_arch::{Decoder, U8Reader};
-use yaxpeax_arm::armv8::a64::InstDecoder;
 
-use super::aarch64::{self, Aarch64};
-use super::driver::{emit_function, Env, FnCx};
-use super::plan::FuncPlan;
-use super::{check_limits, collect_strings, globals_used};
-use crate::cranelift::{CompileError, CompileStats, FuncStats, JitOptions};
+use super::aarch64::Aarch64;
+use super::check_limits;
+use super::driver::{emit_unit, Env};
+use crate::disasm::{disassemble, Arch};
 use crate::entry::HELPER_TABLE;
+use crate::options::{CompileError, CompileStats, JitOptions};
+use crate::tables::{collect_strings, globals_used};
 
 /// Names of the runtime helpers in `VmCtx::helpers` order.
 pub const HELPER_NAMES: [&str; 15] = [
@@ -124,32 +122,9 @@ impl BaselineImage {
     /// its offset in the image; `None` for declarations.
     pub fn disasm(&self, func: FuncId) -> Option<String> {
         let f = self.funcs.get(func.index())?;
-        Some(disassemble(self.func_code(func)?, f.offset?))
+        let code = self.func_code(func)?;
+        Some(disassemble(code, f.offset? as u64, Arch::Aarch64))
     }
-}
-
-/// Disassembles AArch64 `code` that starts at image offset `base`.
-pub(crate) fn disassemble(code: &[u8], base: usize) -> String {
-    let decoder = InstDecoder::default();
-    let mut out = String::new();
-    for (k, word) in code.chunks(4).enumerate() {
-        let at = base + 4 * k;
-        let mut reader = U8Reader::new(word);
-        let hex = word
-            .iter()
-            .rev()
-            .map(|b| format!("{b:02x}"))
-            .collect::<String>();
-        match decoder.decode(&mut reader) {
-            Ok(inst) => {
-                let _ = writeln!(out, "{at:6x}:  {hex}  {inst}");
-            }
-            Err(e) => {
-                let _ = writeln!(out, "{at:6x}:  {hex}  <invalid: {e}>");
-            }
-        }
-    }
-    out
 }
 
 /// Compiles every function with a body of `program` to a position-independent
@@ -180,57 +155,24 @@ pub fn compile_aarch64_image(
     };
     let mut be = Aarch64::new();
     let mut stats = CompileStats::default();
-    let mut funcs: Vec<ImageFunc> = program
+    let layout = emit_unit(&mut be, &env, &mut stats);
+    let funcs = program
         .funcs
-        .values()
-        .map(|f| ImageFunc {
-            name: f.name.clone(),
-            offset: None,
-            size: 0,
-            trampoline: None,
+        .iter()
+        .map(|(fid, f)| {
+            let span = layout.code[fid.index()];
+            ImageFunc {
+                name: f.name.clone(),
+                offset: span.map(|(at, _)| at),
+                size: span.map_or(0, |(_, n)| n),
+                trampoline: layout.trampolines[fid.index()],
+            }
         })
         .collect();
-    for (fid, f) in program.funcs.iter() {
-        if f.is_declaration() {
-            continue;
-        }
-        let t0 = Instant::now();
-        let plan = FuncPlan::new(f);
-        let t1 = Instant::now();
-        let at = be.offset();
-        emit_function(
-            &mut be,
-            &FnCx {
-                env: &env,
-                func: f,
-                plan: &plan,
-            },
-        );
-        let size = be.offset() - at;
-        stats.funcs.push(FuncStats {
-            func: fid,
-            name: f.name.clone(),
-            ir_insts: f.inst_count(),
-            translate: t1 - t0,
-            codegen: t1.elapsed(),
-            code_size: size,
-        });
-        funcs[fid.index()].offset = Some(at);
-        funcs[fid.index()].size = size;
-    }
-    let t0 = Instant::now();
-    for (fid, f) in program.funcs.iter() {
-        if f.is_declaration() {
-            continue;
-        }
-        funcs[fid.index()].trampoline = Some(be.offset());
-        aarch64::tramp::emit(&mut be.ops, &f.sig, fid.index());
-    }
     let code = be.ops.finalize().map_err(|e| CompileError::Codegen {
         func: "<program>".to_string(),
         message: e.to_string(),
     })?;
-    stats.trampolines = t0.elapsed();
     stats.total = start.elapsed();
     debug_assert_eq!(HELPER_TABLE.len(), HELPER_NAMES.len());
     Ok(BaselineImage {

@@ -5,16 +5,25 @@
 //! One code-generator interface (`driver::Backend`) and two back ends:
 //! `x64` (the host tier, run through [`BaselineProgram`]) and
 //! `aarch64` (position-independent images, see
-//! [`compile_aarch64_image`]). The shared, arch-neutral parts:
+//! [`compile_aarch64_image`]). The shared, arch-neutral parts (QBE's
+//! isel/emit/abi split):
 //! - `plan`: block order (reachable blocks in layout order, so most
 //!   jumps fall through), back edges, and the frame: one 8-byte slot per
 //!   SSA value (its number indexes the slot) plus scratch words for
 //!   array-literal elements;
+//! - `isel`: instruction selection, each instruction as mid-level back-end
+//!   operations (slot and `VmCtx` table accesses, helper calls described
+//!   once by [`crate::helpers`], trap checks, calls through entry slots);
+//! - `conv`: argument locations and result widening of the calling
+//!   convention over each back end's register lists;
 //! - `moves`: block arguments as sequentialized parallel moves on edges;
 //! - `cold`: out-of-line trap, trap-propagation and fuel-refill paths;
-//! - `driver`: the pass itself (blocks, terminators as compare-and-branch
-//!   chains, edges);
+//! - `driver`: the pass itself (prologue, blocks, terminators as
+//!   compare-and-branch chains, edges, out-of-line paths, trampolines);
 //! - `magic`: division by constants through multiplication.
+//!
+//! A back end keeps only encodings, its frame layout and its argument
+//! registers.
 //!
 //! Constants are written to their slots once, in the prologue; integer
 //! comparisons feeding only the following branch stay in the flags; the
@@ -29,8 +38,10 @@
 //! frame slot, which is inside the scanned region at every helper call.
 
 mod cold;
+mod conv;
 mod driver;
 mod image;
+mod isel;
 mod magic;
 mod moves;
 mod plan;
@@ -42,59 +53,24 @@ mod aarch64;
 #[allow(clippy::useless_conversion)]
 mod x64;
 
-use std::collections::HashMap;
 use std::time::Instant;
 
 use cranelift_entity::EntityRef;
-use dynasmrt::DynasmApi;
 use memmap2::MmapMut;
 use waddle_opt::ir::{verify_program, InstKind, Program};
 
 pub use image::{compile_aarch64_image, BaselineImage, ImageFunc, HELPER_NAMES};
 pub use program::BaselineProgram;
 
-use crate::cranelift::{CompileError, CompileStats, FuncStats, JitOptions};
+use crate::disasm::{disassemble, Arch};
 use crate::entry::FuncInfo;
-use driver::{emit_function, Env, FnCx};
-use plan::FuncPlan;
+use crate::options::{CompileError, CompileStats, JitOptions};
+use crate::tables::{collect_strings, globals_used};
+use driver::{emit_unit, Env};
 
 /// Largest table index (functions, globals, strings) or frame size in words
 /// the generators accept, so every displacement fits an `i32`.
 const MAX_INDEX: usize = 1 << 24;
-
-/// Every distinct string constant of the program, in first-use order.
-fn collect_strings(program: &Program) -> (Vec<Box<str>>, HashMap<Box<str>, usize>) {
-    let mut texts: Vec<Box<str>> = Vec::new();
-    let mut index = HashMap::new();
-    for f in program.funcs.values() {
-        for &b in &f.layout {
-            for &i in &f.blocks[b].insts {
-                if let InstKind::SConst(s) = &f.inst(i).kind {
-                    if !index.contains_key(s) {
-                        index.insert(s.clone(), texts.len());
-                        texts.push(s.clone());
-                    }
-                }
-            }
-        }
-    }
-    (texts, index)
-}
-
-/// Number of globals the program's code uses (highest index + 1).
-fn globals_used(program: &Program) -> usize {
-    let mut n = 0;
-    for f in program.funcs.values() {
-        for &b in &f.layout {
-            for &i in &f.blocks[b].insts {
-                if let InstKind::GlobalGet(g) | InstKind::GlobalSet(g, _) = f.inst(i).kind {
-                    n = n.max(g.index() + 1);
-                }
-            }
-        }
-    }
-    n
-}
 
 /// Rejects programs whose tables or frames are too large for 32-bit
 /// displacements.
@@ -146,43 +122,7 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<BaselineProgram, 
     };
     let mut be = x64::X64::new();
     let mut stats = CompileStats::default();
-    let mut spans = vec![None; program.funcs.len()];
-    for (fid, f) in program.funcs.iter() {
-        if f.is_declaration() {
-            continue;
-        }
-        let t0 = Instant::now();
-        let plan = FuncPlan::new(f);
-        let t1 = Instant::now();
-        be.ops.align(16, 0xcc);
-        let at = be.offset();
-        let cx = FnCx {
-            env: &env,
-            func: f,
-            plan: &plan,
-        };
-        emit_function(&mut be, &cx);
-        let size = be.offset() - at;
-        stats.funcs.push(FuncStats {
-            func: fid,
-            name: f.name.clone(),
-            ir_insts: f.inst_count(),
-            translate: t1 - t0,
-            codegen: t1.elapsed(),
-            code_size: size,
-        });
-        spans[fid.index()] = Some((at, size));
-    }
-    let t0 = Instant::now();
-    let mut tramps = vec![None; program.funcs.len()];
-    for (fid, f) in program.funcs.iter() {
-        if f.is_declaration() {
-            continue;
-        }
-        be.ops.align(16, 0xcc);
-        tramps[fid.index()] = Some(be.offset());
-        x64::tramp::emit(&mut be.ops, &f.sig, fid.index());
-    }
+    let layout = emit_unit(&mut be, &env, &mut stats);
     let bytes = be.ops.finalize().map_err(|e| CompileError::Codegen {
         func: "<program>".to_string(),
         message: e.to_string(),
@@ -194,23 +134,22 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<BaselineProgram, 
     let mut mem = MmapMut::map_anon(bytes.len().max(1)).map_err(map_err)?;
     mem[..bytes.len()].copy_from_slice(&bytes);
     let mem = mem.make_exec().map_err(map_err)?;
-    stats.trampolines = t0.elapsed();
     let base = mem.as_ptr() as usize;
     let funcs = program
         .funcs
         .iter()
         .map(|(fid, f)| {
-            let span = spans[fid.index()];
+            let span = layout.code[fid.index()];
             FuncInfo {
                 name: f.name.clone(),
                 params: f.sig.params.len(),
                 loc: f.loc,
                 code: span.map_or(0, |(at, _)| base + at),
                 code_size: span.map_or(0, |(_, n)| n),
-                trampoline: tramps[fid.index()].map_or(0, |at| base + at),
+                trampoline: layout.trampolines[fid.index()].map_or(0, |at| base + at),
                 disasm: span
                     .filter(|_| opts.disasm)
-                    .map(|(at, n)| x64::disasm::disassemble(&bytes[at..at + n])),
+                    .map(|(at, n)| disassemble(&bytes[at..at + n], at as u64, Arch::X86_64)),
             }
         })
         .collect();

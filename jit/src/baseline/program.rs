@@ -9,8 +9,8 @@ use waddle_opt::abi::{Trap, Word};
 use waddle_opt::interp::Host;
 use waddle_opt::ir::FuncId;
 
-use crate::cranelift::CompileStats;
 use crate::entry::{FuncInfo, UnitTables};
+use crate::options::CompileStats;
 
 /// Baseline (T1) machine code for every function of a program, callable
 /// from Rust. Owns its code memory, unmapped when dropped.

@@ -11,9 +11,8 @@
 mod trampoline;
 pub(crate) mod translate;
 
-use std::collections::HashMap;
 use std::fmt;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use cranelift_codegen::ir::UserFuncName;
 use cranelift_codegen::settings::{self, Configurable};
@@ -22,103 +21,13 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, Linkage, Module};
 use waddle_opt::abi::Word;
-use waddle_opt::ir::{verify_program, FuncId, InstKind, Program};
+use waddle_opt::ir::{verify_program, Program};
 
 use crate::entry::FuncInfo;
+use crate::options::{CompileError, CompileStats, FuncStats, JitOptions};
 use crate::program::CompiledProgram;
+use crate::tables::{collect_strings, globals_used};
 use translate::{native_signature, Addressing, Env, Translator};
-
-/// Options of the optimizing code generator.
-#[derive(Clone, Debug)]
-pub struct JitOptions {
-    /// Let Cranelift optimize (`opt_level=speed`); otherwise `none`.
-    pub optimize: bool,
-    /// Count fuel at function entries and loop back edges (needed only when
-    /// the host enforces an execution budget).
-    pub fuel: bool,
-    /// Run Cranelift's IR verifier on every function (slower compiles).
-    pub verify_cranelift: bool,
-    /// Keep Cranelift's disassembly of each function's machine code (for
-    /// `:asm`, see [`CompiledProgram::disasm`]).
-    pub disasm: bool,
-}
-
-impl Default for JitOptions {
-    /// Optimized, with fuel, Cranelift verifier in debug builds only.
-    fn default() -> Self {
-        JitOptions {
-            optimize: true,
-            fuel: true,
-            verify_cranelift: cfg!(debug_assertions),
-            disasm: false,
-        }
-    }
-}
-
-/// Why a program could not be compiled.
-#[derive(Debug)]
-pub enum CompileError {
-    /// The program fails the Waddle IR verifier.
-    Verify(Vec<waddle_opt::ir::VerifyError>),
-    /// The host machine or a setting is not supported by Cranelift.
-    Isa(String),
-    /// Cranelift rejected a function (a bug in the translation).
-    Codegen {
-        /// The function being compiled.
-        func: String,
-        /// Cranelift's message.
-        message: String,
-    },
-}
-
-impl fmt::Display for CompileError {
-    /// One line per problem.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CompileError::Verify(errs) => {
-                f.write_str("invalid IR")?;
-                for e in errs {
-                    write!(f, "\n  {e}")?;
-                }
-                Ok(())
-            }
-            CompileError::Isa(m) => write!(f, "unsupported target: {m}"),
-            CompileError::Codegen { func, message } => {
-                write!(f, "code generation failed for {func:?}: {message}")
-            }
-        }
-    }
-}
-
-impl std::error::Error for CompileError {}
-
-/// Per-function compile statistics.
-#[derive(Clone, Debug)]
-pub struct FuncStats {
-    /// The function.
-    pub func: FuncId,
-    /// Its name.
-    pub name: String,
-    /// Number of Waddle IR instructions (including terminators).
-    pub ir_insts: usize,
-    /// Time spent translating Waddle IR to Cranelift IR.
-    pub translate: Duration,
-    /// Time spent in Cranelift (optimization, register allocation, emission).
-    pub codegen: Duration,
-    /// Size of the machine code in bytes.
-    pub code_size: usize,
-}
-
-/// Statistics of one compilation unit.
-#[derive(Clone, Debug, Default)]
-pub struct CompileStats {
-    /// One entry per compiled function (trampolines excluded).
-    pub funcs: Vec<FuncStats>,
-    /// Time spent building trampolines (translation and codegen).
-    pub trampolines: Duration,
-    /// Wall time of the whole [`compile`] call.
-    pub total: Duration,
-}
 
 /// The Cranelift ISA for the host, with Waddle's settings.
 fn host_isa(opts: &JitOptions) -> Result<cranelift_codegen::isa::OwnedTargetIsa, CompileError> {
@@ -145,40 +54,6 @@ fn host_isa(opts: &JitOptions) -> Result<cranelift_codegen::isa::OwnedTargetIsa,
     isa_builder
         .finish(settings::Flags::new(fb))
         .map_err(|e| isa_err(&e))
-}
-
-/// Every distinct string constant of the program, in first-use order.
-pub(crate) fn collect_strings(program: &Program) -> (Vec<Box<str>>, HashMap<Box<str>, usize>) {
-    let mut texts: Vec<Box<str>> = Vec::new();
-    let mut index = HashMap::new();
-    for f in program.funcs.values() {
-        for &b in &f.layout {
-            for &i in &f.blocks[b].insts {
-                if let InstKind::SConst(s) = &f.inst(i).kind {
-                    if !index.contains_key(s) {
-                        index.insert(s.clone(), texts.len());
-                        texts.push(s.clone());
-                    }
-                }
-            }
-        }
-    }
-    (texts, index)
-}
-
-/// Number of globals the program's code uses (highest index + 1).
-fn globals_used(program: &Program) -> usize {
-    let mut n = 0;
-    for f in program.funcs.values() {
-        for &b in &f.layout {
-            for &i in &f.blocks[b].insts {
-                if let InstKind::GlobalGet(g) | InstKind::GlobalSet(g, _) = f.inst(i).kind {
-                    n = n.max(g.index() + 1);
-                }
-            }
-        }
-    }
-    n
 }
 
 /// Compiles every function with a body of `program` to machine code.
@@ -230,14 +105,9 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
             .map_err(|e| codegen_err(&f.name, &e))?;
         let code_size = ctx.compiled_code().map_or(0, |c| c.code_buffer().len());
         let disasm = ctx.compiled_code().and_then(|c| c.vcode.clone());
-        stats.funcs.push(FuncStats {
-            func: fid,
-            name: f.name.clone(),
-            ir_insts: f.inst_count(),
-            translate: t1 - t0,
-            codegen: t1.elapsed(),
-            code_size,
-        });
+        stats
+            .funcs
+            .push(FuncStats::new(fid, f, t1 - t0, t1.elapsed(), code_size));
         module.clear_context(&mut ctx);
         ids.push((fid, id, code_size, disasm));
     }

@@ -26,9 +26,9 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use waddle_opt::ir::{verify_program, Program};
 
 use super::image::{Arch, CodeImage, ImageBuilder};
-use crate::cranelift::collect_strings;
 use crate::cranelift::translate::{native_signature, Addressing, Env, Translator};
-use crate::cranelift::{CompileError, JitOptions};
+use crate::options::{CompileError, JitOptions};
+use crate::tables::collect_strings;
 
 /// The Cranelift ISA for AArch64 Linux with Waddle's settings.
 fn aarch64_isa(opts: &JitOptions) -> Result<OwnedTargetIsa, CompileError> {

@@ -12,22 +12,25 @@
 //! `[sp + 8 * (out + v)]`), then the array-literal scratch words. `x19`
 //! holds the `VmCtx` pointer; `x8`–`x17` and `d0`–`d2` are scratch within
 //! an instruction; nothing is kept in registers between instructions
-//! except the flags of a just-computed comparison.
+//! except the flags of a just-computed comparison. Arithmetic and
+//! comparisons are encoded in [`inst`], entry trampolines in [`tramp`];
+//! everything else is shared ([`super::isel`], [`super::driver`]).
 
 mod inst;
-pub(crate) mod tramp;
+mod tramp;
 
 use dynasmrt::aarch64::Aarch64Relocation;
 use dynasmrt::{dynasm, DynamicLabel, DynasmApi, DynasmLabelApi, VecAssembler};
 use waddle_opt::abi::{
-    TrapCode, VMCTX_FUEL_OFFSET, VMCTX_HELPERS_OFFSET, VMCTX_STACK_LIMIT_OFFSET,
-    VMCTX_TRAP_CODE_OFFSET, VMCTX_TRAP_COL_OFFSET, VMCTX_TRAP_FILE_OFFSET, VMCTX_TRAP_LINE_OFFSET,
-    VMCTX_TRAP_LOC_SET_OFFSET,
+    TrapCode, ARRAY_DATA_OFFSET, ARRAY_LEN_OFFSET, VMCTX_ENTRIES_OFFSET, VMCTX_FUEL_OFFSET,
+    VMCTX_HELPERS_OFFSET, VMCTX_STACK_LIMIT_OFFSET, VMCTX_TRAP_CODE_OFFSET, VMCTX_TRAP_COL_OFFSET,
+    VMCTX_TRAP_FILE_OFFSET, VMCTX_TRAP_LINE_OFFSET, VMCTX_TRAP_LOC_SET_OFFSET,
 };
-use waddle_opt::ir::{InstKind, SrcLoc, Type, Value};
+use waddle_opt::ir::{InstKind, SrcLoc, Value};
 
-use super::cold::{Cold, ColdPaths};
+use super::conv::{helper_arg_regs, ArgLoc, HelperArg};
 use super::driver::{Backend, FnCx};
+use super::isel::{Callee, Cond};
 use super::moves::MoveOp;
 use super::plan::slot;
 use crate::helpers::Helper;
@@ -35,81 +38,8 @@ use crate::helpers::Helper;
 /// The assembler the AArch64 image is emitted into.
 pub(crate) type Asm = VecAssembler<Aarch64Relocation>;
 
-/// Integer argument registers after `x0` (which carries the `VmCtx`).
-pub(crate) const INT_ARGS: [u8; 7] = [1, 2, 3, 4, 5, 6, 7];
-/// Number of `d` argument registers.
-pub(crate) const FLOAT_ARGS: usize = 8;
-
-/// Where each native argument of a Waddle signature travels (AAPCS64).
-#[derive(Copy, Clone, Debug)]
-pub(crate) enum ArgLoc {
-    /// `x` register number.
-    Int(u8),
-    /// `d` register number.
-    Float(u8),
-    /// Stack word number `k` at the call.
-    Stack(usize),
-}
-
-/// The AAPCS64 locations of a Waddle function's parameters (the `VmCtx`
-/// in `x0` excluded), and the number of stack words.
-pub(crate) fn arg_locs(params: &[Type]) -> (Vec<ArgLoc>, usize) {
-    let (mut ni, mut nf, mut ns) = (0, 0, 0);
-    let locs = params
-        .iter()
-        .map(|&t| {
-            if t == Type::Float {
-                if nf < FLOAT_ARGS {
-                    nf += 1;
-                    return ArgLoc::Float(nf as u8 - 1);
-                }
-            } else if ni < INT_ARGS.len() {
-                ni += 1;
-                return ArgLoc::Int(INT_ARGS[ni - 1]);
-            }
-            ns += 1;
-            ArgLoc::Stack(ns - 1)
-        })
-        .collect();
-    (locs, ns)
-}
-
-/// Condition codes of a live comparison.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub(crate) enum Cond {
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-    /// Float `<` (false when unordered).
-    Mi,
-    /// Float `<=` (false when unordered).
-    Ls,
-    /// Negation of `Mi`.
-    Pl,
-    /// Negation of `Ls`.
-    Hi,
-}
-
-impl Cond {
-    /// The condition that holds exactly when `self` does not.
-    fn invert(self) -> Cond {
-        match self {
-            Cond::Eq => Cond::Ne,
-            Cond::Ne => Cond::Eq,
-            Cond::Lt => Cond::Ge,
-            Cond::Ge => Cond::Lt,
-            Cond::Le => Cond::Gt,
-            Cond::Gt => Cond::Le,
-            Cond::Mi => Cond::Pl,
-            Cond::Pl => Cond::Mi,
-            Cond::Ls => Cond::Hi,
-            Cond::Hi => Cond::Ls,
-        }
-    }
-}
+const LEN: u32 = ARRAY_LEN_OFFSET as u32;
+const DATA: u32 = ARRAY_DATA_OFFSET as u32;
 
 /// The AArch64 baseline back end: one per image.
 pub(crate) struct Aarch64 {
@@ -119,8 +49,8 @@ pub(crate) struct Aarch64 {
     out: usize,
     /// Body frame size in bytes of the current function.
     frame: usize,
-    exit: DynamicLabel,
-    overflow: DynamicLabel,
+    /// Slot number of the array-literal scratch word 0.
+    scratch: usize,
     flags: Option<(Value, Cond)>,
 }
 
@@ -130,22 +60,14 @@ const MAX_LDR_OFF: usize = 32760;
 impl Aarch64 {
     /// A back end with an empty assembler.
     pub fn new() -> Aarch64 {
-        let mut ops = Asm::new(0);
-        let exit = ops.new_dynamic_label();
-        let overflow = ops.new_dynamic_label();
+        let ops = Asm::new(0);
         Aarch64 {
             ops,
             out: 0,
             frame: 0,
-            exit,
-            overflow,
+            scratch: 0,
             flags: None,
         }
-    }
-
-    /// Current code offset.
-    pub fn offset(&self) -> usize {
-        self.ops.offset().0
     }
 
     /// Byte offset from `sp` of slot `s`.
@@ -188,40 +110,6 @@ impl Aarch64 {
         }
     }
 
-    /// `X(r) = v`.
-    fn ld(&mut self, r: u8, v: Value) {
-        self.ld_slot(r, slot(v));
-    }
-
-    /// `v = X(r)`.
-    fn st(&mut self, v: Value, r: u8) {
-        self.st_slot(slot(v), r);
-    }
-
-    /// `D(d) = v`.
-    fn ldf(&mut self, d: u8, v: Value) {
-        let off = self.slot_off(slot(v));
-        if off <= MAX_LDR_OFF {
-            let o = off as u32;
-            dynasm!(self.ops ; .arch aarch64 ; ldr D(d), [sp, #o]);
-        } else {
-            self.far_addr(off);
-            dynasm!(self.ops ; .arch aarch64 ; ldr D(d), [x16]);
-        }
-    }
-
-    /// `v = D(d)`.
-    fn stf(&mut self, v: Value, d: u8) {
-        let off = self.slot_off(slot(v));
-        if off <= MAX_LDR_OFF {
-            let o = off as u32;
-            dynasm!(self.ops ; .arch aarch64 ; str D(d), [sp, #o]);
-        } else {
-            self.far_addr(off);
-            dynasm!(self.ops ; .arch aarch64 ; str D(d), [x16]);
-        }
-    }
-
     /// `X(r) = [X(base) + 8 * index]` for a table index known at compile time.
     fn ld_table(&mut self, r: u8, base: u8, index: usize) {
         let off = 8 * index;
@@ -234,54 +122,11 @@ impl Aarch64 {
         }
     }
 
-    /// Calls a runtime helper through `VmCtx::helpers` (arguments in place).
-    fn call_helper(&mut self, h: Helper) {
-        let off = VMCTX_HELPERS_OFFSET as u32;
-        dynasm!(self.ops ; .arch aarch64 ; ldr x16, [x19, #off]);
-        self.ld_table(16, 16, h as usize);
-        dynasm!(self.ops ; .arch aarch64 ; blr x16);
-    }
-
-    /// Leaves through `label` when the trap record holds a trap.
-    fn check_trap(&mut self, label: DynamicLabel) {
-        let off = VMCTX_TRAP_CODE_OFFSET as u32;
-        dynasm!(self.ops ; .arch aarch64
-            ; ldr w8, [x19, #off]
-            ; cbnz w8, =>label
-        );
-    }
-
-    /// After a helper that may fail: a trap leaves, pointing at `loc`.
-    fn check_trap_at(&mut self, loc: SrcLoc, cold: &mut ColdPaths<DynamicLabel>) {
-        let ops = &mut self.ops;
-        let l = cold.propagate(loc, || ops.new_dynamic_label());
-        self.check_trap(l);
-    }
-
-    /// The label of the path raising `code` at `loc`.
-    fn trap_label(
-        &mut self,
-        code: TrapCode,
-        loc: SrcLoc,
-        cold: &mut ColdPaths<DynamicLabel>,
-    ) -> DynamicLabel {
-        let ops = &mut self.ops;
-        cold.trap(code, loc, || ops.new_dynamic_label())
-    }
-
     /// Writes the 32-bit `value` at `VmCtx + off`.
     fn store_ctx_u32(&mut self, off: i32, value: u32) {
         self.mov_imm(8, i64::from(value));
         let o = off as u32;
         dynasm!(self.ops ; .arch aarch64 ; str w8, [x19, #o]);
-    }
-
-    /// Writes `loc` into the trap record.
-    fn store_loc(&mut self, loc: SrcLoc) {
-        self.store_ctx_u32(VMCTX_TRAP_FILE_OFFSET, loc.file);
-        self.store_ctx_u32(VMCTX_TRAP_LINE_OFFSET, loc.line);
-        self.store_ctx_u32(VMCTX_TRAP_COL_OFFSET, loc.col);
-        self.store_ctx_u32(VMCTX_TRAP_LOC_SET_OFFSET, 1);
     }
 
     /// `b.cond l`.
@@ -293,10 +138,10 @@ impl Aarch64 {
             Cond::Le => dynasm!(self.ops ; .arch aarch64 ; b.le =>l),
             Cond::Gt => dynasm!(self.ops ; .arch aarch64 ; b.gt =>l),
             Cond::Ge => dynasm!(self.ops ; .arch aarch64 ; b.ge =>l),
-            Cond::Mi => dynasm!(self.ops ; .arch aarch64 ; b.mi =>l),
-            Cond::Ls => dynasm!(self.ops ; .arch aarch64 ; b.ls =>l),
-            Cond::Pl => dynasm!(self.ops ; .arch aarch64 ; b.pl =>l),
-            Cond::Hi => dynasm!(self.ops ; .arch aarch64 ; b.hi =>l),
+            Cond::Above => dynasm!(self.ops ; .arch aarch64 ; b.hi =>l),
+            Cond::AboveEq => dynasm!(self.ops ; .arch aarch64 ; b.hs =>l),
+            Cond::Below => dynasm!(self.ops ; .arch aarch64 ; b.lo =>l),
+            Cond::BelowEq => dynasm!(self.ops ; .arch aarch64 ; b.ls =>l),
         }
     }
 
@@ -309,21 +154,11 @@ impl Aarch64 {
             Cond::Le => dynasm!(self.ops ; .arch aarch64 ; cset x8, le),
             Cond::Gt => dynasm!(self.ops ; .arch aarch64 ; cset x8, gt),
             Cond::Ge => dynasm!(self.ops ; .arch aarch64 ; cset x8, ge),
-            Cond::Mi => dynasm!(self.ops ; .arch aarch64 ; cset x8, mi),
-            Cond::Ls => dynasm!(self.ops ; .arch aarch64 ; cset x8, ls),
-            Cond::Pl => dynasm!(self.ops ; .arch aarch64 ; cset x8, pl),
-            Cond::Hi => dynasm!(self.ops ; .arch aarch64 ; cset x8, hi),
+            Cond::Above => dynasm!(self.ops ; .arch aarch64 ; cset x8, hi),
+            Cond::AboveEq => dynasm!(self.ops ; .arch aarch64 ; cset x8, hs),
+            Cond::Below => dynasm!(self.ops ; .arch aarch64 ; cset x8, lo),
+            Cond::BelowEq => dynasm!(self.ops ; .arch aarch64 ; cset x8, ls),
         }
-    }
-
-    /// The return sequence (result already in `x0`/`d0`).
-    fn epilogue(&mut self) {
-        dynasm!(self.ops ; .arch aarch64
-            ; mov sp, x29
-            ; ldr x19, [x29, #16]
-            ; ldp x29, x30, [sp], #32
-            ; ret
-        );
     }
 
     /// `cmp X(r), #k` for any `k` (through `x17` when not an immediate).
@@ -369,7 +204,7 @@ fn outgoing_words(cx: &FnCx<'_>) -> usize {
         for &i in &cx.func.blocks[b].insts {
             if let InstKind::Call(callee, _) = &cx.func.inst(i).kind {
                 if let Some(f) = cx.env.program.funcs.get(*callee) {
-                    out = out.max(arg_locs(&f.sig.params).1);
+                    out = out.max(Aarch64::arg_locs(&f.sig.params).1);
                 }
             }
         }
@@ -378,7 +213,55 @@ fn outgoing_words(cx: &FnCx<'_>) -> usize {
 }
 
 impl Backend for Aarch64 {
-    type Label = DynamicLabel;
+    type Tramp = Asm;
+    const INT_ARGS: &'static [u8] = &[1, 2, 3, 4, 5, 6, 7];
+    const HELPER_INT_ARGS: &'static [u8] = &[0, 1, 2, 3, 4, 5, 6, 7];
+    const FLOAT_ARGS: usize = 8;
+    const ACC: u8 = 8;
+
+    /// `X(r) = v`.
+    fn ld(&mut self, r: u8, v: Value) {
+        self.ld_slot(r, slot(v));
+    }
+
+    /// `v = X(r)`.
+    fn st(&mut self, v: Value, r: u8) {
+        self.st_slot(slot(v), r);
+    }
+
+    /// `D(d) = v`.
+    fn ldf(&mut self, d: u8, v: Value) {
+        let off = self.slot_off(slot(v));
+        if off <= MAX_LDR_OFF {
+            let o = off as u32;
+            dynasm!(self.ops ; .arch aarch64 ; ldr D(d), [sp, #o]);
+        } else {
+            self.far_addr(off);
+            dynasm!(self.ops ; .arch aarch64 ; ldr D(d), [x16]);
+        }
+    }
+
+    /// `v = D(d)`.
+    fn stf(&mut self, v: Value, d: u8) {
+        let off = self.slot_off(slot(v));
+        if off <= MAX_LDR_OFF {
+            let o = off as u32;
+            dynasm!(self.ops ; .arch aarch64 ; str D(d), [sp, #o]);
+        } else {
+            self.far_addr(off);
+            dynasm!(self.ops ; .arch aarch64 ; str D(d), [x16]);
+        }
+    }
+
+    /// The return sequence (result already in `x0`/`d0`).
+    fn epilogue(&mut self) {
+        dynasm!(self.ops ; .arch aarch64
+            ; mov sp, x29
+            ; ldr x19, [x29, #16]
+            ; ldp x29, x30, [sp], #32
+            ; ret
+        );
+    }
 
     fn new_label(&mut self) -> DynamicLabel {
         self.ops.new_dynamic_label()
@@ -389,14 +272,20 @@ impl Backend for Aarch64 {
         dynasm!(self.ops ; .arch aarch64 ; =>l);
     }
 
-    fn prologue(&mut self, cx: &FnCx<'_>, cold: &mut ColdPaths<DynamicLabel>) {
+    fn offset(&self) -> usize {
+        self.ops.offset().0
+    }
+
+    fn align_entry(&mut self) {
+        // Instructions are 4 bytes: every offset is aligned.
+    }
+
+    fn enter(&mut self, cx: &FnCx<'_>, overflow: DynamicLabel) {
         self.flags = None;
-        self.exit = self.ops.new_dynamic_label();
-        self.overflow = self.ops.new_dynamic_label();
         self.out = outgoing_words(cx);
+        self.scratch = cx.plan.slots;
         let words = self.out + cx.plan.frame_words();
         self.frame = (8 * words).next_multiple_of(16);
-        let overflow = self.overflow;
         let limit = VMCTX_STACK_LIMIT_OFFSET as u32;
         dynasm!(self.ops ; .arch aarch64
             ; stp x29, x30, [sp, #-32]!
@@ -413,49 +302,201 @@ impl Backend for Aarch64 {
             ; b.lo =>overflow
             ; mov sp, x16
         );
-        let entry = cx.func.entry();
-        let params = &cx.func.blocks[entry].params;
-        let (locs, _) = arg_locs(&cx.func.sig.params);
-        for (&p, &loc) in params.iter().zip(&locs) {
-            let is_bool = cx.func.value_type(p) == Type::Bool;
-            match loc {
-                ArgLoc::Int(r) if is_bool => {
+    }
+
+    fn spill_param(&mut self, p: Value, loc: ArgLoc, is_bool: bool) {
+        match loc {
+            ArgLoc::Int(r) => {
+                if is_bool {
                     dynasm!(self.ops ; .arch aarch64 ; and XSP(r), X(r), #0xff);
-                    self.st(p, r);
                 }
-                ArgLoc::Int(r) => self.st(p, r),
-                ArgLoc::Float(d) => self.stf(p, d),
-                ArgLoc::Stack(k) => {
-                    // Caller's stack arguments start above the frame record.
-                    let off = (32 + 8 * k) as u32;
-                    if is_bool {
-                        dynasm!(self.ops ; .arch aarch64 ; ldrb w8, [x29, #off]);
-                    } else {
-                        dynasm!(self.ops ; .arch aarch64 ; ldr x8, [x29, #off]);
-                    }
-                    self.st(p, 8);
-                }
+                self.st(p, r);
             }
-        }
-        for &(v, k) in &cx.plan.consts {
-            self.const_word(Some(v), k);
-        }
-        if cx.env.fuel {
-            let refill = self.ops.new_dynamic_label();
-            let resume = self.ops.new_dynamic_label();
-            self.fuel_dec(refill, resume);
-            cold.fuel(resume, None, refill);
+            ArgLoc::Float(d) => self.stf(p, d),
+            ArgLoc::Stack(k) => {
+                // Caller's stack arguments start above the frame record.
+                let off = (32 + 8 * k) as u32;
+                if is_bool {
+                    dynasm!(self.ops ; .arch aarch64 ; ldrb w8, [x29, #off]);
+                } else {
+                    dynasm!(self.ops ; .arch aarch64 ; ldr x8, [x29, #off]);
+                }
+                self.st(p, 8);
+            }
         }
     }
 
-    fn inst(
-        &mut self,
-        cx: &FnCx<'_>,
-        data: &waddle_opt::ir::InstData,
-        cold: &mut ColdPaths<DynamicLabel>,
-    ) {
+    fn const_word(&mut self, v: Value, k: i64) {
+        if k == 0 {
+            dynasm!(self.ops ; .arch aarch64 ; mov x8, xzr);
+        } else {
+            self.mov_imm(8, k);
+        }
+        self.st(v, 8);
+    }
+
+    fn fuel_dec(&mut self, refill: DynamicLabel, resume: DynamicLabel) {
         self.flags = None;
-        self.lower(cx, data, cold);
+        let off = VMCTX_FUEL_OFFSET as u32;
+        dynasm!(self.ops ; .arch aarch64
+            ; ldr x8, [x19, #off]
+            ; subs x8, x8, #1
+            ; str x8, [x19, #off]
+            ; b.eq =>refill
+            ; =>resume
+        );
+    }
+
+    fn begin_inst(&mut self, _kind: &InstKind) {
+        self.flags = None;
+    }
+
+    fn load_ctx_table(&mut self, table: i32, index: usize, r: Value) {
+        let off = table as u32;
+        dynasm!(self.ops ; .arch aarch64 ; ldr x8, [x19, #off]);
+        self.ld_table(8, 8, index);
+        self.st(r, 8);
+    }
+
+    fn store_ctx_table(&mut self, table: i32, index: usize, v: Value) {
+        let off = table as u32;
+        self.ld(9, v);
+        dynasm!(self.ops ; .arch aarch64 ; ldr x8, [x19, #off]);
+        let idx = 8 * index;
+        if idx <= MAX_LDR_OFF {
+            let o = idx as u32;
+            dynasm!(self.ops ; .arch aarch64 ; str x9, [x8, #o]);
+        } else {
+            self.mov_imm(17, idx as i64);
+            dynasm!(self.ops ; .arch aarch64 ; str x9, [x8, x17]);
+        }
+    }
+
+    fn load_field(&mut self, r: Value, obj: Value, offset: i32) {
+        let off = offset as u32;
+        self.ld(8, obj);
+        dynasm!(self.ops ; .arch aarch64 ; ldr x8, [x8, #off]);
+        self.st(r, 8);
+    }
+
+    fn store_scratch(&mut self, k: usize, v: Value) {
+        self.ld(8, v);
+        self.st_slot(self.scratch + k, 8);
+    }
+
+    fn call_helper(&mut self, h: Helper, args: &[HelperArg]) {
+        let regs = helper_arg_regs(h, args, Self::HELPER_INT_ARGS);
+        for (&a, &loc) in args.iter().zip(&regs) {
+            match (a, loc) {
+                (HelperArg::Val(v), ArgLoc::Float(d)) => self.ldf(d, v),
+                (HelperArg::Val(v), ArgLoc::Int(r)) => self.ld(r, v),
+                (HelperArg::Ctx, ArgLoc::Int(r)) => {
+                    dynasm!(self.ops ; .arch aarch64 ; mov X(r), x19)
+                }
+                (HelperArg::Imm(k), ArgLoc::Int(r)) => self.mov_imm(r, k),
+                (HelperArg::Scratch, ArgLoc::Int(r)) => {
+                    let off = self.slot_off(self.scratch);
+                    self.mov_imm(r, off as i64);
+                    dynasm!(self.ops ; .arch aarch64 ; mov x17, sp ; add X(r), x17, X(r));
+                }
+                _ => {}
+            }
+        }
+        let off = VMCTX_HELPERS_OFFSET as u32;
+        dynasm!(self.ops ; .arch aarch64 ; ldr x16, [x19, #off]);
+        self.ld_table(16, 16, h as usize);
+        dynasm!(self.ops ; .arch aarch64 ; blr x16);
+    }
+
+    fn zext_byte(&mut self, reg: u8) {
+        dynasm!(self.ops ; .arch aarch64 ; and XSP(reg), X(reg), #0xff);
+    }
+
+    fn jump_if_trap(&mut self, l: DynamicLabel) {
+        let off = VMCTX_TRAP_CODE_OFFSET as u32;
+        dynasm!(self.ops ; .arch aarch64
+            ; ldr w8, [x19, #off]
+            ; cbnz w8, =>l
+        );
+    }
+
+    fn bounds_check(&mut self, a: Value, i: Value, l: DynamicLabel) {
+        self.ld(8, a);
+        self.ld(9, i);
+        dynasm!(self.ops ; .arch aarch64
+            ; ldr x10, [x8, #LEN]
+            ; cmp x9, x10
+            ; b.hs =>l
+        );
+    }
+
+    fn array_get(&mut self, a: Value, i: Value, r: Option<Value>, _float: bool) {
+        // A word load serves floats too: slots hold their bits.
+        self.ld(8, a);
+        self.ld(9, i);
+        dynasm!(self.ops ; .arch aarch64
+            ; ldr x10, [x8, #DATA]
+            ; ldr x8, [x10, x9, lsl #3]
+        );
+        self.st_opt(r, 8);
+    }
+
+    fn array_set(&mut self, a: Value, i: Value, v: Value) {
+        self.ld(8, a);
+        self.ld(9, i);
+        self.ld(11, v);
+        dynasm!(self.ops ; .arch aarch64
+            ; ldr x10, [x8, #DATA]
+            ; str x11, [x10, x9, lsl #3]
+        );
+    }
+
+    fn array_pop(&mut self, a: Value, r: Option<Value>, empty: DynamicLabel) {
+        self.ld(8, a);
+        dynasm!(self.ops ; .arch aarch64
+            ; ldr x9, [x8, #LEN]
+            ; cbz x9, =>empty
+            ; sub x9, x9, #1
+            ; str x9, [x8, #LEN]
+            ; ldr x10, [x8, #DATA]
+            ; ldr x8, [x10, x9, lsl #3]
+        );
+        self.st_opt(r, 8);
+    }
+
+    fn call_function(&mut self, callee: Callee<'_>, unlinked: Option<DynamicLabel>) {
+        let Callee { id, sig, args } = callee;
+        let (locs, _) = Self::arg_locs(&sig.params);
+        for (&a, &l) in args.iter().zip(&locs) {
+            match l {
+                ArgLoc::Stack(k) => {
+                    self.ld(8, a);
+                    let off = (8 * k) as u32;
+                    dynasm!(self.ops ; .arch aarch64 ; str x8, [sp, #off]);
+                }
+                ArgLoc::Int(reg) => self.ld(reg, a),
+                ArgLoc::Float(d) => self.ldf(d, a),
+            }
+        }
+        let entries = VMCTX_ENTRIES_OFFSET as u32;
+        dynasm!(self.ops ; .arch aarch64
+            ; mov x0, x19
+            ; ldr x16, [x19, #entries]
+        );
+        self.ld_table(16, 16, id.as_u32() as usize);
+        if let Some(l) = unlinked {
+            dynasm!(self.ops ; .arch aarch64 ; cbz x16, =>l);
+        }
+        dynasm!(self.ops ; .arch aarch64 ; blr x16);
+    }
+
+    fn materialize(&mut self, r: Value, cond: Cond) {
+        self.cset(cond);
+        self.st(r, 8);
+    }
+
+    fn set_flags(&mut self, flags: Option<(Value, Cond)>) {
+        self.flags = flags;
     }
 
     fn moves(&mut self, ops: &[MoveOp]) {
@@ -472,19 +513,11 @@ impl Backend for Aarch64 {
         }
     }
 
-    fn fuel_tick(&mut self, loc: SrcLoc, cold: &mut ColdPaths<DynamicLabel>) {
-        self.flags = None;
-        let refill = self.ops.new_dynamic_label();
-        let resume = self.ops.new_dynamic_label();
-        self.fuel_dec(refill, resume);
-        cold.fuel(resume, Some(loc), refill);
-    }
-
     fn jump(&mut self, l: DynamicLabel) {
         dynasm!(self.ops ; .arch aarch64 ; b =>l);
     }
 
-    fn branch(&mut self, _cx: &FnCx<'_>, v: Value, k: i64, eq: bool, l: DynamicLabel) {
+    fn branch(&mut self, v: Value, k: i64, eq: bool, l: DynamicLabel) {
         if let Some((fv, c)) = self.flags {
             if fv == v && (k == 0 || k == 1) {
                 let taken = if (k == 1) == eq { c } else { c.invert() };
@@ -505,75 +538,31 @@ impl Backend for Aarch64 {
         self.bcond(if eq { Cond::Eq } else { Cond::Ne }, l);
     }
 
-    fn ret(&mut self, cx: &FnCx<'_>, v: Option<Value>) {
-        self.flags = None;
-        if let Some(v) = v {
-            if cx.func.value_type(v) == Type::Float {
-                self.ldf(0, v);
-            } else {
-                self.ld(0, v);
-            }
-        }
+    fn store_trap_code(&mut self, code: TrapCode) {
+        self.store_ctx_u32(VMCTX_TRAP_CODE_OFFSET, code as u32);
+    }
+
+    fn store_loc(&mut self, loc: SrcLoc) {
+        self.store_ctx_u32(VMCTX_TRAP_FILE_OFFSET, loc.file);
+        self.store_ctx_u32(VMCTX_TRAP_LINE_OFFSET, loc.line);
+        self.store_ctx_u32(VMCTX_TRAP_COL_OFFSET, loc.col);
+        self.store_ctx_u32(VMCTX_TRAP_LOC_SET_OFFSET, 1);
+    }
+
+    fn jump_if_loc_set(&mut self, l: DynamicLabel) {
+        let set = VMCTX_TRAP_LOC_SET_OFFSET as u32;
+        dynasm!(self.ops ; .arch aarch64
+            ; ldr w8, [x19, #set]
+            ; cbnz w8, =>l
+        );
+    }
+
+    fn trap_return(&mut self) {
+        dynasm!(self.ops ; .arch aarch64 ; mov x0, xzr ; fmov d0, xzr);
         self.epilogue();
     }
 
-    fn finish(&mut self, _cx: &FnCx<'_>, mut cold: ColdPaths<DynamicLabel>) {
-        self.flags = None;
-        let exit = self.exit;
-        let overflow = self.overflow;
-        dynasm!(self.ops ; .arch aarch64 ; =>overflow);
-        self.store_ctx_u32(VMCTX_TRAP_CODE_OFFSET, TrapCode::StackOverflow as u32);
-        dynasm!(self.ops ; .arch aarch64 ; b =>exit);
-        let mut i = 0;
-        while i < cold.list.len() {
-            match cold.list[i] {
-                Cold::Trap { label, code, loc } => {
-                    dynasm!(self.ops ; .arch aarch64 ; =>label);
-                    self.store_ctx_u32(VMCTX_TRAP_CODE_OFFSET, code as u32);
-                    self.store_loc(loc);
-                    dynasm!(self.ops ; .arch aarch64 ; b =>exit);
-                }
-                Cold::Propagate { label, loc } => {
-                    let set = VMCTX_TRAP_LOC_SET_OFFSET as u32;
-                    dynasm!(self.ops ; .arch aarch64
-                        ; =>label
-                        ; ldr w8, [x19, #set]
-                        ; cbnz w8, =>exit
-                    );
-                    self.store_loc(loc);
-                    dynasm!(self.ops ; .arch aarch64 ; b =>exit);
-                }
-                Cold::Fuel { label, resume, loc } => {
-                    dynasm!(self.ops ; .arch aarch64 ; =>label ; mov x0, x19);
-                    self.call_helper(Helper::Fuel);
-                    match loc {
-                        Some(loc) => self.check_trap_at(loc, &mut cold),
-                        None => self.check_trap(exit),
-                    }
-                    dynasm!(self.ops ; .arch aarch64 ; b =>resume);
-                }
-            }
-            i += 1;
-        }
-        dynasm!(self.ops ; .arch aarch64
-            ; =>exit
-            ; mov x0, xzr
-            ; fmov d0, xzr
-        );
-        self.epilogue();
-    }
-}
-
-impl Aarch64 {
-    /// Decrements the fuel counter; jumps to `refill` when it reaches zero.
-    fn fuel_dec(&mut self, refill: DynamicLabel, resume: DynamicLabel) {
-        let off = VMCTX_FUEL_OFFSET as u32;
-        dynasm!(self.ops ; .arch aarch64
-            ; ldr x8, [x19, #off]
-            ; subs x8, x8, #1
-            ; str x8, [x19, #off]
-            ; b.eq =>refill
-            ; =>resume
-        );
+    fn tramp(&mut self) -> &mut Asm {
+        &mut self.ops
     }
 }

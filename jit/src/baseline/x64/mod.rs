@@ -17,23 +17,25 @@
 //! value is in its slot at every call, the conservative GC scan sees all
 //! references. A comparison whose only use is the branch right after it
 //! lives only in the flags ([`crate::baseline::plan::FuncPlan::fused`]).
-//! Instructions are in [`inst`], entry trampolines in [`tramp`].
+//! Arithmetic, comparisons and division are encoded in [`inst`], entry
+//! trampolines in [`tramp`]; everything else is shared ([`super::isel`],
+//! [`super::driver`]).
 
-pub(crate) mod disasm;
 mod inst;
-pub(crate) mod tramp;
+mod tramp;
 
 use dynasmrt::x64::X64Relocation;
 use dynasmrt::{dynasm, DynamicLabel, DynasmApi, DynasmLabelApi, VecAssembler};
 use waddle_opt::abi::{
-    TrapCode, VMCTX_FUEL_OFFSET, VMCTX_STACK_LIMIT_OFFSET, VMCTX_TRAP_CODE_OFFSET,
-    VMCTX_TRAP_COL_OFFSET, VMCTX_TRAP_FILE_OFFSET, VMCTX_TRAP_LINE_OFFSET,
-    VMCTX_TRAP_LOC_SET_OFFSET,
+    TrapCode, ARRAY_DATA_OFFSET, ARRAY_LEN_OFFSET, VMCTX_ENTRIES_OFFSET, VMCTX_FUEL_OFFSET,
+    VMCTX_STACK_LIMIT_OFFSET, VMCTX_TRAP_CODE_OFFSET, VMCTX_TRAP_COL_OFFSET,
+    VMCTX_TRAP_FILE_OFFSET, VMCTX_TRAP_LINE_OFFSET, VMCTX_TRAP_LOC_SET_OFFSET,
 };
-use waddle_opt::ir::{BinaryOp, InstData, InstKind, SrcLoc, Type, UnaryOp, Value};
+use waddle_opt::ir::{BinaryOp, InstKind, SrcLoc, UnaryOp, Value};
 
-use super::cold::{Cold, ColdPaths};
+use super::conv::{helper_arg_regs, ArgLoc, HelperArg};
 use super::driver::{Backend, FnCx};
+use super::isel::{Callee, Cond};
 use super::moves::MoveOp;
 use super::plan::slot;
 use crate::helpers::Helper;
@@ -41,90 +43,12 @@ use crate::helpers::Helper;
 /// The assembler every x64 function and trampoline is emitted into.
 pub(crate) type Asm = VecAssembler<X64Relocation>;
 
-/// Integer argument registers after `rdi` (which carries the `VmCtx`).
-pub(crate) const INT_ARGS: [u8; 5] = [6, 2, 1, 8, 9];
-/// Number of `xmm` argument registers.
-pub(crate) const FLOAT_ARGS: usize = 8;
-
-/// Where each native argument of a Waddle signature travels.
-#[derive(Copy, Clone, Debug)]
-pub(crate) enum ArgLoc {
-    /// An integer register (dynasm number).
-    Int(u8),
-    /// `xmm` register number.
-    Float(u8),
-    /// Stack word number `k` above the return address.
-    Stack(usize),
-}
-
-/// The System V locations of a Waddle function's parameters (the `VmCtx`
-/// in `rdi` excluded), and the number of stack words.
-pub(crate) fn arg_locs(params: &[Type]) -> (Vec<ArgLoc>, usize) {
-    let (mut ni, mut nf, mut ns) = (0, 0, 0);
-    let locs = params
-        .iter()
-        .map(|&t| {
-            if t == Type::Float {
-                if nf < FLOAT_ARGS {
-                    nf += 1;
-                    return ArgLoc::Float(nf as u8 - 1);
-                }
-            } else if ni < INT_ARGS.len() {
-                ni += 1;
-                return ArgLoc::Int(INT_ARGS[ni - 1]);
-            }
-            ns += 1;
-            ArgLoc::Stack(ns - 1)
-        })
-        .collect();
-    (locs, ns)
-}
-
-/// Condition codes of a comparison whose flags are still live.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub(crate) enum Cond {
-    E,
-    Ne,
-    L,
-    Le,
-    G,
-    Ge,
-    A,
-    Ae,
-    B,
-    Be,
-}
-
-impl Cond {
-    /// The condition that holds exactly when `self` does not.
-    fn invert(self) -> Cond {
-        match self {
-            Cond::E => Cond::Ne,
-            Cond::Ne => Cond::E,
-            Cond::L => Cond::Ge,
-            Cond::Ge => Cond::L,
-            Cond::Le => Cond::G,
-            Cond::G => Cond::Le,
-            // Only used for ordered float compares: not-above includes
-            // unordered, which is what `!(x > y)` means.
-            Cond::A => Cond::Be,
-            Cond::Ae => Cond::B,
-            Cond::B => Cond::Ae,
-            Cond::Be => Cond::A,
-        }
-    }
-}
-
 /// The x64 baseline back end: one per compilation unit.
 pub(crate) struct X64 {
     /// The code being emitted.
     pub ops: Asm,
     /// Whether `roundsd` (SSE4.1) may be used.
     sse41: bool,
-    /// The shared trap exit of the current function.
-    exit: DynamicLabel,
-    /// The stack-overflow path of the current function.
-    overflow: DynamicLabel,
     /// A bool value whose defining comparison's flags are live: the
     /// condition under which it is true.
     flags: Option<(Value, Cond)>,
@@ -139,6 +63,9 @@ pub(crate) struct X64 {
     /// in instructions that call nothing, so arguments being set up in
     /// cache registers are never evicted.
     fill: bool,
+    /// Frame displacement of the array-literal scratch word 0 of the
+    /// current function (the words follow upwards).
+    scratch: i32,
 }
 
 /// Caller-saved registers that cache copies of slots between instructions
@@ -169,26 +96,18 @@ pub(crate) fn disp(v: Value) -> i32 {
 impl X64 {
     /// A back end with an empty assembler.
     pub fn new() -> X64 {
-        let mut ops = Asm::new(0);
-        let exit = ops.new_dynamic_label();
-        let overflow = ops.new_dynamic_label();
+        let ops = Asm::new(0);
         X64 {
             ops,
             sse41: has_sse41(),
-            exit,
-            overflow,
             flags: None,
             icache: [None; ICACHE.len()],
             fcache: [None; FCACHE.len()],
             inext: 0,
             fnext: 0,
             fill: false,
+            scratch: 0,
         }
-    }
-
-    /// Current code offset.
-    pub fn offset(&self) -> usize {
-        self.ops.offset().0
     }
 
     /// Forgets every cached register copy (at labels and after calls).
@@ -232,6 +151,84 @@ impl X64 {
             self.fcache[i] = None;
         }
     }
+
+    /// Whether the lowering of `kind` calls a helper or a function.
+    fn calls_out(&self, kind: &InstKind) -> bool {
+        match kind {
+            InstKind::Unary(op, _) => {
+                matches!(
+                    op,
+                    UnaryOp::FSin | UnaryOp::FCos | UnaryOp::FTan | UnaryOp::FExp | UnaryOp::FLog
+                ) || (!self.sse41 && matches!(op, UnaryOp::FFloor | UnaryOp::FCeil))
+            }
+            InstKind::Binary(op, ..) => *op == BinaryOp::FRem,
+            InstKind::Call(..)
+            | InstKind::ArrayLit(..)
+            | InstKind::ArrayRepeat(..)
+            | InstKind::ArrayPush(..)
+            | InstKind::StrConcat(..)
+            | InstKind::StrCmp(..)
+            | InstKind::ToStr(..)
+            | InstKind::Print(..)
+            | InstKind::Clock => true,
+            _ => false,
+        }
+    }
+
+    /// Calls the code at absolute address `addr`.
+    fn call_addr(&mut self, addr: usize) {
+        let a = addr as i64;
+        dynasm!(self.ops ; .arch x64 ; mov rax, QWORD a ; call rax);
+        self.forget_all();
+    }
+
+    /// `Rq(r) = k`.
+    fn mov_imm(&mut self, r: u8, k: i64) {
+        match i32::try_from(k) {
+            Ok(k32) => dynasm!(self.ops ; .arch x64 ; mov Rq(r), k32),
+            Err(_) => dynasm!(self.ops ; .arch x64 ; mov Rq(r), QWORD k),
+        }
+    }
+
+    /// `jcc l`.
+    fn jcc(&mut self, c: Cond, l: DynamicLabel) {
+        match c {
+            Cond::Eq => dynasm!(self.ops ; .arch x64 ; je =>l),
+            Cond::Ne => dynasm!(self.ops ; .arch x64 ; jne =>l),
+            Cond::Lt => dynasm!(self.ops ; .arch x64 ; jl =>l),
+            Cond::Le => dynasm!(self.ops ; .arch x64 ; jle =>l),
+            Cond::Gt => dynasm!(self.ops ; .arch x64 ; jg =>l),
+            Cond::Ge => dynasm!(self.ops ; .arch x64 ; jge =>l),
+            Cond::Above => dynasm!(self.ops ; .arch x64 ; ja =>l),
+            Cond::AboveEq => dynasm!(self.ops ; .arch x64 ; jae =>l),
+            Cond::Below => dynasm!(self.ops ; .arch x64 ; jb =>l),
+            Cond::BelowEq => dynasm!(self.ops ; .arch x64 ; jbe =>l),
+        }
+    }
+
+    /// `al = cond ? 1 : 0`.
+    fn setcc(&mut self, c: Cond) {
+        match c {
+            Cond::Eq => dynasm!(self.ops ; .arch x64 ; sete al),
+            Cond::Ne => dynasm!(self.ops ; .arch x64 ; setne al),
+            Cond::Lt => dynasm!(self.ops ; .arch x64 ; setl al),
+            Cond::Le => dynasm!(self.ops ; .arch x64 ; setle al),
+            Cond::Gt => dynasm!(self.ops ; .arch x64 ; setg al),
+            Cond::Ge => dynasm!(self.ops ; .arch x64 ; setge al),
+            Cond::Above => dynasm!(self.ops ; .arch x64 ; seta al),
+            Cond::AboveEq => dynasm!(self.ops ; .arch x64 ; setae al),
+            Cond::Below => dynasm!(self.ops ; .arch x64 ; setb al),
+            Cond::BelowEq => dynasm!(self.ops ; .arch x64 ; setbe al),
+        }
+    }
+}
+
+impl Backend for X64 {
+    type Tramp = Asm;
+    const INT_ARGS: &'static [u8] = &[6, 2, 1, 8, 9];
+    const HELPER_INT_ARGS: &'static [u8] = &[7, 6, 2, 1, 8, 9];
+    const FLOAT_ARGS: usize = 8;
+    const ACC: u8 = 0;
 
     /// `Rq(r) = v`.
     fn ld(&mut self, r: u8, v: Value) {
@@ -312,110 +309,6 @@ impl X64 {
         self.fcache[i] = Some(v);
     }
 
-    /// Whether the lowering of `kind` calls a helper or a function.
-    fn calls_out(&self, kind: &InstKind) -> bool {
-        match kind {
-            InstKind::Unary(op, _) => {
-                matches!(
-                    op,
-                    UnaryOp::FSin | UnaryOp::FCos | UnaryOp::FTan | UnaryOp::FExp | UnaryOp::FLog
-                ) || (!self.sse41 && matches!(op, UnaryOp::FFloor | UnaryOp::FCeil))
-            }
-            InstKind::Binary(op, ..) => *op == BinaryOp::FRem,
-            InstKind::Call(..)
-            | InstKind::ArrayLit(..)
-            | InstKind::ArrayRepeat(..)
-            | InstKind::ArrayPush(..)
-            | InstKind::StrConcat(..)
-            | InstKind::StrCmp(..)
-            | InstKind::ToStr(..)
-            | InstKind::Print(..)
-            | InstKind::Clock => true,
-            _ => false,
-        }
-    }
-
-    /// Calls a runtime helper (arguments already in place; `rsp` aligned).
-    fn call_helper(&mut self, h: Helper) {
-        self.call_addr(h.addr());
-    }
-
-    /// Calls the code at absolute address `addr`.
-    fn call_addr(&mut self, addr: usize) {
-        let a = addr as i64;
-        dynasm!(self.ops ; .arch x64 ; mov rax, QWORD a ; call rax);
-        self.forget_all();
-    }
-
-    /// Leaves through `label` when the trap record holds a trap.
-    fn check_trap(&mut self, label: DynamicLabel) {
-        dynasm!(self.ops ; .arch x64
-            ; cmp DWORD [rbx + VMCTX_TRAP_CODE_OFFSET], 0
-            ; jne =>label
-        );
-    }
-
-    /// After a helper that may fail: a trap leaves, pointing at `loc`.
-    fn check_trap_at(&mut self, loc: SrcLoc, cold: &mut ColdPaths<DynamicLabel>) {
-        let ops = &mut self.ops;
-        let l = cold.propagate(loc, || ops.new_dynamic_label());
-        self.check_trap(l);
-    }
-
-    /// The label of the path raising `code` at `loc`.
-    fn trap_label(
-        &mut self,
-        code: TrapCode,
-        loc: SrcLoc,
-        cold: &mut ColdPaths<DynamicLabel>,
-    ) -> DynamicLabel {
-        let ops = &mut self.ops;
-        cold.trap(code, loc, || ops.new_dynamic_label())
-    }
-
-    /// Writes `loc` into the trap record.
-    fn store_loc(&mut self, loc: SrcLoc) {
-        let (f, l, c) = (loc.file as i32, loc.line as i32, loc.col as i32);
-        dynasm!(self.ops ; .arch x64
-            ; mov DWORD [rbx + VMCTX_TRAP_FILE_OFFSET], f
-            ; mov DWORD [rbx + VMCTX_TRAP_LINE_OFFSET], l
-            ; mov DWORD [rbx + VMCTX_TRAP_COL_OFFSET], c
-            ; mov DWORD [rbx + VMCTX_TRAP_LOC_SET_OFFSET], 1
-        );
-    }
-
-    /// `jcc l`.
-    fn jcc(&mut self, c: Cond, l: DynamicLabel) {
-        match c {
-            Cond::E => dynasm!(self.ops ; .arch x64 ; je =>l),
-            Cond::Ne => dynasm!(self.ops ; .arch x64 ; jne =>l),
-            Cond::L => dynasm!(self.ops ; .arch x64 ; jl =>l),
-            Cond::Le => dynasm!(self.ops ; .arch x64 ; jle =>l),
-            Cond::G => dynasm!(self.ops ; .arch x64 ; jg =>l),
-            Cond::Ge => dynasm!(self.ops ; .arch x64 ; jge =>l),
-            Cond::A => dynasm!(self.ops ; .arch x64 ; ja =>l),
-            Cond::Ae => dynasm!(self.ops ; .arch x64 ; jae =>l),
-            Cond::B => dynasm!(self.ops ; .arch x64 ; jb =>l),
-            Cond::Be => dynasm!(self.ops ; .arch x64 ; jbe =>l),
-        }
-    }
-
-    /// `al = cond ? 1 : 0`.
-    fn setcc(&mut self, c: Cond) {
-        match c {
-            Cond::E => dynasm!(self.ops ; .arch x64 ; sete al),
-            Cond::Ne => dynasm!(self.ops ; .arch x64 ; setne al),
-            Cond::L => dynasm!(self.ops ; .arch x64 ; setl al),
-            Cond::Le => dynasm!(self.ops ; .arch x64 ; setle al),
-            Cond::G => dynasm!(self.ops ; .arch x64 ; setg al),
-            Cond::Ge => dynasm!(self.ops ; .arch x64 ; setge al),
-            Cond::A => dynasm!(self.ops ; .arch x64 ; seta al),
-            Cond::Ae => dynasm!(self.ops ; .arch x64 ; setae al),
-            Cond::B => dynasm!(self.ops ; .arch x64 ; setb al),
-            Cond::Be => dynasm!(self.ops ; .arch x64 ; setbe al),
-        }
-    }
-
     /// The shared return sequence (result already in `rax`/`xmm0`).
     fn epilogue(&mut self) {
         dynasm!(self.ops ; .arch x64
@@ -424,10 +317,6 @@ impl X64 {
             ; ret
         );
     }
-}
-
-impl Backend for X64 {
-    type Label = DynamicLabel;
 
     fn new_label(&mut self) -> DynamicLabel {
         self.ops.new_dynamic_label()
@@ -439,16 +328,22 @@ impl Backend for X64 {
         dynasm!(self.ops ; .arch x64 ; =>l);
     }
 
-    fn prologue(&mut self, cx: &FnCx<'_>, cold: &mut ColdPaths<DynamicLabel>) {
+    fn offset(&self) -> usize {
+        self.ops.offset().0
+    }
+
+    fn align_entry(&mut self) {
+        self.ops.align(16, 0xcc);
+    }
+
+    fn enter(&mut self, cx: &FnCx<'_>, overflow: DynamicLabel) {
         self.flags = None;
         self.forget_all();
-        self.exit = self.ops.new_dynamic_label();
-        self.overflow = self.ops.new_dynamic_label();
         let words = cx.plan.frame_words();
+        self.scratch = -8 - 8 * words as i32;
         // After `push rbp; push rbx` rsp is 8 mod 16.
         let size = (8 * words + if words.is_multiple_of(2) { 8 } else { 0 }) as i32;
         let neg = -size;
-        let overflow = self.overflow;
         dynasm!(self.ops ; .arch x64
             ; push rbp
             ; mov rbp, rsp
@@ -459,50 +354,219 @@ impl Backend for X64 {
             ; jb =>overflow
             ; sub rsp, size
         );
-        let entry = cx.func.entry();
-        let params = &cx.func.blocks[entry].params;
-        let (locs, _) = arg_locs(&cx.func.sig.params);
-        for (&p, &loc) in params.iter().zip(&locs) {
-            let d = disp(p);
-            let is_bool = cx.func.value_type(p) == Type::Bool;
-            match loc {
-                ArgLoc::Int(r) if is_bool => {
-                    dynasm!(self.ops ; .arch x64 ; movzx eax, Rb(r) ; mov QWORD [rbp + d], rax)
-                }
-                ArgLoc::Int(r) => dynasm!(self.ops ; .arch x64 ; mov QWORD [rbp + d], Rq(r)),
-                ArgLoc::Float(x) => dynasm!(self.ops ; .arch x64 ; movsd QWORD [rbp + d], Rx(x)),
-                ArgLoc::Stack(k) => {
-                    let s = 16 + 8 * k as i32;
-                    if is_bool {
-                        dynasm!(self.ops ; .arch x64 ; movzx eax, BYTE [rbp + s])
-                    } else {
-                        dynasm!(self.ops ; .arch x64 ; mov rax, QWORD [rbp + s])
-                    }
-                    dynasm!(self.ops ; .arch x64 ; mov QWORD [rbp + d], rax);
-                }
+    }
+
+    fn spill_param(&mut self, p: Value, loc: ArgLoc, is_bool: bool) {
+        // Raw stores: the argument registers still hold later parameters.
+        let d = disp(p);
+        match loc {
+            ArgLoc::Int(r) if is_bool => {
+                dynasm!(self.ops ; .arch x64 ; movzx eax, Rb(r) ; mov QWORD [rbp + d], rax)
             }
-        }
-        for &(v, k) in &cx.plan.consts {
-            self.const_word(Some(v), k);
-        }
-        if cx.env.fuel {
-            // An entry tick that runs out points at the caller's call.
-            let refill = self.ops.new_dynamic_label();
-            let resume = self.ops.new_dynamic_label();
-            dynasm!(self.ops ; .arch x64
-                ; sub QWORD [rbx + VMCTX_FUEL_OFFSET], 1
-                ; je =>refill
-                ; =>resume
-            );
-            cold.fuel(resume, None, refill);
+            ArgLoc::Int(r) => dynasm!(self.ops ; .arch x64 ; mov QWORD [rbp + d], Rq(r)),
+            ArgLoc::Float(x) => dynasm!(self.ops ; .arch x64 ; movsd QWORD [rbp + d], Rx(x)),
+            ArgLoc::Stack(k) => {
+                let s = 16 + 8 * k as i32;
+                if is_bool {
+                    dynasm!(self.ops ; .arch x64 ; movzx eax, BYTE [rbp + s]);
+                } else {
+                    dynasm!(self.ops ; .arch x64 ; mov rax, QWORD [rbp + s]);
+                }
+                dynasm!(self.ops ; .arch x64 ; mov QWORD [rbp + d], rax);
+            }
         }
     }
 
-    fn inst(&mut self, cx: &FnCx<'_>, data: &InstData, cold: &mut ColdPaths<DynamicLabel>) {
+    fn const_word(&mut self, v: Value, k: i64) {
+        let d = disp(v);
+        match i32::try_from(k) {
+            Ok(k32) => {
+                dynasm!(self.ops ; .arch x64 ; mov QWORD [rbp + d], k32);
+                self.forget_slot(slot(v));
+            }
+            Err(_) => {
+                dynasm!(self.ops ; .arch x64 ; mov rax, QWORD k);
+                self.st(v, 0);
+            }
+        }
+    }
+
+    fn fuel_dec(&mut self, refill: DynamicLabel, resume: DynamicLabel) {
         self.flags = None;
-        self.fill = !self.calls_out(&data.kind);
-        self.lower(cx, data, cold);
-        self.fill = false;
+        // The refill path calls a helper and resumes here.
+        self.forget_all();
+        dynasm!(self.ops ; .arch x64
+            ; sub QWORD [rbx + VMCTX_FUEL_OFFSET], 1
+            ; je =>refill
+            ; =>resume
+        );
+    }
+
+    fn begin_inst(&mut self, kind: &InstKind) {
+        self.flags = None;
+        self.fill = !self.calls_out(kind);
+    }
+
+    fn load_ctx_table(&mut self, table: i32, index: usize, r: Value) {
+        let off = 8 * index as i32;
+        dynasm!(self.ops ; .arch x64
+            ; mov rax, QWORD [rbx + table]
+            ; mov rax, QWORD [rax + off]
+        );
+        self.st(r, 0);
+    }
+
+    fn store_ctx_table(&mut self, table: i32, index: usize, v: Value) {
+        let off = 8 * index as i32;
+        self.ld(1, v);
+        dynasm!(self.ops ; .arch x64
+            ; mov rax, QWORD [rbx + table]
+            ; mov QWORD [rax + off], rcx
+        );
+    }
+
+    fn load_field(&mut self, r: Value, obj: Value, offset: i32) {
+        self.ld(0, obj);
+        dynasm!(self.ops ; .arch x64 ; mov rax, QWORD [rax + offset]);
+        self.st(r, 0);
+    }
+
+    fn store_scratch(&mut self, k: usize, v: Value) {
+        let off = self.scratch + 8 * k as i32;
+        self.ld(0, v);
+        dynasm!(self.ops ; .arch x64 ; mov QWORD [rbp + off], rax);
+    }
+
+    fn call_helper(&mut self, h: Helper, args: &[HelperArg]) {
+        let regs = helper_arg_regs(h, args, Self::HELPER_INT_ARGS);
+        // Values first: the other arguments are raw writes that never read
+        // the register cache, which the value loads keep up to date.
+        for (&a, &loc) in args.iter().zip(&regs) {
+            match (a, loc) {
+                (HelperArg::Val(v), ArgLoc::Int(r)) => self.ld(r, v),
+                (HelperArg::Val(v), ArgLoc::Float(x)) => self.ldf(x, v),
+                _ => {}
+            }
+        }
+        for (&a, &loc) in args.iter().zip(&regs) {
+            let ArgLoc::Int(r) = loc else { continue };
+            match a {
+                HelperArg::Ctx => dynasm!(self.ops ; .arch x64 ; mov Rq(r), rbx),
+                HelperArg::Imm(k) => self.mov_imm(r, k),
+                HelperArg::Scratch => {
+                    let base = self.scratch;
+                    dynasm!(self.ops ; .arch x64 ; lea Rq(r), [rbp + base]);
+                }
+                HelperArg::Val(_) => {}
+            }
+        }
+        self.call_addr(h.addr());
+    }
+
+    fn zext_byte(&mut self, reg: u8) {
+        dynasm!(self.ops ; .arch x64 ; movzx Rd(reg), Rb(reg));
+    }
+
+    fn jump_if_trap(&mut self, l: DynamicLabel) {
+        dynasm!(self.ops ; .arch x64
+            ; cmp DWORD [rbx + VMCTX_TRAP_CODE_OFFSET], 0
+            ; jne =>l
+        );
+    }
+
+    fn bounds_check(&mut self, a: Value, i: Value, l: DynamicLabel) {
+        self.ld(0, a);
+        self.ld(1, i);
+        dynasm!(self.ops ; .arch x64
+            ; cmp rcx, QWORD [rax + ARRAY_LEN_OFFSET]
+            ; jae =>l
+        );
+    }
+
+    fn array_get(&mut self, a: Value, i: Value, r: Option<Value>, float: bool) {
+        self.ld(0, a);
+        self.ld(1, i);
+        dynasm!(self.ops ; .arch x64 ; mov rax, QWORD [rax + ARRAY_DATA_OFFSET]);
+        let Some(r) = r else { return };
+        if float {
+            dynasm!(self.ops ; .arch x64 ; movsd xmm0, QWORD [rax + rcx * 8]);
+            self.stf(r, 0);
+        } else {
+            dynasm!(self.ops ; .arch x64 ; mov rax, QWORD [rax + rcx * 8]);
+            self.st(r, 0);
+        }
+    }
+
+    fn array_set(&mut self, a: Value, i: Value, v: Value) {
+        self.ld(0, a);
+        self.ld(1, i);
+        self.ld(2, v);
+        dynasm!(self.ops ; .arch x64
+            ; mov rax, QWORD [rax + ARRAY_DATA_OFFSET]
+            ; mov QWORD [rax + rcx * 8], rdx
+        );
+    }
+
+    fn array_pop(&mut self, a: Value, r: Option<Value>, empty: DynamicLabel) {
+        self.ld(0, a);
+        dynasm!(self.ops ; .arch x64
+            ; mov rcx, QWORD [rax + ARRAY_LEN_OFFSET]
+            ; test rcx, rcx
+            ; je =>empty
+            ; sub rcx, 1
+            ; mov QWORD [rax + ARRAY_LEN_OFFSET], rcx
+            ; mov rax, QWORD [rax + ARRAY_DATA_OFFSET]
+            ; mov rax, QWORD [rax + rcx * 8]
+        );
+        self.st_opt(r, 0);
+    }
+
+    fn call_function(&mut self, callee: Callee<'_>, unlinked: Option<DynamicLabel>) {
+        let Callee { id, sig, args } = callee;
+        let (locs, nstack) = Self::arg_locs(&sig.params);
+        let area = (8 * (nstack + nstack % 2)) as i32;
+        if area > 0 {
+            dynasm!(self.ops ; .arch x64 ; sub rsp, area);
+        }
+        for (&a, &l) in args.iter().zip(&locs) {
+            match l {
+                ArgLoc::Stack(k) => {
+                    let off = 8 * k as i32;
+                    self.ld(0, a);
+                    dynasm!(self.ops ; .arch x64 ; mov QWORD [rsp + off], rax);
+                }
+                ArgLoc::Int(reg) => self.ld(reg, a),
+                ArgLoc::Float(x) => self.ldf(x, a),
+            }
+        }
+        let off = 8 * id.as_u32() as i32;
+        dynasm!(self.ops ; .arch x64
+            ; mov rdi, rbx
+            ; mov rax, QWORD [rbx + VMCTX_ENTRIES_OFFSET]
+        );
+        match unlinked {
+            Some(l) => dynasm!(self.ops ; .arch x64
+                ; mov rax, QWORD [rax + off]
+                ; test rax, rax
+                ; jz =>l
+                ; call rax
+            ),
+            None => dynasm!(self.ops ; .arch x64 ; call QWORD [rax + off]),
+        }
+        self.forget_all();
+        if area > 0 {
+            dynasm!(self.ops ; .arch x64 ; add rsp, area);
+        }
+    }
+
+    fn materialize(&mut self, r: Value, cond: Cond) {
+        self.setcc(cond);
+        dynasm!(self.ops ; .arch x64 ; movzx eax, al);
+        self.st(r, 0);
+    }
+
+    fn set_flags(&mut self, flags: Option<(Value, Cond)>) {
+        self.flags = flags;
     }
 
     fn moves(&mut self, ops: &[MoveOp]) {
@@ -543,25 +607,11 @@ impl Backend for X64 {
         }
     }
 
-    fn fuel_tick(&mut self, loc: SrcLoc, cold: &mut ColdPaths<DynamicLabel>) {
-        self.flags = None;
-        // The refill path calls a helper and resumes here.
-        self.forget_all();
-        let refill = self.ops.new_dynamic_label();
-        let resume = self.ops.new_dynamic_label();
-        dynasm!(self.ops ; .arch x64
-            ; sub QWORD [rbx + VMCTX_FUEL_OFFSET], 1
-            ; je =>refill
-            ; =>resume
-        );
-        cold.fuel(resume, Some(loc), refill);
-    }
-
     fn jump(&mut self, l: DynamicLabel) {
         dynasm!(self.ops ; .arch x64 ; jmp =>l);
     }
 
-    fn branch(&mut self, _cx: &FnCx<'_>, v: Value, k: i64, eq: bool, l: DynamicLabel) {
+    fn branch(&mut self, v: Value, k: i64, eq: bool, l: DynamicLabel) {
         if let Some((fv, c)) = self.flags {
             if fv == v && (k == 0 || k == 1) {
                 let taken = if (k == 1) == eq { c } else { c.invert() };
@@ -578,69 +628,37 @@ impl Backend for X64 {
                 ; cmp QWORD [rbp + d], rax
             ),
         }
-        self.jcc(if eq { Cond::E } else { Cond::Ne }, l);
+        self.jcc(if eq { Cond::Eq } else { Cond::Ne }, l);
     }
 
-    fn ret(&mut self, cx: &FnCx<'_>, v: Option<Value>) {
-        self.flags = None;
-        if let Some(v) = v {
-            if cx.func.value_type(v) == Type::Float {
-                self.ldf(0, v);
-            } else {
-                self.ld(0, v);
-            }
-        }
+    fn store_trap_code(&mut self, code: TrapCode) {
+        let c = code as i32;
+        dynasm!(self.ops ; .arch x64 ; mov DWORD [rbx + VMCTX_TRAP_CODE_OFFSET], c);
+    }
+
+    fn store_loc(&mut self, loc: SrcLoc) {
+        let (f, l, c) = (loc.file as i32, loc.line as i32, loc.col as i32);
+        dynasm!(self.ops ; .arch x64
+            ; mov DWORD [rbx + VMCTX_TRAP_FILE_OFFSET], f
+            ; mov DWORD [rbx + VMCTX_TRAP_LINE_OFFSET], l
+            ; mov DWORD [rbx + VMCTX_TRAP_COL_OFFSET], c
+            ; mov DWORD [rbx + VMCTX_TRAP_LOC_SET_OFFSET], 1
+        );
+    }
+
+    fn jump_if_loc_set(&mut self, l: DynamicLabel) {
+        dynasm!(self.ops ; .arch x64
+            ; cmp DWORD [rbx + VMCTX_TRAP_LOC_SET_OFFSET], 0
+            ; jne =>l
+        );
+    }
+
+    fn trap_return(&mut self) {
+        dynasm!(self.ops ; .arch x64 ; xor eax, eax ; xorps xmm0, xmm0);
         self.epilogue();
     }
 
-    fn finish(&mut self, _cx: &FnCx<'_>, mut cold: ColdPaths<DynamicLabel>) {
-        self.flags = None;
-        let exit = self.exit;
-        let overflow = self.overflow;
-        let so = TrapCode::StackOverflow as i32;
-        dynasm!(self.ops ; .arch x64
-            ; =>overflow
-            ; mov DWORD [rbx + VMCTX_TRAP_CODE_OFFSET], so
-            ; jmp =>exit
-        );
-        let mut i = 0;
-        while i < cold.list.len() {
-            match cold.list[i] {
-                Cold::Trap { label, code, loc } => {
-                    let c = code as i32;
-                    dynasm!(self.ops ; .arch x64
-                        ; =>label
-                        ; mov DWORD [rbx + VMCTX_TRAP_CODE_OFFSET], c
-                    );
-                    self.store_loc(loc);
-                    dynasm!(self.ops ; .arch x64 ; jmp =>exit);
-                }
-                Cold::Propagate { label, loc } => {
-                    dynasm!(self.ops ; .arch x64
-                        ; =>label
-                        ; cmp DWORD [rbx + VMCTX_TRAP_LOC_SET_OFFSET], 0
-                        ; jne =>exit
-                    );
-                    self.store_loc(loc);
-                    dynasm!(self.ops ; .arch x64 ; jmp =>exit);
-                }
-                Cold::Fuel { label, resume, loc } => {
-                    dynasm!(self.ops ; .arch x64 ; =>label ; mov rdi, rbx);
-                    self.call_helper(Helper::Fuel);
-                    match loc {
-                        Some(loc) => self.check_trap_at(loc, &mut cold),
-                        None => self.check_trap(exit),
-                    }
-                    dynasm!(self.ops ; .arch x64 ; jmp =>resume);
-                }
-            }
-            i += 1;
-        }
-        dynasm!(self.ops ; .arch x64
-            ; =>exit
-            ; xor eax, eax
-            ; xorps xmm0, xmm0
-        );
-        self.epilogue();
+    fn tramp(&mut self) -> &mut Asm {
+        &mut self.ops
     }
 }

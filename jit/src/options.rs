@@ -1,0 +1,122 @@
+//! Options, errors and statistics shared by every native code generator
+//! (the baseline tier T1 and the Cranelift tier T2).
+
+use std::fmt;
+use std::time::Duration;
+
+use waddle_opt::ir::FuncId;
+
+/// Options of the native code generators (Cranelift's T2 and the baseline
+/// T1, which uses only `fuel` and `disasm`).
+#[derive(Clone, Debug)]
+pub struct JitOptions {
+    /// Let Cranelift optimize (`opt_level=speed`); otherwise `none`.
+    pub optimize: bool,
+    /// Count fuel at function entries and loop back edges (needed only when
+    /// the host enforces an execution budget).
+    pub fuel: bool,
+    /// Run Cranelift's IR verifier on every function (slower compiles).
+    pub verify_cranelift: bool,
+    /// Keep Cranelift's disassembly of each function's machine code (for
+    /// `:asm`, see [`crate::CompiledProgram::disasm`]).
+    pub disasm: bool,
+}
+
+impl Default for JitOptions {
+    /// Optimized, with fuel, Cranelift verifier in debug builds only.
+    fn default() -> Self {
+        JitOptions {
+            optimize: true,
+            fuel: true,
+            verify_cranelift: cfg!(debug_assertions),
+            disasm: false,
+        }
+    }
+}
+
+/// Why a program could not be compiled.
+#[derive(Debug)]
+pub enum CompileError {
+    /// The program fails the Waddle IR verifier.
+    Verify(Vec<waddle_opt::ir::VerifyError>),
+    /// The host machine or a setting is not supported by Cranelift.
+    Isa(String),
+    /// Cranelift rejected a function (a bug in the translation).
+    Codegen {
+        /// The function being compiled.
+        func: String,
+        /// Cranelift's message.
+        message: String,
+    },
+}
+
+impl fmt::Display for CompileError {
+    /// One line per problem.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CompileError::Verify(errs) => {
+                f.write_str("invalid IR")?;
+                for e in errs {
+                    write!(f, "\n  {e}")?;
+                }
+                Ok(())
+            }
+            CompileError::Isa(m) => write!(f, "unsupported target: {m}"),
+            CompileError::Codegen { func, message } => {
+                write!(f, "code generation failed for {func:?}: {message}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for CompileError {}
+
+/// Per-function compile statistics.
+#[derive(Clone, Debug)]
+pub struct FuncStats {
+    /// The function.
+    pub func: FuncId,
+    /// Its name.
+    pub name: String,
+    /// Number of Waddle IR instructions (including terminators).
+    pub ir_insts: usize,
+    /// Time spent before machine-code emission (translation to Cranelift IR,
+    /// or the baseline tier's planning).
+    pub translate: Duration,
+    /// Time spent emitting machine code (in Cranelift: optimization, register
+    /// allocation, emission).
+    pub codegen: Duration,
+    /// Size of the machine code in bytes.
+    pub code_size: usize,
+}
+
+impl FuncStats {
+    /// The statistics of compiling `func` (id `id`).
+    pub(crate) fn new(
+        id: FuncId,
+        func: &waddle_opt::ir::Function,
+        translate: Duration,
+        codegen: Duration,
+        code_size: usize,
+    ) -> FuncStats {
+        FuncStats {
+            func: id,
+            name: func.name.clone(),
+            ir_insts: func.inst_count(),
+            translate,
+            codegen,
+            code_size,
+        }
+    }
+}
+
+/// Statistics of one compilation unit.
+#[derive(Clone, Debug, Default)]
+pub struct CompileStats {
+    /// One entry per compiled function (trampolines excluded).
+    pub funcs: Vec<FuncStats>,
+    /// Time spent building trampolines (translation and codegen).
+    pub trampolines: Duration,
+    /// Wall time of the whole compile call.
+    pub total: Duration,
+}
