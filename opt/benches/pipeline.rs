@@ -65,7 +65,12 @@ fn main() {
                 .min()
                 .unwrap_or_default();
             t += best;
-            insts += cp.lowered.funcs.values().map(|f| f.inst_count()).sum::<usize>();
+            insts += cp
+                .lowered
+                .funcs
+                .values()
+                .map(|f| f.inst_count())
+                .sum::<usize>();
             each.push((cp.name.clone(), best));
             progs += 1;
             k += 1;
