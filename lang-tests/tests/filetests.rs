@@ -97,7 +97,7 @@ fn strip_comments(text: &str) -> String {
 /// Runs the named passes over `program` through the pass registry.
 fn apply_passes(program: &mut Program, passes: &[String]) -> Result<(), String> {
     let names: Vec<&str> = passes.iter().map(String::as_str).collect();
-    run_passes(program, &names)
+    run_passes(program, &names).map_err(|e| e.to_string())
 }
 
 fn verify_text(program: &Program) -> Result<(), String> {

@@ -81,7 +81,7 @@ fn every_pass_keeps_canonical_form() {
                 failures.push(format!("{} [{name}]: {e}", prog.name));
             }
         };
-        for &pass in pass_names() {
+        for pass in pass_names() {
             one(pass, &["canon", pass]);
         }
         one("O1", O1_PIPELINE);
@@ -99,8 +99,7 @@ fn every_pass_keeps_canonical_form() {
 fn every_pass_preserves_output() {
     let mut failures = Vec::new();
     let mut configs: Vec<(String, RunOptions)> = pass_names()
-        .iter()
-        .map(|&p| {
+        .map(|p| {
             (
                 p.to_string(),
                 RunOptions {

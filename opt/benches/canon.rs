@@ -30,6 +30,7 @@ use waddle_opt::editor::{Editor, Mode};
 use waddle_opt::ir::{FuncId, Function, Program};
 use waddle_opt::passes;
 
+#[allow(dead_code)]
 mod corpus;
 mod gen;
 use gen::generate;

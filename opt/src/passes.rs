@@ -1,11 +1,15 @@
-//! The pass registry: passes by name (for the CLI and filetests) and the
-//! pipeline of each `-O` level.
+//! The pass registry: one table of passes ([`PASSES`]), by name for the
+//! CLI and filetests, and the pipeline of each `-O` level.
 //!
 //! Every optimization pass works on canonical functions through an
-//! [`Editor`], so the dominator tree, loop forest and use lists are
-//! computed once per function and then repaired locally by the mutation
-//! primitives (Fritz ch. 6–9). A pass canonicalizes its input first (a
-//! no-op on canonical input), so each pass also runs alone.
+//! [`Editor`]. The pipeline driver ([`pipeline`]) establishes canonical
+//! form once per function, opens one editor, and runs consecutive passes on
+//! it, so the dominator tree, loop forest and use lists are computed once
+//! per function and then repaired locally by the mutation primitives
+//! (Fritz ch. 6–9) for the whole pipeline. A pass that rewrites a function
+//! wholesale ([`PassKind::Rewrite`]) closes the editor; the next editing
+//! pass opens a fresh one. Every pass reports whether it changed the
+//! function.
 //!
 //! | name | pass |
 //! | --- | --- |
@@ -24,6 +28,10 @@
 //! | `unroll` | loop unrolling by two (§9.6) |
 //! | `peel` | loop peeling of the first iteration (§9.7) |
 //! | `bce` | bounds-check elimination in `for i in 0..len(a)` loops |
+//!
+//! To add a pass: write it over the [`Editor`] (or, for a pass that
+//! rebuilds a function, over `&mut Function`), add one row to [`PASSES`],
+//! and name it in a pipeline below if it should run by default.
 
 mod bce;
 mod cfg;
@@ -31,6 +39,7 @@ mod gvn;
 mod inline;
 mod licm;
 mod peel;
+pub mod pipeline;
 mod sccp;
 mod simple;
 mod unroll;
@@ -42,181 +51,171 @@ pub use gvn::gvn;
 pub use inline::{candidates as inline_candidates, inline_calls};
 pub use licm::licm;
 pub use peel::peel;
+pub use pipeline::{
+    Instrumentation, PassError, PassReport, PassTime, Pipeline, PipelineOptions, PrintAfter,
+};
 pub use sccp::sccp;
 pub use simple::{copy_propagate, dce};
 pub use unroll::unroll;
 pub use unswitch::unswitch;
 
-use crate::canon;
+use rustc_hash::FxHashMap;
+
 use crate::editor::Editor;
-use crate::ir::Program;
+use crate::ir::{FuncId, Function, Program};
 
-/// A program-level pass.
-type PassFn = fn(&mut Program);
-
-/// Canonicalizes `func`; false when it cannot be made canonical (an
-/// irreducible CFG, which the frontend never produces but hand-written IR
-/// can): such functions are left to the passes that need no loops.
-fn prepare(func: &mut crate::ir::Function) -> bool {
-    if func.is_declaration() {
-        return false;
-    }
-    canon::canonicalize(func);
-    canon::check_canonical(func).is_ok()
+/// What a function pass may know about the rest of the program.
+pub struct FuncEnv<'a> {
+    /// The function being optimized.
+    pub id: FuncId,
+    /// Canonical copies of the functions small enough to inline, taken
+    /// before the pipeline ran (empty unless a pass of the pipeline has
+    /// [`Pass::reads_callees`]).
+    pub callees: &'a FxHashMap<FuncId, Function>,
 }
 
-/// Runs `f` on an editor over every function with a body that is (made)
-/// canonical.
-fn per_function(program: &mut Program, mut f: impl FnMut(&mut Editor)) {
-    for (_, func) in program.funcs.iter_mut() {
-        if !prepare(func) {
-            continue;
-        }
-        let mut ed = Editor::new(func);
-        f(&mut ed);
-    }
+/// How a pass runs.
+#[derive(Copy, Clone)]
+pub enum PassKind {
+    /// Edits one canonical function through the shared [`Editor`] (its
+    /// analyses stay valid for the next pass); returns whether it changed
+    /// the function.
+    Edit(fn(&mut Editor, &FuncEnv) -> bool),
+    /// Rewrites one canonical function wholesale (no editor); returns
+    /// whether it changed the function. A changed function is made
+    /// canonical again before the next pass.
+    Rewrite(fn(&mut Function, &FuncEnv) -> bool),
 }
 
-fn pass_sccp(p: &mut Program) {
-    per_function(p, |ed| {
-        sccp(ed);
-    });
-}
-fn pass_copyprop(p: &mut Program) {
-    per_function(p, |ed| {
-        copy_propagate(ed);
-    });
-}
-fn pass_dce(p: &mut Program) {
-    per_function(p, |ed| {
-        dce(ed);
-    });
-}
-fn pass_is(p: &mut Program) {
-    per_function(p, |ed| {
-        if_simplify(ed);
-    });
-}
-fn pass_js(p: &mut Program) {
-    per_function(p, |ed| {
-        jump_simplify(ed);
-    });
-}
-fn pass_jt(p: &mut Program) {
-    per_function(p, |ed| {
-        jump_thread(ed);
-    });
-}
-fn pass_straighten(p: &mut Program) {
-    per_function(p, |ed| {
-        straighten(ed);
-    });
-}
-fn pass_licm(p: &mut Program) {
-    per_function(p, |ed| {
-        licm(ed);
-    });
-}
-fn pass_gvn(p: &mut Program) {
-    per_function(p, |ed| {
-        gvn(ed);
-    });
-}
-fn pass_unswitch(p: &mut Program) {
-    per_function(p, |ed| {
-        unswitch(ed);
-    });
-}
-fn pass_unroll(p: &mut Program) {
-    per_function(p, |ed| {
-        unroll(ed);
-    });
-}
-fn pass_peel(p: &mut Program) {
-    per_function(p, |ed| {
-        peel(ed);
-    });
-}
-fn pass_bce(p: &mut Program) {
-    per_function(p, |ed| {
-        bce(ed);
-    });
-}
-fn pass_inline(p: &mut Program) {
-    let callees = inline_candidates(p);
-    for (id, func) in p.funcs.iter_mut() {
-        if !prepare(func) {
-            continue;
-        }
-        let mut ed = Editor::new(func);
-        inline_calls(&mut ed, id, &callees);
-    }
+/// One registered pass.
+pub struct Pass {
+    /// The name used by `--passes`, `--print-after` and filetests.
+    pub name: &'static str,
+    /// One line saying what it does (for listings).
+    pub about: &'static str,
+    /// How it runs.
+    pub kind: PassKind,
+    /// Whether it reads [`FuncEnv::callees`] (the pipeline then takes that
+    /// snapshot of the program before it starts).
+    pub reads_callees: bool,
 }
 
-/// The registered passes, in the order [`pass_names`] lists them.
-const PASSES: &[(&str, PassFn)] = &[
-    ("canon", canon::canonicalize_program),
-    ("sccp", pass_sccp),
-    ("copyprop", pass_copyprop),
-    ("dce", pass_dce),
-    ("is", pass_is),
-    ("js", pass_js),
-    ("jt", pass_jt),
-    ("straighten", pass_straighten),
-    ("licm", pass_licm),
-    ("gvn", pass_gvn),
-    ("inline", pass_inline),
-    ("unswitch", pass_unswitch),
-    ("bce", pass_bce),
-    ("unroll", pass_unroll),
-    ("peel", pass_peel),
+/// Every registered pass, in listing order.
+pub const PASSES: &[Pass] = &[
+    Pass {
+        name: "canon",
+        about: "establish canonical form (SSA, LCSSA, loop-simplified)",
+        // The pipeline makes every function canonical before its first
+        // pass, so the pass itself has nothing left to do.
+        kind: PassKind::Edit(|_, _| false),
+        reads_callees: false,
+    },
+    Pass {
+        name: "sccp",
+        about: "sparse conditional constant propagation, folds constant branches",
+        kind: PassKind::Edit(|ed, _| sccp(ed)),
+        reads_callees: false,
+    },
+    Pass {
+        name: "copyprop",
+        about: "copy propagation and trivial block parameters",
+        kind: PassKind::Edit(|ed, _| copy_propagate(ed)),
+        reads_callees: false,
+    },
+    Pass {
+        name: "dce",
+        about: "dead instructions and dead block parameters",
+        kind: PassKind::Edit(|ed, _| dce(ed)),
+        reads_callees: false,
+    },
+    Pass {
+        name: "is",
+        about: "if simplification (Fritz §9.2)",
+        kind: PassKind::Edit(|ed, _| if_simplify(ed) > 0),
+        reads_callees: false,
+    },
+    Pass {
+        name: "js",
+        about: "jump simplification (Fritz §9.3)",
+        kind: PassKind::Edit(|ed, _| jump_simplify(ed) > 0),
+        reads_callees: false,
+    },
+    Pass {
+        name: "jt",
+        about: "jump threading (Fritz §9.3)",
+        kind: PassKind::Edit(|ed, _| jump_thread(ed) > 0),
+        reads_callees: false,
+    },
+    Pass {
+        name: "straighten",
+        about: "straightening (Fritz §9.1)",
+        kind: PassKind::Edit(|ed, _| straighten(ed) > 0),
+        reads_callees: false,
+    },
+    Pass {
+        name: "licm",
+        about: "loop-invariant code motion into the dedicated preheader",
+        kind: PassKind::Edit(|ed, _| licm(ed) > 0),
+        reads_callees: false,
+    },
+    Pass {
+        name: "gvn",
+        about: "value numbering over the dominator tree",
+        kind: PassKind::Edit(|ed, _| gvn(ed) > 0),
+        reads_callees: false,
+    },
+    Pass {
+        name: "inline",
+        about: "function inlining with a size budget (Fritz §9.4)",
+        kind: PassKind::Edit(|ed, env| inline_calls(ed, env.id, env.callees) > 0),
+        reads_callees: true,
+    },
+    Pass {
+        name: "unswitch",
+        about: "loop unswitching (Fritz §9.5)",
+        kind: PassKind::Edit(|ed, _| unswitch(ed) > 0),
+        reads_callees: false,
+    },
+    Pass {
+        name: "bce",
+        about: "bounds-check elimination in counted loops over an array",
+        kind: PassKind::Edit(|ed, _| bce(ed) > 0),
+        reads_callees: false,
+    },
+    Pass {
+        name: "unroll",
+        about: "loop unrolling by two (Fritz §9.6)",
+        kind: PassKind::Edit(|ed, _| unroll(ed) > 0),
+        reads_callees: false,
+    },
+    Pass {
+        name: "peel",
+        about: "loop peeling of the first iteration (Fritz §9.7)",
+        kind: PassKind::Edit(|ed, _| peel(ed) > 0),
+        reads_callees: false,
+    },
 ];
 
-/// The names of every registered pass.
-pub fn pass_names() -> &'static [&'static str] {
-    const NAMES: &[&str] = &[
-        "canon",
-        "sccp",
-        "copyprop",
-        "dce",
-        "is",
-        "js",
-        "jt",
-        "straighten",
-        "licm",
-        "gvn",
-        "inline",
-        "unswitch",
-        "bce",
-        "unroll",
-        "peel",
-    ];
-    debug_assert_eq!(NAMES.len(), PASSES.len());
-    NAMES
+/// The registered pass called `name`.
+pub fn find_pass(name: &str) -> Option<&'static Pass> {
+    PASSES.iter().find(|p| p.name == name)
 }
 
-/// Runs the named passes on `program`, in order. An unknown name runs
-/// nothing and returns an error that lists the known passes.
-pub fn run_passes(program: &mut Program, names: &[&str]) -> Result<(), String> {
-    let mut passes = Vec::with_capacity(names.len());
-    for &name in names {
-        match PASSES.iter().find(|(n, _)| *n == name) {
-            Some(&(_, pass)) => passes.push(pass),
-            None => {
-                return Err(format!(
-                    "unknown pass `{name}` (known passes: {})",
-                    pass_names().join(", ")
-                ))
-            }
-        }
-    }
-    for pass in passes {
-        pass(program);
-    }
-    Ok(())
+/// The names of every registered pass, in table order.
+pub fn pass_names() -> impl ExactSizeIterator<Item = &'static str> + Clone {
+    PASSES.iter().map(|p| p.name)
 }
 
-/// The always-canonical pipeline of `-O1` (tier T2), by pass name.
+/// Runs the named passes on `program`, in order, with the default
+/// [`PipelineOptions`]. An unknown name runs nothing and is an error that
+/// lists the known passes.
+pub fn run_passes(program: &mut Program, names: &[&str]) -> Result<(), PassError> {
+    Pipeline::from_names(names)?
+        .run(program, &PipelineOptions::default(), &mut ())
+        .map(drop)
+}
+
+/// The always-canonical pipeline of `-O1` and `-O2` (tier T2), by pass name.
 pub const O1_PIPELINE: &[&str] = &[
     "canon",
     "inline",
@@ -240,16 +239,27 @@ pub const O1_PIPELINE: &[&str] = &[
     "straighten",
 ];
 
-/// Runs the pipeline of optimization level `opt_level` (0, 1 or 2; higher
-/// levels behave like 2). O0 canonicalizes only; O1 runs
-/// [`O1_PIPELINE`]; O2 is the same for now (the VSDG round trip will be
-/// added there).
-pub fn run_pipeline(program: &mut Program, opt_level: u8) {
-    if opt_level == 0 {
-        canon::canonicalize_program(program);
-        return;
+/// The pass names of optimization level `opt_level` (0, 1 or 2; higher
+/// levels behave like 2). O0 canonicalizes only; O1 runs [`O1_PIPELINE`];
+/// O2 is the same for now.
+pub fn level_pipeline(opt_level: u8) -> &'static [&'static str] {
+    match opt_level {
+        0 => &["canon"],
+        _ => O1_PIPELINE,
     }
-    run_passes(program, O1_PIPELINE).expect("the pipeline names registered passes");
+}
+
+/// Runs the pipeline of optimization level `opt_level` with the default
+/// [`PipelineOptions`].
+pub fn run_pipeline(program: &mut Program, opt_level: u8) {
+    // The level pipelines name only registered passes and, with the
+    // default options, verify only in debug builds, where a failure is a
+    // bug in a pass: report it loudly.
+    if let Err(e) =
+        Pipeline::for_level(opt_level).run(program, &PipelineOptions::default(), &mut ())
+    {
+        panic!("{e}");
+    }
 }
 
 #[cfg(test)]
@@ -257,15 +267,31 @@ mod tests {
     use super::*;
 
     #[test]
-    fn names_and_errors() {
-        assert_eq!(pass_names().len(), PASSES.len());
-        for (n, (m, _)) in pass_names().iter().zip(PASSES) {
-            assert_eq!(n, m);
+    fn names_are_unique_and_pipelines_registered() {
+        let names: Vec<&str> = pass_names().collect();
+        for (i, n) in names.iter().enumerate() {
+            assert!(!names[..i].contains(n), "pass `{n}` registered twice");
         }
+        for level in 0..=3 {
+            for name in level_pipeline(level) {
+                assert!(find_pass(name).is_some(), "`{name}` is not registered");
+            }
+        }
+    }
+
+    #[test]
+    fn unknown_pass_is_an_error() {
         let mut p = Program::default();
         assert!(run_passes(&mut p, &["canon"]).is_ok());
         let err = run_passes(&mut p, &["canon", "nope"]).unwrap_err();
-        assert!(err.contains("nope") && err.contains("canon"), "{err}");
+        let text = err.to_string();
+        assert!(text.contains("nope") && text.contains("canon"), "{text}");
+        assert_eq!(
+            err,
+            PassError::UnknownPass {
+                name: "nope".into()
+            }
+        );
         run_pipeline(&mut p, 0);
         run_pipeline(&mut p, 2);
     }

@@ -16,7 +16,7 @@ use waddle_opt::ir::{Program, Type};
 use std::io::Write;
 
 use crate::driver::{RunOutcome, Tier};
-use crate::engine::{compile_source, OptOptions};
+use crate::engine::{compile_source, OptOptions, PassTrace};
 use crate::error::{Error, RuntimeError};
 use crate::format::{format_float, write_escaped};
 
@@ -45,6 +45,8 @@ pub struct CrossOptions {
     pub memory_limit: Option<u64>,
     /// Collect garbage before every allocation (for testing the collector).
     pub gc_stress: bool,
+    /// Optimizer diagnostics to print to standard error before the run's.
+    pub trace: PassTrace,
 }
 
 impl Default for CrossOptions {
@@ -56,6 +58,7 @@ impl Default for CrossOptions {
             fuel: None,
             memory_limit: None,
             gc_stress: false,
+            trace: PassTrace::default(),
         }
     }
 }
@@ -178,13 +181,15 @@ pub fn run_streaming(
     let opt = OptOptions {
         opt_level: options.opt_level,
         passes: options.passes.clone(),
+        trace: options.trace.clone(),
     };
-    let program = match compile_source(file_name, source, Prelude::default(), false, &opt) {
-        Ok(c) => c.optimized,
+    let (program, log) = match compile_source(file_name, source, Prelude::default(), false, &opt) {
+        Ok(c) => (c.optimized, c.log.render()),
         Err(e) => return (e.render(), e.exit_code()),
     };
+    let outcome = |o: RunOutcome| (log.clone() + &o.stderr, o.exit_code);
     let Some(main) = program.main else {
-        return (String::new(), 0);
+        return (log, 0);
     };
     let image = match compile_image(&program, options) {
         Ok(image) => image,
@@ -208,11 +213,11 @@ pub fn run_streaming(
     });
     match ending {
         Err(e) => outcome(failure(format!("internal error: {e}"), 2)),
-        Ok(Ending::Finished) => (String::new(), 0),
+        Ok(Ending::Finished) => (log, 0),
         Ok(Ending::Trap { code, loc }) => {
             let loc = loc.unwrap_or(program.funcs[main].loc);
             let e = Error::Runtime(RuntimeError::from_trap(Trap { code, loc }, &program));
-            (e.render(), e.exit_code())
+            (log + &e.render(), e.exit_code())
         }
     }
 }

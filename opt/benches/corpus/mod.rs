@@ -18,6 +18,8 @@ pub struct CorpusProgram {
     pub group: String,
     /// Its path relative to `programs/`.
     pub name: String,
+    /// The program as the frontend lowered it (before any pass).
+    pub lowered: Program,
     /// The lowered program with every function body canonicalized.
     pub program: Program,
     /// The functions with a body in canonical form.
@@ -72,7 +74,8 @@ pub fn load() -> io::Result<(Vec<CorpusProgram>, usize)> {
             skipped += 1;
             continue;
         };
-        let mut program = compiled.program;
+        let lowered = compiled.program;
+        let mut program = lowered.clone();
         let mut funcs = Vec::new();
         for (id, f) in program.funcs.iter_mut() {
             if f.is_declaration() {
@@ -86,6 +89,7 @@ pub fn load() -> io::Result<(Vec<CorpusProgram>, usize)> {
         out.push(CorpusProgram {
             group,
             name,
+            lowered,
             program,
             funcs,
         });

@@ -32,15 +32,19 @@ use crate::ir::{Function, Program};
 
 /// Puts `func` into canonical form: unreachable blocks removed, every loop
 /// with a dedicated preheader, a single latch and dedicated exits, and LCSSA.
-/// Declarations are left alone. The CFG must be reducible (irreducible
-/// cycles are not loops and are left as they are).
-pub fn canonicalize(func: &mut Function) {
+///
+/// Returns whether `func` is now canonical: false for a declaration (left
+/// alone) and for an irreducible CFG (irreducible cycles are not loops and
+/// are left as they are; the frontend never produces them, hand-written IR
+/// can). Without a from-scratch check: [`check_canonical`] verifies.
+pub fn canonicalize(func: &mut Function) -> bool {
     if func.is_declaration() {
-        return;
+        return false;
     }
     simplify::remove_unreachable(func);
-    simplify::simplify_loops(func);
+    let reducible = simplify::simplify_loops(func);
     lcssa::form_lcssa(func);
+    reducible
 }
 
 /// Canonicalizes every function of `program`.

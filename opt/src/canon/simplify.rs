@@ -43,13 +43,16 @@ struct Editor<'f> {
 }
 
 /// Gives every loop of `func` a dedicated preheader, a single latch and
-/// dedicated exits. `func` must have no unreachable blocks.
-pub(super) fn simplify_loops(func: &mut Function) {
+/// dedicated exits. `func` must have no unreachable blocks. Returns false
+/// when the CFG is irreducible (some cycle is no natural loop, so the
+/// function cannot be made canonical).
+pub(super) fn simplify_loops(func: &mut Function) -> bool {
     let cfg = ControlFlowGraph::compute(func);
     let dom = DomTree::compute(func, &cfg);
     let forest = LoopForest::compute(func, &cfg, &dom);
+    let reducible = forest.is_reducible();
     if forest.is_empty() {
-        return;
+        return reducible;
     }
     let mut preds = SecondaryMap::new();
     for &b in &func.layout {
@@ -66,6 +69,7 @@ pub(super) fn simplify_loops(func: &mut Function) {
         ed.unique_latch(l);
         ed.dedicate_exits(l);
     }
+    reducible
 }
 
 impl Editor<'_> {

@@ -106,8 +106,17 @@ impl<'f> Editor<'f> {
         &self.stats
     }
 
-    /// The function (read-only).
+    /// The function (read-only). Blocks removed by a primitive may still
+    /// be listed in its layout until [`Editor::settled`]; use
+    /// [`Editor::blocks`] for the live blocks.
     pub fn func(&self) -> &Function {
+        self.func
+    }
+
+    /// The function with its layout compacted: exactly what dropping the
+    /// editor would leave, for printing or verifying between passes.
+    pub fn settled(&mut self) -> &Function {
+        self.compact_layout();
         self.func
     }
 

@@ -21,8 +21,9 @@ pub use function::{BlockData, Function, GlobalData, Program, Signature, ValueDat
 pub use instructions::{BinaryOp, BlockCall, Cmp, InstData, InstKind, SrcLoc, Terminator, UnaryOp};
 pub use parse::{parse_function, parse_program, ParseError};
 pub use print::{
-    format_float_bits, print_function, print_inst, print_program, print_terminator, quote,
+    format_float_bits, print_function, print_function_as, print_inst, print_program,
+    print_terminator, quote,
 };
 pub use types::{ScalarType, Type};
 pub use uses::{UseLists, User};
-pub use verify::{verify_function, verify_program, VerifyError};
+pub use verify::{verify_function, verify_function_as, verify_program, VerifyError};

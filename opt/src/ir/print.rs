@@ -332,6 +332,11 @@ fn write_function(out: &mut String, p: &Program, id: FuncId) {
         let _ = writeln!(out, "; {id} is not in the function arena");
         return;
     };
+    write_function_body(out, p, id, f);
+}
+
+/// Appends `f`, printed as function `id` of `p`, to `out`.
+fn write_function_body(out: &mut String, p: &Program, id: FuncId, f: &Function) {
     out.push_str(&format_header(id, f));
     if f.is_declaration() {
         out.push('\n');
@@ -369,6 +374,15 @@ fn write_function(out: &mut String, p: &Program, id: FuncId) {
 pub fn print_function(p: &Program, id: FuncId) -> String {
     let mut out = String::new();
     write_function(&mut out, p, id);
+    out
+}
+
+/// `f` in text form as function `id` of `p`, whether or not `p` holds it
+/// (a pass pipeline prints a function while it is being edited; callee
+/// names come from `p`).
+pub fn print_function_as(p: &Program, id: FuncId, f: &Function) -> String {
+    let mut out = String::new();
+    write_function_body(&mut out, p, id, f);
     out
 }
 

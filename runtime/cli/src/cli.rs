@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use waddle::driver::{run_on_big_stack, Tier};
-use waddle::engine::{compile_source, Engine, EngineConfig, OptOptions};
+use waddle::engine::{compile_source, Engine, EngineConfig, OptOptions, PassLog, PassTrace};
 use waddle::error::Error;
 use waddle::output::OutputSink;
 
@@ -58,6 +58,13 @@ pub struct RunArgs {
     /// Print an intermediate form instead of running.
     #[arg(long, value_enum)]
     pub emit: Option<Emit>,
+    /// Print the time of every optimization pass (to standard error).
+    #[arg(long)]
+    pub time_passes: bool,
+    /// Print every function after this pass (to standard error); repeat or
+    /// separate with commas for several passes.
+    #[arg(long, value_delimiter = ',', value_name = "PASS")]
+    pub print_after: Vec<String>,
     /// Execution budget: stop with `out of fuel` after this many units.
     #[arg(long, value_name = "N")]
     pub fuel: Option<u64>,
@@ -185,18 +192,35 @@ fn run(args: RunArgs) -> i32 {
     }
 }
 
+/// The optimizer diagnostics `args` ask for.
+fn trace(args: &RunArgs) -> PassTrace {
+    PassTrace {
+        time: args.time_passes,
+        print_after: args.print_after.clone(),
+    }
+}
+
+/// Writes the optimizer diagnostics to standard error.
+fn print_pass_log(log: &PassLog) {
+    let _ = std::io::stdout().flush();
+    eprint!("{}", log.render());
+}
+
 fn run_program(name: &str, source: &str, args: &RunArgs) -> Result<(), Error> {
     let config = EngineConfig {
         tier: args.tier.tier.into(),
         opt_level: args.tier.opt_level,
         passes: args.passes.clone(),
+        trace: trace(args),
         fuel: args.fuel,
         memory_limit: args.memory_limit,
         output: OutputSink::Stdout,
         ..EngineConfig::default()
     };
     let mut engine = Engine::with_config(config)?;
-    engine.run(name, source)
+    let result = engine.run(name, source);
+    print_pass_log(&engine.take_pass_log());
+    result
 }
 
 fn emit_form(name: &str, source: &str, emit: Emit, args: &RunArgs) -> Result<(), Error> {
@@ -204,6 +228,7 @@ fn emit_form(name: &str, source: &str, emit: Emit, args: &RunArgs) -> Result<(),
     let opt = OptOptions {
         opt_level: args.tier.opt_level,
         passes: args.passes.clone(),
+        trace: trace(args),
     };
     let text = match emit {
         Emit::Ast => waddle::engine::emit_ast(name, source)?,
@@ -219,6 +244,7 @@ fn emit_form(name: &str, source: &str, emit: Emit, args: &RunArgs) -> Result<(),
         }
         Emit::OptIr => {
             let c = compile_source(name, source, Default::default(), false, &opt)?;
+            print_pass_log(&c.log);
             waddle::engine::print_program(&c.optimized)
         }
     };
@@ -237,6 +263,7 @@ fn run_aarch64(file_name: &str, source: &str, args: &RunArgs) -> i32 {
         fuel: args.fuel,
         memory_limit: args.memory_limit.map(|m| m as u64),
         gc_stress: false,
+        trace: trace(args),
     };
     let terminal = std::io::stdout().is_terminal();
     let result = run_on_big_stack(|| {

@@ -30,7 +30,15 @@ fn help_and_version() {
     let out = waddle(&["run", "--help"]);
     assert_eq!(out.status.code(), Some(0));
     let help = text(&out.stdout);
-    for flag in ["--tier", "-O", "--passes", "--emit", "--fuel"] {
+    for flag in [
+        "--tier",
+        "-O",
+        "--passes",
+        "--emit",
+        "--fuel",
+        "--time-passes",
+        "--print-after",
+    ] {
         assert!(help.contains(flag), "{flag} missing from {help}");
     }
     let out = waddle(&["--version"]);
@@ -147,6 +155,38 @@ fn emit_forms() {
         assert!(s.contains('f') && !s.contains("\n2\n"), "{emit}: {s}");
     }
     let out = waddle(&["run", "--passes", "no-such-pass", p.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("unknown pass `no-such-pass`"));
+}
+
+#[test]
+fn pass_diagnostics() {
+    let p = program(
+        "trace.wdl",
+        "fn f(x: int) -> int { let y = x * 2; return x + 1; }\nprint(f(1));\n",
+    );
+    let path = p.to_str().unwrap();
+    for tier in ["interp", "opt"] {
+        let out = waddle(&["run", "--tier", tier, "--time-passes", path]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        assert_eq!(text(&out.stdout), "2\n");
+        let err = text(&out.stderr);
+        for row in ["canonicalize", "sccp", "dce", "gvn", "total"] {
+            assert!(err.contains(row), "{row} missing from {err}");
+        }
+        let out = waddle(&["run", "--tier", tier, "--print-after", "dce", path]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        assert_eq!(text(&out.stdout), "2\n");
+        let err = text(&out.stderr);
+        // `f`, after each of the two runs of dce: the dead multiply is gone.
+        assert!(err.contains("; after dce\nfn fn0 \"f\""), "{err}");
+        assert!(!err.contains("imul"), "{err}");
+    }
+    let out = waddle(&["run", "--emit", "opt-ir", "--print-after", "sccp", path]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(text(&out.stderr).contains("; after sccp"));
+    assert!(text(&out.stdout).contains("fn fn0 \"f\""));
+    let out = waddle(&["run", "--print-after", "no-such-pass", path]);
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("unknown pass `no-such-pass`"));
 }

@@ -6,7 +6,9 @@
 use waddle_opt::abi::{Trap, Word};
 use waddle_opt::interp::{Host, Interpreter};
 use waddle_opt::ir::{FuncId, Program};
+use waddle_opt::passes::{Pipeline, PipelineOptions, PrintAfter};
 
+use super::compile::{PassLog, PassTrace};
 use super::native::NativeCode;
 use super::tiering;
 use crate::driver::Tier;
@@ -124,22 +126,42 @@ impl Executor {
     }
 }
 
-/// Runs an explicit pass list on every function of `program`.
-pub(crate) fn run_passes(program: &mut Program, passes: &[&str]) -> Result<(), String> {
-    waddle_opt::passes::run_passes(program, passes)
-}
-
 /// Names of the available passes.
 pub(crate) fn pass_names() -> Vec<String> {
     waddle_opt::passes::pass_names()
-        .iter()
-        .map(|s| s.to_string())
+        .map(str::to_string)
         .collect()
 }
 
-/// Runs the pipeline of optimization level `opt_level`.
-pub(crate) fn run_pipeline(program: &mut Program, opt_level: u8) {
-    waddle_opt::passes::run_pipeline(program, opt_level);
+/// Runs the explicit pass list `passes`, or else the pipeline of
+/// optimization level `opt_level`, on every function of `program`,
+/// collecting what `trace` asks for. `Err` for an unknown pass name or a
+/// pass caught breaking a function.
+pub(crate) fn run_pipeline(
+    program: &mut Program,
+    opt_level: u8,
+    passes: Option<&[String]>,
+    trace: &PassTrace,
+) -> Result<PassLog, String> {
+    let pipeline = match passes {
+        Some(names) => Pipeline::from_names(names).map_err(|e| e.to_string())?,
+        None => Pipeline::for_level(opt_level),
+    };
+    let options = PipelineOptions {
+        time: trace.time,
+        ..PipelineOptions::default()
+    };
+    let mut print = PrintAfter {
+        passes: trace.print_after.clone(),
+        out: String::new(),
+    };
+    let report = pipeline
+        .run(program, &options, &mut print)
+        .map_err(|e| e.to_string())?;
+    Ok(PassLog {
+        report: trace.time.then_some(report),
+        printed: print.out,
+    })
 }
 
 /// Checks the IR's well-formedness; `Err` describes the first problem.

@@ -6,6 +6,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use waddle_frontend::{CompileOptions, Compiled, Prelude, SourceFile, SourceMap};
 use waddle_opt::ir::Program;
+use waddle_opt::passes::PassReport;
 
 use super::backend;
 use crate::error::Error;
@@ -17,6 +18,50 @@ pub struct OptOptions {
     pub opt_level: u8,
     /// An explicit pass list, overriding `opt_level`.
     pub passes: Option<Vec<String>>,
+    /// What the optimizer reports while it runs.
+    pub trace: PassTrace,
+}
+
+/// Optimizer diagnostics to collect (`waddle run --time-passes`,
+/// `--print-after PASS`); they come back as a [`PassLog`].
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct PassTrace {
+    /// Measure the time of every pass.
+    pub time: bool,
+    /// Print every function after each of these passes.
+    pub print_after: Vec<String>,
+}
+
+/// What the optimizer reported besides the IR (see [`PassTrace`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PassLog {
+    /// Time per pass, summed over every optimization run (with
+    /// [`PassTrace::time`]).
+    pub report: Option<PassReport>,
+    /// The functions printed after the passes of
+    /// [`PassTrace::print_after`], each under a `; after PASS` line.
+    pub printed: String,
+}
+
+impl PassLog {
+    /// Appends `other` (a later optimization run) to this log.
+    pub fn merge(&mut self, other: PassLog) {
+        self.printed.push_str(&other.printed);
+        match (&mut self.report, other.report) {
+            (Some(mine), Some(theirs)) => mine.merge(&theirs),
+            (mine @ None, theirs) => *mine = theirs,
+            (Some(_), None) => {}
+        }
+    }
+
+    /// The log as text: the printed functions, then the time table.
+    pub fn render(&self) -> String {
+        let mut out = self.printed.clone();
+        if let Some(r) = &self.report {
+            out.push_str(&r.to_string());
+        }
+        out
+    }
 }
 
 impl OptOptions {
@@ -37,6 +82,8 @@ pub struct CompiledIr {
     pub frontend: Compiled,
     /// The IR after the pipeline or pass list.
     pub optimized: Program,
+    /// What the optimizer reported ([`OptOptions::trace`]).
+    pub log: PassLog,
 }
 
 /// Turns a caught panic payload into an internal error.
@@ -99,34 +146,30 @@ pub fn compile_source(
         }
     })?;
     let mut optimized = frontend.program.clone();
-    optimize(&mut optimized, opt)?;
+    let log = optimize(&mut optimized, opt)?;
     Ok(CompiledIr {
         frontend,
         optimized,
+        log,
     })
 }
 
-/// Runs the requested passes on `program` (and the verifier in debug builds).
-pub fn optimize(program: &mut Program, opt: &OptOptions) -> Result<(), Error> {
+/// Runs the requested passes on `program` (and the verifier in debug
+/// builds); returns what [`OptOptions::trace`] asked for.
+pub fn optimize(program: &mut Program, opt: &OptOptions) -> Result<PassLog, Error> {
     if let Some(passes) = &opt.passes {
         check_passes(passes)?;
     }
-    let result = catch_unwind(AssertUnwindSafe(|| match &opt.passes {
-        Some(passes) => {
-            let names: Vec<&str> = passes.iter().map(String::as_str).collect();
-            backend::run_passes(program, &names)
-        }
-        None => {
-            backend::run_pipeline(program, opt.opt_level);
-            Ok(())
-        }
+    check_passes(&opt.trace.print_after)?;
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        backend::run_pipeline(program, opt.opt_level, opt.passes.as_deref(), &opt.trace)
     }))
     .map_err(|p| panic_error("the optimizer", p))?;
-    result.map_err(Error::Passes)?;
+    let log = result.map_err(Error::Passes)?;
     if cfg!(debug_assertions) {
         let verified = catch_unwind(AssertUnwindSafe(|| backend::verify(program)))
             .map_err(|p| panic_error("the verifier", p))?;
         verified.map_err(|e| Error::Internal(format!("IR verification failed: {e}")))?;
     }
-    Ok(())
+    Ok(log)
 }

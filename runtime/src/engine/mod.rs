@@ -46,7 +46,9 @@ mod native;
 mod tiering;
 mod val;
 
-pub use compile::{check_passes, compile_source, optimize, CompiledIr, OptOptions};
+pub use compile::{
+    check_passes, compile_source, optimize, CompiledIr, OptOptions, PassLog, PassTrace,
+};
 pub use val::{Args, FromVal, IntoVal, Val};
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -98,6 +100,8 @@ pub struct EngineConfig {
     pub opt_level: u8,
     /// An explicit pass list instead of the `-O` pipeline.
     pub passes: Option<Vec<String>>,
+    /// Optimizer diagnostics to collect ([`Engine::take_pass_log`]).
+    pub trace: PassTrace,
     /// Execution budget shared by everything the engine runs (`None`: unlimited).
     pub fuel: Option<u64>,
     /// Stack bytes Waddle calls may use before `stack overflow`.
@@ -116,6 +120,7 @@ impl Default for EngineConfig {
             tier: Tier::Auto,
             opt_level: 2,
             passes: None,
+            trace: PassTrace::default(),
             fuel: None,
             stack_budget: DEFAULT_STACK_BUDGET,
             memory_limit: None,
@@ -150,6 +155,8 @@ pub struct GlobalInfo {
 pub struct Engine {
     tier: Tier,
     opt: OptOptions,
+    /// What the optimizer reported so far ([`EngineConfig::trace`]).
+    pass_log: PassLog,
     stack_budget: usize,
     /// The linked program, optimized.
     program: Program,
@@ -189,6 +196,7 @@ impl Engine {
         if let Some(p) = &config.passes {
             check_passes(p)?;
         }
+        check_passes(&config.trace.print_after)?;
         Ok(Self::build(config))
     }
 
@@ -203,7 +211,9 @@ impl Engine {
             opt: OptOptions {
                 opt_level: config.opt_level,
                 passes: config.passes,
+                trace: config.trace,
             },
+            pass_log: PassLog::default(),
             stack_budget: config.stack_budget,
             program: Program::default(),
             source_ir: Program::default(),
@@ -249,6 +259,12 @@ impl Engine {
     /// Takes what was printed so far (with [`OutputSink::Capture`]).
     pub fn take_output(&mut self) -> Vec<u8> {
         self.runtime.output().take()
+    }
+
+    /// Takes what the optimizer reported since the last call (pass times
+    /// and printed functions, as [`EngineConfig::trace`] asked).
+    pub fn take_pass_log(&mut self) -> PassLog {
+        std::mem::take(&mut self.pass_log)
     }
 
     /// Writes buffered output to the sink.
@@ -502,6 +518,7 @@ impl Engine {
     fn entry(&mut self, name: &str, source: &str, repl: bool) -> Result<(), Error> {
         check_tier(self.tier)?;
         let compiled = compile_source(name, source, self.prelude(), repl, &self.opt)?;
+        self.pass_log.merge(compiled.log);
         let mutable: Vec<bool> = (compiled.frontend.typed.globals.iter())
             .map(|g| g.mutable)
             .collect();
@@ -572,7 +589,8 @@ impl Engine {
             return Ok(());
         }
         let mut fresh = self.source_ir.clone();
-        compile::optimize(&mut fresh, &self.opt)?;
+        let log = compile::optimize(&mut fresh, &self.opt)?;
+        self.pass_log.merge(log);
         for &f in &stale {
             self.program.funcs[f] = fresh.funcs[f].clone();
         }

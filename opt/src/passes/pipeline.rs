@@ -1,0 +1,536 @@
+//! The pass context: runs a list of passes over a program, one function at
+//! a time, on one [`Editor`] per function.
+//!
+//! For each function with a body the driver
+//! 1. establishes canonical form once ([`crate::canon::canonicalize`]); a
+//!    function that cannot be made canonical (an irreducible CFG, which
+//!    only hand-written IR has) is left alone by every pass;
+//! 2. opens one [`Editor`] and runs every [`PassKind::Edit`] pass on it in
+//!    turn: the dominator tree, loop forest and use lists are computed once
+//!    and then repaired locally by the mutation primitives (Fritz ch. 6–9),
+//!    instead of being rebuilt for every pass;
+//! 3. closes the editor only around a [`PassKind::Rewrite`] pass and
+//!    re-canonicalizes after it if it changed the function.
+//!
+//! Canonical form and the maintained analyses are checked from scratch only
+//! when [`PipelineOptions::verify`] is set (by default in debug builds, as
+//! Cranelift's `verify_if`): then after every pass the editor compares its
+//! analyses with a fresh computation, canonical form is checked and the IR
+//! verifier runs, and the first failure is a [`PassError::Broken`] naming
+//! the pass and the function.
+//!
+//! [`Instrumentation`] sees every function before and after every pass
+//! (for `--print-after`, and for translation validation); with
+//! [`PipelineOptions::time`] the [`PassReport`] holds the time of each pass
+//! (for `--time-passes`).
+
+use std::fmt;
+use std::time::{Duration, Instant};
+
+use rustc_hash::FxHashMap;
+
+use super::{find_pass, inline_candidates, level_pipeline, FuncEnv, Pass, PassKind};
+use crate::canon;
+use crate::editor::Editor;
+use crate::ir::{print_function_as, verify_function_as, FuncId, Function, Program};
+
+/// How a pipeline runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PipelineOptions {
+    /// Check canonical form, the maintained analyses and the IR after every
+    /// pass of every function (default: in debug builds only).
+    pub verify: bool,
+    /// Measure the time of every pass (see [`PassReport`]).
+    pub time: bool,
+}
+
+impl Default for PipelineOptions {
+    fn default() -> Self {
+        PipelineOptions {
+            verify: cfg!(debug_assertions),
+            time: false,
+        }
+    }
+}
+
+/// Why a pipeline did not run or stopped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PassError {
+    /// No registered pass has this name.
+    UnknownPass {
+        /// The name asked for.
+        name: String,
+    },
+    /// Verification after a pass failed (a bug in the pass).
+    Broken {
+        /// The pass that ran last.
+        pass: &'static str,
+        /// The function it broke.
+        func: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl fmt::Display for PassError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PassError::UnknownPass { name } => {
+                let known: Vec<&str> = super::pass_names().collect();
+                write!(
+                    f,
+                    "unknown pass `{name}` (known passes: {})",
+                    known.join(", ")
+                )
+            }
+            PassError::Broken {
+                pass,
+                func,
+                message,
+            } => write!(f, "pass `{pass}` broke function `{func}`: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for PassError {}
+
+/// Sees each function before and after each pass. Both methods do nothing
+/// by default; `()` is the instrumentation that observes nothing.
+pub trait Instrumentation {
+    /// Called before `pass` runs on `func` (function `id` of `program`,
+    /// which holds a declaration in its place while it is being optimized).
+    fn before_pass(&mut self, pass: &'static str, program: &Program, id: FuncId, func: &Function) {
+        let _ = (pass, program, id, func);
+    }
+
+    /// Called after `pass` ran on `func`; `changed` is what the pass
+    /// reported.
+    fn after_pass(
+        &mut self,
+        pass: &'static str,
+        program: &Program,
+        id: FuncId,
+        func: &Function,
+        changed: bool,
+    ) {
+        let _ = (pass, program, id, func, changed);
+    }
+
+    /// Whether the pipeline must call [`Instrumentation::before_pass`] and
+    /// [`Instrumentation::after_pass`] at all (false skips preparing the
+    /// function for them).
+    fn observes(&self) -> bool {
+        true
+    }
+}
+
+impl Instrumentation for () {
+    fn observes(&self) -> bool {
+        false
+    }
+}
+
+/// Instrumentation that prints every function after each of the named
+/// passes (`--print-after PASS`), into [`PrintAfter::out`].
+#[derive(Clone, Debug, Default)]
+pub struct PrintAfter {
+    /// The passes after which functions are printed.
+    pub passes: Vec<String>,
+    /// The printed functions, each under a `; after PASS` line.
+    pub out: String,
+}
+
+impl Instrumentation for PrintAfter {
+    fn after_pass(
+        &mut self,
+        pass: &'static str,
+        program: &Program,
+        id: FuncId,
+        func: &Function,
+        changed: bool,
+    ) {
+        if self.passes.iter().any(|p| p == pass) {
+            let note = if changed { "" } else { " (unchanged)" };
+            self.out.push_str(&format!("; after {pass}{note}\n"));
+            self.out.push_str(&print_function_as(program, id, func));
+        }
+    }
+
+    fn observes(&self) -> bool {
+        !self.passes.is_empty()
+    }
+}
+
+/// Time spent in one pass, summed over the functions (and over every
+/// place it appears in the pipeline).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PassTime {
+    /// The pass, `canonicalize` for establishing canonical form before the
+    /// first pass, or `verify` for the checks of [`PipelineOptions::verify`].
+    pub name: &'static str,
+    /// Total time.
+    pub time: Duration,
+    /// How many times it ran (once per function and pipeline position).
+    pub runs: u32,
+    /// How many of those runs changed the function.
+    pub changed: u32,
+}
+
+/// What a pipeline run measured (times only with [`PipelineOptions::time`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PassReport {
+    /// One row per pass, in the order of first appearance.
+    pub passes: Vec<PassTime>,
+    /// Wall time of the whole run.
+    pub total: Duration,
+    /// Functions optimized (with a body, canonical).
+    pub functions: u32,
+}
+
+impl PassReport {
+    fn row(&mut self, name: &'static str) -> &mut PassTime {
+        let i = match self.passes.iter().position(|p| p.name == name) {
+            Some(i) => i,
+            None => {
+                self.passes.push(PassTime {
+                    name,
+                    time: Duration::ZERO,
+                    runs: 0,
+                    changed: 0,
+                });
+                self.passes.len() - 1
+            }
+        };
+        &mut self.passes[i]
+    }
+
+    /// Adds `other`'s figures to this report.
+    pub fn merge(&mut self, other: &PassReport) {
+        for p in &other.passes {
+            let row = self.row(p.name);
+            row.time += p.time;
+            row.runs += p.runs;
+            row.changed += p.changed;
+        }
+        self.total += other.total;
+        self.functions += other.functions;
+    }
+}
+
+impl fmt::Display for PassReport {
+    /// The `--time-passes` table.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let total = self.total.as_secs_f64().max(1e-12);
+        writeln!(
+            f,
+            "{:<12} {:>10} {:>6} {:>7} {:>8}",
+            "pass", "time ms", "%", "runs", "changed"
+        )?;
+        for p in &self.passes {
+            writeln!(
+                f,
+                "{:<12} {:>10.3} {:>5.1}% {:>7} {:>8}",
+                p.name,
+                p.time.as_secs_f64() * 1e3,
+                p.time.as_secs_f64() / total * 100.0,
+                p.runs,
+                p.changed
+            )?;
+        }
+        writeln!(
+            f,
+            "{:<12} {:>10.3} {:>6} {:>7}  ({} functions)",
+            "total",
+            self.total.as_secs_f64() * 1e3,
+            "",
+            "",
+            self.functions
+        )
+    }
+}
+
+/// A list of registered passes to run in order.
+#[derive(Clone)]
+pub struct Pipeline {
+    passes: Vec<&'static Pass>,
+}
+
+impl fmt::Debug for Pipeline {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(self.passes.iter().map(|p| p.name))
+            .finish()
+    }
+}
+
+impl Pipeline {
+    /// The passes called `names`, in order; the first unknown name is an
+    /// error.
+    pub fn from_names<S: AsRef<str>>(names: &[S]) -> Result<Pipeline, PassError> {
+        let passes = names
+            .iter()
+            .map(|n| {
+                find_pass(n.as_ref()).ok_or_else(|| PassError::UnknownPass {
+                    name: n.as_ref().to_string(),
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Pipeline { passes })
+    }
+
+    /// The pipeline of optimization level `opt_level`.
+    pub fn for_level(opt_level: u8) -> Pipeline {
+        Pipeline {
+            passes: level_pipeline(opt_level)
+                .iter()
+                .map(|n| find_pass(n).expect("level pipelines name registered passes"))
+                .collect(),
+        }
+    }
+
+    /// The names of the passes, in order.
+    pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.passes.iter().map(|p| p.name)
+    }
+
+    /// Runs the passes over every function of `program` with a body.
+    pub fn run(
+        &self,
+        program: &mut Program,
+        options: &PipelineOptions,
+        instr: &mut dyn Instrumentation,
+    ) -> Result<PassReport, PassError> {
+        let start = Instant::now();
+        let callees = if self.passes.iter().any(|p| p.reads_callees) {
+            inline_candidates(program)
+        } else {
+            FxHashMap::default()
+        };
+        let mut run = Run {
+            passes: &self.passes,
+            options,
+            callees: &callees,
+            observe: instr.observes() || options.verify,
+            report: PassReport::default(),
+        };
+        let ids: Vec<FuncId> = program.funcs.keys().collect();
+        for id in ids {
+            if program.funcs[id].is_declaration() {
+                continue;
+            }
+            if run.observe {
+                // Take the function out so the rest of the program can be
+                // read while it is edited; a declaration with the same name
+                // and signature stands in for it.
+                let f = &program.funcs[id];
+                let stand_in = Function::new(f.name.clone(), f.sig.clone());
+                let mut func = std::mem::replace(&mut program.funcs[id], stand_in);
+                let result = run.function(Some((&*program, &mut *instr)), id, &mut func);
+                program.funcs[id] = func;
+                result?;
+            } else {
+                run.function(None, id, &mut program.funcs[id])?;
+            }
+        }
+        run.report.total = start.elapsed();
+        Ok(run.report)
+    }
+}
+
+/// The state of one pipeline run.
+struct Run<'a> {
+    passes: &'a [&'static Pass],
+    options: &'a PipelineOptions,
+    callees: &'a FxHashMap<FuncId, Function>,
+    /// Whether functions are taken out of the program for instrumentation
+    /// and verification.
+    observe: bool,
+    report: PassReport,
+}
+
+/// The program (holding a stand-in for the function being optimized) and
+/// the instrumentation, when the run observes functions.
+type Observer<'p, 'i> = Option<(&'p Program, &'i mut dyn Instrumentation)>;
+
+impl Run<'_> {
+    /// A timer when timing is on.
+    fn clock(&self) -> Option<Instant> {
+        self.options.time.then(Instant::now)
+    }
+
+    /// Adds a run of `pass` to the report.
+    fn account(&mut self, name: &'static str, t: Option<Instant>, changed: bool) {
+        let row = self.report.row(name);
+        if let Some(t) = t {
+            row.time += t.elapsed();
+        }
+        row.runs += 1;
+        row.changed += changed as u32;
+    }
+
+    /// Runs every pass on `func` (function `id`).
+    fn function(
+        &mut self,
+        mut obs: Observer<'_, '_>,
+        id: FuncId,
+        func: &mut Function,
+    ) -> Result<(), PassError> {
+        let t = self.clock();
+        let canonical = canon::canonicalize(func);
+        self.account("canonicalize", t, false);
+        if !canonical {
+            return Ok(());
+        }
+        self.report.functions += 1;
+        let env = FuncEnv {
+            id,
+            callees: self.callees,
+        };
+        let mut i = 0;
+        while i < self.passes.len() {
+            // A run of editing passes on one editor.
+            if matches!(self.passes[i].kind, PassKind::Edit(_)) {
+                let mut ed = Editor::new(func);
+                while let Some(pass) = self.passes.get(i) {
+                    let PassKind::Edit(edit) = pass.kind else {
+                        break;
+                    };
+                    if let Some((program, instr)) = obs.as_mut() {
+                        instr.before_pass(pass.name, program, id, ed.settled());
+                    }
+                    let t = self.clock();
+                    let changed = edit(&mut ed, &env);
+                    self.account(pass.name, t, changed);
+                    if let Some((program, instr)) = obs.as_mut() {
+                        self.after(pass.name, program, id, &mut ed)?;
+                        instr.after_pass(pass.name, program, id, ed.settled(), changed);
+                    }
+                    i += 1;
+                }
+            }
+            // Then at most one rewriting pass on the bare function.
+            let Some(pass) = self.passes.get(i) else {
+                break;
+            };
+            let PassKind::Rewrite(rewrite) = pass.kind else {
+                unreachable!("the editing run stops only at a rewrite");
+            };
+            if let Some((program, instr)) = obs.as_mut() {
+                instr.before_pass(pass.name, program, id, func);
+            }
+            let t = self.clock();
+            let changed = rewrite(func, &env);
+            let canonical = !changed || canon::canonicalize(func);
+            self.account(pass.name, t, changed);
+            if !canonical {
+                return Err(PassError::Broken {
+                    pass: pass.name,
+                    func: func.name.clone(),
+                    message: "the rewritten function is irreducible".into(),
+                });
+            }
+            if let Some((program, instr)) = obs.as_mut() {
+                let mut ed = Editor::new(func);
+                self.after(pass.name, program, id, &mut ed)?;
+                drop(ed);
+                instr.after_pass(pass.name, program, id, func, changed);
+            }
+            i += 1;
+        }
+        Ok(())
+    }
+
+    /// The checks after `pass` in verifying mode.
+    fn after(
+        &mut self,
+        pass: &'static str,
+        program: &Program,
+        id: FuncId,
+        ed: &mut Editor,
+    ) -> Result<(), PassError> {
+        if !self.options.verify {
+            return Ok(());
+        }
+        let t = self.clock();
+        let broken = |message: String, f: &Function| PassError::Broken {
+            pass,
+            func: f.name.clone(),
+            message,
+        };
+        if let Err(e) = ed.check() {
+            return Err(broken(e, ed.func()));
+        }
+        let f = ed.settled();
+        if let Err(errors) = verify_function_as(program, id, f) {
+            let text: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+            return Err(broken(text.join("; "), f));
+        }
+        self.account("verify", t, false);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::parse_program;
+
+    const LOOP: &str = "\
+fn fn0 \"f\"(int) -> int {
+block0(v0: int):
+    v1: int = iconst 0
+    v2: int = iconst 1
+    jump block1(v1)
+block1(v3: int):
+    v4: bool = icmp lt v3, v0
+    br v4, block2, block3
+block2:
+    v5: int = iadd v3, v2
+    v6: int = iadd v2, v2
+    jump block1(v5)
+block3:
+    return v3
+}
+";
+
+    #[test]
+    fn report_counts_runs_and_changes() {
+        let mut p = parse_program(LOOP).expect("parses");
+        let options = PipelineOptions {
+            verify: true,
+            time: true,
+        };
+        let report = Pipeline::from_names(&["dce", "dce", "licm"])
+            .unwrap()
+            .run(&mut p, &options, &mut ())
+            .unwrap();
+        let dce = report.passes.iter().find(|r| r.name == "dce").unwrap();
+        assert_eq!((dce.runs, dce.changed), (2, 1));
+        assert_eq!(report.functions, 1);
+        assert!(report.passes.iter().any(|r| r.name == "verify"));
+        let table = report.to_string();
+        assert!(table.contains("dce") && table.contains("total"), "{table}");
+    }
+
+    #[test]
+    fn print_after_sees_each_function_after_the_pass() {
+        let mut p = parse_program(LOOP).expect("parses");
+        let mut print = PrintAfter {
+            passes: vec!["dce".into()],
+            out: String::new(),
+        };
+        Pipeline::from_names(&["dce", "copyprop"])
+            .unwrap()
+            .run(&mut p, &PipelineOptions::default(), &mut print)
+            .unwrap();
+        assert!(
+            print.out.starts_with("; after dce\nfn fn0 \"f\"(int)"),
+            "{}",
+            print.out
+        );
+        assert!(!print.out.contains("v6"), "{}", print.out);
+        assert_eq!(print.out.matches("; after").count(), 1);
+        // The function went back into the program.
+        assert!(!p.funcs[FuncId::from_u32(0)].is_declaration());
+    }
+}
