@@ -30,7 +30,7 @@ pub enum Command {
     Run(RunArgs),
     /// Start the interactive REPL (the default).
     Repl(TierArgs),
-    /// Benchmark the tiers against each other and C, Lua and Python.
+    /// Benchmark the tiers against each other and C, Lua, LuaJIT and Python.
     Bench(crate::bench::BenchArgs),
 }
 

@@ -1,12 +1,13 @@
 //! `waddle bench`: the harness that compares the execution tiers with each
-//! other and with reference implementations in C, Lua and Python.
+//! other and with reference implementations in C, Lua 5.4, LuaJIT and Python.
 //!
 //! The suite lives in `runtime/cli/bench/<name>/` (see its README): each
 //! program `<name>.wdl` defines `fn main(n: int)` and ends with the line
 //! `main(N);` (the full size); a `// bench: quick=Q` comment gives the tiny
 //! size of `--quick`. `<name>.c`, `<name>.lua` and `<name>.py` implement
 //! the same algorithm, take the size as their first argument and print the
-//! same checksum.
+//! same checksum (`<name>.luajit.lua`, when present, is the Lua version in
+//! LuaJIT's Lua 5.1 dialect).
 //!
 //! Every measurement runs in a fresh child process, so peak memory is per
 //! tier: Waddle tiers re-invoke the current executable as

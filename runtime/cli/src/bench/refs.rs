@@ -1,5 +1,7 @@
 //! Reference implementations: C (`cc -O2`, compiled once into a cache
-//! directory), Lua 5.4 and Python 3, each when installed.
+//! directory), Lua 5.4, LuaJIT and Python 3, each when installed. LuaJIT
+//! speaks Lua 5.1 (no integer subtype, `//` or `~`), so it runs a
+//! program's `<name>.luajit.lua` when there is one.
 //!
 //! C is built with `-ffp-contract=off` so the compiler cannot fuse
 //! multiply-adds, which would change float results (and the checksums)
@@ -30,6 +32,7 @@ pub struct Toolchains {
     launcher: Option<PathBuf>,
     cc: Option<Tool>,
     lua: Option<Tool>,
+    luajit: Option<Tool>,
     python: Option<Tool>,
 }
 
@@ -81,6 +84,10 @@ impl Toolchains {
                 version,
             })
         });
+        let luajit = probe(Path::new("luajit"), &["-v"]).map(|version| Tool {
+            command: PathBuf::from("luajit"),
+            version,
+        });
         let python = probe(
             Path::new("python3"),
             &["-c", "import sys; print(sys.executable)"],
@@ -106,6 +113,7 @@ impl Toolchains {
         for (tool, what) in [
             (&cc, format!("no C compiler (`{}`)", cc_cmd.display())),
             (&lua, "no `lua5.4`".to_string()),
+            (&luajit, "no `luajit`".to_string()),
             (&python, "no `python3`".to_string()),
         ] {
             if tool.is_none() {
@@ -116,6 +124,7 @@ impl Toolchains {
             launcher,
             cc,
             lua,
+            luajit,
             python,
         }
     }
@@ -125,6 +134,7 @@ impl Toolchains {
         [
             (C_NAME, &self.cc),
             ("lua5.4", &self.lua),
+            ("luajit", &self.luajit),
             ("python3", &self.python),
         ]
         .into_iter()
@@ -155,6 +165,14 @@ impl Toolchains {
                 launcher: self.launcher.clone(),
             });
         }
+        if let (Some(t), Some(src)) = (&self.luajit, &program.luajit) {
+            out.push(Reference {
+                lang: Lang::LuaJit,
+                tool: t.command.clone(),
+                source: src.clone(),
+                launcher: self.launcher.clone(),
+            });
+        }
         if let (Some(t), Some(src)) = (&self.python, &program.py) {
             out.push(Reference {
                 lang: Lang::Python,
@@ -174,6 +192,8 @@ pub enum Lang {
     C,
     /// Lua 5.4.
     Lua,
+    /// LuaJIT (a tracing JIT for Lua 5.1).
+    LuaJit,
     /// Python 3.
     Python,
 }
@@ -208,6 +228,7 @@ impl Reference {
         match self.lang {
             Lang::C => C_NAME.to_string(),
             Lang::Lua => "lua5.4".to_string(),
+            Lang::LuaJit => "luajit".to_string(),
             Lang::Python => "python3".to_string(),
         }
     }
@@ -223,7 +244,7 @@ impl Reference {
                     compile_time,
                 })
             }
-            Lang::Lua | Lang::Python => Ok(Prepared {
+            Lang::Lua | Lang::LuaJit | Lang::Python => Ok(Prepared {
                 argv: vec![self.tool.clone(), self.source.clone()],
                 launcher: self.launcher.clone(),
                 compile_time: None,

@@ -1,5 +1,5 @@
 //! The benchmark suite on disk: `DIR/<name>/<name>.wdl` plus optional
-//! `<name>.c`, `<name>.lua`, `<name>.py`.
+//! `<name>.c`, `<name>.lua`, `<name>.luajit.lua`, `<name>.py`.
 //!
 //! A program's sizes come from its source: the last non-blank line is
 //! `main(N);` (the full size, so `waddle run` runs the real benchmark) and a
@@ -22,6 +22,9 @@ pub struct BenchProgram {
     pub c: Option<PathBuf>,
     /// The Lua reference, if present.
     pub lua: Option<PathBuf>,
+    /// The LuaJIT reference: `<name>.luajit.lua` (Lua 5.1 dialect), else
+    /// the Lua 5.4 one.
+    pub luajit: Option<PathBuf>,
     /// The Python reference, if present.
     pub py: Option<PathBuf>,
 }
@@ -99,6 +102,7 @@ pub fn load(dir: &Path, name: &str) -> Result<BenchProgram, String> {
         quick_size,
         c: existing("c"),
         lua: existing("lua"),
+        luajit: existing("luajit.lua").or_else(|| existing("lua")),
         py: existing("py"),
         wdl,
     })
