@@ -231,6 +231,18 @@ fn record_codegen(phases: &mut Phases, total: Duration, stats: &waddle_jit::Comp
 /// Runs one child for `(file, tier, size)` and turns its report into a
 /// [`Measurement`] (compared by execution CPU time when `cpu_time`).
 pub fn spawn(exe: &Path, tier: Tier, file: &Path, size: i64, cpu_time: bool) -> Measurement {
+    spawn_limited(exe, tier, file, size, cpu_time, None)
+}
+
+/// [`spawn`], killing the child after `limit` (a failed measurement).
+pub fn spawn_limited(
+    exe: &Path,
+    tier: Tier,
+    file: &Path,
+    size: i64,
+    cpu_time: bool,
+    limit: Option<Duration>,
+) -> Measurement {
     let mut cmd = Command::new(exe);
     cmd.arg("bench")
         .arg("--child")
@@ -238,10 +250,13 @@ pub fn spawn(exe: &Path, tier: Tier, file: &Path, size: i64, cpu_time: bool) -> 
         .arg("--size")
         .arg(size.to_string())
         .arg(file);
-    let run = match process::run(cmd) {
+    let run = match process::run_limited(cmd, limit) {
         Ok(r) => r,
         Err(e) => return Measurement::failed(e),
     };
+    if let Some(limit) = limit.filter(|&l| run.signal == Some(9) && run.wall >= l) {
+        return Measurement::failed(format!("timed out after {} s", limit.as_secs()));
+    }
     let text = String::from_utf8_lossy(&run.stdout);
     let parsed = text
         .lines()

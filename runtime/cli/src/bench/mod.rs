@@ -21,13 +21,15 @@
 //! Module map: [`suite`] (finding programs and sizes), [`child`]
 //! (in-process measurement), [`process`] (spawning and `wait4` resource
 //! usage), [`refs`] (reference toolchains), [`report`] (the result model
-//! and JSON), [`table`], [`plot`].
+//! and JSON), [`table`], [`plot`], and [`scaling`] (`--scaling`: compile
+//! time against program size, on generated programs).
 
 pub mod child;
 pub mod plot;
 pub mod process;
 pub mod refs;
 pub mod report;
+pub mod scaling;
 pub mod suite;
 pub mod table;
 
@@ -62,7 +64,7 @@ pub struct BenchArgs {
     /// Also write a chart of the run-time ratios to C (SVG).
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
-    /// Skip the C, Lua and Python references.
+    /// Skip the C, Lua, LuaJIT and Python references.
     #[arg(long)]
     pub no_ref: bool,
     /// Use each program's tiny size (for tests and smoke runs).
@@ -76,6 +78,13 @@ pub struct BenchArgs {
     /// runtime crate, else `./runtime/cli/bench` or `./bench`).
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
+    /// Measure how compile time grows with program size instead (generated
+    /// programs; NAMES selects shapes: locals, branches, funcs, params).
+    #[arg(long)]
+    pub scaling: bool,
+    /// Time limit per `--scaling` measurement, in seconds.
+    #[arg(long, default_value_t = 120, value_name = "SECS")]
+    pub timeout: u64,
     /// Internal: measure one program on TIER in this process.
     #[arg(long, hide = true, value_name = "TIER")]
     pub child: Option<String>,
@@ -89,6 +98,16 @@ pub struct BenchArgs {
 pub fn main(args: BenchArgs) -> i32 {
     if let Some(tier) = &args.child {
         return child::main(tier, &args);
+    }
+    if args.scaling {
+        return match run_scaling(&args) {
+            Ok(true) => 0,
+            Ok(false) => 1,
+            Err(msg) => {
+                eprintln!("error: {msg}");
+                1
+            }
+        };
     }
     match run(&args) {
         Ok(report) => {
@@ -164,6 +183,26 @@ pub fn run(args: &BenchArgs) -> Result<BenchReport, String> {
         }
     }
     Ok(report)
+}
+
+/// `--scaling`: the generated programs on the selected tiers; whether
+/// every run succeeded.
+fn run_scaling(args: &BenchArgs) -> Result<bool, String> {
+    let shapes = scaling::select(&args.names)?;
+    let mut notes = Vec::new();
+    let tiers = select_tiers(args.tiers.as_deref(), &mut notes)?;
+    for n in &notes {
+        eprintln!("note: {n}");
+    }
+    let exe =
+        std::env::current_exe().map_err(|e| format!("cannot find the waddle executable: {e}"))?;
+    scaling::run(
+        &exe,
+        &shapes,
+        &tiers,
+        args.quick,
+        Duration::from_secs(args.timeout.max(1)),
+    )
 }
 
 /// The requested tiers that this build can run; notes the skipped ones.

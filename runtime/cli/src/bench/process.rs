@@ -52,7 +52,12 @@ impl ChildRun {
 }
 
 /// Runs `cmd` to completion with stdin closed and both outputs captured.
-pub fn run(mut cmd: Command) -> Result<ChildRun, String> {
+pub fn run(cmd: Command) -> Result<ChildRun, String> {
+    run_limited(cmd, None)
+}
+
+/// [`run`], killing the child (`SIGKILL`) once it has run for `limit`.
+pub fn run_limited(mut cmd: Command, limit: Option<Duration>) -> Result<ChildRun, String> {
     cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -61,6 +66,7 @@ pub fn run(mut cmd: Command) -> Result<ChildRun, String> {
     let mut child = cmd
         .spawn()
         .map_err(|e| format!("cannot start `{program}`: {e}"))?;
+    let watchdog = limit.map(|limit| Watchdog::start(child.id(), limit));
     let mut out = child.stdout.take();
     let mut err = child.stderr.take();
     let err_reader = std::thread::spawn(move || {
@@ -77,6 +83,7 @@ pub fn run(mut cmd: Command) -> Result<ChildRun, String> {
     let stderr = err_reader.join().unwrap_or_default();
     let status = reap(&mut child)?;
     let wall = start.elapsed();
+    drop(watchdog);
     Ok(ChildRun {
         stdout,
         stderr: String::from_utf8_lossy(&stderr).into_owned(),
@@ -87,6 +94,56 @@ pub fn run(mut cmd: Command) -> Result<ChildRun, String> {
         peak_rss_kib: status.peak_rss_kib,
     })
 }
+
+/// Kills a child process that runs past its time limit, unless dropped
+/// first (which must happen before the child is reaped, so the pid cannot
+/// have been reused).
+struct Watchdog {
+    done: Option<std::sync::mpsc::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Watchdog {
+    fn start(pid: u32, limit: Duration) -> Watchdog {
+        let (done, wait) = std::sync::mpsc::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = wait.recv_timeout(limit) {
+                kill(pid);
+            }
+        });
+        Watchdog {
+            done: Some(done),
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for Watchdog {
+    fn drop(&mut self) {
+        // Dropping the sender wakes the thread without a kill.
+        drop(self.done.take());
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// Sends `SIGKILL` to `pid`.
+#[cfg(unix)]
+fn kill(pid: u32) {
+    extern "C" {
+        fn kill(pid: i32, sig: i32) -> i32;
+    }
+    // SAFETY: plain system call; `pid` is our unreaped child (see
+    // `Watchdog`), so it names no other process.
+    unsafe {
+        kill(pid as i32, 9);
+    }
+}
+
+/// No way to kill a process by id here: the limit is not enforced.
+#[cfg(not(unix))]
+fn kill(_pid: u32) {}
 
 /// How a reaped child ended and what it used.
 struct Reaped {

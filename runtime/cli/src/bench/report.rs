@@ -127,7 +127,7 @@ pub struct Summary {
 /// One implementation (tier or reference) of one program.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ImplResult {
-    /// `interp`, `opt`, ..., `C`, `lua5.4`, `python3`.
+    /// `interp`, `opt`, ..., `C`, `lua5.4`, `luajit`, `python3`.
     pub name: String,
     /// Tier or reference.
     pub kind: ImplKind,
@@ -308,7 +308,7 @@ impl ProgramReport {
 /// A reference toolchain as found on this machine.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ReferenceInfo {
-    /// `C`, `lua5.4` or `python3`.
+    /// `C`, `lua5.4`, `luajit` or `python3`.
     pub name: String,
     /// The command used, or `None` when it is not installed.
     pub command: Option<String>,
