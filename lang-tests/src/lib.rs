@@ -3,5 +3,8 @@
 //! tier configurations every program runs on, and text diffs for reports.
 
 pub mod corpus;
+pub mod cross;
 pub mod diff;
+pub mod difftest;
+pub mod gen;
 pub mod tiers;

@@ -80,6 +80,7 @@ impl TierConfig {
             opt_level: self.opt_level,
             passes: None,
             fuel,
+            memory_limit: None,
         }
     }
 }

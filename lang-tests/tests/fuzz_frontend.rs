@@ -258,6 +258,7 @@ fn check_mutant(name: &str, src: &str, stats: &mut Stats) {
         opt_level: 0,
         passes: None,
         fuel: Some(RUN_FUEL),
+        memory_limit: None,
     };
     stats.ran += 1;
     match panic::catch_unwind(AssertUnwindSafe(|| run_source(name, src, &options))) {

@@ -107,6 +107,7 @@ fn every_pass_preserves_output() {
                     opt_level: 0,
                     passes: Some(vec![p.to_string()]),
                     fuel: None,
+                    memory_limit: None,
                 },
             )
         })
@@ -118,6 +119,7 @@ fn every_pass_preserves_output() {
             opt_level: 1,
             passes: None,
             fuel: None,
+            memory_limit: None,
         },
     ));
     for prog in load() {

@@ -68,6 +68,9 @@ pub struct RunOptions {
     pub passes: Option<Vec<String>>,
     /// Execution budget; `None` for unlimited.
     pub fuel: Option<u64>,
+    /// Heap limit in bytes (`waddle run --memory-limit`); `None`: what the
+    /// system allows.
+    pub memory_limit: Option<usize>,
 }
 
 impl Default for RunOptions {
@@ -77,6 +80,7 @@ impl Default for RunOptions {
             opt_level: 0,
             passes: None,
             fuel: None,
+            memory_limit: None,
         }
     }
 }
@@ -114,6 +118,7 @@ fn run_captured(file_name: &str, source: &str, options: &RunOptions) -> RunOutco
         opt_level: options.opt_level,
         passes: options.passes.clone(),
         fuel: options.fuel,
+        memory_limit: options.memory_limit,
         output: OutputSink::Capture,
         ..EngineConfig::default()
     };

@@ -92,7 +92,9 @@ impl FnLower<'_> {
         }
     }
 
-    /// `x = e`, `x op= e`, `a[i] = e`, `a[i] op= e` (detail 2).
+    /// `x = e`, `x op= e`, `a[i] = e`, `a[i] op= e` (detail 2): every
+    /// `array_set` is immediately preceded by its `bounds_check`, which
+    /// comes after everything the right side evaluates.
     fn assign(&mut self, target: &Expr, op: AssignOp, op_span: Span, value: &Expr) {
         match &target.kind {
             ExprKind::Index {
@@ -112,7 +114,13 @@ impl FnLower<'_> {
                     }
                     Some(op) => {
                         let old = self.index_get(a, i, elem_ty, *bracket);
-                        self.compound(op, elem_ty, old, value, op_span)
+                        let v = self.compound(op, elem_ty, old, value, op_span);
+                        // `e` may have shrunk the array (a call that pops
+                        // it): check again right before the store, so no
+                        // tier stores past the length (detail 2).
+                        let loc = self.loc(*bracket);
+                        self.emit(InstKind::BoundsCheck(a, i), Type::Unit, loc);
+                        v
                     }
                 };
                 self.emit(InstKind::ArraySet(a, i, v), Type::Unit, SrcLoc::NONE);
