@@ -10,6 +10,11 @@
 //!    pass and at `-O1`, and must print exactly its expected output (the
 //!    same as `-O0`), with the same exit code and error messages.
 //!
+//! 3. The level pipelines as `waddle run` runs them (one editor per
+//!    function across all passes) on the corpus and on the compile-only
+//!    programs of `tests/optimizer/` (optimizer regressions whose programs
+//!    need not terminate), checked the same way.
+//!
 //! `WADDLE_TEST_FILTER=SUBSTR` narrows the programs.
 
 use std::panic::{self, AssertUnwindSafe};
@@ -19,7 +24,7 @@ use waddle_frontend::{CompileOptions, SourceFile, SourceMap};
 use waddle_lang_tests::corpus::{self, Program};
 use waddle_opt::canon::check_canonical;
 use waddle_opt::ir::{verify_program, Program as IrProgram};
-use waddle_opt::passes::{pass_names, run_passes, O1_PIPELINE};
+use waddle_opt::passes::{pass_names, run_passes, run_pipeline, O1_PIPELINE};
 
 fn load() -> Vec<Program> {
     let filter = corpus::env_nonempty("WADDLE_TEST_FILTER");
@@ -87,6 +92,36 @@ fn every_pass_keeps_canonical_form() {
         one("O1", O1_PIPELINE);
     }
     assert!(checked > 0, "no program compiled");
+    assert!(
+        failures.is_empty(),
+        "{} failure(s):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn level_pipelines_keep_canonical_form() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/optimizer");
+    let mut programs = load();
+    let extra = corpus::discover(&dir, None).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    assert!(!extra.is_empty(), "no program in {}", dir.display());
+    programs.extend(extra);
+    let mut failures = Vec::new();
+    for prog in &programs {
+        let Some(base) = lower(prog) else { continue };
+        for level in 1..=2 {
+            let mut ir = base.clone();
+            let r = panic::catch_unwind(AssertUnwindSafe(|| run_pipeline(&mut ir, level)));
+            let res = match r {
+                Ok(()) => check_after(&ir, &format!("-O{level}")),
+                Err(p) => Err(format!("-O{level} panicked: {}", message(p))),
+            };
+            if let Err(e) = res {
+                failures.push(format!("{}: {e}", prog.name));
+            }
+        }
+    }
     assert!(
         failures.is_empty(),
         "{} failure(s):\n{}",

@@ -157,8 +157,16 @@ impl Editor<'_> {
                     .copied()
                     .filter(|&u| u != User::Term(b))
                     .collect();
-                if !outside.is_empty() {
-                    self.rewrite_uses(r, &[(nb, r2)], &outside);
+                if outside.is_empty() {
+                    continue;
+                }
+                // A join parameter the reconstruction creates inside a loop
+                // may reach uses outside that loop: route them through
+                // exit-block parameters (LCSSA reconstruction, §7.2).
+                for p in self.rewrite_uses(r, &[(nb, r2)], &outside) {
+                    if self.def_block(p).is_some() && !self.uses(p).is_empty() {
+                        self.repair_lcssa(p);
+                    }
                 }
             }
         } else {
