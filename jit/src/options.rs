@@ -20,6 +20,10 @@ pub struct JitOptions {
     /// Keep Cranelift's disassembly of each function's machine code (for
     /// `:asm`, see [`crate::CompiledProgram::disasm`]).
     pub disasm: bool,
+    /// Cranelift instructions past which a function gets the single-pass
+    /// register allocator (see [`crate::cranelift::HUGE_FUNCTION_INSTS`],
+    /// the default).
+    pub huge_function_insts: usize,
 }
 
 impl Default for JitOptions {
@@ -30,6 +34,7 @@ impl Default for JitOptions {
             fuel: true,
             verify_cranelift: cfg!(debug_assertions),
             disasm: false,
+            huge_function_insts: crate::cranelift::HUGE_FUNCTION_INSTS,
         }
     }
 }

@@ -39,7 +39,7 @@ fn whole_programs_compile_for_aarch64_without_relocations() {
             optimize,
             fuel: optimize,
             verify_cranelift: true,
-            disasm: false,
+            ..JitOptions::default()
         };
         let image = compile_aarch64(&p, &opts).expect("compiles for AArch64");
         assert_eq!(image.arch, Arch::Aarch64);

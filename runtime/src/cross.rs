@@ -87,7 +87,7 @@ fn compile_image(program: &Program, options: &CrossOptions) -> Result<CodeImage,
         optimize: true,
         fuel: options.fuel.is_some(),
         verify_cranelift: cfg!(debug_assertions),
-        disasm: false,
+        ..JitOptions::default()
     };
     let generate = || -> Option<Result<CodeImage, String>> {
         match options.tier {

@@ -29,8 +29,21 @@ use crate::program::CompiledProgram;
 use crate::tables::{collect_strings, globals_used};
 use translate::{native_signature, Addressing, Env, Translator};
 
-/// The Cranelift ISA for the host, with Waddle's settings.
-fn host_isa(opts: &JitOptions) -> Result<cranelift_codegen::isa::OwnedTargetIsa, CompileError> {
+/// Cranelift instructions past which a function is register-allocated by
+/// the single-pass allocator (by default, see
+/// [`JitOptions::huge_function_insts`]): regalloc2's backtracking allocator merges the
+/// live ranges of long block-parameter chains (a variable carried through
+/// thousands of branches) in time quadratic in the chain, while the
+/// single-pass allocator is linear; so huge functions compile in
+/// near-linear time, at some cost in code quality.
+pub const HUGE_FUNCTION_INSTS: usize = 20_000;
+
+/// The Cranelift ISA for the host, with Waddle's settings (`huge`: for
+/// functions past [`JitOptions::huge_function_insts`]).
+fn host_isa(
+    opts: &JitOptions,
+    huge: bool,
+) -> Result<cranelift_codegen::isa::OwnedTargetIsa, CompileError> {
     let isa_err = |e: &dyn fmt::Display| CompileError::Isa(e.to_string());
     let mut fb = settings::builder();
     let opt = if opts.optimize { "speed" } else { "none" };
@@ -47,6 +60,10 @@ fn host_isa(opts: &JitOptions) -> Result<cranelift_codegen::isa::OwnedTargetIsa,
         ("enable_probestack", "true"),
         ("probestack_strategy", "inline"),
         ("unwind_info", "false"),
+        (
+            "regalloc_algorithm",
+            if huge { "single_pass" } else { "backtracking" },
+        ),
     ] {
         fb.set(k, v).map_err(|e| isa_err(&e))?;
     }
@@ -63,7 +80,8 @@ fn host_isa(opts: &JitOptions) -> Result<cranelift_codegen::isa::OwnedTargetIsa,
 pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, CompileError> {
     let start = Instant::now();
     verify_program(program).map_err(CompileError::Verify)?;
-    let isa = host_isa(opts)?;
+    let isa = host_isa(opts, false)?;
+    let mut huge_isa = None;
     let call_conv = isa.default_call_conv();
     let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
     let (texts, string_index) = collect_strings(program);
@@ -100,9 +118,17 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
         Translator::run(&env, f, FunctionBuilder::new(&mut ctx.func, &mut fctx));
         let t1 = Instant::now();
         ctx.set_disasm(opts.disasm);
-        module
-            .define_function(id, &mut ctx)
-            .map_err(|e| codegen_err(&f.name, &e))?;
+        if ctx.func.dfg.num_insts() > opts.huge_function_insts {
+            let isa = match &mut huge_isa {
+                Some(isa) => isa,
+                None => huge_isa.insert(host_isa(opts, true)?),
+            };
+            define_with(&mut module, &**isa, id, &mut ctx).map_err(|e| codegen_err(&f.name, &e))?;
+        } else {
+            module
+                .define_function(id, &mut ctx)
+                .map_err(|e| codegen_err(&f.name, &e))?;
+        }
         let code_size = ctx.compiled_code().map_or(0, |c| c.code_buffer().len());
         let disasm = ctx.compiled_code().and_then(|c| c.vcode.clone());
         stats
@@ -171,4 +197,31 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
     let mut compiled = CompiledProgram::new(module, infos, strings, texts, max_global, stats);
     compiled.account_code_bytes(code_bytes);
     Ok(compiled)
+}
+
+/// Compiles `ctx`'s function with `isa` (same target as the module's, other
+/// settings) and defines it as `id` in `module`, as
+/// `Module::define_function` does with the module's own ISA.
+fn define_with(
+    module: &mut JITModule,
+    isa: &dyn cranelift_codegen::isa::TargetIsa,
+    id: cranelift_module::FuncId,
+    ctx: &mut cranelift_codegen::Context,
+) -> Result<(), Box<cranelift_module::ModuleError>> {
+    let mut ctrl = cranelift_codegen::control::ControlPlane::default();
+    let alignment = ctx
+        .compile(isa, &mut ctrl)
+        .map_err(|e| Box::new(cranelift_module::ModuleError::Compilation(e.inner)))?
+        .buffer
+        .alignment as u64;
+    let code = ctx.compiled_code().expect("compiled just now");
+    let align = alignment
+        .max(isa.function_alignment().minimum as u64)
+        .max(isa.symbol_alignment());
+    let relocs: Vec<cranelift_module::ModuleReloc> = (code.buffer.relocs().iter())
+        .map(|r| cranelift_module::ModuleReloc::from_mach_reloc(r, &ctx.func, id))
+        .collect();
+    module
+        .define_function_bytes(id, align, code.code_buffer(), &relocs)
+        .map_err(Box::new)
 }

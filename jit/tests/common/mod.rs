@@ -85,17 +85,23 @@ pub fn run_jit(
 }
 
 /// Runs `name` on both engines (the compiled one on a big stack, with and
-/// without Cranelift optimization) and asserts identical outcomes; returns
-/// the interpreter's.
+/// without Cranelift optimization, and with the single-pass register
+/// allocator that huge functions get) and asserts identical outcomes;
+/// returns the interpreter's.
 pub fn check_same(text: &str, name: &str, args: &[Word], setup: HostSetup) -> Outcome {
     let p = parse(text);
     let (expected, _) = run_interp(&p, name, args, setup);
-    for optimize in [true, false] {
+    for (optimize, huge_function_insts) in [
+        (true, JitOptions::default().huge_function_insts),
+        (false, JitOptions::default().huge_function_insts),
+        (true, 0),
+    ] {
         let p2 = p.clone();
         let name2 = name.to_string();
         let args2 = args.to_vec();
         let opts = JitOptions {
             optimize,
+            huge_function_insts,
             ..JitOptions::default()
         };
         let (got, _) = on_big_stack(move || {
@@ -103,7 +109,10 @@ pub fn check_same(text: &str, name: &str, args: &[Word], setup: HostSetup) -> Ou
             drop(h);
             (o, ())
         });
-        assert_eq!(got, expected, "optimize={optimize}\n{text}");
+        assert_eq!(
+            got, expected,
+            "optimize={optimize} huge_function_insts={huge_function_insts}\n{text}"
+        );
     }
     expected
 }

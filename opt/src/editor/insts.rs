@@ -3,6 +3,9 @@
 //! "do not have an effect on control flow"); only use lists and
 //! instruction-to-block links are repaired.
 
+use cranelift_entity::EntityRef;
+use rustc_hash::{FxHashMap, FxHashSet};
+
 use crate::ir::{
     Block, Inst, InstData, InstKind, SrcLoc, Terminator, Type, User, ValueData, ValueDef,
 };
@@ -132,8 +135,83 @@ impl Editor<'_> {
         (inst, result)
     }
 
+    /// Removes the instructions of `insts` whose results are unused (the
+    /// others stay); returns how many were removed. One pass over each
+    /// affected block and use list, however many instructions go: the way
+    /// to remove many instructions of a large block.
+    pub fn remove_insts(&mut self, insts: &[Inst]) -> usize {
+        // Hash sets, not entity maps: their size is that of the batch, not
+        // of the function, so many small batches stay linear in total.
+        let mut gone = FxHashSet::<Inst>::default();
+        let mut blocks = FxHashSet::<Block>::default();
+        for &i in insts {
+            if self.func.insts[i]
+                .result
+                .is_some_and(|r| !self.is_unused(r))
+            {
+                continue;
+            }
+            let Some(b) = self.inst_block(i) else {
+                continue;
+            };
+            if gone.insert(i) {
+                blocks.insert(b);
+                self.st.inst_block[i] = None.into();
+            }
+        }
+        let n = gone.len();
+        if n == 0 {
+            return 0;
+        }
+        self.remove_uses_of(gone.iter().copied());
+        for b in blocks {
+            self.func.blocks[b].insts.retain(|x| !gone.contains(x));
+        }
+        self.finish("remove_insts");
+        n
+    }
+
+    /// Drops the operand uses of the instructions `gone` from the use
+    /// lists, visiting each affected use list once.
+    pub(super) fn remove_uses_of(&mut self, gone: impl Iterator<Item = Inst>) {
+        let mut by_value: Vec<(Value, Inst)> = Vec::new();
+        for i in gone {
+            self.func.insts[i]
+                .kind
+                .for_each_arg(|v| by_value.push((v, i)));
+        }
+        by_value.sort_unstable();
+        let mut k = 0;
+        while k < by_value.len() {
+            let v = by_value[k].0;
+            let end = k + by_value[k..].iter().take_while(|e| e.0 == v).count();
+            if end - k == 1 {
+                self.remove_use(v, User::Inst(by_value[k].1));
+            } else {
+                // Several occurrences: one filtering pass over the list,
+                // removing each listed occurrence once.
+                let mut drop = FxHashMap::<Inst, u32>::default();
+                for e in &by_value[k..end] {
+                    *drop.entry(e.1).or_default() += 1;
+                }
+                self.st.uses[v].retain(|u| match u {
+                    User::Inst(i) => match drop.get_mut(i) {
+                        Some(c) if *c > 0 => {
+                            *c -= 1;
+                            false
+                        }
+                        _ => true,
+                    },
+                    User::Term(_) => true,
+                });
+            }
+            k = end;
+        }
+    }
+
     /// Removes instruction `i`, whose result must be unused. Returns false
-    /// (and changes nothing) when the result still has uses.
+    /// (and changes nothing) when the result still has uses. Linear in the
+    /// size of `i`'s block: use [`Editor::remove_insts`] for many.
     pub fn remove_inst(&mut self, i: Inst) -> bool {
         if let Some(r) = self.func.insts[i].result {
             if !self.is_unused(r) {
@@ -168,12 +246,10 @@ impl Editor<'_> {
                 *v = new;
             }
         };
-        let mut done: Vec<User> = Vec::new();
-        for &u in &users {
-            if done.contains(&u) {
-                continue;
-            }
-            done.push(u);
+        let mut distinct = users.clone();
+        distinct.sort_unstable_by_key(user_key);
+        distinct.dedup();
+        for &u in &distinct {
             match u {
                 User::Inst(i) => self.func.insts[i].kind.for_each_arg_mut(swap),
                 User::Term(b) => self.func.blocks[b].term.for_each_arg_mut(swap),
@@ -195,12 +271,33 @@ impl Editor<'_> {
     /// Operands must dominate the end of `to`, and `to` must dominate every
     /// use of the result.
     pub fn move_inst_to_end(&mut self, i: Inst, to: Block) {
-        let Some(from) = self.inst_block(i) else {
+        self.move_insts_to_end(&[i], to);
+    }
+
+    /// Moves the instructions `insts`, in this order, to the end of block
+    /// `to` ([`Editor::move_inst_to_end`] for many, one pass over each
+    /// block they leave).
+    pub fn move_insts_to_end(&mut self, insts: &[Inst], to: Block) {
+        let mut moving = FxHashSet::<Inst>::default();
+        let mut from = FxHashSet::<Block>::default();
+        for &i in insts {
+            if let Some(b) = self.inst_block(i) {
+                moving.insert(i);
+                from.insert(b);
+            }
+        }
+        if moving.is_empty() {
             return;
-        };
-        self.func.blocks[from].insts.retain(|&x| x != i);
-        self.func.blocks[to].insts.push(i);
-        self.st.inst_block[i] = to.into();
+        }
+        for b in from {
+            self.func.blocks[b].insts.retain(|x| !moving.contains(x));
+        }
+        for &i in insts {
+            if moving.remove(&i) {
+                self.func.blocks[to].insts.push(i);
+                self.st.inst_block[i] = to.into();
+            }
+        }
         self.finish("move_inst");
     }
 
@@ -252,7 +349,6 @@ impl Editor<'_> {
     /// argument of a removed parameter; otherwise nothing changes and the
     /// result is false. Entry-block parameters cannot be removed.
     pub fn remove_dead(&mut self, insts: &[Inst], params: &[(Block, usize)]) -> bool {
-        use rustc_hash::FxHashSet;
         let inst_set: FxHashSet<Inst> = insts.iter().copied().collect();
         let param_set: FxHashSet<(Block, usize)> = params.iter().copied().collect();
         let mut removed_vals = Vec::new();
@@ -302,14 +398,26 @@ impl Editor<'_> {
         for (b, idx) in by_block {
             self.raw_remove_block_param(b, idx);
         }
+        let mut blocks = FxHashSet::<Block>::default();
         for &i in insts {
-            self.remove_inst_uses(i);
             if let Some(b) = self.inst_block(i) {
-                self.func.blocks[b].insts.retain(|&x| x != i);
+                blocks.insert(b);
             }
             self.st.inst_block[i] = None.into();
         }
+        self.remove_uses_of(inst_set.iter().copied());
+        for b in blocks {
+            self.func.blocks[b].insts.retain(|x| !inst_set.contains(x));
+        }
         self.finish("remove_dead");
         true
+    }
+}
+
+/// A total order on users (for deduplication).
+fn user_key(u: &User) -> (u8, usize) {
+    match *u {
+        User::Inst(i) => (0, i.index()),
+        User::Term(b) => (1, b.index()),
     }
 }

@@ -146,7 +146,7 @@ impl BinaryOp {
 
 /// What an instruction does. Operands are SSA values; the result (if any)
 /// is recorded in [`InstData::result`] with its type.
-#[derive(Clone, PartialEq, Debug)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub enum InstKind {
     /// `int` constant.
     IConst(i64),

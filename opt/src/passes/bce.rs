@@ -148,11 +148,11 @@ pub fn bce(ed: &mut Editor) -> usize {
             if !ed.dominates(t, b) {
                 continue;
             }
-            for ins in ed.insts(b).to_vec() {
-                if ed.inst(ins).kind == InstKind::BoundsCheck(a, i) && ed.remove_inst(ins) {
-                    n += 1;
-                }
-            }
+            let checks: Vec<_> = (ed.insts(b).iter())
+                .copied()
+                .filter(|&ins| ed.inst(ins).kind == InstKind::BoundsCheck(a, i))
+                .collect();
+            n += ed.remove_insts(&checks);
         }
     }
     n

@@ -9,16 +9,19 @@
 use rustc_hash::FxHashMap;
 
 use crate::editor::Editor;
-use crate::ir::{Block, InstKind, Value};
+use crate::ir::{Block, InstKind, User, Value};
 
-/// Runs GVN; returns the number of instructions removed.
+/// Runs GVN; returns the number of instructions removed. Linear in the
+/// size of the function (expected): one hash probe per instruction, and
+/// the redundant instructions of a block are removed together.
 pub fn gvn(ed: &mut Editor) -> usize {
     ed.refresh_numbers();
-    let mut table: FxHashMap<String, Value> = FxHashMap::default();
+    let mut table: FxHashMap<InstKind, Value> = FxHashMap::default();
     let mut n = 0;
     // (block, entering?) events; the undo log records keys added per block.
     let mut stack: Vec<(Block, bool)> = vec![(ed.entry(), true)];
-    let mut undo: Vec<Vec<String>> = Vec::new();
+    let mut undo: Vec<Vec<InstKind>> = Vec::new();
+    let mut redundant = Vec::new();
     while let Some((b, enter)) = stack.pop() {
         if !enter {
             for k in undo.pop().unwrap_or_default() {
@@ -27,7 +30,8 @@ pub fn gvn(ed: &mut Editor) -> usize {
             continue;
         }
         let mut added = Vec::new();
-        for i in ed.insts(b).to_vec() {
+        for idx in 0..ed.insts(b).len() {
+            let i = ed.insts(b)[idx];
             let data = ed.inst(i);
             let Some(r) = data.result else { continue };
             if data.kind.has_side_effects() || data.kind.reads_memory() {
@@ -36,25 +40,26 @@ pub fn gvn(ed: &mut Editor) -> usize {
             if matches!(data.kind, InstKind::SConst(_)) {
                 continue;
             }
-            let key = format!("{:?}", data.kind);
-            if let Some(&prev) = table.get(&key) {
+            if let Some(&prev) = table.get(&data.kind) {
                 let ok = ed.uses(r).iter().all(|&u| {
                     let ub = match u {
-                        crate::ir::User::Inst(x) => ed.inst_block(x),
-                        crate::ir::User::Term(tb) => Some(tb),
+                        User::Inst(x) => ed.inst_block(x),
+                        User::Term(tb) => Some(tb),
                     };
                     ub.is_some_and(|ub| ed.lcssa_ok(prev, ub))
                 });
                 if ok {
                     ed.replace_all_uses(r, prev);
-                    ed.remove_inst(i);
-                    n += 1;
+                    redundant.push(i);
                 }
                 continue;
             }
+            let key = data.kind.clone();
             table.insert(key.clone(), r);
             added.push(key);
         }
+        n += ed.remove_insts(&redundant);
+        redundant.clear();
         undo.push(added);
         stack.push((b, false));
         for &c in ed.dom_children(b).iter().rev() {

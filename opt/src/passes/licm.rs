@@ -14,8 +14,10 @@
 //! loop contains no call and nothing that changes array lengths
 //! (push/pop) or writes that global.
 
+use rustc_hash::FxHashSet;
+
 use crate::editor::Editor;
-use crate::ir::{Block, InstKind};
+use crate::ir::{Block, InstKind, Value};
 
 /// Runs LICM; returns the number of hoisted instructions.
 pub fn licm(ed: &mut Editor) -> usize {
@@ -35,8 +37,12 @@ pub fn licm(ed: &mut Editor) -> usize {
                 }
             }
         }
+        // Hoisted results count as defined outside the loop from now on.
+        let mut hoisted = Vec::new();
+        let mut out = FxHashSet::<Value>::default();
         for &b in &body {
-            for i in ed.insts(b).to_vec() {
+            for idx in 0..ed.insts(b).len() {
+                let i = ed.insts(b)[idx];
                 let kind = &ed.inst(i).kind;
                 let movable = match kind {
                     InstKind::ArrayLen(_) => !calls && !resizes,
@@ -48,19 +54,23 @@ pub fn licm(ed: &mut Editor) -> usize {
                 }
                 let mut invariant = true;
                 kind.for_each_arg(|v| {
-                    if ed
-                        .def_block(v)
-                        .is_none_or(|d: Block| ed.loop_contains(l, d))
+                    if !out.contains(&v)
+                        && ed
+                            .def_block(v)
+                            .is_none_or(|d: Block| ed.loop_contains(l, d))
                     {
                         invariant = false;
                     }
                 });
                 if invariant {
-                    ed.move_inst_to_end(i, ph);
-                    n += 1;
+                    hoisted.push(i);
+                    out.extend(ed.inst(i).result);
                 }
             }
         }
+        // In their order, so each hoisted operand is defined before use.
+        ed.move_insts_to_end(&hoisted, ph);
+        n += hoisted.len();
     }
     n
 }

@@ -21,12 +21,13 @@ pub fn copy_propagate(ed: &mut Editor) -> bool {
     let mut changed = false;
     loop {
         let mut round = false;
+        let mut copies = Vec::new();
         for b in ed.blocks() {
-            for i in ed.insts(b).to_vec() {
+            for idx in 0..ed.insts(b).len() {
+                let i = ed.insts(b)[idx];
                 if let (InstKind::Copy(src), Some(r)) = (&ed.inst(i).kind, ed.inst(i).result) {
                     let src = *src;
-                    let users: Vec<User> = ed.uses(r).to_vec();
-                    let ok = users.iter().all(|&u| {
+                    let ok = ed.uses(r).iter().all(|&u| {
                         let ub = match u {
                             User::Inst(x) => ed.inst_block(x),
                             User::Term(tb) => Some(tb),
@@ -35,10 +36,14 @@ pub fn copy_propagate(ed: &mut Editor) -> bool {
                     });
                     if ok {
                         ed.replace_all_uses(r, src);
-                        ed.remove_inst(i);
-                        round = true;
+                        copies.push(i);
                     }
                 }
+            }
+            if !copies.is_empty() {
+                ed.remove_insts(&copies);
+                copies.clear();
+                round = true;
             }
             if b == ed.entry() {
                 continue;
