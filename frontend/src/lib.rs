@@ -105,6 +105,10 @@ pub struct Prelude {
     pub functions: Vec<(String, Signature)>,
     /// Globals by name, type and mutability (`true` for `var`).
     pub globals: Vec<PreludeGlobal>,
+    /// Host functions by name and signature, in host-function id order
+    /// (`waddle_opt::ir::HostFnId`): callable like builtins, type-checked
+    /// against their signature; no `fn` item may take their names.
+    pub host_functions: Vec<(String, Signature)>,
 }
 
 /// A global declared by an earlier REPL entry.

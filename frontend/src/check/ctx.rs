@@ -88,6 +88,8 @@ pub(crate) struct Checker<'m> {
     pub decls: Vec<Option<Var>>,
     pub funcs: Vec<FuncSlot>,
     pub func_by_name: FxHashMap<String, FuncIdx>,
+    pub hosts: Vec<super::HostFnInfo>,
+    pub host_by_name: FxHashMap<String, u32>,
     pub fn_of_item: FxHashMap<usize, FuncIdx>,
     pub globals: Vec<GlobalSlot<'m>>,
     pub global_by_name: FxHashMap<String, GlobalIdx>,
@@ -115,6 +117,8 @@ impl<'m> Checker<'m> {
             decls: vec![None; module.decl_count as usize],
             funcs: Vec::new(),
             func_by_name: FxHashMap::default(),
+            hosts: Vec::new(),
+            host_by_name: FxHashMap::default(),
             fn_of_item: FxHashMap::default(),
             globals: Vec::new(),
             global_by_name: FxHashMap::default(),
@@ -157,6 +161,7 @@ impl<'m> Checker<'m> {
                     item: f.item,
                 })
                 .collect(),
+            host_fns: self.hosts,
             globals: self
                 .globals
                 .into_iter()

@@ -60,6 +60,18 @@ pub enum Callee {
     Func(FuncIdx),
     /// A builtin; its overload follows from the argument types in [`Typed::expr_types`].
     Builtin(Builtin),
+    /// A host function: its index in [`Typed::host_fns`] (the IR's `HostFnId`).
+    Host(u32),
+}
+
+/// A host function known to the checker: from the prelude (registered by
+/// the embedder) or declared by an `extern` item of this module.
+#[derive(Clone, PartialEq, Debug)]
+pub struct HostFnInfo {
+    /// Name scripts call it by.
+    pub name: String,
+    /// Parameter and result types.
+    pub sig: Signature,
 }
 
 /// A function known to the checker.
@@ -112,6 +124,8 @@ pub struct Typed {
     pub decls: Vec<Option<Var>>,
     /// All functions.
     pub funcs: Vec<FuncInfo>,
+    /// All host functions, prelude ones first, in `HostFnId` order.
+    pub host_fns: Vec<HostFnInfo>,
     /// All globals.
     pub globals: Vec<GlobalInfo>,
     /// All locals.

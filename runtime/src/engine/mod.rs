@@ -41,6 +41,7 @@
 
 mod backend;
 mod compile;
+mod host_api;
 mod link;
 mod native;
 mod tiering;
@@ -49,6 +50,7 @@ mod val;
 pub use compile::{
     check_passes, compile_source, optimize, CompiledIr, OptOptions, PassLog, PassTrace,
 };
+pub use host_api::HostFunctionInfo;
 pub use val::{Args, FromVal, IntoVal, Val};
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -501,6 +503,7 @@ impl Engine {
                     mutable,
                 })
                 .collect(),
+            host_functions: self.runtime.hostfns.signatures(),
         }
     }
 
@@ -633,7 +636,7 @@ impl Engine {
                 Err(compile::panic_error("execution", p))
             }
             Ok(Err(msg)) => Err(Error::Internal(msg)),
-            Ok(Ok(Err(trap))) => Err(Error::Runtime(RuntimeError::from_trap(trap, &self.program))),
+            Ok(Ok(Err(trap))) => Err(Error::Runtime(self.trap_error(trap))),
             Ok(Ok(Ok(w))) => Ok(w),
         }
     }
