@@ -131,6 +131,8 @@ pub struct CompileOptions {
     /// non-`void` value is printed; top-level `let`/`var` may shadow prelude
     /// globals; `fn` items may redefine prelude functions with the same signature.
     pub repl: bool,
+    /// Whether `extern` declarations (FFI) are allowed.
+    pub allow_ffi: bool,
 }
 
 /// A source file: its name (as shown in diagnostics) and text.
@@ -229,7 +231,7 @@ pub fn compile(
     options: &CompileOptions,
 ) -> Result<Compiled, Vec<diag::Diagnostic>> {
     let module = parser::parse(sources, options.repl)?;
-    let typed = check::check(&module, &options.prelude, options.repl)?;
+    let typed = check::check_with_ffi(&module, &options.prelude, options.repl, options.allow_ffi)?;
     let program = lower::lower(&module, &typed, sources, options);
     Ok(Compiled {
         module,

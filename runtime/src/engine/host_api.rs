@@ -8,10 +8,11 @@ use cranelift_entity::EntityRef;
 use waddle_opt::abi::{Trap, TrapCode};
 use waddle_opt::ir::Signature;
 
+use super::compile::{compile_with_options, CompiledIr};
 use super::val::{self, FromVal, IntoVal};
 use super::Engine;
 use crate::error::{Error, RuntimeError};
-use crate::hostfn::{HostFn, IntoHostFn, IntoHostFnWithCaller};
+use crate::hostfn::{ffi, HostFn, IntoHostFn, IntoHostFnWithCaller};
 
 /// A host function registered with an engine (REPL `:funcs`).
 #[derive(Clone, PartialEq, Debug)]
@@ -91,6 +92,76 @@ impl Engine {
         };
         self.runtime.hostfns.register(f);
         Ok(())
+    }
+
+    /// Lets scripts declare C functions with `extern "lib" fn name(..);`
+    /// (docs/language.md, "Extension: FFI"): the library and symbol are
+    /// resolved when the code is loaded. Off by default; a declaration
+    /// without it is a compile error. A script with FFI can do anything the
+    /// process can, so enable it only for trusted scripts.
+    ///
+    /// ```
+    /// # #[cfg(target_os = "linux")] {
+    /// let mut engine = waddle::Engine::new();
+    /// engine.allow_ffi(true);
+    /// engine.eval("extern \"libm.so.6\" fn cbrt(x: float) -> float;").unwrap();
+    /// assert_eq!(engine.eval_as::<f64>("cbrt(8.0)").unwrap(), 2.0);
+    /// # }
+    /// ```
+    pub fn allow_ffi(&mut self, allow: bool) {
+        self.runtime.hostfns.allow_ffi = allow;
+    }
+
+    /// Compiles one entry against the engine's prelude, then loads its
+    /// `extern` declarations as host functions (an unloadable library or a
+    /// missing symbol is a compile error at the declaration).
+    pub(crate) fn compile_entry(
+        &mut self,
+        name: &str,
+        source: &str,
+        repl: bool,
+    ) -> Result<CompiledIr, Error> {
+        let options = waddle_frontend::CompileOptions {
+            prelude: self.prelude(),
+            repl,
+            allow_ffi: self.runtime.hostfns.allow_ffi,
+        };
+        let compiled = compile_with_options(name, source, options, &self.opt)?;
+        let typed = &compiled.frontend.typed;
+        let mut diags = Vec::new();
+        let mut loaded = Vec::new();
+        for x in &typed.externs {
+            let Some(info) = typed.host_fns.get(x.host as usize) else {
+                return Err(Error::Internal(format!(
+                    "extern `{}` has no host id",
+                    x.symbol
+                )));
+            };
+            match ffi::resolve(&x.lib, &x.symbol, &info.sig) {
+                Ok(f) => loaded.push((x.host, f)),
+                Err(msg) => diags.push(
+                    waddle_frontend::diag::Diagnostic::error(msg, x.span)
+                        .with_label("declared here"),
+                ),
+            }
+        }
+        if !diags.is_empty() {
+            let mut sources = waddle_frontend::SourceMap::default();
+            sources.add(waddle_frontend::SourceFile::new(name, source));
+            return Err(Error::Compile {
+                rendered: waddle_frontend::diag::render(&diags, &sources),
+                count: diags.len(),
+            });
+        }
+        for (want, f) in loaded {
+            let got = self.runtime.hostfns.register(f);
+            if got.index() != want as usize {
+                return Err(Error::Internal(format!(
+                    "extern function got host id {got}, the frontend expected h{want}"
+                )));
+            }
+        }
+        Ok(compiled)
     }
 
     /// The registered host functions, in registration order (a name

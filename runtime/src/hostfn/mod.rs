@@ -15,6 +15,7 @@
 //! at the call's location, and the engine stays usable.
 
 mod convert;
+pub(crate) mod ffi;
 
 use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -60,6 +61,8 @@ pub(crate) struct HostState {
     pub data: Option<Box<dyn Any + Send>>,
     /// The message of the last `HostError` trap, taken when it is reported.
     pub error: Option<String>,
+    /// Whether scripts may declare `extern` functions.
+    pub allow_ffi: bool,
 }
 
 impl HostState {
