@@ -128,7 +128,23 @@ pub(crate) fn dispatch(
     args: &[Word],
     roots: &[Word],
 ) -> Result<Word, TrapCode> {
-    let Some(f) = rt.hostfns.table.get(id.index()).cloned() else {
+    // The table is moved out for the call (three words, no reference
+    // counting on the hot path) and always put back: the body runs under
+    // `catch_unwind`, and a `Caller` cannot reach the table.
+    let table = std::mem::take(&mut rt.hostfns.table);
+    let r = call_from(&table, rt, id, args, roots);
+    rt.hostfns.table = table;
+    r
+}
+
+fn call_from(
+    table: &[Arc<HostFn>],
+    rt: &mut Runtime,
+    id: HostFnId,
+    args: &[Word],
+    roots: &[Word],
+) -> Result<Word, TrapCode> {
+    let Some(f) = table.get(id.index()) else {
         rt.hostfns.error = Some(format!("host function {id} is not registered"));
         return Err(TrapCode::HostError);
     };
