@@ -18,8 +18,13 @@ fn tiers() -> Vec<Tier> {
 }
 
 fn engine(tier: Tier) -> Engine {
+    engine_at(tier, 2)
+}
+
+fn engine_at(tier: Tier, opt_level: u8) -> Engine {
     let mut e = Engine::with_config(EngineConfig {
         tier,
+        opt_level,
         output: OutputSink::Capture,
         ..EngineConfig::default()
     })
@@ -143,8 +148,11 @@ fn errors_and_panics_become_runtime_errors_and_the_engine_stays_usable() {
 
 #[test]
 fn calls_are_effects_the_optimizer_keeps_in_order() {
-    for tier in tiers() {
-        let mut e = engine(tier);
+    for (tier, opt) in tiers()
+        .into_iter()
+        .flat_map(|t| (0..=2).map(move |o| (t, o)))
+    {
+        let mut e = engine_at(tier, opt);
         let log = Arc::new(std::sync::Mutex::new(Vec::new()));
         let l = log.clone();
         e.register_fn("note", move |x: i64| l.lock().unwrap().push(x))
@@ -160,7 +168,7 @@ fn calls_are_effects_the_optimizer_keeps_in_order() {
             "fn go(n: int) {\n    for i in 0..n {\n        tick();\n        note(i);\n        let a = tick();\n        note(a - a);\n    }\n}\ngo(50);\nnote(tick());\n",
         )
         .unwrap();
-        assert_eq!(counter.load(Ordering::SeqCst), 101, "tier {tier:?}");
+        assert_eq!(counter.load(Ordering::SeqCst), 101, "tier {tier:?} -O{opt}");
         let log = log.lock().unwrap();
         let mut want = Vec::new();
         for i in 0..50 {
@@ -168,7 +176,7 @@ fn calls_are_effects_the_optimizer_keeps_in_order() {
             want.push(0);
         }
         want.push(100);
-        assert_eq!(*log, want, "tier {tier:?}");
+        assert_eq!(*log, want, "tier {tier:?} -O{opt}");
     }
 }
 
@@ -271,4 +279,37 @@ fn typed_globals() {
     assert!(e.set_global("limit", 1.5f64).is_err());
     assert!(e.set_global("missing", 1i64).is_err());
     assert!(e.get_global::<bool>("limit").is_err());
+}
+
+#[test]
+fn results_survive_collections_between_calls() {
+    // Collect before every allocation: host results (strings, arrays) held
+    // in frames across further host calls must stay alive on every tier.
+    for tier in tiers() {
+        let mut e = Engine::with_config(EngineConfig {
+            tier,
+            output: OutputSink::Capture,
+            gc_stress: true,
+            ..EngineConfig::default()
+        })
+        .unwrap();
+        e.register_fn("shout", |s: &str, n: i64| {
+            s.to_uppercase().repeat(n as usize)
+        })
+        .unwrap();
+        e.register_fn("squares", |n: i64| {
+            (0..n).map(|i| i * i).collect::<Vec<i64>>()
+        })
+        .unwrap();
+        e.run(
+            "gc.wdl",
+            "fn go(n: int) -> str {\n    var acc = \"\";\n    for i in 0..n {\n        let a = shout(\"ab\", 2);\n        let xs = squares(i + 2);\n        let b = shout(\"c\", i);\n        acc = a + b + str(xs[len(xs) - 1]);\n    }\n    return acc;\n}\nprint(go(5));\n",
+        )
+        .unwrap_or_else(|err| panic!("{tier:?}: {err}"));
+        assert_eq!(
+            String::from_utf8(e.take_output()).unwrap(),
+            "ABABCCCC25\n",
+            "tier {tier:?}"
+        );
+    }
 }
