@@ -13,8 +13,7 @@
 //! - [`NativeProgram`]: what the runtime needs of a compiled unit of any
 //!   native tier, so it can route to each tier through one trait object.
 //!
-//! [`available_tiers`] is what the runtime routes to; [`built_tiers`] lists
-//! what this crate can compile.
+//! [`available_tiers`] is what the runtime routes to.
 
 #![warn(missing_docs)]
 
@@ -51,12 +50,6 @@ pub fn available_tiers() -> &'static [&'static str] {
     } else {
         &[]
     }
-}
-
-/// Native tiers implemented by this crate (for the host or, through
-/// [`cross`], for AArch64 images).
-pub fn built_tiers() -> &'static [&'static str] {
-    &["baseline", "opt"]
 }
 
 /// A compilation unit of some native tier, loaded in executable memory: what

@@ -80,7 +80,7 @@ const _: () = {
     assert!(std::mem::offset_of!(ArrayObj, data) == ARRAY_DATA_OFFSET as usize);
 };
 
-/// The runtime errors of LANGUAGE.md ("Errors"), shared by every tier.
+/// The runtime errors of docs/language.md ("Errors"), shared by every tier.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 #[repr(u32)]
 pub enum TrapCode {
@@ -123,7 +123,7 @@ impl TrapCode {
 pub struct Trap {
     /// Which error.
     pub code: TrapCode,
-    /// The source location the error points at (LANGUAGE.md, detail 15).
+    /// The source location the error points at (docs/language.md "Errors").
     pub loc: SrcLoc,
 }
 

@@ -1,6 +1,6 @@
 //! Errors reported to embedders and printed by the CLI.
 //!
-//! Rendering follows LANGUAGE.md "Errors": compile errors are the
+//! Rendering follows docs/language.md "Errors": compile errors are the
 //! frontend's diagnostics (each starting with `error`), a runtime error is
 //! `error: runtime error: MESSAGE` followed by `  --> file:line:col`.
 
@@ -19,7 +19,7 @@ const UNKNOWN_LOCATION: &str = "<unknown>";
 pub struct RuntimeError {
     /// Which error.
     pub code: TrapCode,
-    /// The message (LANGUAGE.md "Errors"), e.g. `division by zero`.
+    /// The message (docs/language.md "Errors"), e.g. `division by zero`.
     pub message: String,
     /// Where: `file:line:col`, or `<unknown>`.
     pub location: String,

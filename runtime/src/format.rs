@@ -1,4 +1,4 @@
-//! Value formatting: the text `print` and `str` produce (LANGUAGE.md
+//! Value formatting: the text `print` and `str` produce (docs/language.md
 //! "Printing" and detail 11).
 //!
 //! - `int`: decimal; `float`: Rust's `{:?}` of `f64` (shortest round-trip

@@ -97,7 +97,7 @@ pub fn text(w: Word) -> String {
     String::from_utf8_lossy(unsafe { str_bytes(w) }).into_owned()
 }
 
-/// Formats like `print` (LANGUAGE.md "Printing"); `nested` quotes strings.
+/// Formats like `print` (docs/language.md "Printing"); `nested` quotes strings.
 pub fn format(ty: Type, w: Word, nested: bool) -> String {
     match ty {
         Type::Unit => "void".to_string(),

@@ -2,7 +2,7 @@
 //! optimization, pass and emit options; `waddle` alone starts the REPL.
 //!
 //! Exit status: 0 success, 1 compile error / bad invocation / unreadable
-//! file / unavailable tier, 2 runtime error (LANGUAGE.md "Errors").
+//! file / unavailable tier, 2 runtime error (docs/language.md "Errors").
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;

@@ -10,7 +10,7 @@
 //! 2. makes it the *owner* of its functions (the previous owners lose them),
 //! 3. links: the new unit's slots get every other native function's current
 //!    code, and every older unit's slots for the new functions get the new
-//!    code (so all callers see a redefinition at once, DESIGN.md "Tiers"),
+//!    code (so all callers see a redefinition at once, docs/architecture.md "Tiers"),
 //! 4. frees every unit that owns no function any more.
 //!
 //! Freeing is safe because the engine never installs, invalidates or frees

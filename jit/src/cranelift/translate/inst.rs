@@ -1,4 +1,4 @@
-//! Translation of Waddle instructions (see LANGUAGE.md for the semantics
+//! Translation of Waddle instructions (see docs/language.md for the semantics
 //! each one must reproduce bit for bit).
 
 use cranelift_codegen::ir::{
