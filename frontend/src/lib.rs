@@ -5,6 +5,8 @@
 //! (SSA construction straight from the AST, Braun et al.; Fritz §5.3).
 //! Errors are [`diag::Diagnostic`]s rendered with `ariadne`.
 
+#![forbid(unsafe_code)]
+
 pub mod ast;
 pub mod check;
 pub mod diag;
