@@ -137,10 +137,12 @@ pub const DEFAULT_STACK_BUDGET: usize = 64 << 20;
 /// # Safety
 /// `w` must be the address of a live [`StrObj`].
 pub unsafe fn str_bytes<'a>(w: Word) -> &'a [u8] {
+    // SAFETY: the caller promises `w` is a live `StrObj`.
     let s = unsafe { &*(w as *const StrObj) };
     if s.len == 0 {
         &[]
     } else {
+        // SAFETY: a live string owns `len` initialized bytes at `ptr`.
         unsafe { std::slice::from_raw_parts(s.ptr, s.len as usize) }
     }
 }
@@ -151,10 +153,13 @@ pub unsafe fn str_bytes<'a>(w: Word) -> &'a [u8] {
 /// `w` must be the address of a live [`ArrayObj`], and nothing may resize
 /// it while the slice is alive.
 pub unsafe fn array_elems<'a>(w: Word) -> &'a mut [Word] {
+    // SAFETY: the caller promises `w` is a live `ArrayObj`.
     let a = unsafe { &mut *(w as *mut ArrayObj) };
     if a.len == 0 {
         &mut []
     } else {
+        // SAFETY: a live array holds `len` initialized words at `data`, and
+        // the caller promises nothing resizes it while the slice lives.
         unsafe { std::slice::from_raw_parts_mut(a.data, a.len as usize) }
     }
 }

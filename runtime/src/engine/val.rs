@@ -151,6 +151,7 @@ pub(crate) unsafe fn from_word(ty: Type, w: Word) -> Val {
             Val::Array(
                 elems
                     .iter()
+                    // SAFETY: every element is a live value of type `elem`.
                     .map(|&e| unsafe { from_word(elem, e) })
                     .collect(),
             )

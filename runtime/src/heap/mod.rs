@@ -235,6 +235,7 @@ impl Heap {
     /// # Safety
     /// `arr` must be a live array object of this heap.
     pub unsafe fn push_cost(&self, arr: Word) -> usize {
+        // SAFETY: the caller promises a live array of this heap.
         let a = unsafe { &*(arr as *const ArrayObj) };
         if a.len < a.cap {
             0
