@@ -160,6 +160,11 @@ const KEYWORDS: [(&str, TokenKind); 17] = [
     ("str", TokenKind::StrTy),
 ];
 
+/// Whether `word` is a reserved word (a keyword or a type name).
+pub fn is_keyword(word: &str) -> bool {
+    word == "void" || KEYWORDS.iter().any(|(s, _)| *s == word)
+}
+
 fn keyword_text(k: &TokenKind) -> Option<&'static str> {
     if *k == TokenKind::VoidTy {
         return Some("void");

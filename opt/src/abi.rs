@@ -100,6 +100,9 @@ pub enum TrapCode {
     OutOfFuel = 7,
     /// An allocation the host cannot satisfy.
     OutOfMemory = 8,
+    /// A host function returned an error or panicked (the host keeps the
+    /// detailed message).
+    HostError = 9,
 }
 
 impl TrapCode {
@@ -114,6 +117,7 @@ impl TrapCode {
             TrapCode::StackOverflow => "stack overflow",
             TrapCode::OutOfFuel => "out of fuel",
             TrapCode::OutOfMemory => "out of memory",
+            TrapCode::HostError => "host function failed",
         }
     }
 }
@@ -273,6 +277,7 @@ impl TrapCode {
             6 => TrapCode::StackOverflow,
             7 => TrapCode::OutOfFuel,
             8 => TrapCode::OutOfMemory,
+            9 => TrapCode::HostError,
             _ => return None,
         })
     }

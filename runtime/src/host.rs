@@ -12,7 +12,7 @@ use std::time::Instant;
 use rustc_hash::FxHashMap;
 use waddle_opt::abi::{array_elems, str_bytes, ArrayObj, TrapCode, Word};
 use waddle_opt::interp::Host;
-use waddle_opt::ir::Type;
+use waddle_opt::ir::{HostFnId, Type};
 
 use crate::format::format_value;
 use crate::heap::{
@@ -29,6 +29,8 @@ pub struct Runtime {
     output: Output,
     fuel: Option<u64>,
     start: Instant,
+    /// Host functions, the embedder's data and the last host failure.
+    pub(crate) hostfns: crate::hostfn::HostState,
 }
 
 impl Runtime {
@@ -42,6 +44,7 @@ impl Runtime {
             output: Output::new(sink),
             fuel,
             start: Instant::now(),
+            hostfns: crate::hostfn::HostState::default(),
         }
     }
 
@@ -73,6 +76,13 @@ impl Runtime {
     /// The globals area (read-only view).
     pub fn global_words(&self) -> &[Word] {
         &self.globals
+    }
+
+    /// Overwrites global `index` with `w` (a live value of its type).
+    pub(crate) fn set_global_word(&mut self, index: usize, w: Word) {
+        if let Some(g) = self.globals.get_mut(index) {
+            *g = w;
+        }
     }
 
     /// Removes every global (their values become garbage).
@@ -306,6 +316,10 @@ impl Host for Runtime {
         unsafe { format_value(buf, ty, value) };
         buf.push(b'\n');
         self.output.written();
+    }
+
+    fn host_call(&mut self, id: HostFnId, args: &[Word], roots: &[Word]) -> Result<Word, TrapCode> {
+        crate::hostfn::dispatch(self, id, args, roots)
     }
 
     fn clock(&mut self) -> f64 {

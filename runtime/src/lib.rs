@@ -22,9 +22,11 @@ pub mod error;
 pub mod format;
 pub mod heap;
 pub mod host;
+pub mod hostfn;
 pub mod output;
 
 pub use driver::{run_source, RunOptions, RunOutcome, Tier};
-pub use engine::{Engine, EngineConfig, FunctionInfo, GlobalInfo, Val};
+pub use engine::{Engine, EngineConfig, FunctionInfo, GlobalInfo, HostFunctionInfo, Val};
 pub use error::{Error, RuntimeError};
+pub use hostfn::{Caller, HostArg, HostResult, HostRet};
 pub use output::OutputSink;

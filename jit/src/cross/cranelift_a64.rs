@@ -61,6 +61,7 @@ fn aarch64_isa(opts: &JitOptions) -> Result<OwnedTargetIsa, CompileError> {
 /// (Cranelift's AArch64 back end). `opts.disasm` is ignored.
 pub fn compile_aarch64(program: &Program, opts: &JitOptions) -> Result<CodeImage, CompileError> {
     verify_program(program).map_err(CompileError::Verify)?;
+    super::image::reject_host_calls(program)?;
     let isa = aarch64_isa(opts)?;
     let call_conv = isa.default_call_conv();
     let (texts, string_index) = collect_strings(program);

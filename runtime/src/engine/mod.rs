@@ -41,14 +41,17 @@
 
 mod backend;
 mod compile;
+mod host_api;
 mod link;
 mod native;
 mod tiering;
 mod val;
 
 pub use compile::{
-    check_passes, compile_source, optimize, CompiledIr, OptOptions, PassLog, PassTrace,
+    check_passes, compile_source, compile_source_with_ffi, optimize, CompiledIr, OptOptions,
+    PassLog, PassTrace,
 };
+pub use host_api::HostFunctionInfo;
 pub use val::{Args, FromVal, IntoVal, Val};
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -112,6 +115,9 @@ pub struct EngineConfig {
     pub output: OutputSink,
     /// Collector stress mode (for tests): collect before every allocation.
     pub gc_stress: bool,
+    /// Whether scripts may declare C functions with `extern` (FFI; default
+    /// off). See [`Engine::allow_ffi`].
+    pub allow_ffi: bool,
 }
 
 impl Default for EngineConfig {
@@ -126,6 +132,7 @@ impl Default for EngineConfig {
             memory_limit: None,
             output: OutputSink::Stdout,
             gc_stress: false,
+            allow_ffi: false,
         }
     }
 }
@@ -206,6 +213,8 @@ impl Engine {
             stress: config.gc_stress,
             ..HeapConfig::default()
         };
+        let mut runtime = Runtime::new(heap, config.output, config.fuel);
+        runtime.hostfns.allow_ffi = config.allow_ffi;
         Engine {
             tier: config.tier,
             opt: OptOptions {
@@ -218,7 +227,7 @@ impl Engine {
             program: Program::default(),
             source_ir: Program::default(),
             global_mutable: Vec::new(),
-            runtime: Runtime::new(heap, config.output, config.fuel),
+            runtime,
             exec: None,
             entries: 0,
         }
@@ -501,6 +510,7 @@ impl Engine {
                     mutable,
                 })
                 .collect(),
+            host_functions: self.runtime.hostfns.signatures(),
         }
     }
 
@@ -517,7 +527,7 @@ impl Engine {
     /// Compiles, links and runs one entry.
     fn entry(&mut self, name: &str, source: &str, repl: bool) -> Result<(), Error> {
         check_tier(self.tier)?;
-        let compiled = compile_source(name, source, self.prelude(), repl, &self.opt)?;
+        let compiled = self.compile_entry(name, source, repl)?;
         self.pass_log.merge(compiled.log);
         let mutable: Vec<bool> = (compiled.frontend.typed.globals.iter())
             .map(|g| g.mutable)
@@ -633,7 +643,7 @@ impl Engine {
                 Err(compile::panic_error("execution", p))
             }
             Ok(Err(msg)) => Err(Error::Internal(msg)),
-            Ok(Ok(Err(trap))) => Err(Error::Runtime(RuntimeError::from_trap(trap, &self.program))),
+            Ok(Ok(Err(trap))) => Err(Error::Runtime(self.trap_error(trap))),
             Ok(Ok(Ok(w))) => Ok(w),
         }
     }

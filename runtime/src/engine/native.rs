@@ -218,6 +218,7 @@ fn unit_program(program: &Program, funcs: &[FuncId]) -> Program {
     }
     let mut p = Program {
         globals: program.globals.clone(),
+        host_fns: program.host_fns.clone(),
         ..Program::default()
     };
     for (id, f) in program.funcs.iter() {

@@ -294,7 +294,8 @@ fn dispatch(st: &mut State<'_>) -> Result<Word, Trap> {
                 | Op::ArrayPush { .. }
                 | Op::ArrayLit { .. }
                 | Op::ArrayRepeat { .. }
-                | Op::Clock { .. } => {
+                | Op::Clock { .. }
+                | Op::HostCall { .. } => {
                     // Passed by reference into the code, so `op` itself
                     // never needs a stack copy.
                     if let Err(c) = slow::host_op(st, &*ops.add(pc - 1), fp) {

@@ -18,7 +18,7 @@
 //! | `:tier NAME` | the tier running a function |
 //! | `:tier` | the engine's current tier |
 //! | `:set-tier TIER` | switch the tier for later entries |
-//! | `:funcs` | functions with signatures |
+//! | `:funcs` | functions with signatures, then host functions |
 //! | `:globals` | globals with types and values |
 //! | `:heap` | heap statistics |
 
@@ -60,7 +60,7 @@ Commands:
   :tier NAME        the tier that runs NAME
   :tier             the current tier for new code
   :set-tier TIER    switch tier (interp, baseline, opt, full, auto)
-  :funcs            list functions
+  :funcs            list functions and host functions
   :globals          list globals and their values
   :heap             heap statistics
 ";
@@ -82,6 +82,12 @@ impl Repl {
             buffer: String::new(),
             entries: 0,
         })
+    }
+
+    /// The engine (tests register host functions through it).
+    #[cfg(test)]
+    pub fn engine_mut(&mut self) -> &mut Engine {
+        &mut self.engine
     }
 
     /// Whether an entry is being continued.
@@ -191,6 +197,14 @@ impl Repl {
                 s.push_str(&format!(" -> {}", f.sig.ret));
             }
             s.push_str(&format!("    [{}]\n", f.tier));
+        }
+        for f in self.engine.host_functions() {
+            let params: Vec<String> = f.sig.params.iter().map(|t| t.to_string()).collect();
+            s.push_str(&format!("fn {}({})", f.name, params.join(", ")));
+            if f.sig.ret != waddle_opt::ir::Type::Unit {
+                s.push_str(&format!(" -> {}", f.sig.ret));
+            }
+            s.push_str("    [host]\n");
         }
         if s.is_empty() {
             s.push_str("no functions\n");
