@@ -100,6 +100,9 @@ pub enum TrapCode {
     OutOfFuel = 7,
     /// An allocation the host cannot satisfy.
     OutOfMemory = 8,
+    /// The embedder interrupted the run (an interrupt handle or a deadline);
+    /// raised where fuel is charged (function entries and loop back edges).
+    Interrupted = 9,
 }
 
 impl TrapCode {
@@ -114,6 +117,7 @@ impl TrapCode {
             TrapCode::StackOverflow => "stack overflow",
             TrapCode::OutOfFuel => "out of fuel",
             TrapCode::OutOfMemory => "out of memory",
+            TrapCode::Interrupted => "interrupted",
         }
     }
 }
@@ -268,6 +272,7 @@ impl TrapCode {
             6 => TrapCode::StackOverflow,
             7 => TrapCode::OutOfFuel,
             8 => TrapCode::OutOfMemory,
+            9 => TrapCode::Interrupted,
             _ => return None,
         })
     }

@@ -80,6 +80,9 @@ pub enum Error {
     /// A call from Rust whose arguments or result do not match the
     /// function's signature.
     Signature(String),
+    /// A store, instance or typed function used with the wrong partner
+    /// (another store or engine), or a second instance in one store.
+    Instance(String),
     /// A bug in Waddle itself (a caught panic, an IR verification failure):
     /// never the program's fault.
     Internal(String),
@@ -127,12 +130,23 @@ impl fmt::Display for Error {
             Error::Passes(m) => write!(f, "{m}"),
             Error::UnknownFunction(n) => write!(f, "no function named `{n}`"),
             Error::Signature(m) => write!(f, "{m}"),
+            Error::Instance(m) => write!(f, "{m}"),
             Error::Internal(m) => write!(f, "internal error: {m}"),
         }
     }
 }
 
 impl std::error::Error for Error {}
+
+impl Error {
+    /// The trap code of a runtime error, `None` for other errors.
+    pub fn trap_code(&self) -> Option<TrapCode> {
+        match self {
+            Error::Runtime(e) => Some(e.code),
+            _ => None,
+        }
+    }
+}
 
 impl From<RuntimeError> for Error {
     fn from(e: RuntimeError) -> Error {

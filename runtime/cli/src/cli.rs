@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use waddle::driver::{run_on_big_stack, Tier};
-use waddle::engine::{compile_source, Engine, EngineConfig, OptOptions, PassLog, PassTrace};
+use waddle::engine::{compile_source, EngineConfig, OptOptions, PassLog, PassTrace, Session};
 use waddle::error::Error;
 use waddle::output::OutputSink;
 
@@ -217,7 +217,7 @@ fn run_program(name: &str, source: &str, args: &RunArgs) -> Result<(), Error> {
         output: OutputSink::Stdout,
         ..EngineConfig::default()
     };
-    let mut engine = Engine::with_config(config)?;
+    let mut engine = Session::with_config(config)?;
     let result = engine.run(name, source);
     print_pass_log(&engine.take_pass_log());
     result

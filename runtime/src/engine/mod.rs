@@ -39,13 +39,14 @@
 //! thread with a generous stack to get the full budget (the CLI uses
 //! [`crate::driver::run_on_big_stack`]).
 
-mod backend;
+pub(crate) mod backend;
 mod compile;
 mod link;
-mod native;
-mod tiering;
-mod val;
+pub(crate) mod native;
+pub(crate) mod tiering;
+pub(crate) mod val;
 
+pub(crate) use compile::panic_error;
 pub use compile::{
     check_passes, compile_source, optimize, CompiledIr, OptOptions, PassLog, PassTrace,
 };
@@ -150,8 +151,14 @@ pub struct GlobalInfo {
     pub ty: Type,
 }
 
+/// An incremental session (the REPL's engine): compiles entries one after
+/// another into one growing program, keeps its functions and globals, and
+/// runs code. For compile-once, run-in-many-stores embedding use
+/// [`crate::Module`] and [`crate::Store`].
+pub type Session = Engine;
+
 /// A Waddle engine: compiles source, keeps the program's functions and
-/// globals, and runs code.
+/// globals, and runs code (exported as [`Session`]).
 pub struct Engine {
     tier: Tier,
     opt: OptOptions,

@@ -124,7 +124,7 @@ pub(crate) fn to_word(
     Ok(w)
 }
 
-fn trap_error(code: waddle_opt::abi::TrapCode) -> Error {
+pub(crate) fn trap_error(code: waddle_opt::abi::TrapCode) -> Error {
     Error::Runtime(crate::error::RuntimeError {
         code,
         message: code.message().to_string(),
