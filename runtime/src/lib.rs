@@ -46,6 +46,6 @@ pub use api::{
 };
 pub use driver::{run_source, RunOptions, RunOutcome, Tier};
 pub use engine::{EngineConfig, FunctionInfo, GlobalInfo, Session, Val};
-pub use error::{Error, RuntimeError};
+pub use error::{Diagnostic, Error, Location, RuntimeError, Severity};
 pub use output::OutputSink;
 pub use waddle_opt::abi::TrapCode;

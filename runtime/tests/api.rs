@@ -105,9 +105,13 @@ fn runtime_errors_keep_the_store_usable() {
         assert_eq!(e.trap_code(), Some(TrapCode::DivisionByZero), "{tier}");
         let Error::Runtime(rt) = &e else { panic!() };
         assert!(
-            rt.location.starts_with("api.wdl:12:"),
-            "{tier}: {}",
             rt.location
+                .as_ref()
+                .unwrap()
+                .to_string()
+                .starts_with("api.wdl:12:"),
+            "{tier}: {}",
+            rt.location.as_ref().unwrap()
         );
         assert_eq!(div.call(&mut store, (9, 3)).unwrap(), 3, "{tier}");
     }
@@ -308,4 +312,23 @@ fn output_reaches_a_shared_writer() {
     let mut store = Store::with_output(&engine, OutputSink::Writer(Box::new(buf.clone())));
     store.instantiate(&module).unwrap();
     assert_eq!(&*buf.0.lock().unwrap(), b"loaded\n");
+}
+
+#[test]
+fn compile_errors_are_structured() {
+    let engine = Engine::default();
+    let src = "fn f() -> int {\n  return 1.5;\n}";
+    let e = Module::new(&engine, "bad.wdl", src).unwrap_err();
+    let Error::Compile {
+        diagnostics,
+        rendered,
+    } = &e
+    else {
+        panic!("{e:?}")
+    };
+    assert_eq!(diagnostics.len(), 1, "{rendered}");
+    let d = &diagnostics[0];
+    assert_eq!((d.file(), d.line()), ("bad.wdl", 2), "{d:?}");
+    assert!(rendered.contains(&d.message), "{rendered}");
+    assert!(src[d.span.clone()].contains("1.5"), "{d:?}");
 }

@@ -75,8 +75,16 @@ fn errors_are_std_errors() {
         "{err}"
     );
     match engine.eval_as::<i64>("1 +") {
-        Err(Error::Compile { count, rendered }) => {
-            assert!(count >= 1);
+        Err(Error::Compile {
+            diagnostics,
+            rendered,
+        }) => {
+            assert!(!diagnostics.is_empty());
+            let d = &diagnostics[0];
+            assert_eq!(d.severity, waddle::Severity::Error);
+            assert!(d.file().starts_with("<expr"), "{d:?}");
+            assert_eq!(d.line(), 2, "{d:?}");
+            assert!(rendered.contains(&d.message), "{rendered}");
             assert!(rendered.starts_with("error"), "{rendered}");
         }
         other => panic!("{other:?}"),

@@ -24,7 +24,11 @@ fn out(e: &mut Session) -> String {
 
 fn runtime_error(r: Result<impl std::fmt::Debug, Error>) -> (String, String) {
     match r {
-        Err(Error::Runtime(e)) => (e.message, e.location),
+        Err(Error::Runtime(e)) => (
+            e.message,
+            e.location
+                .map_or_else(|| "<unknown>".to_string(), |l| l.to_string()),
+        ),
         other => panic!("expected a runtime error, got {other:?}"),
     }
 }

@@ -142,7 +142,7 @@ pub fn compile_source(
         });
         Error::Compile {
             rendered,
-            count: diags.len(),
+            diagnostics: crate::error::diagnostics(&diags, &sources),
         }
     })?;
     let mut optimized = frontend.program.clone();

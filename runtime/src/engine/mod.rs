@@ -537,13 +537,7 @@ impl Engine {
         let _ = link::link(&mut self.source_ir, compiled.frontend.program);
         self.reoptimize_inliners(n_before, &mut linked)?;
         let globals = self.runtime.add_globals(&linked.new_globals);
-        let mut result = globals.map_err(|code| {
-            Error::Runtime(RuntimeError {
-                code,
-                message: code.message().to_string(),
-                location: name.to_string(),
-            })
-        });
+        let mut result = globals.map_err(|code| Error::Runtime(RuntimeError::new(code, None)));
         match &mut self.exec {
             None => {
                 self.exec = Some(Executor::new(
@@ -672,7 +666,7 @@ pub fn emit_ast(name: &str, source: &str) -> Result<String, Error> {
         Ok(module) => Ok(format!("{module:#?}\n")),
         Err(diags) => Err(Error::Compile {
             rendered: waddle_frontend::diag::render(&diags, &sources),
-            count: diags.len(),
+            diagnostics: crate::error::diagnostics(&diags, &sources),
         }),
     }
 }

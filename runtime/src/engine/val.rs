@@ -125,11 +125,7 @@ pub(crate) fn to_word(
 }
 
 pub(crate) fn trap_error(code: waddle_opt::abi::TrapCode) -> Error {
-    Error::Runtime(crate::error::RuntimeError {
-        code,
-        message: code.message().to_string(),
-        location: "<host>".to_string(),
-    })
+    Error::Runtime(crate::error::RuntimeError::new(code, None))
 }
 
 /// Reads the word `w` of type `ty` into a [`Val`].
