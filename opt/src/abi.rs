@@ -103,6 +103,9 @@ pub enum TrapCode {
     /// A host function returned an error or panicked (the host keeps the
     /// detailed message).
     HostError = 9,
+    /// The embedder interrupted the run (an interrupt handle or a deadline);
+    /// raised where fuel is charged (function entries and loop back edges).
+    Interrupted = 10,
 }
 
 impl TrapCode {
@@ -118,6 +121,7 @@ impl TrapCode {
             TrapCode::OutOfFuel => "out of fuel",
             TrapCode::OutOfMemory => "out of memory",
             TrapCode::HostError => "host function failed",
+            TrapCode::Interrupted => "interrupted",
         }
     }
 }
@@ -278,6 +282,7 @@ impl TrapCode {
             7 => TrapCode::OutOfFuel,
             8 => TrapCode::OutOfMemory,
             9 => TrapCode::HostError,
+            10 => TrapCode::Interrupted,
             _ => return None,
         })
     }
