@@ -1,5 +1,4 @@
-//! Tokens and the lexer (LANGUAGE.md, "Lexical structure" and "Details
-//! pinned down" #13).
+//! Tokens and the lexer (docs/language.md, "Lexical structure").
 //!
 //! [`lex`] turns one source file into a token vector that always ends with
 //! [`TokenKind::Eof`]. Lexical errors (bad literals, stray characters,

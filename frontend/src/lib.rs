@@ -1,9 +1,11 @@
 //! The Waddle frontend: source text → checked AST → Waddle IR.
 //!
 //! Pipeline: [`lexer`] → [`parser`] (an [`ast::Module`] with spans) →
-//! [`check`] (names and types, every rule of LANGUAGE.md) → [`lower`]
+//! [`check`] (names and types, every rule of docs/language.md) → [`lower`]
 //! (SSA construction straight from the AST, Braun et al.; Fritz §5.3).
 //! Errors are [`diag::Diagnostic`]s rendered with `ariadne`.
+
+#![forbid(unsafe_code)]
 
 pub mod ast;
 pub mod check;
@@ -14,7 +16,7 @@ pub mod parser;
 
 use waddle_opt::ir::{self, Signature, Type};
 
-/// Builtin functions of LANGUAGE.md. Their names are reserved for functions.
+/// Builtin functions of docs/language.md. Their names are reserved for functions.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub enum Builtin {
     /// `print(x)`

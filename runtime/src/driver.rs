@@ -7,7 +7,7 @@ use std::str::FromStr;
 use crate::engine::{Engine, EngineConfig};
 use crate::output::OutputSink;
 
-/// Execution tiers (DESIGN.md, "Tiers").
+/// Execution tiers (docs/architecture.md, "Tiers").
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub enum Tier {
     /// T0: the IR interpreter.

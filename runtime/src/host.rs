@@ -14,6 +14,7 @@ use waddle_opt::abi::{array_elems, str_bytes, ArrayObj, TrapCode, Word};
 use waddle_opt::interp::Host;
 use waddle_opt::ir::{HostFnId, Type};
 
+use crate::api::interrupt::Interrupts;
 use crate::format::format_value;
 use crate::heap::{
     array_object_bytes, str_object_bytes, Conservative, Heap, HeapConfig, RootSource, Typed,
@@ -28,6 +29,8 @@ pub struct Runtime {
     interned: FxHashMap<Box<str>, Word>,
     output: Output,
     fuel: Option<u64>,
+    /// Interrupt requests and the deadline, checked with the fuel.
+    interrupts: Interrupts,
     start: Instant,
     /// Host functions, the embedder's data and the last host failure.
     pub(crate) hostfns: crate::hostfn::HostState,
@@ -43,6 +46,7 @@ impl Runtime {
             interned: FxHashMap::default(),
             output: Output::new(sink),
             fuel,
+            interrupts: Interrupts::default(),
             start: Instant::now(),
             hostfns: crate::hostfn::HostState::default(),
         }
@@ -66,6 +70,16 @@ impl Runtime {
     /// Sets the remaining fuel (`None`: unlimited).
     pub fn set_fuel(&mut self, fuel: Option<u64>) {
         self.fuel = fuel;
+    }
+
+    /// The interrupt state checked wherever fuel is charged.
+    pub(crate) fn interrupts(&self) -> &Interrupts {
+        &self.interrupts
+    }
+
+    /// The interrupt state, to set a deadline.
+    pub(crate) fn interrupts_mut(&mut self) -> &mut Interrupts {
+        &mut self.interrupts
     }
 
     /// The types of the globals, in id order.
@@ -327,6 +341,7 @@ impl Host for Runtime {
     }
 
     fn consume_fuel(&mut self, units: u64) -> Result<(), TrapCode> {
+        self.interrupts.check()?;
         match &mut self.fuel {
             None => Ok(()),
             Some(f) if *f >= units => {

@@ -7,7 +7,7 @@
 ))]
 
 use waddle::engine::AVAILABLE_TIERS;
-use waddle::{Engine, EngineConfig, Error, OutputSink, Tier};
+use waddle::{EngineConfig, Error, OutputSink, Session as Engine, Tier};
 
 fn tiers() -> Vec<Tier> {
     (Tier::ALL.iter())

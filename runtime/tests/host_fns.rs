@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 
 use waddle::engine::AVAILABLE_TIERS;
-use waddle::{Caller, Engine, EngineConfig, Error, OutputSink, Tier};
+use waddle::{Caller, EngineConfig, Error, OutputSink, Session as Engine, Tier};
 
 /// Every tier of this build (by `--tier` name).
 fn tiers() -> Vec<Tier> {

@@ -1,4 +1,4 @@
-//! Expressions: operator typing per the precedence table of LANGUAGE.md,
+//! Expressions: operator typing per the precedence table of docs/language.md,
 //! names, calls, indexing, and array literals whose element type may come
 //! from context (detail #10).
 

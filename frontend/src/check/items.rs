@@ -1,5 +1,5 @@
 //! Functions and globals: signature collection, REPL redefinition rules,
-//! and the lazy, cycle-checked type inference of globals (LANGUAGE.md
+//! and the lazy, cycle-checked type inference of globals (docs/language.md
 //! "Program structure", details #6–#8).
 
 use super::ctx::{BindKind, BodyCtx, Checker, FuncSlot, GlobalSlot, Ty};

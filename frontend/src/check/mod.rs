@@ -1,4 +1,4 @@
-//! Name resolution and static type checking (LANGUAGE.md, all rules).
+//! Name resolution and static type checking (docs/language.md, all rules).
 //!
 //! The checker walks a [`Module`] and produces [`Typed`]: the type of every
 //! expression, what every name and call refers to, and the functions,
@@ -9,7 +9,7 @@
 //! `items` (function signatures, globals and their lazy, cycle-checked
 //! inference), `scope` (lexical scopes), `stmt`, `expr`, `builtins` (the
 //! overloads of the built-in functions) and `returns` ("returns on every
-//! path", LANGUAGE.md detail #4).
+//! path", docs/language.md "Statements", returning on every path).
 
 mod builtins;
 pub(crate) mod ctx;

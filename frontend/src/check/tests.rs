@@ -1,4 +1,4 @@
-//! Checker unit tests: one per rule of LANGUAGE.md, plus table contents.
+//! Checker unit tests: one per rule of docs/language.md, plus table contents.
 
 use super::*;
 use crate::ast::{Item, StmtKind};

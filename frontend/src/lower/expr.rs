@@ -1,4 +1,4 @@
-//! Lowering of expressions (LANGUAGE.md "Expressions", "Built-in
+//! Lowering of expressions (docs/language.md "Expressions", "Built-in
 //! functions"; details 1, 3, 12, 15).
 //!
 //! Operands are evaluated left to right. `&&` and `||` become a branch and a

@@ -13,7 +13,7 @@
 //! statements become a last function `.main` (`() -> void`) recorded in
 //! [`Program::main`].
 //!
-//! Semantics follow LANGUAGE.md: left-to-right evaluation (details 1–3),
+//! Semantics follow docs/language.md: left-to-right evaluation ("Evaluation order"),
 //! short-circuit `&&`/`||` as control flow, `for` bounds evaluated once,
 //! trapping instructions located per detail 15. Code after `return`,
 //! `break` or `continue` is not emitted, and blocks that end up without a

@@ -73,6 +73,7 @@ pub fn compile_aarch64(program: &Program, opts: &JitOptions) -> Result<CodeImage
         fuel: opts.fuel,
         frontend: isa.frontend_config(),
         addressing: Addressing::Tables,
+        strings_from_ctx: true,
     };
     let codegen_err = |func: &str, message: String| CompileError::Codegen {
         func: func.to_string(),

@@ -2,7 +2,7 @@
 //!
 //! A [`Program`] holds [`Function`]s and globals. A function is a CFG of
 //! blocks; each block has typed parameters (in place of φ nodes), a list of
-//! instructions and one terminator. See `DESIGN.md` for the canonical
+//! instructions and one terminator. See `docs/architecture.md` ("Invariants") for the canonical
 //! properties the optimizer maintains.
 
 mod builder;

@@ -2,7 +2,7 @@
 //! optimization, pass and emit options; `waddle` alone starts the REPL.
 //!
 //! Exit status: 0 success, 1 compile error / bad invocation / unreadable
-//! file / unavailable tier, 2 runtime error (LANGUAGE.md "Errors").
+//! file / unavailable tier, 2 runtime error (docs/language.md "Errors").
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -11,7 +11,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use waddle::driver::{run_on_big_stack, Tier};
 use waddle::engine::{
-    compile_source_with_ffi, Engine, EngineConfig, OptOptions, PassLog, PassTrace,
+    compile_source_with_ffi, EngineConfig, OptOptions, PassLog, PassTrace, Session,
 };
 use waddle::error::Error;
 use waddle::output::OutputSink;
@@ -225,7 +225,7 @@ fn run_program(name: &str, source: &str, args: &RunArgs) -> Result<(), Error> {
         allow_ffi: args.tier.allow_ffi,
         ..EngineConfig::default()
     };
-    let mut engine = Engine::with_config(config)?;
+    let mut engine = Session::with_config(config)?;
     let result = engine.run(name, source);
     print_pass_log(&engine.take_pass_log());
     result

@@ -172,7 +172,7 @@ pub(crate) fn compile_with_options(
         });
         Error::Compile {
             rendered,
-            count: diags.len(),
+            diagnostics: crate::error::diagnostics(&diags, &sources),
         }
     })?;
     let mut optimized = frontend.program.clone();

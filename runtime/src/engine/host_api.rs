@@ -28,7 +28,7 @@ impl Engine {
     /// compiled from now on like a builtin:
     ///
     /// ```
-    /// let mut engine = waddle::Engine::new();
+    /// let mut engine = waddle::Session::new();
     /// engine.register_fn("shout", |s: &str, n: i64| s.to_uppercase().repeat(n as usize)).unwrap();
     /// engine.register_fn("checked_div", |a: i64, b: i64| {
     ///     if b == 0 { Err("divide by zero") } else { Ok(a / b) }
@@ -56,7 +56,7 @@ impl Engine {
     /// first, which reaches the data set with [`Engine::set_data`]:
     ///
     /// ```
-    /// let mut engine = waddle::Engine::new();
+    /// let mut engine = waddle::Session::new();
     /// engine.set_data(Vec::<i64>::new());
     /// engine.register_fn_with_caller("record", |c: &mut waddle::Caller<'_>, x: i64| {
     ///     c.data_mut::<Vec<i64>>().expect("data").push(x);
@@ -102,7 +102,7 @@ impl Engine {
     ///
     /// ```
     /// # #[cfg(target_os = "linux")] {
-    /// let mut engine = waddle::Engine::new();
+    /// let mut engine = waddle::Session::new();
     /// engine.allow_ffi(true);
     /// engine.eval("extern \"libm.so.6\" fn cbrt(x: float) -> float;").unwrap();
     /// assert_eq!(engine.eval_as::<f64>("cbrt(8.0)").unwrap(), 2.0);
@@ -150,7 +150,7 @@ impl Engine {
             sources.add(waddle_frontend::SourceFile::new(name, source));
             return Err(Error::Compile {
                 rendered: waddle_frontend::diag::render(&diags, &sources),
-                count: diags.len(),
+                diagnostics: crate::error::diagnostics(&diags, &sources),
             });
         }
         for (want, f) in loaded {
@@ -196,7 +196,7 @@ impl Engine {
     /// have the global's type.
     ///
     /// ```
-    /// let mut engine = waddle::Engine::new();
+    /// let mut engine = waddle::Session::new();
     /// engine.eval("var limit = 10; fn twice() -> int { return limit * 2; }").unwrap();
     /// engine.set_global("limit", 21i64).unwrap();
     /// assert_eq!(engine.call_typed::<(), i64>("twice", ()).unwrap(), 42);

@@ -39,14 +39,15 @@
 //! thread with a generous stack to get the full budget (the CLI uses
 //! [`crate::driver::run_on_big_stack`]).
 
-mod backend;
+pub(crate) mod backend;
 mod compile;
 mod host_api;
 mod link;
-mod native;
-mod tiering;
-mod val;
+pub(crate) mod native;
+pub(crate) mod tiering;
+pub(crate) mod val;
 
+pub(crate) use compile::panic_error;
 pub use compile::{
     check_passes, compile_source, compile_source_with_ffi, optimize, CompiledIr, OptOptions,
     PassLog, PassTrace,
@@ -157,8 +158,14 @@ pub struct GlobalInfo {
     pub ty: Type,
 }
 
+/// An incremental session (the REPL's engine): compiles entries one after
+/// another into one growing program, keeps its functions and globals, and
+/// runs code. For compile-once, run-in-many-stores embedding use
+/// [`crate::Module`] and [`crate::Store`].
+pub type Session = Engine;
+
 /// A Waddle engine: compiles source, keeps the program's functions and
-/// globals, and runs code.
+/// globals, and runs code (exported as [`Session`]).
 pub struct Engine {
     tier: Tier,
     opt: OptOptions,
@@ -540,13 +547,7 @@ impl Engine {
         let _ = link::link(&mut self.source_ir, compiled.frontend.program);
         self.reoptimize_inliners(n_before, &mut linked)?;
         let globals = self.runtime.add_globals(&linked.new_globals);
-        let mut result = globals.map_err(|code| {
-            Error::Runtime(RuntimeError {
-                code,
-                message: code.message().to_string(),
-                location: name.to_string(),
-            })
-        });
+        let mut result = globals.map_err(|code| Error::Runtime(RuntimeError::new(code, None)));
         match &mut self.exec {
             None => {
                 self.exec = Some(Executor::new(
@@ -675,7 +676,7 @@ pub fn emit_ast(name: &str, source: &str) -> Result<String, Error> {
         Ok(module) => Ok(format!("{module:#?}\n")),
         Err(diags) => Err(Error::Compile {
             rendered: waddle_frontend::diag::render(&diags, &sources),
-            count: diags.len(),
+            diagnostics: crate::error::diagnostics(&diags, &sources),
         }),
     }
 }

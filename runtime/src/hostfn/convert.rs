@@ -22,7 +22,7 @@ use super::Caller;
 /// the call. A closure that wants to keep it does not compile:
 ///
 /// ```compile_fail
-/// let mut engine = waddle::Engine::new();
+/// let mut engine = waddle::Session::new();
 /// engine.register_fn("keep", |s: &'static str| s.len() as i64).unwrap();
 /// ```
 pub trait HostArg {

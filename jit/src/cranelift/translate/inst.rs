@@ -1,4 +1,4 @@
-//! Translation of Waddle instructions (see LANGUAGE.md for the semantics
+//! Translation of Waddle instructions (see docs/language.md for the semantics
 //! each one must reproduce bit for bit).
 
 use cranelift_codegen::ir::{
@@ -150,11 +150,11 @@ impl Translator<'_, '_> {
     fn string_const(&mut self, s: &str) -> ir::Value {
         let idx = self.env.string_index.get(s).copied().unwrap_or(0);
         let (p, off) = match self.env.addressing {
-            Addressing::Absolute => {
+            Addressing::Absolute if !self.env.strings_from_ctx => {
                 let addr = self.env.string_table + idx * 8;
                 (self.b.ins().iconst(types::I64, addr as i64), 0)
             }
-            Addressing::Tables => {
+            Addressing::Absolute | Addressing::Tables => {
                 let table =
                     self.b
                         .ins()

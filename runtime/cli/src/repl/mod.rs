@@ -27,7 +27,7 @@ mod input;
 pub use input::is_complete;
 
 use waddle::driver::Tier;
-use waddle::engine::{Engine, EngineConfig};
+use waddle::engine::{EngineConfig, Session};
 use waddle::error::Error;
 
 /// What handling one line produced.
@@ -67,7 +67,7 @@ Commands:
 
 /// REPL state: the engine plus a partly entered entry.
 pub struct Repl {
-    engine: Engine,
+    engine: Session,
     buffer: String,
     entries: usize,
 }
@@ -78,7 +78,7 @@ impl Repl {
     /// [`ReplOutput::stdout`]).
     pub fn new(config: EngineConfig) -> Result<Repl, Error> {
         Ok(Repl {
-            engine: Engine::with_config(config)?,
+            engine: Session::with_config(config)?,
             buffer: String::new(),
             entries: 0,
         })
@@ -86,7 +86,7 @@ impl Repl {
 
     /// The engine (tests register host functions through it).
     #[cfg(test)]
-    pub fn engine_mut(&mut self) -> &mut Engine {
+    pub fn engine_mut(&mut self) -> &mut Session {
         &mut self.engine
     }
 
