@@ -8,7 +8,7 @@
 use std::time::Instant;
 
 use waddle::engine::AVAILABLE_TIERS;
-use waddle::{Engine, EngineConfig, Tier};
+use waddle::{EngineConfig, Session as Engine, Tier};
 
 const SRC: &str = "
 fn w_inc(x: int) -> int { return x + 1; }
