@@ -4,7 +4,8 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::engine::{Engine, EngineConfig};
+use crate::api::{Config, Engine, Module, Store};
+use crate::error::Error;
 use crate::output::OutputSink;
 
 /// Execution tiers (docs/architecture.md, "Tiers").
@@ -113,38 +114,39 @@ pub fn run_source(file_name: &str, source: &str, options: &RunOptions) -> RunOut
 }
 
 fn run_captured(file_name: &str, source: &str, options: &RunOptions) -> RunOutcome {
-    let config = EngineConfig {
-        tier: options.tier,
-        opt_level: options.opt_level,
-        passes: options.passes.clone(),
-        fuel: options.fuel,
-        memory_limit: options.memory_limit,
-        output: OutputSink::Capture,
-        ..EngineConfig::default()
+    let failed = |stdout: Vec<u8>, e: Error| RunOutcome {
+        stdout,
+        stderr: e.render(),
+        exit_code: e.exit_code(),
     };
-    let mut engine = match Engine::with_config(config) {
+    let mut config = Config::new()
+        .tier(options.tier)
+        .opt_level(options.opt_level)
+        .memory_limit(options.memory_limit)
+        // Native code counts fuel only when there is a budget to enforce.
+        .interruptible(options.fuel.is_some());
+    config.passes = options.passes.clone();
+    let engine = match Engine::new(&config) {
         Ok(e) => e,
-        Err(e) => {
-            return RunOutcome {
-                stdout: Vec::new(),
-                stderr: e.render(),
-                exit_code: e.exit_code(),
-            }
-        }
+        Err(e) => return failed(Vec::new(), e),
     };
-    let result = engine.run(file_name, source);
-    let stdout = engine.take_output();
+    let module = match Module::new(&engine, file_name, source) {
+        Ok(m) => m,
+        Err(e) => return failed(Vec::new(), e),
+    };
+    let mut store = Store::with_output(&engine, OutputSink::Capture);
+    if let Err(e) = store.set_fuel(options.fuel) {
+        return failed(Vec::new(), e);
+    }
+    let result = store.instantiate(&module);
+    let stdout = store.take_output();
     match result {
-        Ok(()) => RunOutcome {
+        Ok(_) => RunOutcome {
             stdout,
             stderr: String::new(),
             exit_code: 0,
         },
-        Err(e) => RunOutcome {
-            stdout,
-            stderr: e.render(),
-            exit_code: e.exit_code(),
-        },
+        Err(e) => failed(stdout, e),
     }
 }
 

@@ -10,9 +10,10 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use waddle::driver::{run_on_big_stack, Tier};
-use waddle::engine::{compile_source, EngineConfig, OptOptions, PassLog, PassTrace, Session};
+use waddle::engine::{compile_source, EngineConfig, OptOptions, PassLog, PassTrace};
 use waddle::error::Error;
 use waddle::output::OutputSink;
+use waddle::{Config, Engine, Module, Store};
 
 /// The Waddle JIT compiler runtime.
 #[derive(Parser, Debug)]
@@ -207,19 +208,21 @@ fn print_pass_log(log: &PassLog) {
 }
 
 fn run_program(name: &str, source: &str, args: &RunArgs) -> Result<(), Error> {
-    let config = EngineConfig {
-        tier: args.tier.tier.into(),
-        opt_level: args.tier.opt_level,
-        passes: args.passes.clone(),
-        trace: trace(args),
-        fuel: args.fuel,
-        memory_limit: args.memory_limit,
-        output: OutputSink::Stdout,
-        ..EngineConfig::default()
-    };
-    let mut engine = Session::with_config(config)?;
-    let result = engine.run(name, source);
-    print_pass_log(&engine.take_pass_log());
+    let mut config = Config::new()
+        .tier(args.tier.tier.into())
+        .opt_level(args.tier.opt_level)
+        .memory_limit(args.memory_limit)
+        // Native code counts fuel only when there is a budget to enforce.
+        .interruptible(args.fuel.is_some());
+    config.passes = args.passes.clone();
+    config.trace = trace(args);
+    let engine = Engine::new(&config)?;
+    let module = Module::new(&engine, name, source)?;
+    let mut store = Store::with_output(&engine, OutputSink::Stdout);
+    store.set_fuel(args.fuel)?;
+    let result = store.instantiate(&module).map(drop);
+    store.flush_output();
+    print_pass_log(module.pass_log());
     result
 }
 

@@ -113,6 +113,10 @@ pub struct EngineConfig {
     pub output: OutputSink,
     /// Collector stress mode (for tests): collect before every allocation.
     pub gc_stress: bool,
+    /// Native code counts fuel even without a budget, so
+    /// [`Engine::interrupt_handle`] stops running loops on every tier (the
+    /// REPL's Ctrl-C). Off by default: `waddle run` loops stay tick-free.
+    pub interruptible: bool,
 }
 
 impl Default for EngineConfig {
@@ -127,6 +131,7 @@ impl Default for EngineConfig {
             memory_limit: None,
             output: OutputSink::Stdout,
             gc_stress: false,
+            interruptible: false,
         }
     }
 }
@@ -165,6 +170,7 @@ pub struct Engine {
     /// What the optimizer reported so far ([`EngineConfig::trace`]).
     pass_log: PassLog,
     stack_budget: usize,
+    interruptible: bool,
     /// The linked program, optimized.
     program: Program,
     /// The same functions before optimization (for `:ir`).
@@ -222,6 +228,7 @@ impl Engine {
             },
             pass_log: PassLog::default(),
             stack_budget: config.stack_budget,
+            interruptible: config.interruptible,
             program: Program::default(),
             source_ir: Program::default(),
             global_mutable: Vec::new(),
@@ -256,6 +263,15 @@ impl Engine {
     /// Heap counters.
     pub fn heap_stats(&self) -> HeapStats {
         self.runtime.heap().stats()
+    }
+
+    /// A handle that stops the running entry or call (or the next one)
+    /// with `interrupted`, from any thread or a signal handler (it only
+    /// stores to an atomic). Compiled code notices it only when built with
+    /// [`EngineConfig::interruptible`] or a fuel budget; the interpreter
+    /// always does.
+    pub fn interrupt_handle(&self) -> crate::InterruptHandle {
+        self.runtime.interrupts().handle()
     }
 
     /// Runs a full garbage collection now.
@@ -605,7 +621,7 @@ impl Engine {
         let Some(exec) = self.exec.as_mut() else {
             return Err(Error::Internal("no executor".to_string()));
         };
-        let fuel = self.runtime.fuel().is_some();
+        let fuel = self.runtime.fuel().is_some() || self.interruptible;
         let (program, runtime, tier) = (&self.program, &mut self.runtime, self.tier);
         let outcome = catch_unwind(AssertUnwindSafe(|| {
             exec.prepare(program, runtime, tier, fuel, run)
