@@ -4,7 +4,9 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::engine::{Engine, EngineConfig};
+use crate::api::{Config, Engine, Module, Store};
+use crate::engine::{EngineConfig, Session};
+use crate::error::Error;
 use crate::output::OutputSink;
 
 /// Execution tiers (docs/architecture.md, "Tiers").
@@ -116,17 +118,59 @@ pub fn run_source(file_name: &str, source: &str, options: &RunOptions) -> RunOut
 }
 
 fn run_captured(file_name: &str, source: &str, options: &RunOptions) -> RunOutcome {
+    if options.allow_ffi {
+        // `extern` functions resolve on the incremental engine (Session);
+        // Module/Store gain them when the Engine registers host functions.
+        return run_captured_ffi(file_name, source, options);
+    }
+    let failed = |stdout: Vec<u8>, e: Error| RunOutcome {
+        stdout,
+        stderr: e.render(),
+        exit_code: e.exit_code(),
+    };
+    let mut config = Config::new()
+        .tier(options.tier)
+        .opt_level(options.opt_level)
+        .memory_limit(options.memory_limit)
+        // Native code counts fuel only when there is a budget to enforce.
+        .interruptible(options.fuel.is_some());
+    config.passes = options.passes.clone();
+    let engine = match Engine::new(&config) {
+        Ok(e) => e,
+        Err(e) => return failed(Vec::new(), e),
+    };
+    let module = match Module::new(&engine, file_name, source) {
+        Ok(m) => m,
+        Err(e) => return failed(Vec::new(), e),
+    };
+    let mut store = Store::with_output(&engine, OutputSink::Capture);
+    if let Err(e) = store.set_fuel(options.fuel) {
+        return failed(Vec::new(), e);
+    }
+    let result = store.instantiate(&module);
+    let stdout = store.take_output();
+    match result {
+        Ok(_) => RunOutcome {
+            stdout,
+            stderr: String::new(),
+            exit_code: 0,
+        },
+        Err(e) => failed(stdout, e),
+    }
+}
+
+fn run_captured_ffi(file_name: &str, source: &str, options: &RunOptions) -> RunOutcome {
     let config = EngineConfig {
         tier: options.tier,
         opt_level: options.opt_level,
         passes: options.passes.clone(),
         fuel: options.fuel,
         memory_limit: options.memory_limit,
-        allow_ffi: options.allow_ffi,
+        allow_ffi: true,
         output: OutputSink::Capture,
         ..EngineConfig::default()
     };
-    let mut engine = match Engine::with_config(config) {
+    let mut engine = match Session::with_config(config) {
         Ok(e) => e,
         Err(e) => {
             return RunOutcome {

@@ -332,3 +332,29 @@ fn compile_errors_are_structured() {
     assert!(rendered.contains(&d.message), "{rendered}");
     assert!(src[d.span.clone()].contains("1.5"), "{d:?}");
 }
+
+#[test]
+fn an_interruptible_session_stops_an_entry_and_keeps_its_state() {
+    use waddle::{EngineConfig, Session};
+    for name in AVAILABLE_TIERS {
+        let tier: Tier = name.parse().unwrap();
+        let mut s = Session::with_config(EngineConfig {
+            tier,
+            output: OutputSink::Capture,
+            interruptible: true,
+            ..EngineConfig::default()
+        })
+        .unwrap();
+        s.eval("var kept = 41; fn spin() { while true {} }")
+            .unwrap();
+        let handle = s.interrupt_handle();
+        let t = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(30));
+            handle.interrupt();
+        });
+        let e = s.eval("spin();").unwrap_err();
+        t.join().unwrap();
+        assert_eq!(e.trap_code(), Some(TrapCode::Interrupted), "{tier}");
+        assert_eq!(s.eval_expr("kept + 1").unwrap(), Val::Int(42), "{tier}");
+    }
+}

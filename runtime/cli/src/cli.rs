@@ -15,6 +15,7 @@ use waddle::engine::{
 };
 use waddle::error::Error;
 use waddle::output::OutputSink;
+use waddle::{Config, Engine, Module, Store};
 
 /// The Waddle JIT compiler runtime.
 #[derive(Parser, Debug)]
@@ -213,7 +214,7 @@ fn print_pass_log(log: &PassLog) {
     eprint!("{}", log.render());
 }
 
-fn run_program(name: &str, source: &str, args: &RunArgs) -> Result<(), Error> {
+fn run_program_ffi(name: &str, source: &str, args: &RunArgs) -> Result<(), Error> {
     let config = EngineConfig {
         tier: args.tier.tier.into(),
         opt_level: args.tier.opt_level,
@@ -222,12 +223,36 @@ fn run_program(name: &str, source: &str, args: &RunArgs) -> Result<(), Error> {
         fuel: args.fuel,
         memory_limit: args.memory_limit,
         output: OutputSink::Stdout,
-        allow_ffi: args.tier.allow_ffi,
+        allow_ffi: true,
         ..EngineConfig::default()
     };
     let mut engine = Session::with_config(config)?;
     let result = engine.run(name, source);
     print_pass_log(&engine.take_pass_log());
+    result
+}
+
+fn run_program(name: &str, source: &str, args: &RunArgs) -> Result<(), Error> {
+    if args.tier.allow_ffi {
+        // `extern` functions resolve on the incremental engine (Session);
+        // Module/Store gain them when the Engine registers host functions.
+        return run_program_ffi(name, source, args);
+    }
+    let mut config = Config::new()
+        .tier(args.tier.tier.into())
+        .opt_level(args.tier.opt_level)
+        .memory_limit(args.memory_limit)
+        // Native code counts fuel only when there is a budget to enforce.
+        .interruptible(args.fuel.is_some());
+    config.passes = args.passes.clone();
+    config.trace = trace(args);
+    let engine = Engine::new(&config)?;
+    let module = Module::new(&engine, name, source)?;
+    let mut store = Store::with_output(&engine, OutputSink::Stdout);
+    store.set_fuel(args.fuel)?;
+    let result = store.instantiate(&module).map(drop);
+    store.flush_output();
+    print_pass_log(module.pass_log());
     result
 }
 

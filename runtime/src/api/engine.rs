@@ -31,6 +31,8 @@ pub struct Config {
     pub memory_limit: Option<usize>,
     /// Collector stress mode (for tests): collect before every allocation.
     pub gc_stress: bool,
+    /// Optimizer diagnostics each module collects ([`crate::Module::pass_log`]).
+    pub trace: PassTrace,
 }
 
 impl Default for Config {
@@ -43,6 +45,7 @@ impl Default for Config {
             interruptible: true,
             memory_limit: None,
             gc_stress: false,
+            trace: PassTrace::default(),
         }
     }
 }
@@ -141,6 +144,7 @@ impl Engine {
         if let Some(p) = &config.passes {
             check_passes(p)?;
         }
+        check_passes(&config.trace.print_after)?;
         Ok(Engine::build(config.clone()))
     }
 
@@ -148,7 +152,7 @@ impl Engine {
         let opt = OptOptions {
             opt_level: config.opt_level,
             passes: config.passes.clone(),
-            trace: PassTrace::default(),
+            trace: config.trace.clone(),
         };
         Engine {
             inner: Arc::new(EngineInner { config, opt }),

@@ -26,7 +26,7 @@ use waddle_opt::ir::{FuncId, Program, Signature, Type};
 
 use super::engine::Engine;
 use crate::driver::Tier;
-use crate::engine::{compile_source, native, panic_error, tiering};
+use crate::engine::{compile_source, native, panic_error, tiering, PassLog};
 use crate::error::Error;
 
 /// A Waddle program parsed, checked, lowered, optimized and (on the native
@@ -70,6 +70,8 @@ pub(crate) struct ModuleInner {
     pub(crate) is_native: Vec<bool>,
     /// The tier the native unit was compiled by.
     pub(crate) native_tier: Option<Tier>,
+    /// What the optimizer reported ([`crate::Config::trace`]).
+    pub(crate) pass_log: PassLog,
 }
 
 impl std::fmt::Debug for Module {
@@ -90,6 +92,7 @@ impl Module {
     pub fn new(engine: &Engine, name: &str, source: &str) -> Result<Module, Error> {
         let compiled = compile_source(name, source, Prelude::default(), false, engine.opt())?;
         let program = compiled.optimized;
+        let pass_log = compiled.log;
         let config = engine.config();
         let tier = config.tier;
         let mut is_native = vec![false; program.funcs.len()];
@@ -150,6 +153,7 @@ impl Module {
                 native,
                 is_native,
                 native_tier,
+                pass_log,
             }),
         })
     }
@@ -197,6 +201,12 @@ impl Module {
         } else {
             Tier::Interp
         })
+    }
+
+    /// What the optimizer reported while compiling the module (pass times
+    /// and printed functions, as [`crate::Config::trace`] asked).
+    pub fn pass_log(&self) -> &PassLog {
+        &self.inner.pass_log
     }
 
     /// Bytes of machine code the module holds (0 on the interpreter).

@@ -282,6 +282,12 @@ impl Store {
         self.runtime.output().take()
     }
 
+    /// Writes buffered output to the sink (calls into the store flush
+    /// when they return; this is for output left by a failed call).
+    pub fn flush_output(&mut self) {
+        self.runtime.output().flush();
+    }
+
     /// Heap counters.
     pub fn heap_stats(&self) -> HeapStats {
         self.runtime.heap().stats()

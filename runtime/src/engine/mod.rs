@@ -119,6 +119,10 @@ pub struct EngineConfig {
     /// Whether scripts may declare C functions with `extern` (FFI; default
     /// off). See [`Engine::allow_ffi`].
     pub allow_ffi: bool,
+    /// Native code counts fuel even without a budget, so
+    /// [`Engine::interrupt_handle`] stops running loops on every tier (the
+    /// REPL's Ctrl-C). Off by default: `waddle run` loops stay tick-free.
+    pub interruptible: bool,
 }
 
 impl Default for EngineConfig {
@@ -134,6 +138,7 @@ impl Default for EngineConfig {
             output: OutputSink::Stdout,
             gc_stress: false,
             allow_ffi: false,
+            interruptible: false,
         }
     }
 }
@@ -172,6 +177,7 @@ pub struct Engine {
     /// What the optimizer reported so far ([`EngineConfig::trace`]).
     pass_log: PassLog,
     stack_budget: usize,
+    interruptible: bool,
     /// The linked program, optimized.
     program: Program,
     /// The same functions before optimization (for `:ir`).
@@ -231,6 +237,7 @@ impl Engine {
             },
             pass_log: PassLog::default(),
             stack_budget: config.stack_budget,
+            interruptible: config.interruptible,
             program: Program::default(),
             source_ir: Program::default(),
             global_mutable: Vec::new(),
@@ -265,6 +272,15 @@ impl Engine {
     /// Heap counters.
     pub fn heap_stats(&self) -> HeapStats {
         self.runtime.heap().stats()
+    }
+
+    /// A handle that stops the running entry or call (or the next one)
+    /// with `interrupted`, from any thread or a signal handler (it only
+    /// stores to an atomic). Compiled code notices it only when built with
+    /// [`EngineConfig::interruptible`] or a fuel budget; the interpreter
+    /// always does.
+    pub fn interrupt_handle(&self) -> crate::InterruptHandle {
+        self.runtime.interrupts().handle()
     }
 
     /// Runs a full garbage collection now.
@@ -615,7 +631,7 @@ impl Engine {
         let Some(exec) = self.exec.as_mut() else {
             return Err(Error::Internal("no executor".to_string()));
         };
-        let fuel = self.runtime.fuel().is_some();
+        let fuel = self.runtime.fuel().is_some() || self.interruptible;
         let (program, runtime, tier) = (&self.program, &mut self.runtime, self.tier);
         let outcome = catch_unwind(AssertUnwindSafe(|| {
             exec.prepare(program, runtime, tier, fuel, run)

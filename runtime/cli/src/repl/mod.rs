@@ -76,7 +76,9 @@ impl Repl {
     /// A REPL over an engine built from `config` (use
     /// [`waddle::OutputSink::Capture`] to receive program output in
     /// [`ReplOutput::stdout`]).
-    pub fn new(config: EngineConfig) -> Result<Repl, Error> {
+    pub fn new(mut config: EngineConfig) -> Result<Repl, Error> {
+        // Compiled loops check for interrupts (Ctrl-C stops the entry).
+        config.interruptible = true;
         Ok(Repl {
             engine: Session::with_config(config)?,
             buffer: String::new(),
@@ -254,6 +256,7 @@ pub fn run_interactive(config: EngineConfig) -> i32 {
             return e.exit_code();
         }
     };
+    interrupt::install(repl.engine.interrupt_handle());
     let mut editor = match rustyline::DefaultEditor::new() {
         Ok(ed) => ed,
         Err(e) => {
@@ -297,6 +300,44 @@ pub fn run_interactive(config: EngineConfig) -> i32 {
         let _ = editor.save_history(h);
     }
     0
+}
+
+/// Ctrl-C while an entry runs: SIGINT interrupts the running code (it
+/// stops with `interrupted` at its next function entry or loop back edge
+/// and the session keeps its state) instead of killing the REPL. While a
+/// line is read, the line editor's raw mode turns Ctrl-C into
+/// `ReadlineError::Interrupted` instead of a signal.
+mod interrupt {
+    use std::sync::OnceLock;
+
+    use waddle::InterruptHandle;
+
+    /// The handle the signal handler uses (set once, before the handler).
+    static HANDLE: OnceLock<InterruptHandle> = OnceLock::new();
+
+    extern "C" fn on_sigint(_: libc::c_int) {
+        // Async-signal-safe: an atomic load of the initialized cell and an
+        // atomic store in the handle; no allocation, no lock.
+        if let Some(h) = HANDLE.get() {
+            h.interrupt();
+        }
+    }
+
+    /// Routes SIGINT to `handle` for the rest of the process.
+    pub(super) fn install(handle: InterruptHandle) {
+        if HANDLE.set(handle).is_err() {
+            return;
+        }
+        #[cfg(unix)]
+        // SAFETY: `on_sigint` is async-signal-safe (see above) and has the
+        // signature `signal` expects.
+        unsafe {
+            libc::signal(
+                libc::SIGINT,
+                on_sigint as extern "C" fn(libc::c_int) as libc::sighandler_t,
+            );
+        }
+    }
 }
 
 #[cfg(test)]
