@@ -45,9 +45,9 @@ const HOST_SUPPORTED: bool = cfg!(any(target_arch = "x86_64", target_arch = "aar
 /// to, by `--tier` name.
 pub fn available_tiers() -> &'static [&'static str] {
     if cfg!(target_arch = "x86_64") {
-        &["baseline", "opt"]
+        &["baseline", "opt", "full"]
     } else if HOST_SUPPORTED {
-        &["opt"]
+        &["opt", "full"]
     } else {
         &[]
     }
@@ -56,7 +56,7 @@ pub fn available_tiers() -> &'static [&'static str] {
 /// Native tiers implemented by this crate (for the host or, through
 /// [`cross`], for AArch64 images).
 pub fn built_tiers() -> &'static [&'static str] {
-    &["baseline", "opt"]
+    &["baseline", "opt", "full"]
 }
 
 /// A compilation unit of some native tier, loaded in executable memory: what

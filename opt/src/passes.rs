@@ -277,6 +277,18 @@ pub const FULL_PIPELINE: &[&str] = &[
     "straighten",
 ];
 
+/// The passes tier T3 runs after a level pipeline: the VSDG round trip and
+/// the `-O1` cleanup of the sequentialized code.
+pub const VSDG_TAIL: &[&str] = &["vsdg", "copyprop", "dce", "js", "straighten"];
+
+/// The pass names of tier T3 at optimization level `opt_level`: the level
+/// pipeline, then [`VSDG_TAIL`].
+pub fn vsdg_pipeline(opt_level: u8) -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = level_pipeline(opt_level.min(2)).to_vec();
+    names.extend_from_slice(VSDG_TAIL);
+    names
+}
+
 /// The pass names of optimization level `opt_level` (0 to 3; higher levels
 /// behave like 3). O0 canonicalizes only; O1 runs [`O1_PIPELINE`]; O2 is
 /// the same for now; O3 adds the VSDG round trip ([`FULL_PIPELINE`]).

@@ -69,3 +69,6 @@ pub fn round_trip(func: &mut Function) -> Result<(), Unsupported> {
     *func = out;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests;

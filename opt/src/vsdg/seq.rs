@@ -11,16 +11,25 @@
 //!   chain, so no effect is speculated, skipped or repeated (§1.4 of the
 //!   digest: only call-by-need is safe with state). Every pure node goes
 //!   to the innermost region containing all its uses — the lowest common
-//!   ancestor in the region tree — so a value needed by one γ arm only is
-//!   computed in that arm (partial dead code elimination for free, digest
-//!   T5) and a value needed by both arms once before the branch. Each node
-//!   is emitted once, so it is evaluated at most once per execution of its
-//!   region (no evaluation twice on a path). Pure nodes are never trapping
-//!   (trapping ones are stateful), so moving one above a branch only
-//!   speculates a cheap total computation.
-//! - **Loop invariants (§5.4, digest §6.3).** A pure node placed directly
-//!   in a loop body whose operands are all visible outside the loop is
-//!   demanded on every iteration; it moves to the loop's preheader.
+//!   ancestor in the region tree — and, when its uses there all lie in
+//!   mutually exclusive arms of one branch, a copy sinks into each arm
+//!   that needs it ([`sink`], at most a few copies). So a value needed by
+//!   one arm only is computed in that arm (partial dead code elimination,
+//!   digest T5), a value needed on exclusive paths is computed on exactly
+//!   those (the duplicating answer to Fig 4.1/4.10, digest T1/T2), and a
+//!   value needed by two independent branches is computed once before
+//!   them. Each copy is emitted once in its region, so no path evaluates a
+//!   node twice. Pure nodes never trap (trapping ones are stateful), so
+//!   the remaining hoisting above a branch only speculates a cheap total
+//!   computation (Table 3.1's call-by-value column for the independent
+//!   case; γ-ordering, §4.4, would remove it).
+//! - **Loop invariants (§5.4, digest §6.3 and T8).** A pure node inside a
+//!   loop body whose operands are all visible outside the loop moves to
+//!   the loop's preheader: evaluated once instead of once per iteration.
+//!   When the body needs it only on some paths (always the case behind a
+//!   `while` test) this speculates it, which the report allows for finite,
+//!   non-trapping work (§2.7.2 fairness) and the digest accepts for cheap
+//!   pure nodes; trapping nodes are stateful and never move.
 //! - **Scheduling.** Within a region, nodes are listed in a topological
 //!   order of their dependences (values, state, and the uses made inside γ
 //!   arms), ties broken by creation order, which follows the source.
@@ -42,15 +51,19 @@ use super::dne::{liveness, Liveness};
 use super::graph::{Graph, Node, Op, Owner, Port, Region, Sort, Tail};
 use super::Unsupported;
 
+/// Most copies of one pure node that sinking into exclusive arms makes.
+const MAX_COPIES: usize = 4;
+
 /// Where each live node is evaluated.
 pub struct Placement {
-    /// The region of every live node.
-    pub region: SecondaryMap<Node, Option<Region>>,
+    /// The regions where each live node is evaluated: one for pinned
+    /// nodes; for pure nodes one per exclusive arm that needs them.
+    pub copies: SecondaryMap<Node, Vec<Region>>,
     /// The nodes listed in each region (θ-nodes and argument nodes excluded).
     pub items: SecondaryMap<Region, Vec<Node>>,
     /// Dependence edges between the items of one region.
-    succs: SecondaryMap<Node, Vec<Node>>,
-    indeg: SecondaryMap<Node, u32>,
+    succs: FxHashMap<(Region, Node), Vec<Node>>,
+    indeg: FxHashMap<(Region, Node), u32>,
 }
 
 /// Whether a node is placed freely (pure) rather than pinned.
@@ -85,6 +98,67 @@ fn topo(g: &Graph, live: &Liveness) -> Vec<Node> {
     order
 }
 
+/// The child of `r` that contains `u` (a region strictly inside `r`).
+fn child_of(g: &Graph, r: Region, mut u: Region) -> Region {
+    while g.regions[u].parent != Some(r) {
+        u = g.regions[u].parent.expect("u is inside r");
+    }
+    u
+}
+
+/// Call-by-need placement of a pure node used in `uses` whose innermost
+/// common region is `r`: when every use lies in mutually exclusive arms
+/// of one branch (or exits of one loop), a copy goes into each arm that
+/// needs it, recursively, so no path evaluates the node unless it needs
+/// it, and none evaluates it twice (Lawrence §3.1, Table 3.1's
+/// call-by-need column; digest §6.5 T1, T5). Otherwise the node stays in
+/// `r`, before the branches.
+fn sink(g: &Graph, r: Region, uses: &[Region], out: &mut Vec<Region>) {
+    if uses.contains(&r) {
+        out.push(r);
+        return;
+    }
+    let mut groups: Vec<(Region, Vec<Region>)> = Vec::new();
+    for &u in uses {
+        let c = child_of(g, r, u);
+        match groups.iter_mut().find(|(k, _)| *k == c) {
+            Some((_, us)) => us.push(u),
+            None => groups.push((c, vec![u])),
+        }
+    }
+    let owner = |c: Region| g.regions[c].owner;
+    let exclusive = groups
+        .iter()
+        .all(|&(c, _)| match (owner(groups[0].0), owner(c)) {
+            (Owner::Arm(a, _), Owner::Arm(b, _)) => a == b,
+            (Owner::TailArm(..), Owner::TailArm(..)) => true,
+            (Owner::Exit(a, _), Owner::Exit(b, _)) => a == b,
+            _ => false,
+        });
+    if !exclusive || groups.len() == 1 {
+        out.push(r);
+        return;
+    }
+    for (_, us) in groups {
+        let l = us
+            .iter()
+            .copied()
+            .reduce(|a, b| g.lca(a, b))
+            .expect("a use");
+        sink(g, l, &us, out);
+    }
+}
+
+/// The innermost loop whose body contains region `r`.
+fn enclosing_loop(g: &Graph, mut r: Region) -> Option<Node> {
+    loop {
+        if let Owner::Body(t) = g.regions[r].owner {
+            return Some(t);
+        }
+        r = g.regions[r].parent?;
+    }
+}
+
 /// Computes where every live node is evaluated and the order constraints
 /// inside each region.
 pub fn place(g: &Graph, live: &Liveness) -> Placement {
@@ -102,75 +176,86 @@ pub fn place(g: &Graph, live: &Liveness) -> Placement {
             .for_each_use(|p| users[p.node].push(Err(r)));
     }
     let mut pl = Placement {
-        region: SecondaryMap::new(),
+        copies: SecondaryMap::new(),
         items: SecondaryMap::new(),
-        succs: SecondaryMap::new(),
-        indeg: SecondaryMap::new(),
+        succs: FxHashMap::default(),
+        indeg: FxHashMap::default(),
     };
     for &n in order.iter().rev() {
         if !is_pure(g, n) {
-            pl.region[n] = Some(g.nodes[n].region);
+            pl.copies[n] = vec![g.nodes[n].region];
             continue;
         }
-        let mut at: Option<Region> = None;
+        let mut uses: Vec<Region> = Vec::new();
         for u in &users[n] {
-            let r = match *u {
-                Ok(u) => pl.region[u].expect("users are placed first"),
-                Err(r) => r,
-            };
-            at = Some(at.map_or(r, |a| g.lca(a, r)));
-        }
-        let mut at = at.unwrap_or(g.nodes[n].scope);
-        // Loop-invariant code motion out of loop bodies.
-        let scope_depth = g.regions[g.nodes[n].scope].depth;
-        while let Owner::Body(t) = g.regions[at].owner {
-            let outer = g.nodes[t].region;
-            if scope_depth > g.regions[outer].depth {
-                break;
+            match *u {
+                Ok(u) => uses.extend(pl.copies[u].iter().copied()),
+                Err(r) => uses.push(r),
             }
-            at = outer;
         }
-        pl.region[n] = Some(at);
+        let scope = g.nodes[n].scope;
+        let lca = uses
+            .iter()
+            .copied()
+            .reduce(|a, b| g.lca(a, b))
+            .unwrap_or(scope);
+        let mut at = Vec::new();
+        sink(g, lca, &uses, &mut at);
+        if at.len() > MAX_COPIES {
+            at = vec![lca];
+        }
+        // Loop-invariant code motion out of loop bodies.
+        let scope_depth = g.regions[scope].depth;
+        for r in &mut at {
+            while let Some(t) = enclosing_loop(g, *r) {
+                let outer = g.nodes[t].region;
+                if scope_depth > g.regions[outer].depth {
+                    break;
+                }
+                *r = outer;
+            }
+        }
+        at.sort();
+        at.dedup();
+        pl.copies[n] = at;
     }
     for &n in &order {
         if matches!(g.nodes[n].op, Op::Args | Op::Theta { .. }) {
             continue;
         }
-        let r = pl.region[n].expect("placed");
-        pl.items[r].push(n);
+        for &r in &pl.copies[n] {
+            pl.items[r].push(n);
+        }
     }
     // Dependences between items of one region.
     for &u in &order {
         if matches!(g.nodes[u].op, Op::Args) {
             continue;
         }
-        let ru = pl.region[u].expect("placed");
-        for p in &g.nodes[u].inputs {
-            let n = p.node;
-            if matches!(g.nodes[n].op, Op::Args) {
-                continue;
-            }
-            let rn = pl.region[n].expect("placed");
-            let item = if matches!(g.nodes[u].op, Op::Theta { .. }) {
-                None
-            } else if ru == rn {
-                Some(u)
-            } else {
-                // The item of `rn` that contains the use.
-                let mut c = ru;
-                while g.regions[c].parent != Some(rn) {
-                    c = g.regions[c]
-                        .parent
-                        .expect("uses are inside the definition's region");
+        for &ru in &pl.copies[u] {
+            for p in &g.nodes[u].inputs {
+                let n = p.node;
+                if matches!(g.nodes[n].op, Op::Args) {
+                    continue;
                 }
-                match g.regions[c].owner {
-                    Owner::Arm(gm, _) => Some(gm),
-                    _ => None,
+                // The copy of `n` whose region encloses this copy of `u`.
+                let Some(&rn) = pl.copies[n].iter().find(|&&c| g.is_within(ru, c)) else {
+                    continue;
+                };
+                let item = if matches!(g.nodes[u].op, Op::Theta { .. }) {
+                    None
+                } else if ru == rn {
+                    Some(u)
+                } else {
+                    match g.regions[child_of(g, rn, ru)].owner {
+                        Owner::Arm(gm, _) => Some(gm),
+                        _ => None,
+                    }
+                };
+                if let Some(item) = item {
+                    pl.succs.entry((rn, n)).or_default().push(item);
+                    *pl.indeg.entry((rn, item)).or_default() += 1;
                 }
-            };
-            if let Some(item) = item {
-                pl.succs[n].push(item);
-                pl.indeg[item] += 1;
             }
         }
     }
@@ -287,17 +372,18 @@ impl Emitter<'_> {
         let mut heap: BinaryHeap<Reverse<Node>> = items
             .iter()
             .copied()
-            .filter(|&n| self.pl.indeg[n] == 0)
+            .filter(|&n| self.pl.indeg.get(&(r, n)).copied().unwrap_or(0) == 0)
             .map(Reverse)
             .collect();
         let mut done = 0;
         while let Some(Reverse(n)) = heap.pop() {
             done += 1;
             cur = self.item(n, cur, ctx)?;
-            for i in 0..self.pl.succs[n].len() {
-                let s = self.pl.succs[n][i];
-                self.pl.indeg[s] -= 1;
-                if self.pl.indeg[s] == 0 {
+            let succs = self.pl.succs.remove(&(r, n)).unwrap_or_default();
+            for s in succs {
+                let d = self.pl.indeg.get_mut(&(r, s)).expect("counted edge");
+                *d -= 1;
+                if *d == 0 {
                     heap.push(Reverse(s));
                 }
             }

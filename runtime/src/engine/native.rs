@@ -240,7 +240,8 @@ fn compile_unit(
     fuel: bool,
 ) -> Result<Box<dyn NativeProgram>, String> {
     match tier {
-        Tier::Opt => {
+        // T3 differs from T2 in its passes only.
+        Tier::Opt | Tier::Full => {
             let opts = JitOptions {
                 fuel,
                 ..JitOptions::default()
