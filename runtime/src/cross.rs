@@ -2,7 +2,7 @@
 //! (`waddle_jit::cross`), runs it under qemu-aarch64 with the C loader, and
 //! turns the loader's records into exactly what `waddle run` prints on the
 //! host: the output (formatted here, with the interpreter's formatting),
-//! the runtime error with its location, and the exit code (LANGUAGE.md
+//! the runtime error with its location, and the exit code (docs/language.md
 //! "Errors": 0, 1 compile error or unavailable tier/tool, 2 runtime error).
 
 use std::panic::{catch_unwind, AssertUnwindSafe};

@@ -7,7 +7,7 @@ use std::str::FromStr;
 use crate::engine::{Engine, EngineConfig};
 use crate::output::OutputSink;
 
-/// Execution tiers (DESIGN.md, "Tiers").
+/// Execution tiers (docs/architecture.md, "Tiers").
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub enum Tier {
     /// T0: the IR interpreter.
@@ -71,6 +71,8 @@ pub struct RunOptions {
     /// Heap limit in bytes (`waddle run --memory-limit`); `None`: what the
     /// system allows.
     pub memory_limit: Option<usize>,
+    /// Whether `extern` declarations (FFI) are allowed (`--allow-ffi`).
+    pub allow_ffi: bool,
 }
 
 impl Default for RunOptions {
@@ -81,6 +83,7 @@ impl Default for RunOptions {
             passes: None,
             fuel: None,
             memory_limit: None,
+            allow_ffi: false,
         }
     }
 }
@@ -119,6 +122,7 @@ fn run_captured(file_name: &str, source: &str, options: &RunOptions) -> RunOutco
         passes: options.passes.clone(),
         fuel: options.fuel,
         memory_limit: options.memory_limit,
+        allow_ffi: options.allow_ffi,
         output: OutputSink::Capture,
         ..EngineConfig::default()
     };

@@ -1,4 +1,4 @@
-//! Checker unit tests: one per rule of LANGUAGE.md, plus table contents.
+//! Checker unit tests: one per rule of docs/language.md, plus table contents.
 
 use super::*;
 use crate::ast::{Item, StmtKind};
@@ -340,6 +340,7 @@ fn repl_prelude_rules() {
     };
     let prelude = Prelude {
         functions: vec![("f".into(), sig)],
+        host_functions: vec![],
         globals: vec![
             crate::PreludeGlobal {
                 name: "x".into(),
@@ -376,6 +377,7 @@ fn repl_prelude_rules() {
         "let x = x + 1.5 > 0.0; print(x);",
         &Prelude {
             functions: vec![],
+            host_functions: vec![],
             globals: vec![crate::PreludeGlobal {
                 name: "x".into(),
                 ty: Type::Float,

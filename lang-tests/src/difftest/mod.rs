@@ -138,6 +138,7 @@ pub fn run(config: &Config, limits: Limits, name: &str, source: &str) -> RunOutc
                 passes: None,
                 fuel: limits.fuel,
                 memory_limit: limits.memory_limit,
+                allow_ffi: false,
             },
         ),
         Arch::Aarch64 => waddle::cross::run_source_aarch64(

@@ -229,3 +229,31 @@ fn repl_over_a_pipe() {
     assert!(stdout.contains("still here\n"), "{stdout}");
     assert!(text(&out.stderr).contains("division by zero"));
 }
+
+#[cfg(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64")
+))]
+#[test]
+fn allow_ffi_flag() {
+    let p = program(
+        "ffi.wdl",
+        "extern \"libm.so.6\" fn ldexp(x: float, e: int) -> float;\nprint(ldexp(1.5, 4));\n",
+    );
+    let p = p.to_str().unwrap();
+    let out = waddle(&["run", p]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("--allow-ffi"),
+        "{}",
+        text(&out.stderr)
+    );
+    for tier in ["interp", "opt"] {
+        let out = waddle(&["run", "--allow-ffi", "--tier", tier, p]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        assert_eq!(text(&out.stdout), "24.0\n");
+    }
+    let out = waddle(&["run", "--allow-ffi", "--emit", "ir", p]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("host h0 \"ldexp\"(float, int) -> float"));
+}

@@ -125,9 +125,39 @@ pub fn compile_source(
     repl: bool,
     opt: &OptOptions,
 ) -> Result<CompiledIr, Error> {
+    let options = CompileOptions {
+        prelude,
+        repl,
+        allow_ffi: false,
+    };
+    compile_with_options(name, source, options, opt)
+}
+
+/// A whole program (no prelude) with `extern` declarations allowed when
+/// `allow_ffi` is set (`waddle run --allow-ffi --emit ir`). The externs are
+/// checked, not loaded.
+pub fn compile_source_with_ffi(
+    name: &str,
+    source: &str,
+    allow_ffi: bool,
+    opt: &OptOptions,
+) -> Result<CompiledIr, Error> {
+    let options = CompileOptions {
+        allow_ffi,
+        ..CompileOptions::default()
+    };
+    compile_with_options(name, source, options, opt)
+}
+
+/// [`compile_source`] with every frontend option.
+pub(crate) fn compile_with_options(
+    name: &str,
+    source: &str,
+    options: CompileOptions,
+    opt: &OptOptions,
+) -> Result<CompiledIr, Error> {
     let mut sources = SourceMap::default();
     sources.add(SourceFile::new(name, source));
-    let options = CompileOptions { prelude, repl };
     let frontend = catch_unwind(AssertUnwindSafe(|| {
         waddle_frontend::compile(&sources, &options)
     }))
@@ -144,7 +174,7 @@ pub fn compile_source(
         });
         Error::Compile {
             rendered,
-            count: diags.len(),
+            diagnostics: crate::error::diagnostics(&diags, &sources),
         }
     })?;
     let mut optimized = frontend.program.clone();

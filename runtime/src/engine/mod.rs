@@ -39,16 +39,20 @@
 //! thread with a generous stack to get the full budget (the CLI uses
 //! [`crate::driver::run_on_big_stack`]).
 
-mod backend;
+pub(crate) mod backend;
 mod compile;
+mod host_api;
 mod link;
-mod native;
-mod tiering;
-mod val;
+pub(crate) mod native;
+pub(crate) mod tiering;
+pub(crate) mod val;
 
+pub(crate) use compile::panic_error;
 pub use compile::{
-    check_passes, compile_source, optimize, CompiledIr, OptOptions, PassLog, PassTrace,
+    check_passes, compile_source, compile_source_with_ffi, optimize, CompiledIr, OptOptions,
+    PassLog, PassTrace,
 };
+pub use host_api::HostFunctionInfo;
 pub use val::{Args, FromVal, IntoVal, Val};
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -112,6 +116,9 @@ pub struct EngineConfig {
     pub output: OutputSink,
     /// Collector stress mode (for tests): collect before every allocation.
     pub gc_stress: bool,
+    /// Whether scripts may declare C functions with `extern` (FFI; default
+    /// off). See [`Engine::allow_ffi`].
+    pub allow_ffi: bool,
 }
 
 impl Default for EngineConfig {
@@ -126,6 +133,7 @@ impl Default for EngineConfig {
             memory_limit: None,
             output: OutputSink::Stdout,
             gc_stress: false,
+            allow_ffi: false,
         }
     }
 }
@@ -150,8 +158,14 @@ pub struct GlobalInfo {
     pub ty: Type,
 }
 
+/// An incremental session (the REPL's engine): compiles entries one after
+/// another into one growing program, keeps its functions and globals, and
+/// runs code. For compile-once, run-in-many-stores embedding use
+/// [`crate::Module`] and [`crate::Store`].
+pub type Session = Engine;
+
 /// A Waddle engine: compiles source, keeps the program's functions and
-/// globals, and runs code.
+/// globals, and runs code (exported as [`Session`]).
 pub struct Engine {
     tier: Tier,
     opt: OptOptions,
@@ -206,6 +220,8 @@ impl Engine {
             stress: config.gc_stress,
             ..HeapConfig::default()
         };
+        let mut runtime = Runtime::new(heap, config.output, config.fuel);
+        runtime.hostfns.allow_ffi = config.allow_ffi;
         Engine {
             tier: config.tier,
             opt: OptOptions {
@@ -219,7 +235,7 @@ impl Engine {
             program: Program::default(),
             source_ir: Program::default(),
             global_mutable: Vec::new(),
-            runtime: Runtime::new(heap, config.output, config.fuel),
+            runtime,
             exec: None,
             entries: 0,
         }
@@ -511,6 +527,7 @@ impl Engine {
                     mutable,
                 })
                 .collect(),
+            host_functions: self.runtime.hostfns.signatures(),
         }
     }
 
@@ -527,7 +544,7 @@ impl Engine {
     /// Compiles, links and runs one entry.
     fn entry(&mut self, name: &str, source: &str, repl: bool) -> Result<(), Error> {
         check_tier(self.tier)?;
-        let compiled = compile_source(name, source, self.prelude(), repl, &self.opt)?;
+        let compiled = self.compile_entry(name, source, repl)?;
         self.pass_log.merge(compiled.log);
         let mutable: Vec<bool> = (compiled.frontend.typed.globals.iter())
             .map(|g| g.mutable)
@@ -540,13 +557,7 @@ impl Engine {
         let _ = link::link(&mut self.source_ir, compiled.frontend.program);
         self.reoptimize_inliners(n_before, &mut linked)?;
         let globals = self.runtime.add_globals(&linked.new_globals);
-        let mut result = globals.map_err(|code| {
-            Error::Runtime(RuntimeError {
-                code,
-                message: code.message().to_string(),
-                location: name.to_string(),
-            })
-        });
+        let mut result = globals.map_err(|code| Error::Runtime(RuntimeError::new(code, None)));
         match &mut self.exec {
             None => {
                 self.exec = Some(Executor::new(
@@ -643,7 +654,7 @@ impl Engine {
                 Err(compile::panic_error("execution", p))
             }
             Ok(Err(msg)) => Err(Error::Internal(msg)),
-            Ok(Ok(Err(trap))) => Err(Error::Runtime(RuntimeError::from_trap(trap, &self.program))),
+            Ok(Ok(Err(trap))) => Err(Error::Runtime(self.trap_error(trap))),
             Ok(Ok(Ok(w))) => Ok(w),
         }
     }
@@ -696,7 +707,7 @@ pub fn emit_ast(name: &str, source: &str) -> Result<String, Error> {
         Ok(module) => Ok(format!("{module:#?}\n")),
         Err(diags) => Err(Error::Compile {
             rendered: waddle_frontend::diag::render(&diags, &sources),
-            count: diags.len(),
+            diagnostics: crate::error::diagnostics(&diags, &sources),
         }),
     }
 }

@@ -114,7 +114,7 @@ fn runtime_errors_have_locations_and_keep_output() {
     match r {
         Err(Error::Runtime(err)) => {
             assert_eq!(err.code, TrapCode::DivisionByZero);
-            assert_eq!(err.location, "t.wdl:3:9");
+            assert_eq!(err.location.as_ref().unwrap().to_string(), "t.wdl:3:9");
             assert_eq!(
                 err.render(),
                 "error: runtime error: division by zero\n  --> t.wdl:3:9\n"

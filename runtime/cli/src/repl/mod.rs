@@ -19,7 +19,7 @@
 //! | `:tier NAME` | the tier running a function |
 //! | `:tier` | the engine's current tier |
 //! | `:set-tier TIER` | switch the tier for later entries |
-//! | `:funcs` | functions with signatures |
+//! | `:funcs` | functions with signatures, then host functions |
 //! | `:globals` | globals with types and values |
 //! | `:heap` | heap statistics |
 
@@ -28,7 +28,7 @@ mod input;
 pub use input::is_complete;
 
 use waddle::driver::Tier;
-use waddle::engine::{Engine, EngineConfig};
+use waddle::engine::{EngineConfig, Session};
 use waddle::error::Error;
 
 /// What handling one line produced.
@@ -62,14 +62,14 @@ Commands:
   :tier NAME        the tier that runs NAME
   :tier             the current tier for new code
   :set-tier TIER    switch tier (interp, baseline, opt, full, auto)
-  :funcs            list functions
+  :funcs            list functions and host functions
   :globals          list globals and their values
   :heap             heap statistics
 ";
 
 /// REPL state: the engine plus a partly entered entry.
 pub struct Repl {
-    engine: Engine,
+    engine: Session,
     buffer: String,
     entries: usize,
 }
@@ -80,10 +80,16 @@ impl Repl {
     /// [`ReplOutput::stdout`]).
     pub fn new(config: EngineConfig) -> Result<Repl, Error> {
         Ok(Repl {
-            engine: Engine::with_config(config)?,
+            engine: Session::with_config(config)?,
             buffer: String::new(),
             entries: 0,
         })
+    }
+
+    /// The engine (tests register host functions through it).
+    #[cfg(test)]
+    pub fn engine_mut(&mut self) -> &mut Session {
+        &mut self.engine
     }
 
     /// Whether an entry is being continued.
@@ -194,6 +200,14 @@ impl Repl {
                 s.push_str(&format!(" -> {}", f.sig.ret));
             }
             s.push_str(&format!("    [{}]\n", f.tier));
+        }
+        for f in self.engine.host_functions() {
+            let params: Vec<String> = f.sig.params.iter().map(|t| t.to_string()).collect();
+            s.push_str(&format!("fn {}({})", f.name, params.join(", ")));
+            if f.sig.ret != waddle_opt::ir::Type::Unit {
+                s.push_str(&format!(" -> {}", f.sig.ret));
+            }
+            s.push_str("    [host]\n");
         }
         if s.is_empty() {
             s.push_str("no functions\n");

@@ -121,3 +121,19 @@ fn commands() {
     assert!(r.handle_line(":quit").quit);
     assert!(r.handle_line(":q").quit);
 }
+
+#[test]
+fn funcs_lists_host_functions() {
+    let mut r = repl();
+    (r.engine_mut())
+        .register_fn("twice", |s: &str| format!("{s}{s}"))
+        .unwrap();
+    r.engine_mut().register_fn("beep", || ()).unwrap();
+    assert_eq!(ok(&mut r, "twice(\"ab\")"), "abab\n");
+    let funcs = ok(&mut r, ":funcs");
+    assert!(
+        funcs.contains("fn twice(str) -> str    [host]\n"),
+        "{funcs}"
+    );
+    assert!(funcs.contains("fn beep()    [host]\n"), "{funcs}");
+}
