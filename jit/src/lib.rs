@@ -44,9 +44,9 @@ const HOST_SUPPORTED: bool = cfg!(any(target_arch = "x86_64", target_arch = "aar
 /// to, by `--tier` name.
 pub fn available_tiers() -> &'static [&'static str] {
     if cfg!(target_arch = "x86_64") {
-        &["baseline", "opt"]
+        &["baseline", "opt", "full"]
     } else if HOST_SUPPORTED {
-        &["opt"]
+        &["opt", "full"]
     } else {
         &[]
     }

@@ -130,6 +130,9 @@ pub enum Emit {
     Ir,
     /// Waddle IR after the pass pipeline.
     OptIr,
+    /// The VSDG of every function after the `-O` passes (Graphviz DOT,
+    /// regions as clusters), as tier `full` lifts it.
+    Vsdg,
 }
 
 /// Parses the process arguments and runs; returns the exit status.
@@ -259,6 +262,7 @@ fn run_program(name: &str, source: &str, args: &RunArgs) -> Result<(), Error> {
 fn emit_form(name: &str, source: &str, emit: Emit, args: &RunArgs) -> Result<(), Error> {
     waddle::engine::check_tier(args.tier.tier.into())?;
     let opt = OptOptions {
+        vsdg: args.tier.tier == TierArg::Full,
         opt_level: args.tier.opt_level,
         passes: args.passes.clone(),
         trace: trace(args),
@@ -274,6 +278,13 @@ fn emit_form(name: &str, source: &str, emit: Emit, args: &RunArgs) -> Result<(),
             let c = compile_source_with_ffi(name, source, args.tier.allow_ffi, &opt)?;
             print_pass_log(&c.log);
             waddle::engine::print_program(&c.optimized)
+        }
+        Emit::Vsdg => {
+            // The graph the round trip starts from: the level pipeline's output.
+            let opt = OptOptions { vsdg: false, ..opt };
+            let c = compile_source_with_ffi(name, source, args.tier.allow_ffi, &opt)?;
+            print_pass_log(&c.log);
+            waddle::engine::print_vsdg(&c.optimized)
         }
     };
     let mut out = std::io::stdout().lock();

@@ -152,6 +152,7 @@ impl Engine {
         let opt = OptOptions {
             opt_level: config.opt_level,
             passes: config.passes.clone(),
+            vsdg: config.tier == Tier::Full,
             trace: config.trace.clone(),
         };
         Engine {

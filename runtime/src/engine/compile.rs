@@ -18,6 +18,8 @@ pub struct OptOptions {
     pub opt_level: u8,
     /// An explicit pass list, overriding `opt_level`.
     pub passes: Option<Vec<String>>,
+    /// Run the VSDG round trip after the level pipeline (tier T3, `full`).
+    pub vsdg: bool,
     /// What the optimizer reports while it runs.
     pub trace: PassTrace,
 }
@@ -192,7 +194,13 @@ pub fn optimize(program: &mut Program, opt: &OptOptions) -> Result<PassLog, Erro
     }
     check_passes(&opt.trace.print_after)?;
     let result = catch_unwind(AssertUnwindSafe(|| {
-        backend::run_pipeline(program, opt.opt_level, opt.passes.as_deref(), &opt.trace)
+        backend::run_pipeline(
+            program,
+            opt.opt_level,
+            opt.vsdg,
+            opt.passes.as_deref(),
+            &opt.trace,
+        )
     }))
     .map_err(|p| panic_error("the optimizer", p))?;
     let log = result.map_err(Error::Passes)?;

@@ -74,11 +74,11 @@ use backend::Executor;
 /// T2 for everything but cold top-level code when T2 exists). Matches
 /// `waddle_jit::available_tiers()` plus `interp` and `auto`.
 #[cfg(target_arch = "x86_64")]
-pub const AVAILABLE_TIERS: &[&str] = &["interp", "baseline", "opt", "auto"];
+pub const AVAILABLE_TIERS: &[&str] = &["interp", "baseline", "opt", "full", "auto"];
 /// Tiers this build can run (the baseline tier's host back end is x86-64;
 /// its AArch64 back end runs through cross-execution images).
 #[cfg(target_arch = "aarch64")]
-pub const AVAILABLE_TIERS: &[&str] = &["interp", "opt", "auto"];
+pub const AVAILABLE_TIERS: &[&str] = &["interp", "opt", "full", "auto"];
 /// Tiers this build can run (no native tier on this architecture).
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 pub const AVAILABLE_TIERS: &[&str] = &["interp", "auto"];
@@ -231,6 +231,7 @@ impl Engine {
         Engine {
             tier: config.tier,
             opt: OptOptions {
+                vsdg: config.tier == Tier::Full,
                 opt_level: config.opt_level,
                 passes: config.passes,
                 trace: config.trace,
@@ -256,6 +257,7 @@ impl Engine {
     pub fn set_tier(&mut self, tier: Tier) -> Result<(), Error> {
         check_tier(tier)?;
         self.tier = tier;
+        self.opt.vsdg = tier == Tier::Full;
         Ok(())
     }
 
@@ -463,6 +465,14 @@ impl Engine {
     pub fn function_opt_ir(&self, name: &str) -> Result<String, Error> {
         let id = self.func_id(name)?;
         Ok(backend::print_function(&self.program, id))
+    }
+
+    /// The VSDG of function `name` (its optimized IR lifted, as tier T3
+    /// sees it) in Graphviz DOT, or a comment saying why it has none
+    /// (REPL `:vsdg`).
+    pub fn function_vsdg(&self, name: &str) -> Result<String, Error> {
+        let id = self.func_id(name)?;
+        Ok(function_vsdg_dot(&self.program.funcs[id]))
     }
 
     /// The tier that runs function `name` now.
@@ -678,6 +688,27 @@ pub fn check_tier(tier: Tier) -> Result<(), Error> {
 /// The text form of a whole IR program (as `--emit ir` prints it).
 pub fn print_program(program: &Program) -> String {
     backend::print_program(program)
+}
+
+/// The VSDG of every function of an optimized (canonical) `program` in
+/// Graphviz DOT, one `digraph` per function (for `--emit vsdg`).
+pub fn print_vsdg(program: &Program) -> String {
+    program
+        .funcs
+        .values()
+        .filter(|f| !f.is_declaration())
+        .map(function_vsdg_dot)
+        .collect()
+}
+
+/// One function's VSDG in DOT, or a DOT comment with the reason it has none.
+fn function_vsdg_dot(f: &waddle_opt::ir::Function) -> String {
+    let lifted = std::panic::catch_unwind(|| waddle_opt::vsdg::lift(f));
+    match lifted {
+        Ok(Ok(g)) => waddle_opt::vsdg::dot::to_dot(&g, &f.name),
+        Ok(Err(e)) => format!("// {}: {e}\n", f.name),
+        Err(_) => format!("// {}: internal error while lifting to the VSDG\n", f.name),
+    }
 }
 
 /// The parsed syntax tree of `source`, as text (for `--emit ast`).

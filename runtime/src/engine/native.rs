@@ -249,7 +249,8 @@ pub(crate) fn compile_unit(
         ..JitOptions::default()
     };
     match tier {
-        Tier::Opt => waddle_jit::compile(program, &opts)
+        // T3 differs from T2 in its passes only.
+        Tier::Opt | Tier::Full => waddle_jit::compile(program, &opts)
             .map(|p| Box::new(p) as Box<dyn NativeProgram>)
             .map_err(|e| e.to_string()),
         Tier::Baseline => waddle_jit::baseline::compile(program, &opts)

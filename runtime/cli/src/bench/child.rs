@@ -178,6 +178,7 @@ fn replay_phases(name: &str, source: &str, tier: Tier, phases: &mut Phases) -> R
     let opt = OptOptions {
         opt_level: OPT_LEVEL,
         passes: None,
+        vsdg: tier == Tier::Full,
         ..OptOptions::default()
     };
     let start = Instant::now();

@@ -14,6 +14,7 @@
 //! | `:quit` / `:q` (or Ctrl-D) | leave |
 //! | `:ir NAME` | Waddle IR of a function as compiled |
 //! | `:opt NAME` | its IR after optimization |
+//! | `:vsdg NAME` | its VSDG in Graphviz DOT (tier T3's view) |
 //! | `:asm NAME` | its machine code (none yet: everything is interpreted) |
 //! | `:tier NAME` | the tier running a function |
 //! | `:tier` | the engine's current tier |
@@ -56,6 +57,7 @@ Commands:
   :quit, :q         leave (Ctrl-D also works)
   :ir NAME          Waddle IR of function NAME as compiled
   :opt NAME         IR of NAME after optimization
+  :vsdg NAME        VSDG of NAME (Graphviz DOT, regions as clusters)
   :asm NAME         machine code of NAME
   :tier NAME        the tier that runs NAME
   :tier             the current tier for new code
@@ -157,6 +159,7 @@ impl Repl {
             }
             (":ir", Some(name)) => self.engine.function_ir(name),
             (":opt", Some(name)) => self.engine.function_opt_ir(name),
+            (":vsdg", Some(name)) => self.engine.function_vsdg(name),
             (":asm", Some(name)) => self.engine.function_asm(name),
             (":tier", Some(name)) => self
                 .engine
@@ -177,7 +180,7 @@ impl Repl {
                     s.objects, s.live_bytes, s.peak_bytes, s.collections
                 ))
             }
-            (":ir" | ":opt" | ":asm" | ":set-tier", None) => Err(Error::Passes(format!(
+            (":ir" | ":opt" | ":vsdg" | ":asm" | ":set-tier", None) => Err(Error::Passes(format!(
                 "`{head}` needs an argument (see :help)"
             ))),
             _ => Err(Error::Passes(format!(

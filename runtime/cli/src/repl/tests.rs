@@ -80,6 +80,12 @@ fn commands() {
     ok(&mut r, "fn sq(x: int) -> int { return x * x; }");
     assert!(ok(&mut r, ":ir sq").contains("sq"));
     assert!(ok(&mut r, ":opt sq").contains("sq"));
+    let dot = ok(&mut r, ":vsdg sq");
+    assert!(dot.starts_with("digraph \"sq\""), "{dot}");
+    assert!(
+        dot.contains("imul") && dot.contains("subgraph cluster_"),
+        "{dot}"
+    );
     assert_eq!(
         ok(&mut r, ":asm sq"),
         "no native code: sq runs on the interpreter (tier interp)\n"
