@@ -358,3 +358,36 @@ fn an_interruptible_session_stops_an_entry_and_keeps_its_state() {
         assert_eq!(s.eval_expr("kept + 1").unwrap(), Val::Int(42), "{tier}");
     }
 }
+
+#[test]
+fn host_functions_registered_on_the_engine_run_on_every_tier() {
+    for (tier, engine) in engines() {
+        engine.register_fn("twice", |x: i64| x * 2).unwrap();
+        engine
+            .register_fn(
+                "checked",
+                |a: i64| if a < 0 { Err("negative") } else { Ok(a) },
+            )
+            .unwrap();
+        engine
+            .register_fn_with_caller("record", |c: &mut waddle::Caller<'_>, x: i64| {
+                c.data_mut::<Vec<i64>>().expect("data").push(x);
+            })
+            .unwrap();
+        let module = Module::new(
+            &engine,
+            "h.wdl",
+            "fn f(x: int) -> int { record(x); return twice(x) + checked(x); }",
+        )
+        .unwrap();
+        let mut store = Store::with_output(&engine, OutputSink::Capture);
+        store.set_data(Vec::<i64>::new());
+        let inst = store.instantiate(&module).unwrap();
+        let f = inst.typed_func::<(i64,), i64>(&store, "f").unwrap();
+        assert_eq!(f.call(&mut store, (5,)).unwrap(), 15, "{tier}");
+        let e = f.call(&mut store, (-1,)).unwrap_err();
+        assert_eq!(e.trap_code(), Some(TrapCode::HostError), "{tier}");
+        assert!(e.to_string().contains("`checked` failed: negative"), "{e}");
+        assert_eq!(store.data::<Vec<i64>>().unwrap(), &vec![5, -1], "{tier}");
+    }
+}

@@ -1,13 +1,16 @@
 //! [`Engine`] and its [`Config`]: what every module and store of an
 //! application shares.
 
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
+
+use waddle_opt::ir::Signature;
 
 use waddle_opt::abi::DEFAULT_STACK_BUDGET;
 
 use crate::driver::Tier;
 use crate::engine::{check_passes, check_tier, OptOptions, PassTrace};
 use crate::error::Error;
+use crate::hostfn::{ErasedFn, HostFn, IntoHostFn, IntoHostFnWithCaller};
 
 /// How an [`Engine`] compiles and runs code (builder style:
 /// `Config::new().tier(Tier::Opt).opt_level(1)`).
@@ -33,6 +36,9 @@ pub struct Config {
     pub gc_stress: bool,
     /// Optimizer diagnostics each module collects ([`crate::Module::pass_log`]).
     pub trace: PassTrace,
+    /// Whether scripts may declare `extern "lib" fn` (FFI; see
+    /// [`crate::Session::allow_ffi`]). Off by default.
+    pub allow_ffi: bool,
 }
 
 impl Default for Config {
@@ -46,6 +52,7 @@ impl Default for Config {
             memory_limit: None,
             gc_stress: false,
             trace: PassTrace::default(),
+            allow_ffi: false,
         }
     }
 }
@@ -121,6 +128,14 @@ pub struct Engine {
 struct EngineInner {
     config: Config,
     opt: OptOptions,
+    /// Registered host functions, in id order (modules snapshot them).
+    host_fns: RwLock<Vec<Arc<HostFn>>>,
+}
+
+impl std::fmt::Debug for HostFn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {:?}", self.name, self.sig)
+    }
 }
 
 impl Default for Engine {
@@ -156,7 +171,11 @@ impl Engine {
             trace: config.trace.clone(),
         };
         Engine {
-            inner: Arc::new(EngineInner { config, opt }),
+            inner: Arc::new(EngineInner {
+                config,
+                opt,
+                host_fns: RwLock::new(Vec::new()),
+            }),
         }
     }
 
@@ -167,6 +186,71 @@ impl Engine {
 
     pub(crate) fn opt(&self) -> &OptOptions {
         &self.inner.opt
+    }
+
+    /// Registers `f` as the host function `name` for modules compiled from
+    /// now on (they call it like a builtin, type-checked against the
+    /// closure's signature; see [`crate::Session::register_fn`] for the
+    /// parameter and result types). Registering a name again with the same
+    /// signature replaces the body for modules compiled later.
+    ///
+    /// ```
+    /// use waddle::{Engine, Module, Store};
+    /// let engine = Engine::default();
+    /// engine.register_fn("twice", |x: i64| x * 2)?;
+    /// let module = Module::new(&engine, "m.wdl", "fn f(x: int) -> int { return twice(x) + 1; }")?;
+    /// let mut store = Store::new(&engine);
+    /// let instance = store.instantiate(&module)?;
+    /// let f = instance.typed_func::<(i64,), i64>(&store, "f")?;
+    /// assert_eq!(f.call(&mut store, (20,))?, 41);
+    /// # Ok::<(), waddle::Error>(())
+    /// ```
+    pub fn register_fn<P>(&self, name: &str, f: impl IntoHostFn<P>) -> Result<(), Error> {
+        let (sig, call) = f.into_parts();
+        self.add_host_fn(name, sig, call.0)
+    }
+
+    /// [`Engine::register_fn`] for a closure taking a [`crate::Caller`]
+    /// first, which reaches the calling store's data
+    /// ([`crate::Store::set_data`]).
+    pub fn register_fn_with_caller<P>(
+        &self,
+        name: &str,
+        f: impl IntoHostFnWithCaller<P>,
+    ) -> Result<(), Error> {
+        let (sig, call) = f.into_parts();
+        self.add_host_fn(name, sig, call.0)
+    }
+
+    fn add_host_fn(&self, name: &str, sig: Signature, call: Box<ErasedFn>) -> Result<(), Error> {
+        crate::engine::check_host_name(name)?;
+        let mut table = self
+            .inner
+            .host_fns
+            .write()
+            .unwrap_or_else(|p| p.into_inner());
+        let f = Arc::new(HostFn {
+            name: name.to_string(),
+            sig,
+            call,
+        });
+        match table
+            .iter()
+            .position(|g| g.name == f.name && g.sig == f.sig)
+        {
+            Some(i) => table[i] = f,
+            None => table.push(f),
+        }
+        Ok(())
+    }
+
+    /// A snapshot of the registered host functions, in id order.
+    pub(crate) fn host_fns(&self) -> Vec<Arc<HostFn>> {
+        self.inner
+            .host_fns
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// Whether `self` and `other` are clones of one engine.

@@ -20,14 +20,15 @@ use std::sync::Arc;
 use cranelift_entity::EntityRef;
 
 use rustc_hash::FxHashMap;
-use waddle_frontend::Prelude;
+use waddle_frontend::{CompileOptions, Prelude};
 use waddle_jit::NativeProgram;
 use waddle_opt::ir::{FuncId, Program, Signature, Type};
 
 use super::engine::Engine;
 use crate::driver::Tier;
-use crate::engine::{compile_source, native, panic_error, tiering, PassLog};
+use crate::engine::{compile_with_options, native, panic_error, tiering, CompiledIr, PassLog};
 use crate::error::Error;
+use crate::hostfn::{ffi, HostFn};
 
 /// A Waddle program parsed, checked, lowered, optimized and (on the native
 /// tiers) compiled to machine code once.
@@ -72,6 +73,9 @@ pub(crate) struct ModuleInner {
     pub(crate) native_tier: Option<Tier>,
     /// What the optimizer reported ([`crate::Config::trace`]).
     pub(crate) pass_log: PassLog,
+    /// The host functions the code calls, by `HostFnId`: the engine's at
+    /// compile time, then the module's `extern` functions.
+    pub(crate) host_fns: Vec<Arc<HostFn>>,
 }
 
 impl std::fmt::Debug for Module {
@@ -90,7 +94,7 @@ impl Module {
     /// `auto` a native code generator failure falls back to the
     /// interpreter, on an explicit native tier it is an error.
     pub fn new(engine: &Engine, name: &str, source: &str) -> Result<Module, Error> {
-        let compiled = compile_source(name, source, Prelude::default(), false, engine.opt())?;
+        let (compiled, host_fns) = compile_with_host_fns(engine, name, source)?;
         let program = compiled.optimized;
         let pass_log = compiled.log;
         let config = engine.config();
@@ -154,6 +158,7 @@ impl Module {
                 is_native,
                 native_tier,
                 pass_log,
+                host_fns,
             }),
         })
     }
@@ -223,4 +228,59 @@ impl ModuleInner {
             .copied()
             .ok_or_else(|| Error::UnknownFunction(name.to_string()))
     }
+}
+
+/// Compiles `source` against the engine's host functions (a snapshot) and
+/// loads its `extern` declarations (an unloadable library or a missing
+/// symbol is a compile error at the declaration).
+fn compile_with_host_fns(
+    engine: &Engine,
+    name: &str,
+    source: &str,
+) -> Result<(CompiledIr, Vec<Arc<HostFn>>), Error> {
+    let mut host_fns = engine.host_fns();
+    let options = CompileOptions {
+        prelude: Prelude {
+            host_functions: (host_fns.iter())
+                .map(|f| (f.name.clone(), f.sig.clone()))
+                .collect(),
+            ..Prelude::default()
+        },
+        repl: false,
+        allow_ffi: engine.config().allow_ffi,
+    };
+    let compiled = compile_with_options(name, source, options, engine.opt())?;
+    let typed = &compiled.frontend.typed;
+    let mut diags = Vec::new();
+    for x in &typed.externs {
+        let Some(info) = typed.host_fns.get(x.host as usize) else {
+            return Err(Error::Internal(format!(
+                "extern `{}` has no host id",
+                x.symbol
+            )));
+        };
+        match ffi::resolve(&x.lib, &x.symbol, &info.sig) {
+            Ok(f) if x.host as usize == host_fns.len() => host_fns.push(Arc::new(f)),
+            Ok(_) => {
+                return Err(Error::Internal(format!(
+                    "extern `{}` got host id {}, expected {}",
+                    x.symbol,
+                    host_fns.len(),
+                    x.host
+                )))
+            }
+            Err(msg) => diags.push(
+                waddle_frontend::diag::Diagnostic::error(msg, x.span).with_label("declared here"),
+            ),
+        }
+    }
+    if !diags.is_empty() {
+        let mut sources = waddle_frontend::SourceMap::default();
+        sources.add(waddle_frontend::SourceFile::new(name, source));
+        return Err(Error::Compile {
+            rendered: waddle_frontend::diag::render(&diags, &sources),
+            diagnostics: crate::error::diagnostics(&diags, &sources),
+        });
+    }
+    Ok((compiled, host_fns))
 }

@@ -163,6 +163,8 @@ impl Store {
                 .collect(),
             None => Box::default(),
         };
+        self.runtime.hostfns.table = m.host_fns.clone();
+        self.runtime.hostfns.error = None;
         self.instance = Some(InstanceState {
             module: module.clone(),
             strings,
@@ -226,9 +228,33 @@ impl Store {
         self.runtime.output().flush();
         match outcome {
             Ok(Ok(w)) => Ok(w),
-            Ok(Err(trap)) => Err(Error::Runtime(RuntimeError::from_trap(trap, &m.program))),
+            Ok(Err(trap)) => {
+                let mut e = RuntimeError::from_trap(trap, &m.program);
+                if trap.code == waddle_opt::abi::TrapCode::HostError {
+                    if let Some(msg) = self.runtime.hostfns.error.take() {
+                        e.message = msg;
+                    }
+                }
+                Err(Error::Runtime(e))
+            }
             Err(p) => Err(panic_error("execution", p)),
         }
+    }
+
+    /// Sets the data host functions reach with [`crate::Caller::data`]
+    /// (replacing earlier data of any type).
+    pub fn set_data<T: std::any::Any + Send>(&mut self, data: T) {
+        self.runtime.hostfns.data = Some(Box::new(data));
+    }
+
+    /// The data set with [`Store::set_data`], if it has type `T`.
+    pub fn data<T: std::any::Any>(&self) -> Option<&T> {
+        self.runtime.hostfns.data.as_ref()?.downcast_ref()
+    }
+
+    /// The data set with [`Store::set_data`], mutably.
+    pub fn data_mut<T: std::any::Any>(&mut self) -> Option<&mut T> {
+        self.runtime.hostfns.data.as_mut()?.downcast_mut()
     }
 
     /// Remaining fuel (`None`: unlimited).

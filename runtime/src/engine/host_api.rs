@@ -246,7 +246,7 @@ impl Engine {
 }
 
 /// `Ok` for a name scripts can call: an identifier that is not reserved.
-fn check_host_name(name: &str) -> Result<(), Error> {
+pub(crate) fn check_host_name(name: &str) -> Result<(), Error> {
     let mut chars = name.chars();
     let ident = chars
         .next()

@@ -2,9 +2,10 @@
 //!
 //! It runs in a process of its own so its peak memory is this tier's alone,
 //! and times each phase in-process, around the phase only:
-//! 1. the engine: an [`Session`] on TIER compiles the program's declarations
+//! 1. the engine: a [`Module`] on TIER compiles the program's declarations
 //!    (everything but the final `main(N);`: frontend, passes and, on a
-//!    native tier, code generation as the engine does them) — `compile`;
+//!    native tier, code generation) and a [`Store`] instantiates it —
+//!    `compile`;
 //!    then `main(N)` is called — `exec` (wall and process CPU time), the
 //!    figure the tiers are compared by;
 //! 2. the phase breakdown, replayed on the same source with the same
@@ -27,10 +28,11 @@ use serde::{Deserialize, Serialize};
 use super::report::{FuncCodegen, Measurement, Phases};
 use super::{process, secs, suite, BenchArgs};
 use waddle::driver::{run_on_big_stack, Tier};
-use waddle::engine::{optimize, EngineConfig, OptOptions, Session};
+use waddle::engine::{optimize, OptOptions};
 use waddle::error::Error;
 use waddle::output::OutputSink;
 use waddle::Val;
+use waddle::{Config, Engine, Module, Store};
 
 /// Optimization level the benchmarks run at (the engine's default).
 const OPT_LEVEL: u8 = 2;
@@ -136,27 +138,28 @@ fn run_engine(
     size: i64,
     phases: &mut Phases,
 ) -> Result<Vec<u8>, (Vec<u8>, Error)> {
-    let config = EngineConfig {
-        tier,
-        opt_level: OPT_LEVEL,
-        output: OutputSink::Capture,
-        ..EngineConfig::default()
-    };
-    let mut engine = Session::with_config(config).map_err(|e| (Vec::new(), e))?;
+    let config = Config::new()
+        .tier(tier)
+        .opt_level(OPT_LEVEL)
+        // No budget to enforce: native loops run without fuel ticks.
+        .interruptible(false);
+    let engine = Engine::new(&config).map_err(|e| (Vec::new(), e))?;
     let start = Instant::now();
-    let compiled = engine.eval_named(name, decls);
+    let mut store = Store::with_output(&engine, OutputSink::Capture);
+    let compiled = Module::new(&engine, name, decls).and_then(|m| store.instantiate(&m));
     phases.engine_compile_s = secs(start.elapsed());
-    if let Err(e) = compiled {
-        return Err((engine.take_output(), e));
-    }
+    let instance = match compiled {
+        Ok(i) => i,
+        Err(e) => return Err((store.take_output(), e)),
+    };
     let cpu_start = process::process_cpu_time();
     let start = Instant::now();
-    let ran = engine.call("main", &[Val::Int(size)]);
+    let ran = instance.call(&mut store, "main", &[Val::Int(size)]);
     phases.exec_s = secs(start.elapsed());
     if let (Some(a), Some(b)) = (cpu_start, process::process_cpu_time()) {
         phases.exec_cpu_s = Some(secs(b.saturating_sub(a)));
     }
-    let output = engine.take_output();
+    let output = store.take_output();
     match ran {
         Ok(_) => Ok(output),
         Err(e) => Err((output, e)),
