@@ -68,6 +68,25 @@ pub enum Item {
     Fn(FnDecl),
     /// A top-level statement (part of the program's body).
     Stmt(Stmt),
+    /// `extern "library" fn name(params) -> ret;` (FFI, opt-in).
+    Extern(ExternFn),
+}
+
+/// A C function declared with `extern` (docs/language.md, "Extension: FFI").
+#[derive(Clone, PartialEq, Debug)]
+pub struct ExternFn {
+    /// The shared library to load it from, as written (`"libm.so.6"`).
+    pub lib: String,
+    /// The library string's span.
+    pub lib_span: Span,
+    /// Function (and symbol) name.
+    pub name: Ident,
+    /// Parameters (names are documentation only).
+    pub params: Vec<Param>,
+    /// Written result type; `None` means `void`.
+    pub ret: Option<TypeExpr>,
+    /// The whole declaration.
+    pub span: Span,
 }
 
 /// A function declaration.

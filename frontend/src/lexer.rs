@@ -1,5 +1,4 @@
-//! Tokens and the lexer (LANGUAGE.md, "Lexical structure" and "Details
-//! pinned down" #13).
+//! Tokens and the lexer (docs/language.md, "Lexical structure").
 //!
 //! [`lex`] turns one source file into a token vector that always ends with
 //! [`TokenKind::Eof`]. Lexical errors (bad literals, stray characters,
@@ -160,6 +159,11 @@ const KEYWORDS: [(&str, TokenKind); 17] = [
     ("bool", TokenKind::BoolTy),
     ("str", TokenKind::StrTy),
 ];
+
+/// Whether `word` is a reserved word (a keyword or a type name).
+pub fn is_keyword(word: &str) -> bool {
+    word == "void" || KEYWORDS.iter().any(|(s, _)| *s == word)
+}
 
 fn keyword_text(k: &TokenKind) -> Option<&'static str> {
     if *k == TokenKind::VoidTy {

@@ -1,9 +1,11 @@
 //! The Waddle frontend: source text → checked AST → Waddle IR.
 //!
 //! Pipeline: [`lexer`] → [`parser`] (an [`ast::Module`] with spans) →
-//! [`check`] (names and types, every rule of LANGUAGE.md) → [`lower`]
+//! [`check`] (names and types, every rule of docs/language.md) → [`lower`]
 //! (SSA construction straight from the AST, Braun et al.; Fritz §5.3).
 //! Errors are [`diag::Diagnostic`]s rendered with `ariadne`.
+
+#![forbid(unsafe_code)]
 
 pub mod ast;
 pub mod check;
@@ -16,7 +18,7 @@ pub use parser::{MAX_DEPTH, MAX_SOURCE_BYTES};
 
 use waddle_opt::ir::{self, Signature, Type};
 
-/// Builtin functions of LANGUAGE.md. Their names are reserved for functions.
+/// Builtin functions of docs/language.md. Their names are reserved for functions.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub enum Builtin {
     /// `print(x)`
@@ -107,6 +109,10 @@ pub struct Prelude {
     pub functions: Vec<(String, Signature)>,
     /// Globals by name, type and mutability (`true` for `var`).
     pub globals: Vec<PreludeGlobal>,
+    /// Host functions by name and signature, in host-function id order
+    /// (`waddle_opt::ir::HostFnId`): callable like builtins, type-checked
+    /// against their signature; no `fn` item may take their names.
+    pub host_functions: Vec<(String, Signature)>,
 }
 
 /// A global declared by an earlier REPL entry.
@@ -129,6 +135,8 @@ pub struct CompileOptions {
     /// non-`void` value is printed; top-level `let`/`var` may shadow prelude
     /// globals; `fn` items may redefine prelude functions with the same signature.
     pub repl: bool,
+    /// Whether `extern` declarations (FFI) are allowed.
+    pub allow_ffi: bool,
 }
 
 /// A source file: its name (as shown in diagnostics) and text.
@@ -227,7 +235,7 @@ pub fn compile(
     options: &CompileOptions,
 ) -> Result<Compiled, Vec<diag::Diagnostic>> {
     let module = parser::parse(sources, options.repl)?;
-    let typed = check::check(&module, &options.prelude, options.repl)?;
+    let typed = check::check_with_ffi(&module, &options.prelude, options.repl, options.allow_ffi)?;
     let program = lower::lower(&module, &typed, sources, options);
     Ok(Compiled {
         module,

@@ -42,7 +42,7 @@
 //!   caller loads `trap_code` and, when non-zero, records its own location if
 //!   none is set yet and returns. So a `stack overflow` or `out of fuel`
 //!   raised in a callee's prologue points at the call, as the interpreter's
-//!   does (LANGUAGE.md detail 15).
+//!   does (docs/language.md "Errors").
 //! - The trampoline's caller (Rust) reads the record after the return and
 //!   turns it into `Err(Trap)`.
 //! - Helpers never let a panic cross the `extern "C"` boundary: they catch

@@ -137,6 +137,11 @@ impl UnitTables {
         }
     }
 
+    /// The texts of the unit's string constants, in `VmCtx::strings` order.
+    pub(crate) fn texts(&self) -> &[Box<str>] {
+        &self.texts
+    }
+
     /// Runs `func` with `args` (one word per parameter); returns the result
     /// word (0 for `void`). Mirrors `Interpreter::call`: a function without a
     /// body, a wrong number of arguments or a host with too few globals
@@ -149,6 +154,39 @@ impl UnitTables {
         func: FuncId,
         args: &[Word],
     ) -> Result<Word, Trap> {
+        if !self.bound {
+            self.bind_strings(host);
+        }
+        let strings = self.strings.as_ptr();
+        self.checked_enter(host, func, args, strings, self.strings.len())
+    }
+
+    /// [`UnitTables::call`] with `strings` (the host's interned constants, in
+    /// [`UnitTables::texts`] order) as the string table instead of the
+    /// unit's own: how one unit runs for many hosts. Only for code that
+    /// loads its constants through `VmCtx::strings` (baseline, or T2 with
+    /// `JitOptions::strings_from_ctx`); too short a table traps `assertion
+    /// failed`.
+    #[inline]
+    pub(crate) fn call_shared(
+        &self,
+        host: &mut dyn Host,
+        func: FuncId,
+        args: &[Word],
+        strings: &[Word],
+    ) -> Result<Word, Trap> {
+        self.checked_enter(host, func, args, strings.as_ptr(), strings.len())
+    }
+
+    #[inline]
+    fn checked_enter(
+        &self,
+        host: &mut dyn Host,
+        func: FuncId,
+        args: &[Word],
+        strings: *const Word,
+        n_strings: usize,
+    ) -> Result<Word, Trap> {
         let Some(info) = self.funcs.get(func.index()) else {
             return Err(Trap {
                 code: TrapCode::AssertionFailed,
@@ -159,27 +197,25 @@ impl UnitTables {
         if info.trampoline == 0
             || args.len() != info.params
             || self.globals_used > host.globals().len()
+            || n_strings < self.texts.len()
         {
             return Err(Trap {
                 code: TrapCode::AssertionFailed,
                 loc,
             });
         }
-        let tramp = info.trampoline;
-        if !self.bound {
-            self.bind_strings(host);
-        }
-        self.enter(host, tramp, args, loc)
+        self.enter(host, info.trampoline, args, loc, strings)
     }
 
     /// Sets up the context and runs the trampoline at `tramp`.
     #[inline(never)]
     fn enter(
-        &mut self,
+        &self,
         host: &mut dyn Host,
         tramp: usize,
         args: &[Word],
         loc: SrcLoc,
+        strings: *const Word,
     ) -> Result<Word, Trap> {
         // The top of the conservatively scanned region: every compiled frame
         // is below this local.
@@ -191,7 +227,9 @@ impl UnitTables {
         }
         let globals = host.globals().as_mut_ptr();
         let mut cell = HostCell { host, panic: None };
-        let mut ctx = Box::new(VmCtx {
+        // On the stack, not boxed: no allocation per call. It may lie inside
+        // the conservatively scanned region; its words are not heap objects.
+        let mut ctx = VmCtx {
             globals,
             entries: self.entries.as_ptr(),
             stack_limit,
@@ -205,8 +243,8 @@ impl UnitTables {
             reserved: 0,
             host: cell.as_ctx_ptr(),
             helpers: self.helpers.as_ptr(),
-            strings: self.strings.as_ptr(),
-        });
+            strings,
+        };
         let mut ret: Word = 0;
         // SAFETY: `tramp` is this unit's trampoline for a function whose
         // arity matches `args`, in code the owner keeps executable; the
@@ -215,7 +253,7 @@ impl UnitTables {
         // context).
         unsafe {
             let f: Trampoline = std::mem::transmute::<usize, Trampoline>(tramp);
-            f(&mut *ctx, args.as_ptr(), &mut ret);
+            f(&mut ctx, args.as_ptr(), &mut ret);
         }
         std::hint::black_box(&base_marker);
         if let Some(payload) = cell.panic.take() {

@@ -150,6 +150,19 @@ unsafe extern "C" fn print(vmctx: *mut VmCtx, t: u32, value: Word) {
     }
 }
 
+/// Host function `id` with `n` argument words at `args`; the result word.
+unsafe extern "C" fn host_call(vmctx: *mut VmCtx, id: u32, args: *const Word, n: u64) -> Word {
+    let args: &[Word] = if n == 0 {
+        &[]
+    } else {
+        // SAFETY: compiled code passes a stack area holding `n` words.
+        unsafe { std::slice::from_raw_parts(args, n as usize) }
+    };
+    let id = waddle_opt::ir::HostFnId::from_u32(id);
+    // SAFETY: called by compiled code with its live context.
+    unsafe { with_host(vmctx, 0, |h, roots| h.host_call(id, args, roots)) }
+}
+
 /// `clock()`.
 unsafe extern "C" fn clock(vmctx: *mut VmCtx) -> f64 {
     // SAFETY: called by compiled code with its live context.
@@ -230,6 +243,8 @@ pub(crate) enum Helper {
     Exp,
     Log,
     Fmod,
+    /// Host functions; not in AArch64 images (after the image's helper table).
+    HostCall,
 }
 
 /// Native parameter and result types of a helper.
@@ -252,6 +267,7 @@ impl Helper {
             Helper::ToStr => to_str as *const () as usize,
             Helper::Print => print as *const () as usize,
             Helper::Clock => clock as *const () as usize,
+            Helper::HostCall => host_call as *const () as usize,
             Helper::Fuel => fuel as *const () as usize,
             Helper::StrCmp => str_cmp as *const () as usize,
             Helper::Sin => sin as F1 as usize,
@@ -275,6 +291,7 @@ impl Helper {
             Helper::ToStr => (&[I64, I32, I64], Some(I64)),
             Helper::Print => (&[I64, I32, I64], None),
             Helper::Clock => (&[I64], Some(F64)),
+            Helper::HostCall => (&[I64, I32, I64, I64], Some(I64)),
             Helper::Fuel => (&[I64], None),
             Helper::StrCmp => (&[I64, I64, I32], Some(I8)),
             Helper::Sin | Helper::Cos | Helper::Tan | Helper::Exp | Helper::Log => {
@@ -296,6 +313,7 @@ impl Helper {
                 | Helper::ToStr
                 | Helper::Print
                 | Helper::Clock
+                | Helper::HostCall
                 | Helper::Fuel
         )
     }

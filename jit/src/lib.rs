@@ -13,8 +13,7 @@
 //! - [`NativeProgram`]: what the runtime needs of a compiled unit of any
 //!   native tier, so it can route to each tier through one trait object.
 //!
-//! [`available_tiers`] is what the runtime routes to; [`built_tiers`] lists
-//! what this crate can compile.
+//! [`available_tiers`] is what the runtime routes to.
 
 #![warn(missing_docs)]
 
@@ -45,18 +44,12 @@ const HOST_SUPPORTED: bool = cfg!(any(target_arch = "x86_64", target_arch = "aar
 /// to, by `--tier` name.
 pub fn available_tiers() -> &'static [&'static str] {
     if cfg!(target_arch = "x86_64") {
-        &["baseline", "opt"]
+        &["baseline", "opt", "full"]
     } else if HOST_SUPPORTED {
-        &["opt"]
+        &["opt", "full"]
     } else {
         &[]
     }
-}
-
-/// Native tiers implemented by this crate (for the host or, through
-/// [`cross`], for AArch64 images).
-pub fn built_tiers() -> &'static [&'static str] {
-    &["baseline", "opt"]
 }
 
 /// A compilation unit of some native tier, loaded in executable memory: what
@@ -66,7 +59,7 @@ pub fn built_tiers() -> &'static [&'static str] {
 /// indexed by the `FuncId`s of the program it was compiled from; functions
 /// the unit does not define (declarations) start with a null slot that the
 /// runtime fills with [`NativeProgram::set_entry`] before running anything.
-pub trait NativeProgram {
+pub trait NativeProgram: Send + Sync {
     /// The `--tier` name of the tier that produced the code.
     fn tier_name(&self) -> &'static str;
 
@@ -99,6 +92,21 @@ pub trait NativeProgram {
 
     /// Bytes of machine code the unit holds (functions and trampolines).
     fn code_bytes(&self) -> usize;
+
+    /// The texts of the unit's string constants, in string-table order.
+    fn string_texts(&self) -> &[Box<str>];
+
+    /// Runs `func` with `strings` (the host's interned
+    /// [`NativeProgram::string_texts`]) as the string table, through a
+    /// shared reference, so one unit serves many hosts and threads (see
+    /// [`CompiledProgram::call_shared`]).
+    fn call_shared(
+        &self,
+        host: &mut dyn Host,
+        func: FuncId,
+        args: &[Word],
+        strings: &[Word],
+    ) -> Result<Word, Trap>;
 }
 
 impl NativeProgram for CompiledProgram {
@@ -130,6 +138,18 @@ impl NativeProgram for CompiledProgram {
     fn code_bytes(&self) -> usize {
         CompiledProgram::code_bytes(self)
     }
+    fn string_texts(&self) -> &[Box<str>] {
+        CompiledProgram::string_texts(self)
+    }
+    fn call_shared(
+        &self,
+        host: &mut dyn Host,
+        func: FuncId,
+        args: &[Word],
+        strings: &[Word],
+    ) -> Result<Word, Trap> {
+        CompiledProgram::call_shared(self, host, func, args, strings)
+    }
 }
 
 impl NativeProgram for baseline::BaselineProgram {
@@ -160,5 +180,17 @@ impl NativeProgram for baseline::BaselineProgram {
     }
     fn code_bytes(&self) -> usize {
         baseline::BaselineProgram::code_bytes(self)
+    }
+    fn string_texts(&self) -> &[Box<str>] {
+        baseline::BaselineProgram::string_texts(self)
+    }
+    fn call_shared(
+        &self,
+        host: &mut dyn Host,
+        func: FuncId,
+        args: &[Word],
+        strings: &[Word],
+    ) -> Result<Word, Trap> {
+        baseline::BaselineProgram::call_shared(self, host, func, args, strings)
     }
 }

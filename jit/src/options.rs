@@ -24,6 +24,12 @@ pub struct JitOptions {
     /// register allocator (see [`crate::cranelift::HUGE_FUNCTION_INSTS`],
     /// the default).
     pub huge_function_insts: usize,
+    /// T2: load string constants through `VmCtx::strings` instead of
+    /// embedding the address of the unit's own table, so the code holds no
+    /// host-specific address and one unit can run for several hosts, each
+    /// with its own interned constants ([`crate::NativeProgram::call_shared`]).
+    /// The baseline tier always does this.
+    pub strings_from_ctx: bool,
 }
 
 impl Default for JitOptions {
@@ -35,6 +41,7 @@ impl Default for JitOptions {
             verify_cranelift: cfg!(debug_assertions),
             disasm: false,
             huge_function_insts: crate::cranelift::HUGE_FUNCTION_INSTS,
+            strings_from_ctx: false,
         }
     }
 }

@@ -101,6 +101,28 @@ impl CompiledProgram {
         self.tables.bind_strings(host);
     }
 
+    /// The texts of the program's string constants, in string-table order
+    /// (what a host interns for [`CompiledProgram::call_shared`]).
+    pub fn string_texts(&self) -> &[Box<str>] {
+        self.tables.texts()
+    }
+
+    /// Runs `func` like [`CompiledProgram::call`], but with `strings` (the host's
+    /// interned [`CompiledProgram::string_texts`]) as the string table, through a
+    /// shared reference: one program serves any number of hosts and
+    /// threads at once. Needs code that loads constants through
+    /// `VmCtx::strings` (see [`crate::JitOptions::strings_from_ctx`]);
+    /// a table shorter than the texts traps `assertion failed`.
+    pub fn call_shared(
+        &self,
+        host: &mut dyn Host,
+        func: FuncId,
+        args: &[Word],
+        strings: &[Word],
+    ) -> Result<Word, Trap> {
+        self.tables.call_shared(host, func, args, strings)
+    }
+
     /// The machine code of `func`, `None` for declarations.
     pub fn code(&self, func: FuncId) -> Option<&[u8]> {
         let info = self.tables.func(func)?;
@@ -149,6 +171,16 @@ impl CompiledProgram {
         self.tables.call(host, func, args)
     }
 }
+
+// SAFETY: `JITModule` is `Send` but not `Sync` (it holds `RefCell`s and raw
+// pointers for definitions in progress). A `CompiledProgram` never touches
+// its module through `&self`: the module is finalized before the program is
+// built and only freed in `Drop` (`&mut self`). Everything `&self` methods
+// reach is immutable data (the tables, read-only; code pages mapped
+// read-execute), and running the code through `call_shared` writes only
+// the caller's own context. So sharing `&CompiledProgram` between threads
+// is sound.
+unsafe impl Sync for CompiledProgram {}
 
 impl Drop for CompiledProgram {
     fn drop(&mut self) {

@@ -78,3 +78,44 @@ fn fib_image_disassembly_reads_well() {
         "{text}"
     );
 }
+
+#[test]
+fn host_calls_select_to_a_helper_call() {
+    // Host calls share the isel path with every back end: the arguments go
+    // to the frame's scratch area and one helper call carries id and count.
+    let src = "fn f(x: int, y: float) -> float { return emit(x, y, x > 1) + emit(0, 0.5, false); }\nprint(f(2, 1.5));\n";
+    let mut sources = SourceMap::default();
+    sources.add(SourceFile::new("host.wdl".to_string(), src.to_string()));
+    let sig = waddle_opt::ir::Signature {
+        params: vec![
+            waddle_opt::ir::Type::Int,
+            waddle_opt::ir::Type::Float,
+            waddle_opt::ir::Type::Bool,
+        ],
+        ret: waddle_opt::ir::Type::Float,
+    };
+    let options = CompileOptions {
+        prelude: waddle_frontend::Prelude {
+            host_functions: vec![("emit".to_string(), sig)],
+            ..Default::default()
+        },
+        ..CompileOptions::default()
+    };
+    let p = frontend_compile(&sources, &options).unwrap().program;
+    let image = compile_aarch64_image(&p, &JitOptions::default()).unwrap();
+    let f = p.func_by_name("f").unwrap();
+    let text = image.disasm(f).unwrap();
+    assert!(!text.contains("(bad)"), "{text}");
+    assert!(text.matches("blr").count() >= 2, "{text}");
+    // Cross-execution images cannot call back into the embedder.
+    for r in [
+        waddle_jit::cross::compile_baseline_aarch64(&p, &JitOptions::default()).map(|_| ()),
+        waddle_jit::cross::compile_aarch64(&p, &JitOptions::default()).map(|_| ()),
+    ] {
+        let e = r.unwrap_err().to_string();
+        assert!(
+            e.contains("host functions cannot run in AArch64 cross-execution images"),
+            "{e}"
+        );
+    }
+}

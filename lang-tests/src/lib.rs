@@ -2,6 +2,8 @@
 //! README): discovering corpus programs, reading their expectations, the
 //! tier configurations every program runs on, and text diffs for reports.
 
+#![forbid(unsafe_code)]
+
 pub mod corpus;
 pub mod cross;
 pub mod diff;

@@ -81,6 +81,7 @@ impl TierConfig {
             passes: None,
             fuel,
             memory_limit: None,
+            allow_ffi: false,
         }
     }
 }

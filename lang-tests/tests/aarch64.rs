@@ -32,6 +32,7 @@ const CONFIGS: &[(&str, Tier, u8, bool)] = &[
     ("aarch64-opt-O2", Tier::Opt, 2, true),
     ("aarch64-opt-O0", Tier::Opt, 0, false),
     ("aarch64-baseline-O0", Tier::Baseline, 0, true),
+    ("aarch64-full-O2", Tier::Full, 2, true),
 ];
 
 /// Native stack of the worker threads (the frontend recurses on deeply
@@ -278,7 +279,7 @@ print([1.5, 0.1, -2.0e20]);
 #[test]
 fn unavailable_tier_is_reported() {
     let options = CrossOptions {
-        tier: Tier::Full,
+        tier: Tier::Interp,
         ..CrossOptions::default()
     };
     let outcome = run_source_aarch64("x.wdl", "print(1);", &options);

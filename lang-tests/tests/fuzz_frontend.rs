@@ -259,6 +259,7 @@ fn check_mutant(name: &str, src: &str, stats: &mut Stats) {
         passes: None,
         fuel: Some(RUN_FUEL),
         memory_limit: None,
+        allow_ffi: false,
     };
     stats.ran += 1;
     match panic::catch_unwind(AssertUnwindSafe(|| run_source(name, src, &options))) {

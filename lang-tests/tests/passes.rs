@@ -38,6 +38,7 @@ fn lower(p: &Program) -> Option<IrProgram> {
     let options = CompileOptions {
         prelude: Default::default(),
         repl: false,
+        allow_ffi: false,
     };
     waddle_frontend::compile(&sources, &options)
         .ok()
@@ -143,6 +144,7 @@ fn every_pass_preserves_output() {
                     passes: Some(vec![p.to_string()]),
                     fuel: None,
                     memory_limit: None,
+                    allow_ffi: false,
                 },
             )
         })
@@ -155,6 +157,7 @@ fn every_pass_preserves_output() {
             passes: None,
             fuel: None,
             memory_limit: None,
+            allow_ffi: false,
         },
     ));
     for prog in load() {

@@ -80,7 +80,7 @@ const _: () = {
     assert!(std::mem::offset_of!(ArrayObj, data) == ARRAY_DATA_OFFSET as usize);
 };
 
-/// The runtime errors of LANGUAGE.md ("Errors"), shared by every tier.
+/// The runtime errors of docs/language.md ("Errors"), shared by every tier.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 #[repr(u32)]
 pub enum TrapCode {
@@ -100,6 +100,12 @@ pub enum TrapCode {
     OutOfFuel = 7,
     /// An allocation the host cannot satisfy.
     OutOfMemory = 8,
+    /// A host function returned an error or panicked (the host keeps the
+    /// detailed message).
+    HostError = 9,
+    /// The embedder interrupted the run (an interrupt handle or a deadline);
+    /// raised where fuel is charged (function entries and loop back edges).
+    Interrupted = 10,
 }
 
 impl TrapCode {
@@ -114,6 +120,8 @@ impl TrapCode {
             TrapCode::StackOverflow => "stack overflow",
             TrapCode::OutOfFuel => "out of fuel",
             TrapCode::OutOfMemory => "out of memory",
+            TrapCode::HostError => "host function failed",
+            TrapCode::Interrupted => "interrupted",
         }
     }
 }
@@ -123,7 +131,7 @@ impl TrapCode {
 pub struct Trap {
     /// Which error.
     pub code: TrapCode,
-    /// The source location the error points at (LANGUAGE.md, detail 15).
+    /// The source location the error points at (docs/language.md "Errors").
     pub loc: SrcLoc,
 }
 
@@ -137,10 +145,12 @@ pub const DEFAULT_STACK_BUDGET: usize = 64 << 20;
 /// # Safety
 /// `w` must be the address of a live [`StrObj`].
 pub unsafe fn str_bytes<'a>(w: Word) -> &'a [u8] {
+    // SAFETY: the caller promises `w` is a live `StrObj`.
     let s = unsafe { &*(w as *const StrObj) };
     if s.len == 0 {
         &[]
     } else {
+        // SAFETY: a live string owns `len` initialized bytes at `ptr`.
         unsafe { std::slice::from_raw_parts(s.ptr, s.len as usize) }
     }
 }
@@ -151,10 +161,13 @@ pub unsafe fn str_bytes<'a>(w: Word) -> &'a [u8] {
 /// `w` must be the address of a live [`ArrayObj`], and nothing may resize
 /// it while the slice is alive.
 pub unsafe fn array_elems<'a>(w: Word) -> &'a mut [Word] {
+    // SAFETY: the caller promises `w` is a live `ArrayObj`.
     let a = unsafe { &mut *(w as *mut ArrayObj) };
     if a.len == 0 {
         &mut []
     } else {
+        // SAFETY: a live array holds `len` initialized words at `data`, and
+        // the caller promises nothing resizes it while the slice lives.
         unsafe { std::slice::from_raw_parts_mut(a.data, a.len as usize) }
     }
 }
@@ -268,6 +281,8 @@ impl TrapCode {
             6 => TrapCode::StackOverflow,
             7 => TrapCode::OutOfFuel,
             8 => TrapCode::OutOfMemory,
+            9 => TrapCode::HostError,
+            10 => TrapCode::Interrupted,
             _ => return None,
         })
     }

@@ -10,6 +10,7 @@
 //!   loop forest and use lists, repaired locally by mutation primitives
 //!   (Fritz ch. 6–9), with a from-scratch checker.
 //! - [`passes`]: optimization passes and per-level pipelines.
+//! - [`vsdg`]: the VSDG round trip of tier T3 (Lawrence 2007).
 
 pub mod abi;
 pub mod analysis;
@@ -18,3 +19,4 @@ pub mod editor;
 pub mod interp;
 pub mod ir;
 pub mod passes;
+pub mod vsdg;

@@ -28,6 +28,7 @@
 //! | `unroll` | loop unrolling by two (§9.6) |
 //! | `peel` | loop peeling of the first iteration (§9.7) |
 //! | `bce` | bounds-check elimination in `for i in 0..len(a)` loops |
+//! | `vsdg` | VSDG round trip: lift, canonicalize in the constructor, sequentialize ([`crate::vsdg`]) |
 //!
 //! To add a pass: write it over the [`Editor`] (or, for a pass that
 //! rebuilds a function, over `&mut Function`), add one row to [`PASSES`],
@@ -177,6 +178,13 @@ pub const PASSES: &[Pass] = &[
         reads_callees: false,
     },
     Pass {
+        name: "vsdg",
+        about: "VSDG round trip: lift, fold and hash-cons, sequentialize lazily (Lawrence 2007)",
+        // A function the VSDG cannot represent stays as it is (tier T2).
+        kind: PassKind::Rewrite(|f, _| crate::vsdg::round_trip(f).is_ok()),
+        reads_callees: false,
+    },
+    Pass {
         name: "bce",
         about: "bounds-check elimination in counted loops over an array",
         kind: PassKind::Edit(|ed, _| bce(ed) > 0),
@@ -239,13 +247,56 @@ pub const O1_PIPELINE: &[&str] = &[
     "straighten",
 ];
 
-/// The pass names of optimization level `opt_level` (0, 1 or 2; higher
-/// levels behave like 2). O0 canonicalizes only; O1 runs [`O1_PIPELINE`];
-/// O2 is the same for now.
+/// The pipeline of `-O3` (tier T3, `--tier full`): [`O1_PIPELINE`], the
+/// VSDG round trip, then the `-O1` cleanup of the sequentialized code.
+pub const FULL_PIPELINE: &[&str] = &[
+    "canon",
+    "inline",
+    "sccp",
+    "copyprop",
+    "dce",
+    "jt",
+    "js",
+    "is",
+    "straighten",
+    "unswitch",
+    "is",
+    "sccp",
+    "licm",
+    "bce",
+    "unroll",
+    "straighten",
+    "gvn",
+    "copyprop",
+    "dce",
+    "straighten",
+    "vsdg",
+    "copyprop",
+    "dce",
+    "js",
+    "straighten",
+];
+
+/// The passes tier T3 runs after a level pipeline: the VSDG round trip and
+/// the `-O1` cleanup of the sequentialized code.
+pub const VSDG_TAIL: &[&str] = &["vsdg", "copyprop", "dce", "js", "straighten"];
+
+/// The pass names of tier T3 at optimization level `opt_level`: the level
+/// pipeline, then [`VSDG_TAIL`].
+pub fn vsdg_pipeline(opt_level: u8) -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = level_pipeline(opt_level.min(2)).to_vec();
+    names.extend_from_slice(VSDG_TAIL);
+    names
+}
+
+/// The pass names of optimization level `opt_level` (0 to 3; higher levels
+/// behave like 3). O0 canonicalizes only; O1 runs [`O1_PIPELINE`]; O2 is
+/// the same for now; O3 adds the VSDG round trip ([`FULL_PIPELINE`]).
 pub fn level_pipeline(opt_level: u8) -> &'static [&'static str] {
     match opt_level {
         0 => &["canon"],
-        _ => O1_PIPELINE,
+        1 | 2 => O1_PIPELINE,
+        _ => FULL_PIPELINE,
     }
 }
 

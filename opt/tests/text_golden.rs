@@ -353,7 +353,15 @@ fn parse_errors_have_locations() {
     parse_err("fn fn0 \"f\"() -> void #", "1:22: unexpected character '#'");
     parse_err(
         "hello",
-        "1:1: expected `file`, `global`, `main` or `fn`, found `hello`",
+        "1:1: expected `file`, `global`, `host`, `main` or `fn`, found `hello`",
+    );
+    parse_err(
+        "fn fn0 \"f\"() -> void {\nblock0:\n    host_call h0 \"emit\"()\n    return\n}",
+        "3:15: undefined host function h0",
+    );
+    parse_err(
+        "host h0 \"emit\"(int) -> void\nfn fn0 \"f\"() -> void {\nblock0:\n    v0: int = iconst 1\n    host_call h0 \"other\"(v0)\n    return\n}",
+        "5:15: h0 is named \"emit\", not \"other\"",
     );
     parse_err(
         &format!("global g0 \"x\": {}int{}", "[".repeat(65), "]".repeat(65)),
@@ -393,4 +401,19 @@ proptest! {
             prop_assert_eq!(print_program(&r), t);
         }
     }
+}
+
+#[test]
+fn host_functions_round_trip_and_verify() {
+    let text = "host h0 \"emit\"(int, str) -> void\nhost h1 \"pi\"() -> float\n\nfn fn0 \"f\"(int) -> float {\nblock0(v0: int):\n    v1: str = sconst \"x\"\n    host_call h0 \"emit\"(v0, v1) @2:5\n    v2: float = host_call h1 \"pi\"() @3:5\n    return v2\n}\n";
+    let p = parse_program(text).unwrap();
+    assert_eq!(p.host_fns.len(), 2);
+    assert_eq!(print_program(&p), text);
+    waddle_opt::ir::verify_program(&p).unwrap();
+    // A wrong argument type is a verifier error.
+    let bad = text.replace(
+        "host_call h0 \"emit\"(v0, v1)",
+        "host_call h0 \"emit\"(v1, v1)",
+    );
+    assert!(waddle_opt::ir::verify_program(&parse_program(&bad).unwrap()).is_err());
 }

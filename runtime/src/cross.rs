@@ -2,7 +2,7 @@
 //! (`waddle_jit::cross`), runs it under qemu-aarch64 with the C loader, and
 //! turns the loader's records into exactly what `waddle run` prints on the
 //! host: the output (formatted here, with the interpreter's formatting),
-//! the runtime error with its location, and the exit code (LANGUAGE.md
+//! the runtime error with its location, and the exit code (docs/language.md
 //! "Errors": 0, 1 compile error or unavailable tier/tool, 2 runtime error).
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -64,7 +64,7 @@ impl Default for CrossOptions {
 }
 
 /// Tiers that can generate AArch64 images, by `--tier` name.
-pub const AARCH64_TIERS: &[&str] = &["baseline", "opt"];
+pub const AARCH64_TIERS: &[&str] = &["baseline", "opt", "full"];
 
 /// `Ok` when qemu-aarch64 and the cross compiler are installed; else the
 /// message naming the missing tool and its package.
@@ -91,7 +91,9 @@ fn compile_image(program: &Program, options: &CrossOptions) -> Result<CodeImage,
     };
     let generate = || -> Option<Result<CodeImage, String>> {
         match options.tier {
-            Tier::Opt => Some(cross::compile_aarch64(program, &jit).map_err(|e| e.to_string())),
+            Tier::Opt | Tier::Full => {
+                Some(cross::compile_aarch64(program, &jit).map_err(|e| e.to_string()))
+            }
             Tier::Baseline => {
                 Some(cross::compile_baseline_aarch64(program, &jit).map_err(|e| e.to_string()))
             }
@@ -179,6 +181,7 @@ pub fn run_streaming(
         return outcome(failure(e.to_string(), 1));
     }
     let opt = OptOptions {
+        vsdg: options.tier == Tier::Full,
         opt_level: options.opt_level,
         passes: options.passes.clone(),
         trace: options.trace.clone(),
@@ -300,7 +303,7 @@ mod tests {
     #[test]
     fn unavailable_tier_is_a_clear_error() {
         let options = CrossOptions {
-            tier: Tier::Full,
+            tier: Tier::Interp,
             ..CrossOptions::default()
         };
         let outcome = run_source_aarch64("x.wdl", "print(1);", &options);
@@ -308,7 +311,7 @@ mod tests {
         assert!(
             outcome
                 .stderr
-                .contains("tier `full` is not available for --target aarch64"),
+                .contains("tier `interp` is not available for --target aarch64"),
             "{}",
             outcome.stderr
         );

@@ -4,10 +4,12 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::engine::{Engine, EngineConfig};
+use crate::api::{Config, Engine, Module, Store};
+use crate::engine::{EngineConfig, Session};
+use crate::error::Error;
 use crate::output::OutputSink;
 
-/// Execution tiers (DESIGN.md, "Tiers").
+/// Execution tiers (docs/architecture.md, "Tiers").
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub enum Tier {
     /// T0: the IR interpreter.
@@ -71,6 +73,8 @@ pub struct RunOptions {
     /// Heap limit in bytes (`waddle run --memory-limit`); `None`: what the
     /// system allows.
     pub memory_limit: Option<usize>,
+    /// Whether `extern` declarations (FFI) are allowed (`--allow-ffi`).
+    pub allow_ffi: bool,
 }
 
 impl Default for RunOptions {
@@ -81,6 +85,7 @@ impl Default for RunOptions {
             passes: None,
             fuel: None,
             memory_limit: None,
+            allow_ffi: false,
         }
     }
 }
@@ -113,16 +118,59 @@ pub fn run_source(file_name: &str, source: &str, options: &RunOptions) -> RunOut
 }
 
 fn run_captured(file_name: &str, source: &str, options: &RunOptions) -> RunOutcome {
+    if options.allow_ffi {
+        // `extern` functions resolve on the incremental engine (Session);
+        // Module/Store gain them when the Engine registers host functions.
+        return run_captured_ffi(file_name, source, options);
+    }
+    let failed = |stdout: Vec<u8>, e: Error| RunOutcome {
+        stdout,
+        stderr: e.render(),
+        exit_code: e.exit_code(),
+    };
+    let mut config = Config::new()
+        .tier(options.tier)
+        .opt_level(options.opt_level)
+        .memory_limit(options.memory_limit)
+        // Native code counts fuel only when there is a budget to enforce.
+        .interruptible(options.fuel.is_some());
+    config.passes = options.passes.clone();
+    let engine = match Engine::new(&config) {
+        Ok(e) => e,
+        Err(e) => return failed(Vec::new(), e),
+    };
+    let module = match Module::new(&engine, file_name, source) {
+        Ok(m) => m,
+        Err(e) => return failed(Vec::new(), e),
+    };
+    let mut store = Store::with_output(&engine, OutputSink::Capture);
+    if let Err(e) = store.set_fuel(options.fuel) {
+        return failed(Vec::new(), e);
+    }
+    let result = store.instantiate(&module);
+    let stdout = store.take_output();
+    match result {
+        Ok(_) => RunOutcome {
+            stdout,
+            stderr: String::new(),
+            exit_code: 0,
+        },
+        Err(e) => failed(stdout, e),
+    }
+}
+
+fn run_captured_ffi(file_name: &str, source: &str, options: &RunOptions) -> RunOutcome {
     let config = EngineConfig {
         tier: options.tier,
         opt_level: options.opt_level,
         passes: options.passes.clone(),
         fuel: options.fuel,
         memory_limit: options.memory_limit,
+        allow_ffi: true,
         output: OutputSink::Capture,
         ..EngineConfig::default()
     };
-    let mut engine = match Engine::with_config(config) {
+    let mut engine = match Session::with_config(config) {
         Ok(e) => e,
         Err(e) => {
             return RunOutcome {

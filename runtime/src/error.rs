@@ -1,73 +1,180 @@
 //! Errors reported to embedders and printed by the CLI.
 //!
-//! Rendering follows LANGUAGE.md "Errors": compile errors are the
+//! Rendering follows docs/language.md "Errors": compile errors are the
 //! frontend's diagnostics (each starting with `error`), a runtime error is
 //! `error: runtime error: MESSAGE` followed by `  --> file:line:col`.
 
 use std::fmt;
 
 use waddle_opt::abi::{Trap, TrapCode};
-use waddle_opt::ir::Program;
+use waddle_opt::ir::{Program, SrcLoc};
 
 use crate::driver::Tier;
 
-/// What [`Program::describe_loc`] says of a trap without a source location.
-const UNKNOWN_LOCATION: &str = "<unknown>";
+/// A position in Waddle source: file name, 1-based line and column (in
+/// characters).
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Location {
+    /// The name the source was compiled under (e.g. `main.wdl`, `<entry 3>`).
+    pub file: String,
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column, in characters.
+    pub column: u32,
+}
+
+impl Location {
+    /// The location of `loc` in `program`, `None` when it is unknown.
+    pub(crate) fn from_src(loc: SrcLoc, program: &Program) -> Option<Location> {
+        if !loc.is_known() {
+            return None;
+        }
+        Some(Location {
+            file: program.files.get(loc.file as usize)?.clone(),
+            line: loc.line,
+            column: loc.col,
+        })
+    }
+}
+
+impl fmt::Display for Location {
+    /// `file:line:column`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.column)
+    }
+}
 
 /// A runtime error raised by running Waddle code.
 #[derive(Clone, PartialEq, Eq, Debug)]
+#[non_exhaustive]
 pub struct RuntimeError {
-    /// Which error.
+    /// Which error ([`TrapCode`] is re-exported as `waddle::TrapCode`).
     pub code: TrapCode,
-    /// The message (LANGUAGE.md "Errors"), e.g. `division by zero`.
+    /// The message (docs/language.md "Errors"), e.g. `division by zero`.
     pub message: String,
-    /// Where: `file:line:col`, or `<unknown>`.
-    pub location: String,
+    /// Where, when known (an execution budget running out between two
+    /// statements, or a failure outside Waddle code, has no location).
+    pub location: Option<Location>,
 }
 
 impl RuntimeError {
     /// The error for a trap raised while running `program`.
     pub fn from_trap(trap: Trap, program: &Program) -> RuntimeError {
+        RuntimeError::new(trap.code, Location::from_src(trap.loc, program))
+    }
+
+    /// The error `code` at `location`, with the standard message.
+    pub fn new(code: TrapCode, location: Option<Location>) -> RuntimeError {
         RuntimeError {
-            code: trap.code,
-            message: trap.code.message().to_string(),
-            location: program.describe_loc(trap.loc),
+            code,
+            message: code.message().to_string(),
+            location,
         }
     }
 
     /// The text printed to standard error (ends with a newline). An error
-    /// without a source location (an execution budget running out between
-    /// two statements) has no `-->` line.
+    /// without a source location has no `-->` line.
     pub fn render(&self) -> String {
-        if self.location == UNKNOWN_LOCATION {
-            return format!("error: runtime error: {}\n", self.message);
+        match &self.location {
+            None => format!("error: runtime error: {}\n", self.message),
+            Some(loc) => format!("error: runtime error: {}\n  --> {loc}\n", self.message),
         }
-        format!(
-            "error: runtime error: {}\n  --> {}\n",
-            self.message, self.location
-        )
     }
 }
 
 impl fmt::Display for RuntimeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "runtime error: {} at {}", self.message, self.location)
+        match &self.location {
+            None => write!(f, "runtime error: {}", self.message),
+            Some(loc) => write!(f, "runtime error: {} at {loc}", self.message),
+        }
     }
 }
 
 impl std::error::Error for RuntimeError {}
 
+/// How serious a [`Diagnostic`] is.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+#[non_exhaustive]
+pub enum Severity {
+    /// The source does not compile.
+    Error,
+}
+
+/// One compile-time problem, in structured form (the same facts the
+/// rendered text shows).
+#[derive(Clone, PartialEq, Eq, Debug)]
+#[non_exhaustive]
+pub struct Diagnostic {
+    /// How serious it is.
+    pub severity: Severity,
+    /// The headline, e.g. `mismatched types: expected `int`, found `float``.
+    pub message: String,
+    /// Where the problem starts.
+    pub location: Location,
+    /// Byte range of the primary span in the source text.
+    pub span: std::ops::Range<usize>,
+    /// Text attached to the primary span (may be empty).
+    pub label: String,
+    /// Extra notes.
+    pub notes: Vec<String>,
+}
+
+impl Diagnostic {
+    /// The file name.
+    pub fn file(&self) -> &str {
+        &self.location.file
+    }
+
+    /// 1-based line.
+    pub fn line(&self) -> u32 {
+        self.location.line
+    }
+
+    /// 1-based column, in characters.
+    pub fn column(&self) -> u32 {
+        self.location.column
+    }
+}
+
+/// The structured form of the frontend's diagnostics.
+pub(crate) fn diagnostics(
+    diags: &[waddle_frontend::diag::Diagnostic],
+    sources: &waddle_frontend::SourceMap,
+) -> Vec<Diagnostic> {
+    diags
+        .iter()
+        .map(|d| {
+            let file = sources.files.get(d.span.file.0 as usize);
+            let (line, column) = file.map_or((0, 0), |f| f.line_col(d.span.start));
+            Diagnostic {
+                severity: Severity::Error,
+                message: d.message.clone(),
+                location: Location {
+                    file: file.map_or_else(String::new, |f| f.name.clone()),
+                    line,
+                    column,
+                },
+                span: d.span.start as usize..d.span.end as usize,
+                label: d.label.clone(),
+                notes: d.notes.clone(),
+            }
+        })
+        .collect()
+}
+
 /// Everything that can go wrong when compiling or running Waddle code
 /// through the embedding API.
 #[derive(Clone, PartialEq, Debug)]
 pub enum Error {
-    /// The source does not compile; `rendered` holds the diagnostics as
-    /// text (file, line, column, source line and caret for each).
+    /// The source does not compile: the diagnostics, structured and
+    /// rendered as text (file, line, column, source line and caret for
+    /// each).
     Compile {
         /// Rendered diagnostics.
         rendered: String,
-        /// Number of diagnostics.
-        count: usize,
+        /// The diagnostics, in order.
+        diagnostics: Vec<Diagnostic>,
     },
     /// Running the code raised a runtime error.
     Runtime(RuntimeError),
@@ -80,6 +187,9 @@ pub enum Error {
     /// A call from Rust whose arguments or result do not match the
     /// function's signature.
     Signature(String),
+    /// A store, instance or typed function used with the wrong partner
+    /// (another store or engine), or a second instance in one store.
+    Instance(String),
     /// A bug in Waddle itself (a caught panic, an IR verification failure):
     /// never the program's fault.
     Internal(String),
@@ -115,8 +225,11 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Compile { rendered, count } => {
-                write!(f, "{count} compile error(s):\n{rendered}")
+            Error::Compile {
+                rendered,
+                diagnostics,
+            } => {
+                write!(f, "{} compile error(s):\n{rendered}", diagnostics.len())
             }
             Error::Runtime(e) => e.fmt(f),
             Error::UnsupportedTier(t) => write!(
@@ -127,12 +240,23 @@ impl fmt::Display for Error {
             Error::Passes(m) => write!(f, "{m}"),
             Error::UnknownFunction(n) => write!(f, "no function named `{n}`"),
             Error::Signature(m) => write!(f, "{m}"),
+            Error::Instance(m) => write!(f, "{m}"),
             Error::Internal(m) => write!(f, "internal error: {m}"),
         }
     }
 }
 
 impl std::error::Error for Error {}
+
+impl Error {
+    /// The trap code of a runtime error, `None` for other errors.
+    pub fn trap_code(&self) -> Option<TrapCode> {
+        match self {
+            Error::Runtime(e) => Some(e.code),
+            _ => None,
+        }
+    }
+}
 
 impl From<RuntimeError> for Error {
     fn from(e: RuntimeError) -> Error {
@@ -146,16 +270,17 @@ mod tests {
 
     #[test]
     fn errors_without_a_location_have_no_arrow_line() {
-        let mut e = RuntimeError {
-            code: TrapCode::OutOfFuel,
-            message: "out of fuel".to_string(),
-            location: UNKNOWN_LOCATION.to_string(),
-        };
+        let mut e = RuntimeError::new(TrapCode::OutOfFuel, None);
         assert_eq!(e.render(), "error: runtime error: out of fuel\n");
-        e.location = "a.wdl:1:2".to_string();
+        e.location = Some(Location {
+            file: "a.wdl".to_string(),
+            line: 1,
+            column: 2,
+        });
         assert_eq!(
             e.render(),
             "error: runtime error: out of fuel\n  --> a.wdl:1:2\n"
         );
+        assert_eq!(e.to_string(), "runtime error: out of fuel at a.wdl:1:2");
     }
 }

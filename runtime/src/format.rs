@@ -1,4 +1,4 @@
-//! Value formatting: the text `print` and `str` produce (LANGUAGE.md
+//! Value formatting: the text `print` and `str` produce (docs/language.md
 //! "Printing" and detail 11).
 //!
 //! - `int`: decimal; `float`: Rust's `{:?}` of `f64` (shortest round-trip
@@ -22,6 +22,7 @@ use waddle_opt::ir::Type;
 /// When `ty` is a reference type, `value` must be a live heap object of
 /// that type (arrays: all elements as well, recursively).
 pub unsafe fn format_value(out: &mut Vec<u8>, ty: Type, value: Word) {
+    // SAFETY: the caller's promise is `write_value`'s.
     unsafe { write_value(out, ty, value, false) }
 }
 

@@ -12,8 +12,9 @@ use std::time::Instant;
 use rustc_hash::FxHashMap;
 use waddle_opt::abi::{array_elems, str_bytes, ArrayObj, TrapCode, Word};
 use waddle_opt::interp::Host;
-use waddle_opt::ir::Type;
+use waddle_opt::ir::{HostFnId, Type};
 
+use crate::api::interrupt::Interrupts;
 use crate::format::format_value;
 use crate::heap::{
     array_object_bytes, str_object_bytes, Conservative, Heap, HeapConfig, RootSource, Typed,
@@ -28,7 +29,11 @@ pub struct Runtime {
     interned: FxHashMap<Box<str>, Word>,
     output: Output,
     fuel: Option<u64>,
+    /// Interrupt requests and the deadline, checked with the fuel.
+    interrupts: Interrupts,
     start: Instant,
+    /// Host functions, the embedder's data and the last host failure.
+    pub(crate) hostfns: crate::hostfn::HostState,
 }
 
 impl Runtime {
@@ -41,7 +46,9 @@ impl Runtime {
             interned: FxHashMap::default(),
             output: Output::new(sink),
             fuel,
+            interrupts: Interrupts::default(),
             start: Instant::now(),
+            hostfns: crate::hostfn::HostState::default(),
         }
     }
 
@@ -65,6 +72,16 @@ impl Runtime {
         self.fuel = fuel;
     }
 
+    /// The interrupt state checked wherever fuel is charged.
+    pub(crate) fn interrupts(&self) -> &Interrupts {
+        &self.interrupts
+    }
+
+    /// The interrupt state, to set a deadline.
+    pub(crate) fn interrupts_mut(&mut self) -> &mut Interrupts {
+        &mut self.interrupts
+    }
+
     /// The types of the globals, in id order.
     pub fn global_types(&self) -> &[Type] {
         &self.global_types
@@ -73,6 +90,13 @@ impl Runtime {
     /// The globals area (read-only view).
     pub fn global_words(&self) -> &[Word] {
         &self.globals
+    }
+
+    /// Overwrites global `index` with `w` (a live value of its type).
+    pub(crate) fn set_global_word(&mut self, index: usize, w: Word) {
+        if let Some(g) = self.globals.get_mut(index) {
+            *g = w;
+        }
     }
 
     /// Removes every global (their values become garbage).
@@ -308,11 +332,16 @@ impl Host for Runtime {
         self.output.written();
     }
 
+    fn host_call(&mut self, id: HostFnId, args: &[Word], roots: &[Word]) -> Result<Word, TrapCode> {
+        crate::hostfn::dispatch(self, id, args, roots)
+    }
+
     fn clock(&mut self) -> f64 {
         self.start.elapsed().as_secs_f64()
     }
 
     fn consume_fuel(&mut self, units: u64) -> Result<(), TrapCode> {
+        self.interrupts.check()?;
         match &mut self.fuel {
             None => Ok(()),
             Some(f) if *f >= units => {

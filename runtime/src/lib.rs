@@ -2,18 +2,34 @@
 //! runtime errors, and the driver that runs a whole program. The command
 //! line, REPL and benchmark harness live in the `waddle-cli` crate.
 //!
-//! Embedding in short:
+//! Embedding in short ([`api`] has the whole picture): compile a
+//! [`Module`] once with an [`Engine`], instantiate it in a [`Store`] per
+//! user or thread, and call its functions through [`TypedFunc`]s.
 //! ```
-//! use waddle::{Engine, Val};
-//! let mut engine = Engine::new();
-//! engine.eval("fn add(a: int, b: int) -> int { return a + b; }").unwrap();
-//! let sum: i64 = engine.call_typed("add", (1i64, 2i64)).unwrap();
+//! use waddle::{Engine, Module, Store};
+//! let engine = Engine::default();
+//! let module = Module::new(&engine, "add.wdl", "fn add(a: int, b: int) -> int { return a + b; }")?;
+//! let mut store = Store::new(&engine);
+//! let instance = store.instantiate(&module)?;
+//! let add = instance.typed_func::<(i64, i64), i64>(&store, "add")?;
+//! assert_eq!(add.call(&mut store, (1, 2))?, 3);
+//! # Ok::<(), waddle::Error>(())
+//! ```
+//!
+//! A [`Session`] compiles entries incrementally into one program (what
+//! the REPL does):
+//! ```
+//! use waddle::{Session, Val};
+//! let mut session = Session::new();
+//! session.eval("fn add(a: int, b: int) -> int { return a + b; }").unwrap();
+//! let sum: i64 = session.call_typed("add", (1i64, 2i64)).unwrap();
 //! assert_eq!(sum, 3);
-//! assert_eq!(engine.call("add", &[Val::Int(2), Val::Int(3)]).unwrap(), Val::Int(5));
+//! assert_eq!(session.call("add", &[Val::Int(2), Val::Int(3)]).unwrap(), Val::Int(5));
 //! ```
 
 #![warn(missing_docs)]
 
+pub mod api;
 #[cfg(feature = "cross")]
 pub mod cross;
 pub mod driver;
@@ -22,9 +38,16 @@ pub mod error;
 pub mod format;
 pub mod heap;
 pub mod host;
+pub mod hostfn;
 pub mod output;
 
+pub use api::{
+    ArrayElem, Config, Engine, Instance, InterruptHandle, Module, Store, TypedFunc, TypedParam,
+    TypedParams, TypedResult,
+};
 pub use driver::{run_source, RunOptions, RunOutcome, Tier};
-pub use engine::{Engine, EngineConfig, FunctionInfo, GlobalInfo, Val};
-pub use error::{Error, RuntimeError};
+pub use engine::{EngineConfig, FunctionInfo, GlobalInfo, HostFunctionInfo, Session, Val};
+pub use error::{Diagnostic, Error, Location, RuntimeError, Severity};
+pub use hostfn::{Caller, HostArg, HostResult, HostRet};
 pub use output::OutputSink;
+pub use waddle_opt::abi::TrapCode;

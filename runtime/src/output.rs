@@ -4,6 +4,7 @@
 
 use std::fmt;
 use std::io::{self, IsTerminal, Write};
+use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Output destination chosen by the embedder.
 pub enum OutputSink {
@@ -70,20 +71,28 @@ impl Output {
     }
 
     /// Writes buffered bytes to the sink (no-op for [`OutputSink::Capture`]).
+    ///
+    /// A writer that panics is treated like one that fails: the panic is
+    /// caught here (it never reaches Waddle code, the embedder's call or a
+    /// `Drop`) and later output is dropped.
     pub fn flush(&mut self) {
         if self.broken {
             self.buf.clear();
             return;
         }
-        let result = match &mut self.sink {
-            OutputSink::Capture => return,
+        if self.buf.is_empty() || matches!(self.sink, OutputSink::Capture) {
+            return;
+        }
+        let (sink, buf) = (&mut self.sink, &self.buf);
+        let result = catch_unwind(AssertUnwindSafe(|| match sink {
+            OutputSink::Capture => Ok(()),
             OutputSink::Stdout => {
                 let mut out = io::stdout().lock();
-                out.write_all(&self.buf).and_then(|()| out.flush())
+                out.write_all(buf).and_then(|()| out.flush())
             }
-            OutputSink::Writer(w) => w.write_all(&self.buf).and_then(|()| w.flush()),
-        };
-        if result.is_err() {
+            OutputSink::Writer(w) => w.write_all(buf).and_then(|()| w.flush()),
+        }));
+        if !matches!(result, Ok(Ok(()))) {
             self.broken = true;
         }
         self.buf.clear();

@@ -41,17 +41,25 @@ fn compile_error() {
 }
 
 #[test]
-fn unavailable_tier() {
-    let o = run_source(
-        "p.wdl",
-        "print(1);",
-        &RunOptions {
-            tier: Tier::Full,
-            ..RunOptions::default()
-        },
-    );
-    assert_eq!(o.exit_code, 1);
-    assert!(o.stderr.contains("tier `full` is not available"));
+fn every_tier_runs_or_is_unavailable() {
+    for tier in [Tier::Baseline, Tier::Opt, Tier::Full] {
+        let o = run_source(
+            "p.wdl",
+            "print(1);",
+            &RunOptions {
+                tier,
+                ..RunOptions::default()
+            },
+        );
+        if waddle::engine::AVAILABLE_TIERS.contains(&tier.name()) {
+            assert_eq!(o.exit_code, 0, "{tier}: {}", o.stderr);
+        } else {
+            assert_eq!(o.exit_code, 1);
+            assert!(o
+                .stderr
+                .contains(&format!("tier `{tier}` is not available")));
+        }
+    }
 }
 
 #[test]

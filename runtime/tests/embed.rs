@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
-use waddle::{Engine, EngineConfig, Error, OutputSink, Tier, Val};
+use waddle::{EngineConfig, Error, OutputSink, Session, Tier, Val};
 
 /// A writer appending to a shared buffer.
 #[derive(Clone, Default)]
@@ -22,7 +22,7 @@ impl Write for Shared {
 #[test]
 fn writer_sink_receives_output_after_each_call() {
     let sink = Shared::default();
-    let mut engine = Engine::with_config(EngineConfig {
+    let mut engine = Session::with_config(EngineConfig {
         tier: Tier::Auto,
         output: OutputSink::Writer(Box::new(sink.clone())),
         ..EngineConfig::default()
@@ -37,7 +37,7 @@ fn writer_sink_receives_output_after_each_call() {
 
 #[test]
 fn compile_once_call_many() {
-    let mut engine = Engine::with_config(EngineConfig {
+    let mut engine = Session::with_config(EngineConfig {
         output: OutputSink::Capture,
         ..EngineConfig::default()
     })
@@ -63,7 +63,7 @@ fn compile_once_call_many() {
 
 #[test]
 fn errors_are_std_errors() {
-    let mut engine = Engine::with_config(EngineConfig {
+    let mut engine = Session::with_config(EngineConfig {
         output: OutputSink::Capture,
         ..EngineConfig::default()
     })
@@ -75,8 +75,16 @@ fn errors_are_std_errors() {
         "{err}"
     );
     match engine.eval_as::<i64>("1 +") {
-        Err(Error::Compile { count, rendered }) => {
-            assert!(count >= 1);
+        Err(Error::Compile {
+            diagnostics,
+            rendered,
+        }) => {
+            assert!(!diagnostics.is_empty());
+            let d = &diagnostics[0];
+            assert_eq!(d.severity, waddle::Severity::Error);
+            assert!(d.file().starts_with("<expr"), "{d:?}");
+            assert_eq!(d.line(), 2, "{d:?}");
+            assert!(rendered.contains(&d.message), "{rendered}");
             assert!(rendered.starts_with("error"), "{rendered}");
         }
         other => panic!("{other:?}"),

@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use waddle::{Engine, EngineConfig, OutputSink, Tier};
+use waddle::{EngineConfig, OutputSink, Session, Tier};
 
 fn corpus(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -24,7 +24,7 @@ fn corpus(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 fn run(source: &str, tier: Tier, stress: bool, opt_level: u8) -> (Vec<u8>, Option<String>) {
-    let mut engine = Engine::with_config(EngineConfig {
+    let mut engine = Session::with_config(EngineConfig {
         tier,
         opt_level,
         fuel: Some(50_000_000),

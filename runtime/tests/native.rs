@@ -7,10 +7,10 @@ use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use waddle::{Engine, EngineConfig, Error, OutputSink, Tier, Val};
+use waddle::{EngineConfig, Error, OutputSink, Session, Tier, Val};
 
-fn engine(tier: Tier) -> Engine {
-    Engine::with_config(EngineConfig {
+fn engine(tier: Tier) -> Session {
+    Session::with_config(EngineConfig {
         tier,
         output: OutputSink::Capture,
         ..EngineConfig::default()
@@ -18,13 +18,17 @@ fn engine(tier: Tier) -> Engine {
     .unwrap()
 }
 
-fn out(e: &mut Engine) -> String {
+fn out(e: &mut Session) -> String {
     String::from_utf8(e.take_output()).unwrap()
 }
 
 fn runtime_error(r: Result<impl std::fmt::Debug, Error>) -> (String, String) {
     match r {
-        Err(Error::Runtime(e)) => (e.message, e.location),
+        Err(Error::Runtime(e)) => (
+            e.message,
+            e.location
+                .map_or_else(|| "<unknown>".to_string(), |l| l.to_string()),
+        ),
         other => panic!("expected a runtime error, got {other:?}"),
     }
 }
@@ -109,7 +113,7 @@ fn the_stack_limit_respects_a_small_thread_stack() {
 }
 
 fn out_of_fuel(tier: Tier) -> ((String, String), String) {
-    let mut e = Engine::with_config(EngineConfig {
+    let mut e = Session::with_config(EngineConfig {
         tier,
         fuel: Some(10_000),
         output: OutputSink::Capture,
@@ -147,23 +151,21 @@ impl Write for PanicOnce {
 }
 
 #[test]
-fn host_panics_cross_compiled_frames_as_errors() {
+fn a_panicking_output_sink_is_contained_in_compiled_code() {
     let fired = Arc::new(AtomicBool::new(false));
-    let mut e = Engine::with_config(EngineConfig {
+    let mut e = Session::with_config(EngineConfig {
         tier: Tier::Opt,
         output: OutputSink::Writer(Box::new(PanicOnce(fired.clone()))),
         ..EngineConfig::default()
     })
     .unwrap();
     // Enough output to force a write-through (and the panic) inside the
-    // `print` helper called from a compiled loop.
-    let r = e.eval("fn spam() { for i in 0..20000 { print(\"0123456789\"); } } spam();");
-    match r {
-        Err(Error::Internal(m)) => assert!(m.contains("writer exploded"), "{m}"),
-        other => panic!("expected an internal error, got {other:?}"),
-    }
+    // `print` helper called from a compiled loop. The sink's panic is
+    // caught where the runtime writes (like a failing write: later output
+    // is dropped) and never unwinds into compiled frames or the caller.
+    e.eval("fn spam() { for i in 0..20000 { print(\"0123456789\"); } } spam();")
+        .unwrap();
     assert!(fired.load(Ordering::SeqCst));
-    // The engine recovers: the next entry runs (and recompiles).
     e.eval("fn one() -> int { return 1; }").unwrap();
     assert_eq!(e.call("one", &[]).unwrap(), Val::Int(1));
 }

@@ -2,11 +2,11 @@
 //! 10 000 times keeps the engine's (and the process's) machine code bounded.
 //! One test per process, so the process-wide counters see only this engine.
 
-use waddle::{Engine, EngineConfig, OutputSink, Tier, Val};
+use waddle::{EngineConfig, OutputSink, Session, Tier, Val};
 
 #[test]
 fn redefining_a_function_10000_times_keeps_code_memory_bounded() {
-    let mut e = Engine::with_config(EngineConfig {
+    let mut e = Session::with_config(EngineConfig {
         tier: Tier::Opt,
         opt_level: 0,
         output: OutputSink::Capture,

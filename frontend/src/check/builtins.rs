@@ -1,4 +1,4 @@
-//! The built-in functions and their overloads (LANGUAGE.md "Built-in
+//! The built-in functions and their overloads (docs/language.md "Built-in
 //! functions", detail #9).
 
 use super::ctx::{Checker, Ty};

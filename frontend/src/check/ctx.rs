@@ -102,6 +102,9 @@ pub(crate) struct Checker<'m> {
     pub decls: Vec<Option<Var>>,
     pub funcs: Vec<FuncSlot>,
     pub func_by_name: FxHashMap<String, FuncIdx>,
+    pub hosts: Vec<super::HostFnInfo>,
+    pub host_by_name: FxHashMap<String, u32>,
+    pub externs: Vec<super::ExternInfo>,
     pub fn_of_item: FxHashMap<usize, FuncIdx>,
     pub globals: Vec<GlobalSlot<'m>>,
     pub global_by_name: FxHashMap<String, GlobalIdx>,
@@ -119,6 +122,7 @@ impl<'m> Checker<'m> {
         module: &'m Module,
         prelude: &Prelude,
         repl: bool,
+        allow_ffi: bool,
     ) -> Result<Typed, Vec<Diagnostic>> {
         let n = module.expr_count as usize;
         let mut c = Checker {
@@ -131,6 +135,9 @@ impl<'m> Checker<'m> {
             decls: vec![None; module.decl_count as usize],
             funcs: Vec::new(),
             func_by_name: FxHashMap::default(),
+            hosts: Vec::new(),
+            host_by_name: FxHashMap::default(),
+            externs: Vec::new(),
             fn_of_item: FxHashMap::default(),
             globals: Vec::new(),
             global_by_name: FxHashMap::default(),
@@ -140,11 +147,13 @@ impl<'m> Checker<'m> {
             body: BodyCtx::default(),
         };
         c.collect_functions(prelude);
+        c.collect_externs(allow_ffi);
         c.collect_globals(prelude);
         for (i, item) in module.items.iter().enumerate() {
             match item {
                 Item::Fn(f) => c.check_fn(i, f),
                 Item::Stmt(s) => c.top_stmt(s),
+                Item::Extern(_) => {}
             }
         }
         c.finish()
@@ -174,6 +183,8 @@ impl<'m> Checker<'m> {
                     item: f.item,
                 })
                 .collect(),
+            host_fns: self.hosts,
+            externs: self.externs,
             globals: self
                 .globals
                 .into_iter()

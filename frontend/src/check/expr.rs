@@ -1,4 +1,4 @@
-//! Expressions: operator typing per the precedence table of LANGUAGE.md,
+//! Expressions: operator typing per the precedence table of docs/language.md,
 //! names, calls, indexing, and array literals whose element type may come
 //! from context (detail #10).
 
@@ -118,6 +118,18 @@ impl<'m> Checker<'m> {
                 } else if let Some(b) = Builtin::from_name(&callee.name) {
                     self.calls[e.id.0 as usize] = Some(Callee::Builtin(b));
                     self.builtin(b, e, args)
+                } else if let Some(&h) = self.host_by_name.get(&callee.name) {
+                    self.calls[e.id.0 as usize] = Some(Callee::Host(h));
+                    let sig = self.hosts[h as usize].sig.clone();
+                    self.check_arity(&callee.name, sig.params.len(), e, args);
+                    for (i, a) in args.iter().enumerate() {
+                        let want = sig.params.get(i).copied();
+                        let t = self.value(a, want);
+                        if want.is_some() {
+                            self.coerce(t, want, a.span);
+                        }
+                    }
+                    Some(sig.ret)
                 } else {
                     let mut d = Diagnostic::error(
                         format!("undefined function `{}`", callee.name),

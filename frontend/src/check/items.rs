@@ -1,5 +1,5 @@
 //! Functions and globals: signature collection, REPL redefinition rules,
-//! and the lazy, cycle-checked type inference of globals (LANGUAGE.md
+//! and the lazy, cycle-checked type inference of globals (docs/language.md
 //! "Program structure", details #6–#8).
 
 use super::ctx::{BindKind, BodyCtx, Checker, FuncSlot, GlobalSlot, Ty};
@@ -12,6 +12,14 @@ use waddle_opt::ir::Type;
 impl<'m> Checker<'m> {
     /// Registers prelude functions, then every `fn` item's signature.
     pub fn collect_functions(&mut self, prelude: &Prelude) {
+        for (name, sig) in &prelude.host_functions {
+            let id = self.hosts.len() as u32;
+            self.hosts.push(super::HostFnInfo {
+                name: name.clone(),
+                sig: sig.clone(),
+            });
+            self.host_by_name.insert(name.clone(), id);
+        }
         for (name, sig) in &prelude.functions {
             let idx = FuncIdx(self.funcs.len() as u32);
             self.funcs.push(FuncSlot {
@@ -54,6 +62,18 @@ impl<'m> Checker<'m> {
                         f.name.span,
                     )
                     .with_label("builtin names are reserved"),
+                );
+                self.funcs.push(slot);
+                self.fn_of_item.insert(i, new_idx);
+                continue;
+            }
+            if self.host_by_name.contains_key(name) {
+                self.err(
+                    Diagnostic::error(
+                        format!("cannot define a function named `{name}`: it is a host function"),
+                        f.name.span,
+                    )
+                    .with_label("host function names are reserved"),
                 );
                 self.funcs.push(slot);
                 self.fn_of_item.insert(i, new_idx);

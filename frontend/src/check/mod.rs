@@ -1,4 +1,4 @@
-//! Name resolution and static type checking (LANGUAGE.md, all rules).
+//! Name resolution and static type checking (docs/language.md, all rules).
 //!
 //! The checker walks a [`Module`] and produces [`Typed`]: the type of every
 //! expression, what every name and call refers to, and the functions,
@@ -9,11 +9,12 @@
 //! `items` (function signatures, globals and their lazy, cycle-checked
 //! inference), `scope` (lexical scopes), `stmt`, `expr`, `builtins` (the
 //! overloads of the built-in functions) and `returns` ("returns on every
-//! path", LANGUAGE.md detail #4).
+//! path", docs/language.md "Statements", returning on every path).
 
 mod builtins;
 pub(crate) mod ctx;
 mod expr;
+mod externs;
 mod items;
 mod returns;
 mod scope;
@@ -60,6 +61,32 @@ pub enum Callee {
     Func(FuncIdx),
     /// A builtin; its overload follows from the argument types in [`Typed::expr_types`].
     Builtin(Builtin),
+    /// A host function: its index in [`Typed::host_fns`] (the IR's `HostFnId`).
+    Host(u32),
+}
+
+/// An `extern` declaration: the host function it defines and where its
+/// code comes from (resolved by the runtime when it loads the program).
+#[derive(Clone, PartialEq, Debug)]
+pub struct ExternInfo {
+    /// Index in [`Typed::host_fns`].
+    pub host: u32,
+    /// The library as written.
+    pub lib: String,
+    /// The symbol (the declared name).
+    pub symbol: String,
+    /// The declaration, for errors while resolving it.
+    pub span: crate::ast::Span,
+}
+
+/// A host function known to the checker: from the prelude (registered by
+/// the embedder) or declared by an `extern` item of this module.
+#[derive(Clone, PartialEq, Debug)]
+pub struct HostFnInfo {
+    /// Name scripts call it by.
+    pub name: String,
+    /// Parameter and result types.
+    pub sig: Signature,
 }
 
 /// A function known to the checker.
@@ -112,6 +139,10 @@ pub struct Typed {
     pub decls: Vec<Option<Var>>,
     /// All functions.
     pub funcs: Vec<FuncInfo>,
+    /// All host functions, prelude ones first, in `HostFnId` order.
+    pub host_fns: Vec<HostFnInfo>,
+    /// The module's `extern` declarations, in order.
+    pub externs: Vec<ExternInfo>,
     /// All globals.
     pub globals: Vec<GlobalInfo>,
     /// All locals.
@@ -143,7 +174,17 @@ impl Typed {
 /// Checks `module` against `prelude`. Returns the tables, or every
 /// independent error found (never stops at the first), sorted by position.
 pub fn check(module: &Module, prelude: &Prelude, repl: bool) -> Result<Typed, Vec<Diagnostic>> {
-    ctx::Checker::run(module, prelude, repl)
+    ctx::Checker::run(module, prelude, repl, false)
+}
+
+/// [`check`] with `extern` declarations allowed when `allow_ffi` is set.
+pub fn check_with_ffi(
+    module: &Module,
+    prelude: &Prelude,
+    repl: bool,
+    allow_ffi: bool,
+) -> Result<Typed, Vec<Diagnostic>> {
+    ctx::Checker::run(module, prelude, repl, allow_ffi)
 }
 
 /// Source spelling of a binary operator (e.g. `<<`), for messages and dumps.

@@ -1,4 +1,4 @@
-//! "Returns on every path" (LANGUAGE.md detail #4): `return`; a block
+//! "Returns on every path" (docs/language.md "Statements", returning on every path): `return`; a block
 //! containing a statement that returns on every path; an `if` with `else`
 //! whose branches all do; a `while true` loop with no `break` of its own.
 //! `for` and other `while` loops never count.

@@ -1,4 +1,4 @@
-//! Lexical scopes and name lookup (LANGUAGE.md details #5–#7): locals
+//! Lexical scopes and name lookup (docs/language.md "Programs and scopes"): locals
 //! innermost first, then globals; functions live in their own namespace.
 
 use super::ctx::{BindKind, Checker, LocalSlot, Ty};

@@ -1,4 +1,4 @@
-//! Checker unit tests: one per rule of LANGUAGE.md, plus table contents.
+//! Checker unit tests: one per rule of docs/language.md, plus table contents.
 
 use super::*;
 use crate::ast::{Item, StmtKind};
@@ -340,6 +340,7 @@ fn repl_prelude_rules() {
     };
     let prelude = Prelude {
         functions: vec![("f".into(), sig)],
+        host_functions: vec![],
         globals: vec![
             crate::PreludeGlobal {
                 name: "x".into(),
@@ -375,6 +376,7 @@ fn repl_prelude_rules() {
     // (issue 13, defect 4); the initializer still reads the old value.
     let float_x = Prelude {
         functions: vec![],
+        host_functions: vec![],
         globals: vec![crate::PreludeGlobal {
             name: "x".into(),
             ty: Type::Float,

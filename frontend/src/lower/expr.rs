@@ -1,4 +1,4 @@
-//! Lowering of expressions (LANGUAGE.md "Expressions", "Built-in
+//! Lowering of expressions (docs/language.md "Expressions", "Built-in
 //! functions"; details 1, 3, 12, 15).
 //!
 //! Operands are evaluated left to right. `&&` and `||` become a branch and a
@@ -6,7 +6,7 @@
 //! runtime error carry a source location.
 
 use waddle_opt::ir::{
-    BinaryOp, BlockCall, Cmp, FuncId, GlobalId, InstKind, SrcLoc, Type, UnaryOp, Value,
+    BinaryOp, BlockCall, Cmp, FuncId, GlobalId, HostFnId, InstKind, SrcLoc, Type, UnaryOp, Value,
 };
 
 use super::FnLower;
@@ -261,6 +261,10 @@ impl FnLower<'_> {
                     .get(f.0 as usize)
                     .map_or(ty, |info| info.sig.ret);
                 self.emit(InstKind::Call(FuncId::from_u32(f.0), vals), ret, loc)
+            }
+            Some(Callee::Host(h)) => {
+                let ret = (self.typed.host_fns.get(h as usize)).map_or(ty, |info| info.sig.ret);
+                self.emit(InstKind::HostCall(HostFnId::from_u32(h), vals), ret, loc)
             }
             Some(Callee::Builtin(b)) => {
                 let arg_tys: Vec<Type> = args.iter().map(|a| self.ty(a)).collect();

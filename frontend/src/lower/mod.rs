@@ -13,7 +13,7 @@
 //! statements become a last function `.main` (`() -> void`) recorded in
 //! [`Program::main`].
 //!
-//! Semantics follow LANGUAGE.md: left-to-right evaluation (details 1–3),
+//! Semantics follow docs/language.md: left-to-right evaluation ("Evaluation order"),
 //! short-circuit `&&`/`||` as control flow, `for` bounds evaluated once,
 //! trapping instructions located per detail 15. Code after `return`,
 //! `break` or `continue` is not emitted, and blocks that end up without a
@@ -32,7 +32,8 @@ use crate::ast::{FnDecl, Item, Module, Span};
 use crate::check::{Typed, Var};
 use crate::{CompileOptions, SourceMap};
 use waddle_opt::ir::{
-    Block, Function, GlobalData, GlobalId, InstKind, Program, Signature, SrcLoc, Type, Value,
+    Block, Function, GlobalData, GlobalId, HostFnDecl, InstKind, Program, Signature, SrcLoc, Type,
+    Value,
 };
 
 use ssa::SsaBuilder;
@@ -49,6 +50,12 @@ pub fn lower(
         files: sources.files.iter().map(|f| f.name.clone()).collect(),
         ..Program::default()
     };
+    for h in &typed.host_fns {
+        program.host_fns.push(HostFnDecl {
+            name: h.name.clone(),
+            sig: h.sig.clone(),
+        });
+    }
     for g in &typed.globals {
         program.globals.push(GlobalData {
             name: g.name.clone(),

@@ -1,4 +1,4 @@
-//! Lowering of statements (LANGUAGE.md "Statements"; details 2, 4, 5).
+//! Lowering of statements (docs/language.md "Statements", "Evaluation order").
 //!
 //! Control flow is built so that Braun's construction can seal every block
 //! as soon as its predecessors are known: a loop header is sealed after the

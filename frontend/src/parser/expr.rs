@@ -1,4 +1,4 @@
-//! Expressions: precedence climbing (Pratt) over the table of LANGUAGE.md
+//! Expressions: precedence climbing (Pratt) over the table of docs/language.md
 //! "Expressions"; comparisons (level 3) do not chain.
 
 use super::{Parser, MAX_DEPTH};

@@ -1,5 +1,5 @@
 //! Recursive-descent parser with Pratt-style binary expressions, producing
-//! [`crate::ast::Module`] (LANGUAGE.md "Program structure", "Statements",
+//! [`crate::ast::Module`] (docs/language.md "Programs and scopes", "Statements",
 //! "Expressions").
 //!
 //! Error recovery: a syntax error puts the parser into recovery mode, where

@@ -2,7 +2,8 @@
 
 use super::Parser;
 use crate::ast::{
-    Block, ElseBranch, ExprKind, FnDecl, Ident, Item, Param, Stmt, StmtKind, TypeExpr, TypeExprKind,
+    Block, ElseBranch, ExprKind, ExternFn, FnDecl, Ident, Item, Param, Stmt, StmtKind, TypeExpr,
+    TypeExprKind,
 };
 use crate::diag::Diagnostic;
 use crate::lexer::TokenKind;
@@ -13,7 +14,41 @@ impl Parser<'_> {
         if self.at(&TokenKind::Fn) {
             return self.fn_decl().map(Item::Fn);
         }
+        // `extern` is a keyword only here, before a library string.
+        if matches!(self.peek(), TokenKind::Ident(w) if w == "extern")
+            && matches!(self.peek_at(1), TokenKind::Str(_))
+        {
+            return self.extern_fn().map(Item::Extern);
+        }
         self.stmt(true).map(Item::Stmt)
+    }
+
+    /// `extern "lib" fn name(params) -> ret;`
+    fn extern_fn(&mut self) -> Option<ExternFn> {
+        let start = self.bump().span;
+        let lib_span = self.span();
+        let TokenKind::Str(lib) = self.peek().clone() else {
+            self.error_expected("a library name string");
+            return None;
+        };
+        self.bump();
+        if !self.at(&TokenKind::Fn) {
+            self.error_expected("`fn`");
+            return None;
+        }
+        self.bump();
+        let (name, params, ret) = self.fn_sig()?;
+        if !self.expect(&TokenKind::Semi, "`;` (an `extern` function has no body)") {
+            return None;
+        }
+        Some(ExternFn {
+            lib,
+            lib_span,
+            name,
+            params,
+            ret,
+            span: self.span_from(start),
+        })
     }
 
     fn ident(&mut self, what: &str) -> Option<Ident> {
@@ -28,6 +63,23 @@ impl Parser<'_> {
 
     fn fn_decl(&mut self) -> Option<FnDecl> {
         let start = self.bump().span;
+        let (name, params, ret) = self.fn_sig()?;
+        if !self.at(&TokenKind::LBrace) {
+            self.error_expected("`{`");
+            return None;
+        }
+        let body = self.block()?;
+        Some(FnDecl {
+            name,
+            params,
+            ret,
+            body,
+            span: self.span_from(start),
+        })
+    }
+
+    /// `name(params) -> ret` of a function declaration (after `fn`).
+    fn fn_sig(&mut self) -> Option<(Ident, Vec<Param>, Option<TypeExpr>)> {
         let name = self.ident("a function name")?;
         if !self.expect(&TokenKind::LParen, "`(`") {
             return None;
@@ -57,18 +109,7 @@ impl Parser<'_> {
         } else {
             None
         };
-        if !self.at(&TokenKind::LBrace) {
-            self.error_expected("`{`");
-            return None;
-        }
-        let body = self.block()?;
-        Some(FnDecl {
-            name,
-            params,
-            ret,
-            body,
-            span: self.span_from(start),
-        })
+        Some((name, params, ret))
     }
 
     /// A written type: `int float bool str void [T]`.

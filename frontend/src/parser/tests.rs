@@ -27,7 +27,7 @@ fn errs(src: &str) -> Vec<Diagnostic> {
 fn first_stmt(m: &Module) -> &Stmt {
     match &m.items[0] {
         Item::Stmt(s) => s,
-        Item::Fn(_) => panic!("expected a statement"),
+        Item::Fn(_) | Item::Extern(_) => panic!("expected a statement"),
     }
 }
 
@@ -231,4 +231,22 @@ fn deep_nesting_is_an_error_not_a_crash() {
     assert!(!errs(&format!("{elifs}{{ }}")).is_empty());
     // Moderate nesting is fine.
     ok(&format!("let x = {}1{};", "(".repeat(100), ")".repeat(100)));
+}
+
+#[test]
+fn extern_items() {
+    let src = "extern \"libm.so.6\" fn ldexp(x: float, e: int) -> float;\nextern \"l\" fn beep();\nlet extern = 1;";
+    let m = ok(src);
+    let Item::Extern(x) = &m.items[0] else {
+        panic!()
+    };
+    assert_eq!(x.lib, "libm.so.6");
+    assert_eq!(x.name.name, "ldexp");
+    assert_eq!(x.params.len(), 2);
+    assert!(x.ret.is_some());
+    let Item::Extern(y) = &m.items[1] else {
+        panic!()
+    };
+    assert!(y.ret.is_none() && y.params.is_empty());
+    assert!(matches!(&m.items[2], Item::Stmt(_)));
 }

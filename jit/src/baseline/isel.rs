@@ -312,6 +312,20 @@ pub(crate) fn lower<B: Backend>(
             b.branch(*c, 0, true, l);
         }
         InstKind::Clock => helper(b, Helper::Clock, &[HelperArg::Ctx], r, loc, cold),
+        InstKind::HostCall(h, args) => {
+            // Arguments travel as words in the scratch area; the result
+            // comes back as a word (float bits, bool 0/1) for every type.
+            for (k, &a) in args.iter().enumerate() {
+                b.store_scratch(k, a);
+            }
+            let args = [
+                HelperArg::Ctx,
+                HelperArg::Imm(i64::from(h.as_u32())),
+                HelperArg::Scratch,
+                HelperArg::Imm(args.len() as i64),
+            ];
+            helper(b, Helper::HostCall, &args, r, loc, cold);
+        }
     }
 }
 

@@ -20,7 +20,8 @@ pub(crate) struct FuncPlan {
     pub pos: SecondaryMap<Block, u32>,
     /// Number of value slots (the size of the value arena).
     pub slots: usize,
-    /// Words of scratch space for array-literal elements.
+    /// Words of scratch space for array-literal elements and host-call
+    /// arguments.
     pub scratch: usize,
     /// Comparisons whose only use is the two-way branch right after them
     /// (the last instruction of their block): the back end may leave their
@@ -48,7 +49,8 @@ impl FuncPlan {
         while let Some(b) = stack.pop() {
             let data = &func.blocks[b];
             for &i in &data.insts {
-                if let InstKind::ArrayLit(elems) = &func.inst(i).kind {
+                if let InstKind::ArrayLit(elems) | InstKind::HostCall(_, elems) = &func.inst(i).kind
+                {
                     scratch = scratch.max(elems.len());
                 }
             }

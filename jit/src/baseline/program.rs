@@ -61,6 +61,28 @@ impl BaselineProgram {
         self.tables.bind_strings(host);
     }
 
+    /// The texts of the program's string constants, in string-table order
+    /// (what a host interns for [`BaselineProgram::call_shared`]).
+    pub fn string_texts(&self) -> &[Box<str>] {
+        self.tables.texts()
+    }
+
+    /// Runs `func` like [`BaselineProgram::call`], but with `strings` (the host's
+    /// interned [`BaselineProgram::string_texts`]) as the string table, through a
+    /// shared reference: one program serves any number of hosts and
+    /// threads at once. Needs code that loads constants through
+    /// `VmCtx::strings` (see [`crate::JitOptions::strings_from_ctx`]);
+    /// a table shorter than the texts traps `assertion failed`.
+    pub fn call_shared(
+        &self,
+        host: &mut dyn Host,
+        func: FuncId,
+        args: &[Word],
+        strings: &[Word],
+    ) -> Result<Word, Trap> {
+        self.tables.call_shared(host, func, args, strings)
+    }
+
     /// The machine code of `func`, `None` for declarations.
     pub fn code(&self, func: FuncId) -> Option<&[u8]> {
         let info = self.tables.func(func)?;

@@ -94,6 +94,7 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
         fuel: opts.fuel,
         frontend: module.target_config(),
         addressing: Addressing::Absolute,
+        strings_from_ctx: opts.strings_from_ctx,
     };
     let mut stats = CompileStats::default();
     let mut ctx = module.make_context();

@@ -61,6 +61,7 @@ fn aarch64_isa(opts: &JitOptions) -> Result<OwnedTargetIsa, CompileError> {
 /// (Cranelift's AArch64 back end). `opts.disasm` is ignored.
 pub fn compile_aarch64(program: &Program, opts: &JitOptions) -> Result<CodeImage, CompileError> {
     verify_program(program).map_err(CompileError::Verify)?;
+    super::image::reject_host_calls(program)?;
     let isa = aarch64_isa(opts)?;
     let call_conv = isa.default_call_conv();
     let (texts, string_index) = collect_strings(program);
@@ -72,6 +73,7 @@ pub fn compile_aarch64(program: &Program, opts: &JitOptions) -> Result<CodeImage
         fuel: opts.fuel,
         frontend: isa.frontend_config(),
         addressing: Addressing::Tables,
+        strings_from_ctx: true,
     };
     let codegen_err = |func: &str, message: String| CompileError::Codegen {
         func: func.to_string(),

@@ -17,6 +17,28 @@ pub const IMAGE_MAGIC: &[u8; 8] = b"WADLIMG1";
 /// the compiler and the loader is detected instead of calling garbage.
 pub const HELPER_COUNT: u32 = 15;
 
+/// An error when `program` calls host functions: the loader runs images in
+/// a separate process with no embedder to call back into.
+pub(crate) fn reject_host_calls(program: &Program) -> Result<(), crate::CompileError> {
+    for f in program.funcs.values() {
+        for &b in &f.layout {
+            for &i in &f.blocks[b].insts {
+                if let waddle_opt::ir::InstKind::HostCall(h, _) = &f.inst(i).kind {
+                    let name = program.host_fns.get(*h).map_or("?", |d| d.name.as_str());
+                    return Err(crate::CompileError::Codegen {
+                        func: f.name.clone(),
+                        message: format!(
+                            "calls host function `{name}`: host functions cannot run in \
+                             AArch64 cross-execution images"
+                        ),
+                    });
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Target architectures of code images.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub enum Arch {

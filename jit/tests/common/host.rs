@@ -337,6 +337,7 @@ impl Host for TestHost {
         self.maybe_gc(roots, &[a, b]);
         // SAFETY: live strings of this host.
         let mut bytes = unsafe { str_bytes(a) }.to_vec();
+        // SAFETY: as above.
         bytes.extend_from_slice(unsafe { str_bytes(b) });
         Ok(self.new_str(&bytes, false))
     }

@@ -108,15 +108,20 @@ pub fn host_configs() -> Vec<Config> {
         out.push(Config::host(Tier::Opt, 1));
         out.push(Config::host(Tier::Opt, 2));
     }
+    if native.contains(&"full") {
+        out.push(Config::host(Tier::Full, 0));
+        out.push(Config::host(Tier::Full, 2));
+    }
     out.push(Config::host(Tier::Auto, 2));
     out
 }
 
-/// The AArch64 configurations (both code generators).
+/// The AArch64 configurations (both code generators, and T3).
 pub fn aarch64_configs() -> Vec<Config> {
     vec![
         Config::aarch64(Tier::Baseline, 0),
         Config::aarch64(Tier::Opt, 2),
+        Config::aarch64(Tier::Full, 2),
     ]
 }
 
@@ -133,6 +138,7 @@ pub fn run(config: &Config, limits: Limits, name: &str, source: &str) -> RunOutc
                 passes: None,
                 fuel: limits.fuel,
                 memory_limit: limits.memory_limit,
+                allow_ffi: false,
             },
         ),
         Arch::Aarch64 => waddle::cross::run_source_aarch64(

@@ -160,7 +160,7 @@ impl Gen<'_> {
     }
 
     /// `while true { .. return e; .. }`: a loop that counts as returning on
-    /// every path (LANGUAGE.md detail 4), so nothing follows it.
+    /// every path (docs/language.md "Statements", returning on every path), so nothing follows it.
     fn return_from_endless_loop(&mut self, ret: &Ty) {
         let w = self.fresh("w");
         let k = 1 + self.rng.below(4);

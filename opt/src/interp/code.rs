@@ -125,6 +125,9 @@ pub(crate) enum Op {
     /// Calls function `func`: `aux[aux] = n`, then `n` argument slots. The
     /// result goes to `dst` (a scratch slot for void calls).
     Call { dst: Slot, func: u32, aux: u32 },
+    /// Calls host function `func` (host): `aux[aux] = n`, then `n`
+    /// argument slots; the result goes to `dst` (a scratch slot for void).
+    HostCall { dst: Slot, func: u32, aux: u32 },
     /// Returns `src`.
     Ret { src: Slot },
     /// Returns from a void function (result word 0).
@@ -311,7 +314,7 @@ impl Code {
                 let i = aux as usize;
                 self.aux.get(i).is_some_and(|&k| ty(k)) && aux_len(i + 1, 2)
             }
-            Op::Call { aux, .. } => {
+            Op::Call { aux, .. } | Op::HostCall { aux, .. } => {
                 let i = aux as usize;
                 self.aux.get(i).is_some_and(|&m| aux_len(i + 1, m as usize))
             }
@@ -330,7 +333,7 @@ impl Code {
             op.for_each_slot_mut(&mut f);
             self.ops[i] = op;
             let (start, count) = match op {
-                Op::Call { aux, .. } => {
+                Op::Call { aux, .. } | Op::HostCall { aux, .. } => {
                     let n = self.aux.get(aux as usize).copied().unwrap_or(0);
                     (aux as usize + 1, n as usize)
                 }
@@ -461,6 +464,7 @@ impl Op {
             | Op::Assert { a }
             | Op::Clock { dst: a }
             | Op::Call { dst: a, .. }
+            | Op::HostCall { dst: a, .. }
             | Op::Ret { src: a }
             | Op::BrTrue { c: a, .. }
             | Op::BrFalse { c: a, .. }

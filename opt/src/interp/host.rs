@@ -6,7 +6,7 @@
 //! follows the layouts of [`crate::abi`] directly, as compiled code does.
 
 use crate::abi::{TrapCode, Word};
-use crate::ir::Type;
+use crate::ir::{HostFnId, Type};
 
 /// Services the runtime provides to executing Waddle code.
 ///
@@ -46,6 +46,15 @@ pub trait Host {
 
     /// Writes `value` of type `ty` and a newline to the program's output.
     fn print(&mut self, ty: Type, value: Word);
+
+    /// Calls host function `id` of the running program with `args` (one word
+    /// per declared parameter, in order) and returns its result word (0 for
+    /// `void`). A failing or panicking host function is `HostError`; the
+    /// host keeps its message. The default is a host with no functions.
+    fn host_call(&mut self, id: HostFnId, args: &[Word], roots: &[Word]) -> Result<Word, TrapCode> {
+        let _ = (id, args, roots);
+        Err(TrapCode::HostError)
+    }
 
     /// Seconds since an arbitrary start.
     fn clock(&mut self) -> f64;

@@ -10,7 +10,7 @@
 //! an explicit frame stack, so deep Waddle recursion never overflows the
 //! native stack; call depth is bounded by the stack budget in bytes.
 //!
-//! Semantics follow LANGUAGE.md through the IR's instruction definitions
+//! Semantics follow docs/language.md through the IR's instruction definitions
 //! (`ir::instructions`); heap objects are read and written directly through
 //! the [`crate::abi`] layouts, and everything that allocates, prints or
 //! reads the clock goes through the [`Host`].

@@ -25,6 +25,12 @@ entity_impl!(Inst, "inst");
 pub struct FuncId(u32);
 entity_impl!(FuncId, "fn");
 
+/// A host function a program may call (registered by the embedder or
+/// declared `extern`): an index into [`super::Program::host_fns`].
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct HostFnId(u32);
+entity_impl!(HostFnId, "h");
+
 /// A global variable of a program.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct GlobalId(u32);

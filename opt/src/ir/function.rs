@@ -3,7 +3,7 @@
 
 use cranelift_entity::PrimaryMap;
 
-use super::entities::{Block, FuncId, GlobalId, Inst, Value};
+use super::entities::{Block, FuncId, GlobalId, HostFnId, Inst, Value};
 use super::instructions::{InstData, SrcLoc, Terminator};
 use super::types::Type;
 
@@ -123,6 +123,16 @@ pub struct GlobalData {
     pub ty: Type,
 }
 
+/// A host function as the program sees it: its name and signature. What
+/// runs when it is called is the host's business (`Host::host_call`).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct HostFnDecl {
+    /// The name scripts call it by.
+    pub name: String,
+    /// Parameter and result types.
+    pub sig: Signature,
+}
+
 /// A whole program: functions, globals, the source file table, and the
 /// function holding the top-level statements.
 #[derive(Clone, PartialEq, Debug, Default)]
@@ -135,6 +145,9 @@ pub struct Program {
     pub files: Vec<String>,
     /// The function that runs the program's top-level statements.
     pub main: Option<FuncId>,
+    /// Host functions [`super::InstKind::HostCall`] may call. Ids are the
+    /// host's: a later program of the same host keeps the earlier ids.
+    pub host_fns: PrimaryMap<HostFnId, HostFnDecl>,
 }
 
 impl Program {

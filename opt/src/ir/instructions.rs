@@ -6,7 +6,7 @@
 //! and remove checks. Every instruction that may trap carries the source
 //! location its runtime error reports.
 
-use super::entities::{Block, FuncId, GlobalId, Value};
+use super::entities::{Block, FuncId, GlobalId, HostFnId, Value};
 
 /// A source location, 1-based line and column in file `file` of the
 /// program's file table; `line == 0` means "unknown".
@@ -165,6 +165,11 @@ pub enum InstKind {
     /// Direct call of a function of the same program. Traps with
     /// `stack overflow` when the call-depth budget is exhausted.
     Call(FuncId, Vec<Value>),
+    /// Call of a host function ([`super::Program::host_fns`]). An effect
+    /// like `print`: never removed, reordered or duplicated; it may read and
+    /// write anything the host reaches and traps `host error` when the host
+    /// function fails or panics.
+    HostCall(HostFnId, Vec<Value>),
     /// Read a global.
     GlobalGet(GlobalId),
     /// Write a global.
@@ -236,7 +241,9 @@ impl InstKind {
                 f(*b);
                 f(*c)
             }
-            InstKind::Call(_, args) | InstKind::ArrayLit(args) => args.iter().copied().for_each(f),
+            InstKind::Call(_, args) | InstKind::HostCall(_, args) | InstKind::ArrayLit(args) => {
+                args.iter().copied().for_each(f)
+            }
         }
     }
 
@@ -273,7 +280,9 @@ impl InstKind {
                 f(b);
                 f(c)
             }
-            InstKind::Call(_, args) | InstKind::ArrayLit(args) => args.iter_mut().for_each(f),
+            InstKind::Call(_, args) | InstKind::HostCall(_, args) | InstKind::ArrayLit(args) => {
+                args.iter_mut().for_each(f)
+            }
         }
     }
 
@@ -282,6 +291,7 @@ impl InstKind {
         match self {
             InstKind::Binary(op, _, _) => op.may_trap(),
             InstKind::Call(..)
+            | InstKind::HostCall(..)
             | InstKind::ArrayRepeat(..)
             | InstKind::BoundsCheck(..)
             | InstKind::ArrayPop(..)
@@ -315,7 +325,10 @@ impl InstKind {
         matches!(
             self,
             InstKind::GlobalGet(..) | InstKind::ArrayGet(..) | InstKind::ArrayLen(..)
-        ) || matches!(self, InstKind::Call(..) | InstKind::ArrayPop(..))
+        ) || matches!(
+            self,
+            InstKind::Call(..) | InstKind::HostCall(..) | InstKind::ArrayPop(..)
+        )
     }
 }
 

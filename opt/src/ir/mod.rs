@@ -2,7 +2,7 @@
 //!
 //! A [`Program`] holds [`Function`]s and globals. A function is a CFG of
 //! blocks; each block has typed parameters (in place of φ nodes), a list of
-//! instructions and one terminator. See `DESIGN.md` for the canonical
+//! instructions and one terminator. See `docs/architecture.md` ("Invariants") for the canonical
 //! properties the optimizer maintains.
 
 mod builder;
@@ -16,8 +16,10 @@ mod uses;
 mod verify;
 
 pub use builder::FunctionBuilder;
-pub use entities::{Block, FuncId, GlobalId, Inst, Value};
-pub use function::{BlockData, Function, GlobalData, Program, Signature, ValueData, ValueDef};
+pub use entities::{Block, FuncId, GlobalId, HostFnId, Inst, Value};
+pub use function::{
+    BlockData, Function, GlobalData, HostFnDecl, Program, Signature, ValueData, ValueDef,
+};
 pub use instructions::{BinaryOp, BlockCall, Cmp, InstData, InstKind, SrcLoc, Terminator, UnaryOp};
 pub use parse::{parse_function, parse_program, ParseError};
 pub use print::{

@@ -5,6 +5,7 @@
 //! ```text
 //! file 0 "fib.wdl"
 //! global g0 "calls": int
+//! host h0 "emit"(int) -> void
 //! main fn1
 //!
 //! fn fn0 "fib"(int) -> int @1:1 {
@@ -30,6 +31,8 @@
 //!   may contain any character (`.main`) and need not be unique: calls name
 //!   their callee by id (`call fn0 "fib"(v4)`); the quoted name after the id
 //!   is for readers and the parser checks it matches.
+//! - Host functions (`host h0 "name"(params) -> ret`) are declarations
+//!   the program calls with `host_call h0 "name"(v1)`.
 //! - A function without blocks is a declaration and prints without a body.
 //! - Blocks print in layout order (entry first) and values and blocks with
 //!   their arena numbers, so parsing recreates the same numbering.
@@ -216,6 +219,10 @@ fn format_kind(p: &Program, kind: &InstKind) -> String {
             Some(cf) => format!("call {callee} {}({})", quote(&cf.name), value_list(args)),
             None => format!("call {callee}({})", value_list(args)),
         },
+        InstKind::HostCall(h, args) => match p.host_fns.get(*h) {
+            Some(hf) => format!("host_call {h} {}({})", quote(&hf.name), value_list(args)),
+            None => format!("host_call {h}({})", value_list(args)),
+        },
         InstKind::GlobalGet(g) => format!("global_get {g}"),
         InstKind::GlobalSet(g, a) => format!("global_set {g}, {a}"),
         InstKind::ArrayLit(elems) => format!("array_lit [{}]", value_list(elems)),
@@ -395,6 +402,16 @@ pub fn print_program(p: &Program) -> String {
     }
     for (g, gd) in p.globals.iter() {
         let _ = writeln!(out, "global {g} {}: {}", quote(&gd.name), gd.ty);
+    }
+    for (h, hf) in p.host_fns.iter() {
+        let params: Vec<String> = hf.sig.params.iter().map(|t| t.to_string()).collect();
+        let _ = writeln!(
+            out,
+            "host {h} {}({}) -> {}",
+            quote(&hf.name),
+            params.join(", "),
+            hf.sig.ret
+        );
     }
     if let Some(m) = p.main {
         let _ = writeln!(out, "main {m}");

@@ -89,15 +89,17 @@ pub fn new_array(elem: Type, elems: &[Word]) -> Word {
 
 /// The elements of an array word.
 pub fn elems(w: Word) -> Vec<Word> {
+    // SAFETY: test words are arrays this host allocated and never frees.
     unsafe { waddle_opt::abi::array_elems(w) }.to_vec()
 }
 
 /// The text of a string word.
 pub fn text(w: Word) -> String {
+    // SAFETY: test words are strings this host allocated and never frees.
     String::from_utf8_lossy(unsafe { str_bytes(w) }).into_owned()
 }
 
-/// Formats like `print` (LANGUAGE.md "Printing"); `nested` quotes strings.
+/// Formats like `print` (docs/language.md "Printing"); `nested` quotes strings.
 pub fn format(ty: Type, w: Word, nested: bool) -> String {
     match ty {
         Type::Unit => "void".to_string(),
@@ -159,6 +161,7 @@ impl Host for TestHost {
 
     fn array_push(&mut self, array: Word, value: Word, roots: &[Word]) -> Result<(), TrapCode> {
         self.log("array_push", &[array, value], roots);
+        // SAFETY: the interpreter passes a live array of this host.
         let a = unsafe { &mut *(array as *mut ArrayObj) };
         if a.len as usize >= self.max_alloc {
             return Err(TrapCode::OutOfMemory);
@@ -169,6 +172,7 @@ impl Host for TestHost {
             a.cap = data.capacity() as u64;
             a.data = data.leak().as_mut_ptr();
         }
+        // SAFETY: `len < cap` here, so the slot is inside the buffer.
         unsafe { *a.data.add(a.len as usize) = value };
         a.len += 1;
         Ok(())

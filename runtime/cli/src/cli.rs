@@ -2,7 +2,7 @@
 //! optimization, pass and emit options; `waddle` alone starts the REPL.
 //!
 //! Exit status: 0 success, 1 compile error / bad invocation / unreadable
-//! file / unavailable tier, 2 runtime error (LANGUAGE.md "Errors").
+//! file / unavailable tier, 2 runtime error (docs/language.md "Errors").
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -10,9 +10,12 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use waddle::driver::{run_on_big_stack, Tier};
-use waddle::engine::{compile_source, Engine, EngineConfig, OptOptions, PassLog, PassTrace};
+use waddle::engine::{
+    compile_source_with_ffi, EngineConfig, OptOptions, PassLog, PassTrace, Session,
+};
 use waddle::error::Error;
 use waddle::output::OutputSink;
+use waddle::{Config, Engine, Module, Store};
 
 /// The Waddle JIT compiler runtime.
 #[derive(Parser, Debug)]
@@ -34,7 +37,7 @@ pub enum Command {
     Bench(crate::bench::BenchArgs),
 }
 
-/// Tier selection.
+/// Tier selection and what scripts may do.
 #[derive(clap::Args, Debug)]
 pub struct TierArgs {
     /// Execution tier.
@@ -44,6 +47,9 @@ pub struct TierArgs {
     #[arg(short = 'O', value_name = "LEVEL", default_value_t = 2,
           value_parser = clap::value_parser!(u8).range(0..=2))]
     pub opt_level: u8,
+    /// Let scripts declare and call C functions (`extern "lib" fn ...;`).
+    #[arg(long)]
+    pub allow_ffi: bool,
 }
 
 /// Arguments of `waddle run`.
@@ -124,6 +130,9 @@ pub enum Emit {
     Ir,
     /// Waddle IR after the pass pipeline.
     OptIr,
+    /// The VSDG of every function after the `-O` passes (Graphviz DOT,
+    /// regions as clusters), as tier `full` lifts it.
+    Vsdg,
 }
 
 /// Parses the process arguments and runs; returns the exit status.
@@ -140,6 +149,7 @@ pub fn main_with_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32
         None => repl(TierArgs {
             tier: TierArg::Auto,
             opt_level: 2,
+            allow_ffi: false,
         }),
         Some(Command::Repl(t)) => repl(t),
         Some(Command::Run(args)) => run(args),
@@ -151,6 +161,7 @@ fn repl(t: TierArgs) -> i32 {
     let config = EngineConfig {
         tier: t.tier.into(),
         opt_level: t.opt_level,
+        allow_ffi: t.allow_ffi,
         ..EngineConfig::default()
     };
     run_on_big_stack(|| crate::repl::run_interactive(config)).unwrap_or_else(|msg| {
@@ -225,7 +236,7 @@ fn print_pass_log(log: &PassLog) {
     eprint!("{}", log.render());
 }
 
-fn run_program(name: &str, source: &str, args: &RunArgs) -> Result<(), Error> {
+fn run_program_ffi(name: &str, source: &str, args: &RunArgs) -> Result<(), Error> {
     let config = EngineConfig {
         tier: args.tier.tier.into(),
         opt_level: args.tier.opt_level,
@@ -234,17 +245,43 @@ fn run_program(name: &str, source: &str, args: &RunArgs) -> Result<(), Error> {
         fuel: args.fuel,
         memory_limit: args.memory_limit,
         output: OutputSink::Stdout,
+        allow_ffi: true,
         ..EngineConfig::default()
     };
-    let mut engine = Engine::with_config(config)?;
+    let mut engine = Session::with_config(config)?;
     let result = engine.run(name, source);
     print_pass_log(&engine.take_pass_log());
+    result
+}
+
+fn run_program(name: &str, source: &str, args: &RunArgs) -> Result<(), Error> {
+    if args.tier.allow_ffi {
+        // `extern` functions resolve on the incremental engine (Session);
+        // Module/Store gain them when the Engine registers host functions.
+        return run_program_ffi(name, source, args);
+    }
+    let mut config = Config::new()
+        .tier(args.tier.tier.into())
+        .opt_level(args.tier.opt_level)
+        .memory_limit(args.memory_limit)
+        // Native code counts fuel only when there is a budget to enforce.
+        .interruptible(args.fuel.is_some());
+    config.passes = args.passes.clone();
+    config.trace = trace(args);
+    let engine = Engine::new(&config)?;
+    let module = Module::new(&engine, name, source)?;
+    let mut store = Store::with_output(&engine, OutputSink::Stdout);
+    store.set_fuel(args.fuel)?;
+    let result = store.instantiate(&module).map(drop);
+    store.flush_output();
+    print_pass_log(module.pass_log());
     result
 }
 
 fn emit_form(name: &str, source: &str, emit: Emit, args: &RunArgs) -> Result<(), Error> {
     waddle::engine::check_tier(args.tier.tier.into())?;
     let opt = OptOptions {
+        vsdg: args.tier.tier == TierArg::Full,
         opt_level: args.tier.opt_level,
         passes: args.passes.clone(),
         trace: trace(args),
@@ -252,19 +289,21 @@ fn emit_form(name: &str, source: &str, emit: Emit, args: &RunArgs) -> Result<(),
     let text = match emit {
         Emit::Ast => waddle::engine::emit_ast(name, source)?,
         Emit::Ir => {
-            let c = compile_source(
-                name,
-                source,
-                Default::default(),
-                false,
-                &OptOptions::default(),
-            )?;
+            let ffi = args.tier.allow_ffi;
+            let c = compile_source_with_ffi(name, source, ffi, &OptOptions::default())?;
             waddle::engine::print_program(&c.frontend.program)
         }
         Emit::OptIr => {
-            let c = compile_source(name, source, Default::default(), false, &opt)?;
+            let c = compile_source_with_ffi(name, source, args.tier.allow_ffi, &opt)?;
             print_pass_log(&c.log);
             waddle::engine::print_program(&c.optimized)
+        }
+        Emit::Vsdg => {
+            // The graph the round trip starts from: the level pipeline's output.
+            let opt = OptOptions { vsdg: false, ..opt };
+            let c = compile_source_with_ffi(name, source, args.tier.allow_ffi, &opt)?;
+            print_pass_log(&c.log);
+            waddle::engine::print_vsdg(&c.optimized)
         }
     };
     let mut out = std::io::stdout().lock();

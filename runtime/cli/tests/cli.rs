@@ -87,18 +87,25 @@ fn endless_source_is_refused() {
 }
 
 #[test]
-fn unavailable_tier_exits_1() {
+fn every_tier_runs_or_exits_1() {
     let p = program("tier.wdl", "print(1);\n");
-    let out = waddle(&["run", "--tier", "full", p.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(1));
-    assert_eq!(
-        text(&out.stderr),
-        format!(
-            "error: tier `full` is not available in this build (available: {})\n",
-            waddle::engine::AVAILABLE_TIERS.join(", ")
-        )
-    );
-    assert!(out.stdout.is_empty());
+    for tier in ["interp", "baseline", "opt", "full", "auto"] {
+        let out = waddle(&["run", "--tier", tier, p.to_str().unwrap()]);
+        if waddle::engine::AVAILABLE_TIERS.contains(&tier) {
+            assert_eq!(out.status.code(), Some(0), "{tier}");
+            assert_eq!(text(&out.stdout), "1\n", "{tier}");
+            continue;
+        }
+        assert_eq!(out.status.code(), Some(1));
+        assert_eq!(
+            text(&out.stderr),
+            format!(
+                "error: tier `{tier}` is not available in this build (available: {})\n",
+                waddle::engine::AVAILABLE_TIERS.join(", ")
+            )
+        );
+        assert!(out.stdout.is_empty());
+    }
 }
 
 #[test]
@@ -162,12 +169,20 @@ fn emit_forms() {
         "emit.wdl",
         "fn f(x: int) -> int { return x + 1; }\nprint(f(1));\n",
     );
-    for emit in ["ast", "ir", "opt-ir"] {
+    for emit in ["ast", "ir", "opt-ir", "vsdg"] {
         let out = waddle(&["run", "--emit", emit, p.to_str().unwrap()]);
         assert_eq!(out.status.code(), Some(0), "{emit}: {}", text(&out.stderr));
         let s = text(&out.stdout);
         assert!(s.contains('f') && !s.contains("\n2\n"), "{emit}: {s}");
     }
+    // The VSDG is Graphviz: one digraph per function, regions as clusters.
+    let out = waddle(&["run", "--emit", "vsdg", p.to_str().unwrap()]);
+    let s = text(&out.stdout);
+    assert!(s.starts_with("digraph \"f\" {"), "{s}");
+    assert!(
+        s.contains("subgraph cluster_r0") && s.contains("iadd"),
+        "{s}"
+    );
     let out = waddle(&["run", "--passes", "no-such-pass", p.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("unknown pass `no-such-pass`"));
@@ -267,4 +282,32 @@ fn repl_survives_bad_input() {
     assert!(text(&out.stdout).contains("4\n"));
     let err = text(&out.stderr);
     assert!(err.contains("discarded at the end of input"), "{err}");
+}
+
+#[cfg(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64")
+))]
+#[test]
+fn allow_ffi_flag() {
+    let p = program(
+        "ffi.wdl",
+        "extern \"libm.so.6\" fn ldexp(x: float, e: int) -> float;\nprint(ldexp(1.5, 4));\n",
+    );
+    let p = p.to_str().unwrap();
+    let out = waddle(&["run", p]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("--allow-ffi"),
+        "{}",
+        text(&out.stderr)
+    );
+    for tier in ["interp", "opt"] {
+        let out = waddle(&["run", "--allow-ffi", "--tier", tier, p]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        assert_eq!(text(&out.stdout), "24.0\n");
+    }
+    let out = waddle(&["run", "--allow-ffi", "--emit", "ir", p]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("host h0 \"ldexp\"(float, int) -> float"));
 }

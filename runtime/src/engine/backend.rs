@@ -140,11 +140,14 @@ pub(crate) fn pass_names() -> Vec<String> {
 pub(crate) fn run_pipeline(
     program: &mut Program,
     opt_level: u8,
+    vsdg: bool,
     passes: Option<&[String]>,
     trace: &PassTrace,
 ) -> Result<PassLog, String> {
     let pipeline = match passes {
         Some(names) => Pipeline::from_names(names).map_err(|e| e.to_string())?,
+        None if vsdg => Pipeline::from_names(&waddle_opt::passes::vsdg_pipeline(opt_level))
+            .map_err(|e| e.to_string())?,
         None => Pipeline::for_level(opt_level),
     };
     let options = PipelineOptions {

@@ -18,6 +18,8 @@ pub struct OptOptions {
     pub opt_level: u8,
     /// An explicit pass list, overriding `opt_level`.
     pub passes: Option<Vec<String>>,
+    /// Run the VSDG round trip after the level pipeline (tier T3, `full`).
+    pub vsdg: bool,
     /// What the optimizer reports while it runs.
     pub trace: PassTrace,
 }
@@ -123,9 +125,39 @@ pub fn compile_source(
     repl: bool,
     opt: &OptOptions,
 ) -> Result<CompiledIr, Error> {
+    let options = CompileOptions {
+        prelude,
+        repl,
+        allow_ffi: false,
+    };
+    compile_with_options(name, source, options, opt)
+}
+
+/// A whole program (no prelude) with `extern` declarations allowed when
+/// `allow_ffi` is set (`waddle run --allow-ffi --emit ir`). The externs are
+/// checked, not loaded.
+pub fn compile_source_with_ffi(
+    name: &str,
+    source: &str,
+    allow_ffi: bool,
+    opt: &OptOptions,
+) -> Result<CompiledIr, Error> {
+    let options = CompileOptions {
+        allow_ffi,
+        ..CompileOptions::default()
+    };
+    compile_with_options(name, source, options, opt)
+}
+
+/// [`compile_source`] with every frontend option.
+pub(crate) fn compile_with_options(
+    name: &str,
+    source: &str,
+    options: CompileOptions,
+    opt: &OptOptions,
+) -> Result<CompiledIr, Error> {
     let mut sources = SourceMap::default();
     sources.add(SourceFile::new(name, source));
-    let options = CompileOptions { prelude, repl };
     let frontend = catch_unwind(AssertUnwindSafe(|| {
         waddle_frontend::compile(&sources, &options)
     }))
@@ -142,7 +174,7 @@ pub fn compile_source(
         });
         Error::Compile {
             rendered,
-            count: diags.len(),
+            diagnostics: crate::error::diagnostics(&diags, &sources),
         }
     })?;
     let mut optimized = frontend.program.clone();
@@ -162,7 +194,13 @@ pub fn optimize(program: &mut Program, opt: &OptOptions) -> Result<PassLog, Erro
     }
     check_passes(&opt.trace.print_after)?;
     let result = catch_unwind(AssertUnwindSafe(|| {
-        backend::run_pipeline(program, opt.opt_level, opt.passes.as_deref(), &opt.trace)
+        backend::run_pipeline(
+            program,
+            opt.opt_level,
+            opt.vsdg,
+            opt.passes.as_deref(),
+            &opt.trace,
+        )
     }))
     .map_err(|p| panic_error("the optimizer", p))?;
     let log = result.map_err(Error::Passes)?;

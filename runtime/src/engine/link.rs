@@ -76,6 +76,11 @@ pub(crate) fn link(master: &mut Program, entry: Program) -> Result<Linked, Strin
             ));
         }
     }
+    if entry.host_fns.len() < master.host_fns.len() {
+        return Err("entry drops prelude host functions".to_string());
+    }
+    // Host-function ids are the engine's: the entry's table extends the master's.
+    master.host_fns = entry.host_fns.clone();
     if entry.globals.len() < master.globals.len() {
         return Err("entry drops prelude globals".to_string());
     }

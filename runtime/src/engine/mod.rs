@@ -39,16 +39,20 @@
 //! thread with a generous stack to get the full budget (the CLI uses
 //! [`crate::driver::run_on_big_stack`]).
 
-mod backend;
+pub(crate) mod backend;
 mod compile;
+mod host_api;
 mod link;
-mod native;
-mod tiering;
-mod val;
+pub(crate) mod native;
+pub(crate) mod tiering;
+pub(crate) mod val;
 
+pub(crate) use compile::panic_error;
 pub use compile::{
-    check_passes, compile_source, optimize, CompiledIr, OptOptions, PassLog, PassTrace,
+    check_passes, compile_source, compile_source_with_ffi, optimize, CompiledIr, OptOptions,
+    PassLog, PassTrace,
 };
+pub use host_api::HostFunctionInfo;
 pub use val::{Args, FromVal, IntoVal, Val};
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -70,11 +74,11 @@ use backend::Executor;
 /// T2 for everything but cold top-level code when T2 exists). Matches
 /// `waddle_jit::available_tiers()` plus `interp` and `auto`.
 #[cfg(target_arch = "x86_64")]
-pub const AVAILABLE_TIERS: &[&str] = &["interp", "baseline", "opt", "auto"];
+pub const AVAILABLE_TIERS: &[&str] = &["interp", "baseline", "opt", "full", "auto"];
 /// Tiers this build can run (the baseline tier's host back end is x86-64;
 /// its AArch64 back end runs through cross-execution images).
 #[cfg(target_arch = "aarch64")]
-pub const AVAILABLE_TIERS: &[&str] = &["interp", "opt", "auto"];
+pub const AVAILABLE_TIERS: &[&str] = &["interp", "opt", "full", "auto"];
 /// Tiers this build can run (no native tier on this architecture).
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 pub const AVAILABLE_TIERS: &[&str] = &["interp", "auto"];
@@ -112,6 +116,13 @@ pub struct EngineConfig {
     pub output: OutputSink,
     /// Collector stress mode (for tests): collect before every allocation.
     pub gc_stress: bool,
+    /// Whether scripts may declare C functions with `extern` (FFI; default
+    /// off). See [`Engine::allow_ffi`].
+    pub allow_ffi: bool,
+    /// Native code counts fuel even without a budget, so
+    /// [`Engine::interrupt_handle`] stops running loops on every tier (the
+    /// REPL's Ctrl-C). Off by default: `waddle run` loops stay tick-free.
+    pub interruptible: bool,
 }
 
 impl Default for EngineConfig {
@@ -126,6 +137,8 @@ impl Default for EngineConfig {
             memory_limit: None,
             output: OutputSink::Stdout,
             gc_stress: false,
+            allow_ffi: false,
+            interruptible: false,
         }
     }
 }
@@ -150,14 +163,21 @@ pub struct GlobalInfo {
     pub ty: Type,
 }
 
+/// An incremental session (the REPL's engine): compiles entries one after
+/// another into one growing program, keeps its functions and globals, and
+/// runs code. For compile-once, run-in-many-stores embedding use
+/// [`crate::Module`] and [`crate::Store`].
+pub type Session = Engine;
+
 /// A Waddle engine: compiles source, keeps the program's functions and
-/// globals, and runs code.
+/// globals, and runs code (exported as [`Session`]).
 pub struct Engine {
     tier: Tier,
     opt: OptOptions,
     /// What the optimizer reported so far ([`EngineConfig::trace`]).
     pass_log: PassLog,
     stack_budget: usize,
+    interruptible: bool,
     /// The linked program, optimized.
     program: Program,
     /// The same functions before optimization (for `:ir`).
@@ -206,19 +226,23 @@ impl Engine {
             stress: config.gc_stress,
             ..HeapConfig::default()
         };
+        let mut runtime = Runtime::new(heap, config.output, config.fuel);
+        runtime.hostfns.allow_ffi = config.allow_ffi;
         Engine {
             tier: config.tier,
             opt: OptOptions {
+                vsdg: config.tier == Tier::Full,
                 opt_level: config.opt_level,
                 passes: config.passes,
                 trace: config.trace,
             },
             pass_log: PassLog::default(),
             stack_budget: config.stack_budget,
+            interruptible: config.interruptible,
             program: Program::default(),
             source_ir: Program::default(),
             global_mutable: Vec::new(),
-            runtime: Runtime::new(heap, config.output, config.fuel),
+            runtime,
             exec: None,
             entries: 0,
         }
@@ -233,6 +257,7 @@ impl Engine {
     pub fn set_tier(&mut self, tier: Tier) -> Result<(), Error> {
         check_tier(tier)?;
         self.tier = tier;
+        self.opt.vsdg = tier == Tier::Full;
         Ok(())
     }
 
@@ -249,6 +274,15 @@ impl Engine {
     /// Heap counters.
     pub fn heap_stats(&self) -> HeapStats {
         self.runtime.heap().stats()
+    }
+
+    /// A handle that stops the running entry or call (or the next one)
+    /// with `interrupted`, from any thread or a signal handler (it only
+    /// stores to an atomic). Compiled code notices it only when built with
+    /// [`EngineConfig::interruptible`] or a fuel budget; the interpreter
+    /// always does.
+    pub fn interrupt_handle(&self) -> crate::InterruptHandle {
+        self.runtime.interrupts().handle()
     }
 
     /// Runs a full garbage collection now.
@@ -433,6 +467,14 @@ impl Engine {
         Ok(backend::print_function(&self.program, id))
     }
 
+    /// The VSDG of function `name` (its optimized IR lifted, as tier T3
+    /// sees it) in Graphviz DOT, or a comment saying why it has none
+    /// (REPL `:vsdg`).
+    pub fn function_vsdg(&self, name: &str) -> Result<String, Error> {
+        let id = self.func_id(name)?;
+        Ok(function_vsdg_dot(&self.program.funcs[id]))
+    }
+
     /// The tier that runs function `name` now.
     pub fn function_tier(&self, name: &str) -> Result<Tier, Error> {
         self.func_id(name)?;
@@ -501,6 +543,7 @@ impl Engine {
                     mutable,
                 })
                 .collect(),
+            host_functions: self.runtime.hostfns.signatures(),
         }
     }
 
@@ -517,7 +560,7 @@ impl Engine {
     /// Compiles, links and runs one entry.
     fn entry(&mut self, name: &str, source: &str, repl: bool) -> Result<(), Error> {
         check_tier(self.tier)?;
-        let compiled = compile_source(name, source, self.prelude(), repl, &self.opt)?;
+        let compiled = self.compile_entry(name, source, repl)?;
         self.pass_log.merge(compiled.log);
         let mutable: Vec<bool> = (compiled.frontend.typed.globals.iter())
             .map(|g| g.mutable)
@@ -530,13 +573,7 @@ impl Engine {
         let _ = link::link(&mut self.source_ir, compiled.frontend.program);
         self.reoptimize_inliners(n_before, &mut linked)?;
         let globals = self.runtime.add_globals(&linked.new_globals);
-        let mut result = globals.map_err(|code| {
-            Error::Runtime(RuntimeError {
-                code,
-                message: code.message().to_string(),
-                location: name.to_string(),
-            })
-        });
+        let mut result = globals.map_err(|code| Error::Runtime(RuntimeError::new(code, None)));
         match &mut self.exec {
             None => {
                 self.exec = Some(Executor::new(
@@ -604,7 +641,7 @@ impl Engine {
         let Some(exec) = self.exec.as_mut() else {
             return Err(Error::Internal("no executor".to_string()));
         };
-        let fuel = self.runtime.fuel().is_some();
+        let fuel = self.runtime.fuel().is_some() || self.interruptible;
         let (program, runtime, tier) = (&self.program, &mut self.runtime, self.tier);
         let outcome = catch_unwind(AssertUnwindSafe(|| {
             exec.prepare(program, runtime, tier, fuel, run)
@@ -633,7 +670,7 @@ impl Engine {
                 Err(compile::panic_error("execution", p))
             }
             Ok(Err(msg)) => Err(Error::Internal(msg)),
-            Ok(Ok(Err(trap))) => Err(Error::Runtime(RuntimeError::from_trap(trap, &self.program))),
+            Ok(Ok(Err(trap))) => Err(Error::Runtime(self.trap_error(trap))),
             Ok(Ok(Ok(w))) => Ok(w),
         }
     }
@@ -653,6 +690,27 @@ pub fn print_program(program: &Program) -> String {
     backend::print_program(program)
 }
 
+/// The VSDG of every function of an optimized (canonical) `program` in
+/// Graphviz DOT, one `digraph` per function (for `--emit vsdg`).
+pub fn print_vsdg(program: &Program) -> String {
+    program
+        .funcs
+        .values()
+        .filter(|f| !f.is_declaration())
+        .map(function_vsdg_dot)
+        .collect()
+}
+
+/// One function's VSDG in DOT, or a DOT comment with the reason it has none.
+fn function_vsdg_dot(f: &waddle_opt::ir::Function) -> String {
+    let lifted = std::panic::catch_unwind(|| waddle_opt::vsdg::lift(f));
+    match lifted {
+        Ok(Ok(g)) => waddle_opt::vsdg::dot::to_dot(&g, &f.name),
+        Ok(Err(e)) => format!("// {}: {e}\n", f.name),
+        Err(_) => format!("// {}: internal error while lifting to the VSDG\n", f.name),
+    }
+}
+
 /// The parsed syntax tree of `source`, as text (for `--emit ast`).
 pub fn emit_ast(name: &str, source: &str) -> Result<String, Error> {
     let mut sources = waddle_frontend::SourceMap::default();
@@ -665,7 +723,7 @@ pub fn emit_ast(name: &str, source: &str) -> Result<String, Error> {
         Ok(module) => Ok(format!("{module:#?}\n")),
         Err(diags) => Err(Error::Compile {
             rendered: waddle_frontend::diag::render(&diags, &sources),
-            count: diags.len(),
+            diagnostics: crate::error::diagnostics(&diags, &sources),
         }),
     }
 }

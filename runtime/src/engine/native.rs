@@ -10,7 +10,7 @@
 //! 2. makes it the *owner* of its functions (the previous owners lose them),
 //! 3. links: the new unit's slots get every other native function's current
 //!    code, and every older unit's slots for the new functions get the new
-//!    code (so all callers see a redefinition at once, DESIGN.md "Tiers"),
+//!    code (so all callers see a redefinition at once, docs/architecture.md "Tiers"),
 //! 4. frees every unit that owns no function any more.
 //!
 //! Freeing is safe because the engine never installs, invalidates or frees
@@ -118,7 +118,7 @@ impl NativeCode {
             return Err("native units with and without fuel cannot be mixed".to_string());
         }
         let unit_program = unit_program(program, funcs);
-        let mut compiled = compile_unit(&unit_program, tier, fuel)?;
+        let mut compiled = compile_unit(&unit_program, tier, fuel, false)?;
         compiled.set_stack_budget(self.stack_budget);
         compiled.bind_strings(host);
         self.fuel = fuel;
@@ -209,7 +209,7 @@ impl NativeCode {
 
 /// `program` with only `funcs` keeping their bodies: the rest become
 /// declarations (same ids, names and signatures) the unit links against.
-fn unit_program(program: &Program, funcs: &[FuncId]) -> Program {
+pub(crate) fn unit_program(program: &Program, funcs: &[FuncId]) -> Program {
     let mut keep = vec![false; program.funcs.len()];
     for f in funcs {
         if let Some(k) = keep.get_mut(f.index()) {
@@ -218,6 +218,7 @@ fn unit_program(program: &Program, funcs: &[FuncId]) -> Program {
     }
     let mut p = Program {
         globals: program.globals.clone(),
+        host_fns: program.host_fns.clone(),
         ..Program::default()
     };
     for (id, f) in program.funcs.iter() {
@@ -233,31 +234,28 @@ fn unit_program(program: &Program, funcs: &[FuncId]) -> Program {
 }
 
 /// Runs the native code generator of `tier` (the one place that names each
-/// native tier).
-fn compile_unit(
+/// native tier). With `shared`, the code loads its string constants through
+/// the context, so the unit can run for many stores
+/// ([`waddle_jit::NativeProgram::call_shared`]).
+pub(crate) fn compile_unit(
     program: &Program,
     tier: Tier,
     fuel: bool,
+    shared: bool,
 ) -> Result<Box<dyn NativeProgram>, String> {
+    let opts = JitOptions {
+        fuel,
+        strings_from_ctx: shared,
+        ..JitOptions::default()
+    };
     match tier {
-        Tier::Opt => {
-            let opts = JitOptions {
-                fuel,
-                ..JitOptions::default()
-            };
-            waddle_jit::compile(program, &opts)
-                .map(|p| Box::new(p) as Box<dyn NativeProgram>)
-                .map_err(|e| e.to_string())
-        }
-        Tier::Baseline => {
-            let opts = JitOptions {
-                fuel,
-                ..JitOptions::default()
-            };
-            waddle_jit::baseline::compile(program, &opts)
-                .map(|p| Box::new(p) as Box<dyn NativeProgram>)
-                .map_err(|e| e.to_string())
-        }
+        // T3 differs from T2 in its passes only.
+        Tier::Opt | Tier::Full => waddle_jit::compile(program, &opts)
+            .map(|p| Box::new(p) as Box<dyn NativeProgram>)
+            .map_err(|e| e.to_string()),
+        Tier::Baseline => waddle_jit::baseline::compile(program, &opts)
+            .map(|p| Box::new(p) as Box<dyn NativeProgram>)
+            .map_err(|e| e.to_string()),
         other => Err(format!(
             "tier `{other}` has no native code generator in this build"
         )),

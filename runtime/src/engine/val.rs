@@ -124,12 +124,8 @@ pub(crate) fn to_word(
     Ok(w)
 }
 
-fn trap_error(code: waddle_opt::abi::TrapCode) -> Error {
-    Error::Runtime(crate::error::RuntimeError {
-        code,
-        message: code.message().to_string(),
-        location: "<host>".to_string(),
-    })
+pub(crate) fn trap_error(code: waddle_opt::abi::TrapCode) -> Error {
+    Error::Runtime(crate::error::RuntimeError::new(code, None))
 }
 
 /// Reads the word `w` of type `ty` into a [`Val`].
@@ -151,6 +147,7 @@ pub(crate) unsafe fn from_word(ty: Type, w: Word) -> Val {
             Val::Array(
                 elems
                     .iter()
+                    // SAFETY: every element is a live value of type `elem`.
                     .map(|&e| unsafe { from_word(elem, e) })
                     .collect(),
             )

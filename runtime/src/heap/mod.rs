@@ -1,7 +1,7 @@
 //! The garbage-collected heap: string and array objects with the layouts of
 //! [`waddle_opt::abi`], reclaimed by a non-moving mark-sweep collector.
 //!
-//! Design (DESIGN.md "Runtime"):
+//! Design (docs/architecture.md, "runtime/"):
 //! - Every object is tracked in a list plus an address set, so deciding
 //!   whether an arbitrary word is an object address is O(1). This is what
 //!   lets roots be scanned *conservatively* while tracing inside the heap
@@ -235,6 +235,7 @@ impl Heap {
     /// # Safety
     /// `arr` must be a live array object of this heap.
     pub unsafe fn push_cost(&self, arr: Word) -> usize {
+        // SAFETY: the caller promises a live array of this heap.
         let a = unsafe { &*(arr as *const ArrayObj) };
         if a.len < a.cap {
             0

@@ -16,6 +16,7 @@ use waddle_opt::abi::{obj_kind, ArrayObj, ObjHeader, StrObj, Word};
 /// # Safety
 /// `obj` must point to a live object allocated by this module.
 pub(crate) unsafe fn object_bytes(obj: *const ObjHeader) -> usize {
+    // SAFETY: `obj` is live, so its header kind names its layout.
     unsafe {
         match (*obj).kind {
             obj_kind::STR => size_of::<StrObj>() + (*(obj as *const StrObj)).len as usize,
@@ -131,6 +132,7 @@ fn free_words(data: *mut Word, cap: usize) {
 /// # Safety
 /// `arr` must be a live array object allocated by this module.
 pub(crate) unsafe fn grow_array(arr: *mut ArrayObj, new_cap: usize) -> bool {
+    // SAFETY: the caller promises a live array of this module.
     let a = unsafe { &mut *arr };
     let old_cap = a.cap as usize;
     if new_cap <= old_cap {
@@ -160,6 +162,8 @@ pub(crate) unsafe fn grow_array(arr: *mut ArrayObj, new_cap: usize) -> bool {
 /// # Safety
 /// `obj` must be a live object allocated by this module, not used afterwards.
 pub(crate) unsafe fn free_object(obj: *mut ObjHeader) {
+    // SAFETY: `obj` is live and was allocated here with the layouts used
+    // below; the caller never uses it again.
     unsafe {
         match (*obj).kind {
             obj_kind::STR => {

@@ -133,7 +133,7 @@ fn memory_limit_applies() {
     rt.array_repeat(Type::Int, 0, 100_000, &[]).unwrap();
 }
 
-/// LANGUAGE.md: a program that allocates in a loop runs in bounded memory.
+/// docs/language.md: a program that allocates in a loop runs in bounded memory.
 /// This is the host side of `for i in 0..20000 { let a = [0; 100000]; }`.
 #[test]
 fn allocation_loop_runs_in_bounded_memory() {

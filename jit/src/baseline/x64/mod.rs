@@ -163,6 +163,7 @@ impl X64 {
             }
             InstKind::Binary(op, ..) => *op == BinaryOp::FRem,
             InstKind::Call(..)
+            | InstKind::HostCall(..)
             | InstKind::ArrayLit(..)
             | InstKind::ArrayRepeat(..)
             | InstKind::ArrayPush(..)

@@ -1,4 +1,4 @@
-//! Translation of Waddle instructions (see LANGUAGE.md for the semantics
+//! Translation of Waddle instructions (see docs/language.md for the semantics
 //! each one must reproduce bit for bit).
 
 use cranelift_codegen::ir::{
@@ -138,6 +138,7 @@ impl Translator<'_, '_> {
                 None
             }
             InstKind::Clock => self.call_helper(Helper::Clock, &[self.vmctx], Some(loc)),
+            InstKind::HostCall(h, args) => self.host_call(h.as_u32(), args, rty, loc),
         };
         if let (Some(r), Some(v)) = (data.result, result) {
             self.def(r, v);
@@ -149,11 +150,11 @@ impl Translator<'_, '_> {
     fn string_const(&mut self, s: &str) -> ir::Value {
         let idx = self.env.string_index.get(s).copied().unwrap_or(0);
         let (p, off) = match self.env.addressing {
-            Addressing::Absolute => {
+            Addressing::Absolute if !self.env.strings_from_ctx => {
                 let addr = self.env.string_table + idx * 8;
                 (self.b.ins().iconst(types::I64, addr as i64), 0)
             }
-            Addressing::Tables => {
+            Addressing::Absolute | Addressing::Tables => {
                 let table =
                     self.b
                         .ins()
@@ -243,6 +244,41 @@ impl Translator<'_, '_> {
         let n = self.b.ins().iconst(types::I64, elems.len() as i64);
         let r = self.call_helper(Helper::ArrayNew, &[self.vmctx, ty, ptr, n], Some(loc));
         r.unwrap_or(ptr)
+    }
+
+    /// A host-function call: the arguments as words in a stack slot, one
+    /// helper call, the result word narrowed to the result type.
+    fn host_call(
+        &mut self,
+        id: u32,
+        args: &[Value],
+        rty: Option<Type>,
+        loc: SrcLoc,
+    ) -> Option<ir::Value> {
+        let ptr = if args.is_empty() {
+            self.b.ins().iconst(types::I64, 0)
+        } else {
+            let size = u32::try_from(args.len() * 8).unwrap_or(u32::MAX);
+            let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+                StackSlotKind::ExplicitSlot,
+                size,
+                3,
+            ));
+            let base = self.b.ins().stack_addr(types::I64, slot, 0);
+            for (k, &a) in args.iter().enumerate() {
+                let off = word_offset(k).unwrap_or(i32::MAX);
+                self.store_word(a, base, off);
+            }
+            base
+        };
+        let id = self.b.ins().iconst(types::I32, i64::from(id));
+        let n = self.b.ins().iconst(types::I64, args.len() as i64);
+        let w = self.call_helper(Helper::HostCall, &[self.vmctx, id, ptr, n], Some(loc))?;
+        Some(match rty? {
+            Type::Float => self.b.ins().bitcast(types::F64, MemFlagsData::new(), w),
+            Type::Bool => self.b.ins().ireduce(types::I8, w),
+            _ => w,
+        })
     }
 
     /// `pop(a)`: empty check, shrink, load the old last element.

@@ -70,6 +70,9 @@ pub(crate) struct Env<'a> {
     pub frontend: TargetFrontendConfig,
     /// How code reaches helpers and string constants.
     pub addressing: Addressing,
+    /// Load string constants through `VmCtx::strings` even under
+    /// [`Addressing::Absolute`] (`JitOptions::strings_from_ctx`).
+    pub strings_from_ctx: bool,
 }
 
 /// How generated code finds runtime helpers and string constants.

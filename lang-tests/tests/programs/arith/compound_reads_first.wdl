@@ -1,4 +1,4 @@
-// `x op= e` reads x before evaluating e (LANGUAGE.md detail 2).
+// `x op= e` reads x before evaluating e (docs/language.md "Evaluation order").
 var x = 10;
 fn bump() -> int { x = 1000; return 1; }
 x += bump();

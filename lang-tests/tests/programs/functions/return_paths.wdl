@@ -1,4 +1,4 @@
-// What counts as returning on every path (LANGUAGE.md detail 4).
+// What counts as returning on every path (docs/language.md "Statements", returning on every path).
 fn by_if_else(b: bool) -> int {
     if b { return 1; } else { return 2; }
 }

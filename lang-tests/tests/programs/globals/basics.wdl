@@ -1,4 +1,4 @@
-// The example of LANGUAGE.md "Program structure".
+// The example of docs/language.md "Programs and scopes".
 fn fib(n: int) -> int {
     if n < 2 { return n; }
     return fib(n - 1) + fib(n - 2);

@@ -2,7 +2,7 @@
 // stderr: runtime error: index out of bounds
 // stderr: runtime-errors/index_compound_shrunk.wdl:17:6
 // `a[i] op= e` where `e` empties the array: the store is checked again
-// after `e` (LANGUAGE.md detail 2), so it is an error at the `[`, and no
+// after `e` (docs/language.md "Evaluation order"), so it is an error at the `[`, and no
 // tier stores past the length.
 fn shrink(a: [int]) -> int {
     while len(a) > 0 { let x = pop(a); }

@@ -24,7 +24,7 @@ pub(super) fn cmp_holds(cc: Cmp, o: Ordering) -> bool {
     }
 }
 
-/// `f64::min` with `min(-0.0, 0.0) = -0.0` (LANGUAGE.md detail 12): a NaN
+/// `f64::min` with `min(-0.0, 0.0) = -0.0` (docs/language.md "Built-in functions"): a NaN
 /// operand yields the other operand.
 pub(super) fn fmin(a: f64, b: f64) -> f64 {
     if a == b {
@@ -35,7 +35,7 @@ pub(super) fn fmin(a: f64, b: f64) -> f64 {
     }
 }
 
-/// `f64::max` with `max(-0.0, 0.0) = 0.0` (LANGUAGE.md detail 12).
+/// `f64::max` with `max(-0.0, 0.0) = 0.0` (docs/language.md "Built-in functions").
 pub(super) fn fmax(a: f64, b: f64) -> f64 {
     if a == b {
         f64::from_bits(a.to_bits() & b.to_bits())

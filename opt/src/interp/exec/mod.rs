@@ -132,7 +132,10 @@ pub(crate) fn run(
 unsafe fn enter_consts(code: &Code, fp: *mut u64) {
     let n = code.consts.len();
     if n != 0 {
+        // SAFETY: `Code::validate` puts the constants at `const_base ..
+        // const_base + n`, inside the frame of `nslots` the caller promises.
         let dst = unsafe { fp.add(code.const_base as usize) };
+        // SAFETY: as above; the frame and the constant table do not overlap.
         unsafe { std::ptr::copy_nonoverlapping(code.consts.as_ptr(), dst, n) };
     }
 }
@@ -163,9 +166,11 @@ fn trap_at(st: &State<'_>, pc: usize, c: TrapCode) -> Trap {
 // `!(x < y)` is meant literally: true when either operand is NaN.
 #[allow(clippy::too_many_lines, clippy::neg_cmp_op_on_partial_ord)]
 fn dispatch(st: &mut State<'_>) -> Result<Word, Trap> {
+    // SAFETY: see the function's comment (`cur` points to live code).
     let mut ops: *const Op = unsafe { (*st.cur).ops.as_ptr() };
     let mut pc: usize = 0;
     let mut fp: *mut u64 = st.sp0;
+    // SAFETY: see the function's comment.
     unsafe {
         macro_rules! s {
             ($i:expr) => {
@@ -289,7 +294,8 @@ fn dispatch(st: &mut State<'_>) -> Result<Word, Trap> {
                 | Op::ArrayPush { .. }
                 | Op::ArrayLit { .. }
                 | Op::ArrayRepeat { .. }
-                | Op::Clock { .. } => {
+                | Op::Clock { .. }
+                | Op::HostCall { .. } => {
                     // Passed by reference into the code, so `op` itself
                     // never needs a stack copy.
                     if let Err(c) = slow::host_op(st, &*ops.add(pc - 1), fp) {

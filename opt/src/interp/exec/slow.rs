@@ -86,6 +86,23 @@ pub(super) unsafe fn host_op(st: &mut State<'_>, op: &Op, fp: *mut u64) -> Resul
                 (dst, st.host.array_repeat(ty, value, count, roots))
             }
             Op::Clock { dst } => (dst, Ok(st.host.clock().to_bits())),
+            Op::HostCall { dst, func, aux } => {
+                let aux = code.aux.as_ptr().add(aux as usize);
+                let n = *aux as usize;
+                let mut args = [0 as Word; 8];
+                let heap_args: Vec<Word>;
+                let args: &[Word] = if n <= args.len() {
+                    for (k, a) in args.iter_mut().enumerate().take(n) {
+                        *a = s(*aux.add(1 + k));
+                    }
+                    &args[..n]
+                } else {
+                    heap_args = (0..n).map(|k| s(*aux.add(1 + k))).collect();
+                    &heap_args
+                };
+                let id = crate::ir::HostFnId::from_u32(func);
+                (dst, st.host.host_call(id, args, roots))
+            }
             _ => return Ok(()),
         };
         st.globals = st.host.globals().as_mut_ptr();

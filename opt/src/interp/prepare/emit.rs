@@ -219,6 +219,23 @@ impl<'p> Emitter<'p> {
                     aux,
                 }
             }
+            InstKind::HostCall(h, args) => {
+                let decl = self.prep.program.host_fns.get(*h)?;
+                if decl.sig.params.len() != args.len() {
+                    return None;
+                }
+                let aux = self.aux_start()?;
+                self.code.aux.push(u32::try_from(args.len()).ok()?);
+                for &a in args {
+                    let s = self.s(a)?;
+                    self.code.aux.push(s);
+                }
+                Op::HostCall {
+                    dst: self.dst(inst)?,
+                    func: h.as_u32(),
+                    aux,
+                }
+            }
             InstKind::GlobalGet(g) => Op::GlobalGet {
                 dst: self.dst(inst)?,
                 g: self.global(g.as_u32())?,

@@ -4,7 +4,7 @@ use cranelift_entity::{EntityRef, PrimaryMap};
 
 use super::lexer::Tok;
 use super::{entity_number, ParseError, Parser, Refs};
-use crate::ir::entities::{Block, FuncId, GlobalId, Inst, Value};
+use crate::ir::entities::{Block, FuncId, GlobalId, HostFnId, Inst, Value};
 use crate::ir::function::{BlockData, Function, ValueData, ValueDef};
 use crate::ir::instructions::{BinaryOp, BlockCall, Cmp, InstData, InstKind, SrcLoc, Terminator};
 use crate::ir::print::{binary_name, cmp_name, unary_name, ALL_ARITH, ALL_CMP, ALL_UNARY};
@@ -259,6 +259,17 @@ fn parse_kind(p: &mut Parser, body: &mut Body, refs: &mut Refs) -> Result<InstKi
             refs.calls.push((callee, name, ct.line, ct.col));
             p.expect(&Tok::LParen)?;
             InstKind::Call(callee, value_list(p, body, &Tok::RParen)?)
+        }
+        "host_call" => {
+            let ct = p.peek().clone();
+            let h = HostFnId::from_u32(p.expect_entity("host function", "h")?);
+            let name = match &p.peek().tok {
+                Tok::Str(_) => Some(p.expect_str()?),
+                _ => None,
+            };
+            refs.hosts.push((h, name, ct.line, ct.col));
+            p.expect(&Tok::LParen)?;
+            InstKind::HostCall(h, value_list(p, body, &Tok::RParen)?)
         }
         "global_get" => InstKind::GlobalGet(global(p, refs)?),
         "global_set" => {

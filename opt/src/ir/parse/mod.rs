@@ -17,8 +17,8 @@ use std::fmt;
 
 use cranelift_entity::EntityRef;
 
-use super::entities::{FuncId, GlobalId};
-use super::function::{Function, GlobalData, Program, Signature};
+use super::entities::{FuncId, GlobalId, HostFnId};
+use super::function::{Function, GlobalData, HostFnDecl, Program, Signature};
 use super::instructions::SrcLoc;
 use super::types::{ScalarType, Type};
 use lexer::{Tok, Token};
@@ -81,6 +81,13 @@ pub fn parse_program(text: &str) -> Result<Program, ParseError> {
                 }
                 prog.globals.push(GlobalData { name, ty });
             }
+            Tok::Word(w) if w == "host" => {
+                p.next();
+                p.expect_index("host function", "h", prog.host_fns.len())?;
+                let name = p.expect_str()?;
+                let sig = p.parse_signature()?;
+                prog.host_fns.push(HostFnDecl { name, sig });
+            }
             Tok::Word(w) if w == "main" => {
                 p.next();
                 if main_at.is_some() {
@@ -94,7 +101,7 @@ pub fn parse_program(text: &str) -> Result<Program, ParseError> {
                 let f = p.parse_function(prog.funcs.len(), &mut refs)?;
                 prog.funcs.push(f);
             }
-            _ => return Err(p.unexpected(&t, "`file`, `global`, `main` or `fn`")),
+            _ => return Err(p.unexpected(&t, "`file`, `global`, `host`, `main` or `fn`")),
         }
     }
     refs.check(&prog)?;
@@ -137,6 +144,8 @@ pub(super) struct Refs {
     calls: Vec<(FuncId, Option<String>, u32, u32)>,
     /// Global references and where.
     globals: Vec<(GlobalId, u32, u32)>,
+    /// Host function references, the name written after them, and where.
+    pub(super) hosts: Vec<(HostFnId, Option<String>, u32, u32)>,
 }
 
 impl Refs {
@@ -159,6 +168,22 @@ impl Refs {
                         format!("{id} is named {:?}, not {name:?}", f.name),
                     ));
                 }
+            }
+        }
+        for (h, name, line, col) in &self.hosts {
+            let Some(hf) = prog.host_fns.get(*h) else {
+                return Err(ParseError::new(
+                    *line,
+                    *col,
+                    format!("undefined host function {h}"),
+                ));
+            };
+            if let Some(name) = name.as_ref().filter(|n| **n != hf.name) {
+                return Err(ParseError::new(
+                    *line,
+                    *col,
+                    format!("{h} is named {:?}, not {name:?}", hf.name),
+                ));
             }
         }
         for (g, line, col) in &self.globals {
@@ -406,6 +431,17 @@ impl Parser {
             self.expect_index("function", "fn", index)?;
         }
         let name = self.expect_str()?;
+        let sig = self.parse_signature()?;
+        let mut f = Function::new(name, sig);
+        f.loc = self.parse_loc()?;
+        if self.eat(&Tok::LBrace) {
+            body::parse_body(self, &mut f, refs)?;
+        }
+        Ok(f)
+    }
+
+    /// `(type, ...) -> type`: parameters are not `void`.
+    fn parse_signature(&mut self) -> Result<Signature, ParseError> {
         self.expect(&Tok::LParen)?;
         let mut params = Vec::new();
         if !self.eat(&Tok::RParen) {
@@ -428,12 +464,7 @@ impl Parser {
         }
         self.expect(&Tok::Arrow)?;
         let ret = self.parse_type()?;
-        let mut f = Function::new(name, Signature { params, ret });
-        f.loc = self.parse_loc()?;
-        if self.eat(&Tok::LBrace) {
-            body::parse_body(self, &mut f, refs)?;
-        }
-        Ok(f)
+        Ok(Signature { params, ret })
     }
 }
 

@@ -102,6 +102,23 @@ impl Rules<'_> {
                 }
                 cf.sig.ret
             }
+            InstKind::HostCall(h, args) => {
+                let Some(hf) = prog.host_fns.get(*h) else {
+                    return Err(format!("host function {h} does not exist"));
+                };
+                if args.len() != hf.sig.params.len() {
+                    return Err(format!(
+                        "{h} {:?} takes {} arguments, {} given",
+                        hf.name,
+                        hf.sig.params.len(),
+                        args.len()
+                    ));
+                }
+                for (i, (&a, &t)) in args.iter().zip(&hf.sig.params).enumerate() {
+                    want(f, a, t, &format!("argument {i}"))?;
+                }
+                hf.sig.ret
+            }
             InstKind::GlobalGet(g) => match prog.globals.get(*g) {
                 Some(gd) => gd.ty,
                 None => return Err(format!("global {g} does not exist")),

@@ -2,7 +2,7 @@
 //!
 //! It runs in a process of its own so its peak memory is this tier's alone,
 //! and times each phase in-process, around the phase only:
-//! 1. the engine: an [`Engine`] on TIER compiles the program's declarations
+//! 1. the engine: an [`Session`] on TIER compiles the program's declarations
 //!    (everything but the final `main(N);`: frontend, passes and, on a
 //!    native tier, code generation as the engine does them) — `compile`;
 //!    then `main(N)` is called — `exec` (wall and process CPU time), the
@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use super::report::{FuncCodegen, Measurement, Phases};
 use super::{process, secs, suite, BenchArgs};
 use waddle::driver::{run_on_big_stack, Tier};
-use waddle::engine::{optimize, Engine, EngineConfig, OptOptions};
+use waddle::engine::{optimize, EngineConfig, OptOptions, Session};
 use waddle::error::Error;
 use waddle::output::OutputSink;
 use waddle::Val;
@@ -142,7 +142,7 @@ fn run_engine(
         output: OutputSink::Capture,
         ..EngineConfig::default()
     };
-    let mut engine = Engine::with_config(config).map_err(|e| (Vec::new(), e))?;
+    let mut engine = Session::with_config(config).map_err(|e| (Vec::new(), e))?;
     let start = Instant::now();
     let compiled = engine.eval_named(name, decls);
     phases.engine_compile_s = secs(start.elapsed());
@@ -178,6 +178,7 @@ fn replay_phases(name: &str, source: &str, tier: Tier, phases: &mut Phases) -> R
     let opt = OptOptions {
         opt_level: OPT_LEVEL,
         passes: None,
+        vsdg: tier == Tier::Full,
         ..OptOptions::default()
     };
     let start = Instant::now();

@@ -20,11 +20,12 @@
 //! | `:quit` / `:q` (or Ctrl-D) | leave |
 //! | `:ir NAME` | Waddle IR of a function as compiled |
 //! | `:opt NAME` | its IR after optimization |
+//! | `:vsdg NAME` | its VSDG in Graphviz DOT (tier T3's view) |
 //! | `:asm NAME` | its machine code (none yet: everything is interpreted) |
 //! | `:tier NAME` | the tier running a function |
 //! | `:tier` | the engine's current tier |
 //! | `:set-tier TIER` | switch the tier for later entries |
-//! | `:funcs` | functions with signatures |
+//! | `:funcs` | functions with signatures, then host functions |
 //! | `:globals` | globals with types and values |
 //! | `:heap` | heap statistics |
 
@@ -34,7 +35,7 @@ pub mod lines;
 pub use input::{entry_state, is_complete, EntryState};
 
 use waddle::driver::Tier;
-use waddle::engine::{Engine, EngineConfig};
+use waddle::engine::{EngineConfig, Session};
 use waddle::error::Error;
 
 /// What handling one line produced.
@@ -63,18 +64,19 @@ Commands:
   :quit, :q         leave (Ctrl-D also works)
   :ir NAME          Waddle IR of function NAME as compiled
   :opt NAME         IR of NAME after optimization
+  :vsdg NAME        VSDG of NAME (Graphviz DOT, regions as clusters)
   :asm NAME         machine code of NAME
   :tier NAME        the tier that runs NAME
   :tier             the current tier for new code
   :set-tier TIER    switch tier (interp, baseline, opt, full, auto)
-  :funcs            list functions
+  :funcs            list functions and host functions
   :globals          list globals and their values
   :heap             heap statistics
 ";
 
 /// REPL state: the engine plus a partly entered entry.
 pub struct Repl {
-    engine: Engine,
+    engine: Session,
     buffer: String,
     entries: usize,
 }
@@ -83,12 +85,20 @@ impl Repl {
     /// A REPL over an engine built from `config` (use
     /// [`waddle::OutputSink::Capture`] to receive program output in
     /// [`ReplOutput::stdout`]).
-    pub fn new(config: EngineConfig) -> Result<Repl, Error> {
+    pub fn new(mut config: EngineConfig) -> Result<Repl, Error> {
+        // Compiled loops check for interrupts (Ctrl-C stops the entry).
+        config.interruptible = true;
         Ok(Repl {
-            engine: Engine::with_config(config)?,
+            engine: Session::with_config(config)?,
             buffer: String::new(),
             entries: 0,
         })
+    }
+
+    /// The engine (tests register host functions through it).
+    #[cfg(test)]
+    pub fn engine_mut(&mut self) -> &mut Session {
+        &mut self.engine
     }
 
     /// Whether an entry is being continued.
@@ -200,6 +210,7 @@ impl Repl {
             }
             (":ir", Some(name)) => self.engine.function_ir(name),
             (":opt", Some(name)) => self.engine.function_opt_ir(name),
+            (":vsdg", Some(name)) => self.engine.function_vsdg(name),
             (":asm", Some(name)) => self.engine.function_asm(name),
             (":tier", Some(name)) => self
                 .engine
@@ -220,7 +231,7 @@ impl Repl {
                     s.objects, s.live_bytes, s.peak_bytes, s.collections
                 ))
             }
-            (":ir" | ":opt" | ":asm" | ":set-tier", None) => Err(Error::Passes(format!(
+            (":ir" | ":opt" | ":vsdg" | ":asm" | ":set-tier", None) => Err(Error::Passes(format!(
                 "`{head}` needs an argument (see :help)"
             ))),
             _ => Err(Error::Passes(format!(
@@ -242,6 +253,14 @@ impl Repl {
                 s.push_str(&format!(" -> {}", f.sig.ret));
             }
             s.push_str(&format!("    [{}]\n", f.tier));
+        }
+        for f in self.engine.host_functions() {
+            let params: Vec<String> = f.sig.params.iter().map(|t| t.to_string()).collect();
+            s.push_str(&format!("fn {}({})", f.name, params.join(", ")));
+            if f.sig.ret != waddle_opt::ir::Type::Unit {
+                s.push_str(&format!(" -> {}", f.sig.ret));
+            }
+            s.push_str("    [host]\n");
         }
         if s.is_empty() {
             s.push_str("no functions\n");
@@ -292,6 +311,7 @@ pub fn run_interactive(config: EngineConfig) -> i32 {
             return e.exit_code();
         }
     };
+    interrupt::install(repl.engine.interrupt_handle());
     let mut source = if std::io::stdin().is_terminal() {
         match lines::EditorLines::new() {
             Ok(ed) => lines::LineSource::Editor(Box::new(ed)),
@@ -341,6 +361,44 @@ pub fn drive(repl: &mut Repl, source: &mut lines::LineSource<'_>) -> i32 {
                 eprintln!("error: {why}");
                 return 1;
             }
+        }
+    }
+}
+
+/// Ctrl-C while an entry runs: SIGINT interrupts the running code (it
+/// stops with `interrupted` at its next function entry or loop back edge
+/// and the session keeps its state) instead of killing the REPL. While a
+/// line is read, the line editor's raw mode turns Ctrl-C into
+/// `ReadlineError::Interrupted` instead of a signal.
+mod interrupt {
+    use std::sync::OnceLock;
+
+    use waddle::InterruptHandle;
+
+    /// The handle the signal handler uses (set once, before the handler).
+    static HANDLE: OnceLock<InterruptHandle> = OnceLock::new();
+
+    extern "C" fn on_sigint(_: libc::c_int) {
+        // Async-signal-safe: an atomic load of the initialized cell and an
+        // atomic store in the handle; no allocation, no lock.
+        if let Some(h) = HANDLE.get() {
+            h.interrupt();
+        }
+    }
+
+    /// Routes SIGINT to `handle` for the rest of the process.
+    pub(super) fn install(handle: InterruptHandle) {
+        if HANDLE.set(handle).is_err() {
+            return;
+        }
+        #[cfg(unix)]
+        // SAFETY: `on_sigint` is async-signal-safe (see above) and has the
+        // signature `signal` expects.
+        unsafe {
+            libc::signal(
+                libc::SIGINT,
+                on_sigint as extern "C" fn(libc::c_int) as libc::sighandler_t,
+            );
         }
     }
 }

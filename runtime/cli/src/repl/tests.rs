@@ -80,6 +80,12 @@ fn commands() {
     ok(&mut r, "fn sq(x: int) -> int { return x * x; }");
     assert!(ok(&mut r, ":ir sq").contains("sq"));
     assert!(ok(&mut r, ":opt sq").contains("sq"));
+    let dot = ok(&mut r, ":vsdg sq");
+    assert!(dot.starts_with("digraph \"sq\""), "{dot}");
+    assert!(
+        dot.contains("imul") && dot.contains("subgraph cluster_"),
+        "{dot}"
+    );
     assert_eq!(
         ok(&mut r, ":asm sq"),
         "no native code: sq runs on the interpreter (tier interp)\n"
@@ -191,4 +197,20 @@ fn redeclared_global_stays_one_variable() {
     assert_eq!(ok(&mut r, "get()"), "7\n");
     let globals = ok(&mut r, ":globals");
     assert_eq!(globals.matches("n: int").count(), 1, "{globals}");
+}
+
+#[test]
+fn funcs_lists_host_functions() {
+    let mut r = repl();
+    (r.engine_mut())
+        .register_fn("twice", |s: &str| format!("{s}{s}"))
+        .unwrap();
+    r.engine_mut().register_fn("beep", || ()).unwrap();
+    assert_eq!(ok(&mut r, "twice(\"ab\")"), "abab\n");
+    let funcs = ok(&mut r, ":funcs");
+    assert!(
+        funcs.contains("fn twice(str) -> str    [host]\n"),
+        "{funcs}"
+    );
+    assert!(funcs.contains("fn beep()    [host]\n"), "{funcs}");
 }

@@ -1,0 +1,525 @@
+//! Sequentialization: VSDG → canonical Waddle IR.
+//!
+//! Lawrence ch. 3–4 split sequentialization into proceduralization
+//! (choosing *where* each node is evaluated: call-by-need, §3.1), making
+//! the result duplication-free, and node scheduling (ch. 6). This module
+//! implements the simple, always-correct core of that plan (digest §6.1
+//! steps 4–7 without γ-ordering or splitting):
+//!
+//! - **Placement (proceduralization).** Stateful nodes, γ-nodes and loops
+//!   stay in the region they were built in; their order there is the state
+//!   chain, so no effect is speculated, skipped or repeated (§1.4 of the
+//!   digest: only call-by-need is safe with state). Every pure node goes
+//!   to the innermost region containing all its uses — the lowest common
+//!   ancestor in the region tree — and, when its uses there all lie in
+//!   mutually exclusive arms of one branch, a copy sinks into each arm
+//!   that needs it ([`sink`], at most a few copies). So a value needed by
+//!   one arm only is computed in that arm (partial dead code elimination,
+//!   digest T5), a value needed on exclusive paths is computed on exactly
+//!   those (the duplicating answer to Fig 4.1/4.10, digest T1/T2), and a
+//!   value needed by two independent branches is computed once before
+//!   them. Each copy is emitted once in its region, so no path evaluates a
+//!   node twice. Pure nodes never trap (trapping ones are stateful), so
+//!   the remaining hoisting above a branch only speculates a cheap total
+//!   computation (Table 3.1's call-by-value column for the independent
+//!   case; γ-ordering, §4.4, would remove it).
+//! - **Loop invariants (§5.4, digest §6.3 and T8).** A pure node inside a
+//!   loop body whose operands are all visible outside the loop moves to
+//!   the loop's preheader: evaluated once instead of once per iteration.
+//!   When the body needs it only on some paths (always the case behind a
+//!   `while` test) this speculates it, which the report allows for finite,
+//!   non-trapping work (§2.7.2 fairness) and the digest accepts for cheap
+//!   pure nodes; trapping nodes are stateful and never move.
+//! - **Scheduling.** Within a region, nodes are listed in a topological
+//!   order of their dependences (values, state, and the uses made inside γ
+//!   arms), ties broken by creation order, which follows the source.
+//! - **Emission (digest §6.2).** A γ becomes a branch to one block per arm
+//!   and a join block whose parameters are the γ's outputs; a loop becomes
+//!   a header block (parameters: the loop-carried values) and one block per
+//!   exit. The result is made canonical (`canon`) for the passes after it.
+
+use cranelift_entity::SecondaryMap;
+use rustc_hash::FxHashMap;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use crate::ir::{
+    Block, BlockCall, Function, FunctionBuilder, Signature, SrcLoc, Terminator, Type, Value,
+};
+
+use super::dne::{liveness, Liveness};
+use super::graph::{Graph, Node, Op, Owner, Port, Region, Sort, Tail};
+use super::Unsupported;
+
+/// Most copies of one pure node that sinking into exclusive arms makes.
+const MAX_COPIES: usize = 4;
+
+/// Where each live node is evaluated.
+pub struct Placement {
+    /// The regions where each live node is evaluated: one for pinned
+    /// nodes; for pure nodes one per exclusive arm that needs them.
+    pub copies: SecondaryMap<Node, Vec<Region>>,
+    /// The nodes listed in each region (θ-nodes and argument nodes excluded).
+    pub items: SecondaryMap<Region, Vec<Node>>,
+    /// Dependence edges between the items of one region.
+    succs: FxHashMap<(Region, Node), Vec<Node>>,
+    indeg: FxHashMap<(Region, Node), u32>,
+}
+
+/// Whether a node is placed freely (pure) rather than pinned.
+fn is_pure(g: &Graph, n: Node) -> bool {
+    let d = &g.nodes[n];
+    matches!(d.op, Op::Simple(_)) && !d.is_stateful()
+}
+
+/// Live nodes, operands before users.
+fn topo(g: &Graph, live: &Liveness) -> Vec<Node> {
+    let mut order = Vec::new();
+    let mut seen = cranelift_entity::EntitySet::<Node>::new();
+    for start in g.nodes.keys() {
+        if !live.nodes.contains(start) || !seen.insert(start) {
+            continue;
+        }
+        let mut stack = vec![(start, 0usize)];
+        while let Some(&mut (n, ref mut i)) = stack.last_mut() {
+            let inputs = &g.nodes[n].inputs;
+            if *i < inputs.len() {
+                let m = inputs[*i].node;
+                *i += 1;
+                if seen.insert(m) {
+                    stack.push((m, 0));
+                }
+            } else {
+                order.push(n);
+                stack.pop();
+            }
+        }
+    }
+    order
+}
+
+/// The child of `r` that contains `u` (a region strictly inside `r`).
+fn child_of(g: &Graph, r: Region, mut u: Region) -> Region {
+    while g.regions[u].parent != Some(r) {
+        u = g.regions[u].parent.expect("u is inside r");
+    }
+    u
+}
+
+/// Call-by-need placement of a pure node used in `uses` whose innermost
+/// common region is `r`: when every use lies in mutually exclusive arms
+/// of one branch (or exits of one loop), a copy goes into each arm that
+/// needs it, recursively, so no path evaluates the node unless it needs
+/// it, and none evaluates it twice (Lawrence §3.1, Table 3.1's
+/// call-by-need column; digest §6.5 T1, T5). Otherwise the node stays in
+/// `r`, before the branches.
+fn sink(g: &Graph, r: Region, uses: &[Region], out: &mut Vec<Region>) {
+    if uses.contains(&r) {
+        out.push(r);
+        return;
+    }
+    let mut groups: Vec<(Region, Vec<Region>)> = Vec::new();
+    for &u in uses {
+        let c = child_of(g, r, u);
+        match groups.iter_mut().find(|(k, _)| *k == c) {
+            Some((_, us)) => us.push(u),
+            None => groups.push((c, vec![u])),
+        }
+    }
+    let owner = |c: Region| g.regions[c].owner;
+    let exclusive = groups
+        .iter()
+        .all(|&(c, _)| match (owner(groups[0].0), owner(c)) {
+            (Owner::Arm(a, _), Owner::Arm(b, _)) => a == b,
+            (Owner::TailArm(..), Owner::TailArm(..)) => true,
+            (Owner::Exit(a, _), Owner::Exit(b, _)) => a == b,
+            _ => false,
+        });
+    if !exclusive || groups.len() == 1 {
+        out.push(r);
+        return;
+    }
+    for (_, us) in groups {
+        let l = us
+            .iter()
+            .copied()
+            .reduce(|a, b| g.lca(a, b))
+            .expect("a use");
+        sink(g, l, &us, out);
+    }
+}
+
+/// The innermost loop whose body contains region `r`.
+fn enclosing_loop(g: &Graph, mut r: Region) -> Option<Node> {
+    loop {
+        if let Owner::Body(t) = g.regions[r].owner {
+            return Some(t);
+        }
+        r = g.regions[r].parent?;
+    }
+}
+
+/// Computes where every live node is evaluated and the order constraints
+/// inside each region.
+pub fn place(g: &Graph, live: &Liveness) -> Placement {
+    let order = topo(g, live);
+    // Users: a node, or the tail of a region.
+    let mut users: SecondaryMap<Node, Vec<Result<Node, Region>>> = SecondaryMap::new();
+    for &u in &order {
+        for p in &g.nodes[u].inputs {
+            users[p.node].push(Ok(u));
+        }
+    }
+    for r in g.regions.keys().filter(|&r| live.regions.contains(r)) {
+        g.regions[r]
+            .tail
+            .for_each_use(|p| users[p.node].push(Err(r)));
+    }
+    let mut pl = Placement {
+        copies: SecondaryMap::new(),
+        items: SecondaryMap::new(),
+        succs: FxHashMap::default(),
+        indeg: FxHashMap::default(),
+    };
+    for &n in order.iter().rev() {
+        if !is_pure(g, n) {
+            pl.copies[n] = vec![g.nodes[n].region];
+            continue;
+        }
+        let mut uses: Vec<Region> = Vec::new();
+        for u in &users[n] {
+            match *u {
+                Ok(u) => uses.extend(pl.copies[u].iter().copied()),
+                Err(r) => uses.push(r),
+            }
+        }
+        let scope = g.nodes[n].scope;
+        let lca = uses
+            .iter()
+            .copied()
+            .reduce(|a, b| g.lca(a, b))
+            .unwrap_or(scope);
+        let mut at = Vec::new();
+        sink(g, lca, &uses, &mut at);
+        if at.len() > MAX_COPIES {
+            at = vec![lca];
+        }
+        // Loop-invariant code motion out of loop bodies.
+        let scope_depth = g.regions[scope].depth;
+        for r in &mut at {
+            while let Some(t) = enclosing_loop(g, *r) {
+                let outer = g.nodes[t].region;
+                if scope_depth > g.regions[outer].depth {
+                    break;
+                }
+                *r = outer;
+            }
+        }
+        at.sort();
+        at.dedup();
+        pl.copies[n] = at;
+    }
+    for &n in &order {
+        if matches!(g.nodes[n].op, Op::Args | Op::Theta { .. }) {
+            continue;
+        }
+        for &r in &pl.copies[n] {
+            pl.items[r].push(n);
+        }
+    }
+    // Dependences between items of one region.
+    for &u in &order {
+        if matches!(g.nodes[u].op, Op::Args) {
+            continue;
+        }
+        for &ru in &pl.copies[u] {
+            for p in &g.nodes[u].inputs {
+                let n = p.node;
+                if matches!(g.nodes[n].op, Op::Args) {
+                    continue;
+                }
+                // The copy of `n` whose region encloses this copy of `u`.
+                let Some(&rn) = pl.copies[n].iter().find(|&&c| g.is_within(ru, c)) else {
+                    continue;
+                };
+                let item = if matches!(g.nodes[u].op, Op::Theta { .. }) {
+                    None
+                } else if ru == rn {
+                    Some(u)
+                } else {
+                    match g.regions[child_of(g, rn, ru)].owner {
+                        Owner::Arm(gm, _) => Some(gm),
+                        _ => None,
+                    }
+                };
+                if let Some(item) = item {
+                    pl.succs.entry((rn, n)).or_default().push(item);
+                    *pl.indeg.entry((rn, item)).or_default() += 1;
+                }
+            }
+        }
+    }
+    pl
+}
+
+/// What a region's code jumps to when it ends.
+#[derive(Clone)]
+struct Ctx {
+    /// The join of the innermost γ.
+    join: Option<Block>,
+    /// The header and exit blocks of the innermost loop.
+    lp: Option<(Block, Vec<Block>)>,
+}
+
+struct Emitter<'g> {
+    g: &'g Graph,
+    pl: Placement,
+    f: Function,
+    vals: FxHashMap<Port, Value>,
+}
+
+/// Sequentializes `g` into a new function with the given name, signature
+/// and location. The result is in canonical form.
+pub fn sequentialize(
+    g: &Graph,
+    name: &str,
+    sig: &Signature,
+    loc: SrcLoc,
+) -> Result<Function, Unsupported> {
+    let live = liveness(g);
+    let pl = place(g, &live);
+    let mut f = Function::new(name, sig.clone());
+    f.loc = loc;
+    let mut em = Emitter {
+        g,
+        pl,
+        f,
+        vals: FxHashMap::default(),
+    };
+    let entry = em.block(&sig.params, g.regions[g.root].args);
+    em.region(
+        g.root,
+        entry,
+        &Ctx {
+            join: None,
+            lp: None,
+        },
+    )?;
+    let mut f = em.f;
+    crate::canon::canonicalize(&mut f);
+    Ok(f)
+}
+
+impl Emitter<'_> {
+    /// A new block whose parameters (of types `tys`) receive the value
+    /// outputs of argument node `args`.
+    fn block(&mut self, tys: &[Type], args: Node) -> Block {
+        let mut b = FunctionBuilder::new(&mut self.f);
+        let blk = b.create_block();
+        for (i, &t) in tys.iter().enumerate() {
+            let v = b.append_block_param(blk, t);
+            self.vals.insert(
+                Port {
+                    node: args,
+                    index: i as u32,
+                },
+                v,
+            );
+        }
+        blk
+    }
+
+    fn val(&self, p: Port) -> Result<Value, Unsupported> {
+        self.vals.get(&p).copied().ok_or_else(|| {
+            Unsupported::new(format!(
+                "internal: {:?} used before it is computed",
+                self.g.nodes[p.node].op
+            ))
+        })
+    }
+
+    /// Values of the value ports of `ps` (the trailing state is dropped).
+    fn vals_of(&self, ps: &[Port]) -> Result<Vec<Value>, Unsupported> {
+        ps.iter()
+            .filter(|&&p| self.g.sort(p) != Sort::State)
+            .map(|&p| self.val(p))
+            .collect()
+    }
+
+    fn jump(&mut self, from: Block, to: Block, args: Vec<Value>) {
+        FunctionBuilder::new(&mut self.f)
+            .set_terminator(from, Terminator::jump(BlockCall::new(to, args)));
+    }
+
+    fn switch(&mut self, from: Block, pred: Value, keys: &[i64], targets: &[Block]) {
+        let (default, cases) = targets.split_last().expect("a default arm");
+        let term = Terminator::Switch {
+            value: Some(pred),
+            cases: keys
+                .iter()
+                .zip(cases)
+                .map(|(&k, &b)| (k, BlockCall::new(b, Vec::new())))
+                .collect(),
+            default: BlockCall::new(*default, Vec::new()),
+        };
+        FunctionBuilder::new(&mut self.f).set_terminator(from, term);
+    }
+
+    fn region(&mut self, r: Region, mut cur: Block, ctx: &Ctx) -> Result<(), Unsupported> {
+        let g = self.g;
+        // Items in dependence order, ties by creation order.
+        let items = std::mem::take(&mut self.pl.items[r]);
+        let mut heap: BinaryHeap<Reverse<Node>> = items
+            .iter()
+            .copied()
+            .filter(|&n| self.pl.indeg.get(&(r, n)).copied().unwrap_or(0) == 0)
+            .map(Reverse)
+            .collect();
+        let mut done = 0;
+        while let Some(Reverse(n)) = heap.pop() {
+            done += 1;
+            cur = self.item(n, cur, ctx)?;
+            let succs = self.pl.succs.remove(&(r, n)).unwrap_or_default();
+            for s in succs {
+                let d = self.pl.indeg.get_mut(&(r, s)).expect("counted edge");
+                *d -= 1;
+                if *d == 0 {
+                    heap.push(Reverse(s));
+                }
+            }
+        }
+        if done != items.len() {
+            return Err(Unsupported::new("internal: cyclic schedule"));
+        }
+        match &g.regions[r].tail {
+            Tail::Pending => return Err(Unsupported::new("internal: unfinished region")),
+            Tail::Yield(ps) => {
+                let join = ctx
+                    .join
+                    .ok_or_else(|| Unsupported::new("internal: yield"))?;
+                let a = self.vals_of(ps)?;
+                self.jump(cur, join, a);
+            }
+            Tail::Return(v, _) => {
+                let v = v.map(|p| self.val(p)).transpose()?;
+                FunctionBuilder::new(&mut self.f).set_terminator(cur, Terminator::Return(v));
+            }
+            Tail::Continue(ps) => {
+                let (h, _) = ctx.lp.clone().ok_or_else(|| Unsupported::new("internal"))?;
+                let a = self.vals_of(ps)?;
+                self.jump(cur, h, a);
+            }
+            Tail::Break(k, ps) => {
+                let (_, exits) = ctx.lp.clone().ok_or_else(|| Unsupported::new("internal"))?;
+                let a = self.vals_of(ps)?;
+                self.jump(cur, exits[*k as usize], a);
+            }
+            Tail::Switch {
+                pred, keys, arms, ..
+            } => {
+                let p = self.val(*pred)?;
+                let blocks: Vec<Block> = arms
+                    .iter()
+                    .map(|&a| self.block(&[], g.regions[a].args))
+                    .collect();
+                self.switch(cur, p, keys, &blocks);
+                for (&a, &b) in arms.iter().zip(&blocks) {
+                    self.region(a, b, ctx)?;
+                }
+            }
+            Tail::Loop(t) => {
+                let Op::Theta { body, exits } = &g.nodes[*t].op else {
+                    return Err(Unsupported::new("internal: loop tail"));
+                };
+                let init = self.vals_of(&g.nodes[*t].inputs)?;
+                let tys = arg_types(g, *body);
+                let header = self.block(&tys, g.regions[*body].args);
+                let exit_blocks: Vec<Block> = exits
+                    .iter()
+                    .map(|&e| {
+                        let tys = arg_types(g, e);
+                        self.block(&tys, g.regions[e].args)
+                    })
+                    .collect();
+                self.jump(cur, header, init);
+                let inner = Ctx {
+                    join: None,
+                    lp: Some((header, exit_blocks.clone())),
+                };
+                self.region(*body, header, &inner)?;
+                for (&e, &b) in exits.iter().zip(&exit_blocks) {
+                    self.region(e, b, ctx)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Emits one item into `cur`; returns the block where code continues.
+    fn item(&mut self, n: Node, cur: Block, ctx: &Ctx) -> Result<Block, Unsupported> {
+        let g = self.g;
+        let data = &g.nodes[n];
+        match &data.op {
+            Op::Simple(kind) => {
+                let mut kind = kind.clone();
+                let mut vals = self.vals_of(&data.inputs)?.into_iter();
+                let mut missing = false;
+                kind.for_each_arg_mut(|v| match vals.next() {
+                    Some(x) => *v = x,
+                    None => missing = true,
+                });
+                if missing {
+                    return Err(Unsupported::new("internal: operand count"));
+                }
+                let ty = match data.outputs.first() {
+                    Some(Sort::Val(t)) => *t,
+                    _ => Type::Unit,
+                };
+                let (_, res) =
+                    FunctionBuilder::new(&mut self.f).append_inst(cur, kind, ty, data.loc);
+                if let Some(v) = res {
+                    self.vals.insert(Port { node: n, index: 0 }, v);
+                }
+                Ok(cur)
+            }
+            Op::Gamma { keys, arms } => {
+                let p = self.val(data.inputs[0])?;
+                let blocks: Vec<Block> = arms
+                    .iter()
+                    .map(|&a| self.block(&[], g.regions[a].args))
+                    .collect();
+                let tys: Vec<Type> = data
+                    .outputs
+                    .iter()
+                    .filter_map(|s| match s {
+                        Sort::Val(t) => Some(*t),
+                        Sort::State => None,
+                    })
+                    .collect();
+                let join = self.block(&tys, n);
+                self.switch(cur, p, keys, &blocks);
+                let inner = Ctx {
+                    join: Some(join),
+                    lp: ctx.lp.clone(),
+                };
+                for (&a, &b) in arms.iter().zip(&blocks) {
+                    self.region(a, b, &inner)?;
+                }
+                Ok(join)
+            }
+            Op::Args | Op::Theta { .. } => Err(Unsupported::new("internal: not an item")),
+        }
+    }
+}
+
+/// The value argument types of region `r`.
+fn arg_types(g: &Graph, r: Region) -> Vec<Type> {
+    g.nodes[g.regions[r].args]
+        .outputs
+        .iter()
+        .filter_map(|s| match s {
+            Sort::Val(t) => Some(*t),
+            Sort::State => None,
+        })
+        .collect()
+}

@@ -1,0 +1,123 @@
+//! Embedding API benchmarks.
+//!
+//! - `call/add/<tier>`: the cost of one call of `add(int, int) -> int`
+//!   from Rust through a [`TypedFunc`] on each tier, against the
+//!   name-based `Session::call_typed` it replaces;
+//! - `threads/fib18/<n>`: throughput of `fib(18)` calls with one `Store`
+//!   per thread over one shared `Module`, on 1, 2 and 4 threads (the
+//!   reported element rate is calls per second over all threads).
+//!
+//! `cargo bench -p waddle --bench api`; the thread table is also printed
+//! to stderr at the end in plain numbers.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use waddle::engine::AVAILABLE_TIERS;
+use waddle::{Config, Engine, Module, OutputSink, Session, Store, Tier, TypedFunc};
+
+const SOURCE: &str = "
+fn add(a: int, b: int) -> int { return a + b; }
+fn fib(n: int) -> int { if n < 2 { return n; } return fib(n - 1) + fib(n - 2); }
+";
+
+fn tiers() -> Vec<Tier> {
+    AVAILABLE_TIERS
+        .iter()
+        .map(|t| t.parse().unwrap())
+        .filter(|&t| t != Tier::Auto)
+        .collect()
+}
+
+fn typed_add(tier: Tier) -> (Store, TypedFunc<(i64, i64), i64>) {
+    let engine = Engine::new(&Config::new().tier(tier)).unwrap();
+    let module = Module::new(&engine, "bench.wdl", SOURCE).unwrap();
+    let mut store = Store::with_output(&engine, OutputSink::Capture);
+    let inst = store.instantiate(&module).unwrap();
+    let add = inst.typed_func(&store, "add").unwrap();
+    (store, add)
+}
+
+fn calls(c: &mut Criterion) {
+    let mut g = c.benchmark_group("call/add");
+    for tier in tiers() {
+        let (mut store, add) = typed_add(tier);
+        g.bench_function(format!("typed/{tier}"), |b| {
+            let mut acc = 0i64;
+            b.iter(|| {
+                acc = add.call(&mut store, (black_box(acc), 1)).unwrap();
+            })
+        });
+    }
+    let mut session = Session::new();
+    session.eval(SOURCE).unwrap();
+    g.bench_function("session_call_typed/auto", |b| {
+        b.iter(|| {
+            let r: i64 = session.call_typed("add", (black_box(1i64), 2i64)).unwrap();
+            r
+        })
+    });
+    g.finish();
+}
+
+/// Runs `per_thread` calls of `fib(18)` on each of `threads` threads, one
+/// store per thread over `module`; returns the wall time.
+fn run_threads(engine: &Engine, module: &Module, threads: usize, per_thread: u64) -> Duration {
+    let work: Vec<_> = (0..threads)
+        .map(|_| {
+            let mut store = Store::with_output(engine, OutputSink::Capture);
+            let inst = store.instantiate(module).unwrap();
+            let fib: TypedFunc<(i64,), i64> = inst.typed_func(&store, "fib").unwrap();
+            (store, fib)
+        })
+        .collect();
+    let start = Instant::now();
+    let handles: Vec<_> = work
+        .into_iter()
+        .map(|(mut store, fib)| {
+            std::thread::spawn(move || {
+                for _ in 0..per_thread {
+                    assert_eq!(fib.call(&mut store, (black_box(18),)).unwrap(), 2584);
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+    start.elapsed()
+}
+
+fn threads(c: &mut Criterion) {
+    let engine = Engine::new(&Config::new().tier(Tier::Auto)).unwrap();
+    let module = Module::new(&engine, "bench.wdl", SOURCE).unwrap();
+    let mut g = c.benchmark_group("threads/fib18");
+    g.sample_size(10);
+    for n in [1usize, 2, 4] {
+        g.throughput(Throughput::Elements(n as u64));
+        g.bench_function(format!("{n}"), |b| {
+            b.iter_custom(|iters| run_threads(&engine, &module, n, iters))
+        });
+    }
+    g.finish();
+    let per_thread = 2000;
+    let base = run_threads(&engine, &module, 1, per_thread);
+    let rate = |n: usize, d: Duration| (n as u64 * per_thread) as f64 / d.as_secs_f64();
+    eprintln!("threads  fib(18) calls/s  speed-up");
+    for n in [1usize, 2, 4] {
+        let d = if n == 1 {
+            base
+        } else {
+            run_threads(&engine, &module, n, per_thread)
+        };
+        eprintln!(
+            "{n:>7}  {:>14.0}  {:>8.2}x",
+            rate(n, d),
+            rate(n, d) / rate(1, base)
+        );
+    }
+}
+
+criterion_group!(benches, calls, threads);
+criterion_main!(benches);

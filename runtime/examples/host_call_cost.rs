@@ -1,0 +1,64 @@
+//! Rough cost of a host-function call on every tier of this build: a
+//! Waddle loop of N calls of a registered closure `inc(int) -> int`,
+//! against the same loop calling a Waddle function, minus an empty loop.
+//!
+//! `cargo run --release -p waddle --example host_call_cost [N]`
+//! (N defaults to 1 000 000). Prints one line per tier.
+
+use std::time::Instant;
+
+use waddle::engine::AVAILABLE_TIERS;
+use waddle::{EngineConfig, Session as Engine, Tier};
+
+const SRC: &str = "
+fn w_inc(x: int) -> int { return x + 1; }
+fn host_loop(n: int) -> int { var t = 0; for i in 0..n { t = inc(t); } return t; }
+fn waddle_loop(n: int) -> int { var t = 0; for i in 0..n { t = w_inc(t); } return t; }
+fn empty_loop(n: int) -> int { var t = 0; for i in 0..n { t = t + 1; } return t; }
+";
+
+fn time(e: &mut Engine, f: &str, n: i64) -> f64 {
+    // Warm up (compiles on the native tiers), then take the best of three.
+    let _ = e.call_typed::<(i64,), i64>(f, (1000,)).unwrap();
+    (0..3)
+        .map(|_| {
+            let t = Instant::now();
+            let r = e.call_typed::<(i64,), i64>(f, (n,)).unwrap();
+            assert_eq!(r, n);
+            t.elapsed().as_secs_f64()
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+fn main() {
+    let n: i64 = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(1_000_000);
+    println!(
+        "{:<10} {:>12} {:>14} {:>12}",
+        "tier", "host ns/call", "waddle ns/call", "loop ns/iter"
+    );
+    for &(name, tier) in Tier::ALL.iter() {
+        if !AVAILABLE_TIERS.contains(&name) {
+            continue;
+        }
+        let mut e = Engine::with_config(EngineConfig {
+            tier,
+            ..EngineConfig::default()
+        })
+        .unwrap();
+        e.register_fn("inc", |x: i64| x + 1).unwrap();
+        e.eval(SRC).unwrap();
+        let empty = time(&mut e, "empty_loop", n);
+        let host = time(&mut e, "host_loop", n);
+        let waddle = time(&mut e, "waddle_loop", n);
+        let per = |t: f64| (t - empty).max(0.0) / n as f64 * 1e9;
+        println!(
+            "{name:<10} {:>12.1} {:>14.1} {:>12.2}",
+            per(host),
+            per(waddle),
+            empty / n as f64 * 1e9
+        );
+    }
+}

@@ -1,0 +1,176 @@
+//! [`Engine`] and its [`Config`]: what every module and store of an
+//! application shares.
+
+use std::sync::Arc;
+
+use waddle_opt::abi::DEFAULT_STACK_BUDGET;
+
+use crate::driver::Tier;
+use crate::engine::{check_passes, check_tier, OptOptions, PassTrace};
+use crate::error::Error;
+
+/// How an [`Engine`] compiles and runs code (builder style:
+/// `Config::new().tier(Tier::Opt).opt_level(1)`).
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct Config {
+    /// Execution tier (default [`Tier::Auto`]).
+    pub tier: Tier,
+    /// Optimization level 0–2 (default 2); ignored when `passes` is set.
+    pub opt_level: u8,
+    /// An explicit pass list instead of the `-O` pipeline.
+    pub passes: Option<Vec<String>>,
+    /// Stack bytes Waddle calls may use before `stack overflow`.
+    pub stack_budget: usize,
+    /// Whether native code checks for interrupts, deadlines and fuel at
+    /// function entries and loop back edges (default `true`; see
+    /// [`Config::interruptible`]).
+    pub interruptible: bool,
+    /// Default heap limit of new stores in bytes (`None`: what the system
+    /// allows).
+    pub memory_limit: Option<usize>,
+    /// Collector stress mode (for tests): collect before every allocation.
+    pub gc_stress: bool,
+    /// Optimizer diagnostics each module collects ([`crate::Module::pass_log`]).
+    pub trace: PassTrace,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            tier: Tier::Auto,
+            opt_level: 2,
+            passes: None,
+            stack_budget: DEFAULT_STACK_BUDGET,
+            interruptible: true,
+            memory_limit: None,
+            gc_stress: false,
+            trace: PassTrace::default(),
+        }
+    }
+}
+
+impl Config {
+    /// The default configuration (tier `auto`, `-O2`, interruptible).
+    pub fn new() -> Config {
+        Config::default()
+    }
+
+    /// Sets the execution tier.
+    pub fn tier(mut self, tier: Tier) -> Config {
+        self.tier = tier;
+        self
+    }
+
+    /// Sets the optimization level (0, 1 or 2).
+    pub fn opt_level(mut self, level: u8) -> Config {
+        self.opt_level = level;
+        self
+    }
+
+    /// Runs exactly these passes instead of the `-O` pipeline.
+    pub fn passes(mut self, passes: Vec<String>) -> Config {
+        self.passes = Some(passes);
+        self
+    }
+
+    /// Sets the stack budget in bytes.
+    pub fn stack_budget(mut self, bytes: usize) -> Config {
+        self.stack_budget = bytes;
+        self
+    }
+
+    /// Whether native code counts fuel at function entries and loop back
+    /// edges, which is also where interrupts and deadlines are noticed.
+    /// With `false` native loops run a little faster, but
+    /// [`crate::Store::set_fuel`] is refused and interrupts reach native
+    /// code only when it calls a runtime helper that checks them; the
+    /// interpreter always checks.
+    pub fn interruptible(mut self, yes: bool) -> Config {
+        self.interruptible = yes;
+        self
+    }
+
+    /// Sets the default heap limit of new stores.
+    pub fn memory_limit(mut self, bytes: Option<usize>) -> Config {
+        self.memory_limit = bytes;
+        self
+    }
+}
+
+/// Shared configuration of an application's Waddle code: the tier policy
+/// and optimizer settings every [`crate::Module`] is compiled with, and the
+/// defaults of every [`crate::Store`].
+///
+/// `Clone + Send + Sync`; cloning is an `Arc` increment, so pass it around
+/// freely.
+///
+/// ```
+/// use waddle::{Config, Engine, Tier};
+/// let engine = Engine::new(&Config::new().tier(Tier::Interp)).unwrap();
+/// assert_eq!(engine.config().tier, Tier::Interp);
+/// let shared = engine.clone();
+/// std::thread::spawn(move || drop(shared)).join().unwrap();
+/// ```
+#[derive(Clone, Debug)]
+pub struct Engine {
+    inner: Arc<EngineInner>,
+}
+
+#[derive(Debug)]
+struct EngineInner {
+    config: Config,
+    opt: OptOptions,
+}
+
+impl Default for Engine {
+    /// An engine with [`Config::default`].
+    fn default() -> Engine {
+        Engine::build(Config::default())
+    }
+}
+
+impl Engine {
+    /// An engine with `config`; fails for a tier this build lacks, an
+    /// optimization level above 2 or an unknown pass name.
+    pub fn new(config: &Config) -> Result<Engine, Error> {
+        check_tier(config.tier)?;
+        if config.opt_level > 2 {
+            return Err(Error::Passes(format!(
+                "invalid optimization level {} (expected 0, 1 or 2)",
+                config.opt_level
+            )));
+        }
+        if let Some(p) = &config.passes {
+            check_passes(p)?;
+        }
+        check_passes(&config.trace.print_after)?;
+        Ok(Engine::build(config.clone()))
+    }
+
+    fn build(config: Config) -> Engine {
+        let opt = OptOptions {
+            opt_level: config.opt_level,
+            passes: config.passes.clone(),
+            vsdg: config.tier == Tier::Full,
+            trace: config.trace.clone(),
+        };
+        Engine {
+            inner: Arc::new(EngineInner { config, opt }),
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.inner.config
+    }
+
+    pub(crate) fn opt(&self) -> &OptOptions {
+        &self.inner.opt
+    }
+
+    /// Whether `self` and `other` are clones of one engine.
+    pub fn same(&self, other: &Engine) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+}

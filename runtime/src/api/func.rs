@@ -1,0 +1,317 @@
+//! [`TypedFunc`]: a Waddle function checked once against Rust parameter
+//! and result types, then called without name lookup or allocation
+//! (wasmtime's `TypedFunc`), and the conversion traits behind it.
+
+use std::marker::PhantomData;
+
+use waddle_opt::abi::Word;
+use waddle_opt::ir::{FuncId, ScalarType, Type};
+
+use super::store::Store;
+use crate::engine::val::{from_word, to_word};
+use crate::engine::{FromVal, IntoVal, Val};
+use crate::error::Error;
+use crate::host::Runtime;
+
+/// Most parameters a [`TypedFunc`] takes (tuples up to this length).
+pub const MAX_TYPED_PARAMS: usize = 8;
+
+/// A Rust type a Waddle parameter can be passed as: `i64` (`int`), `f64`
+/// (`float`), `bool`, `&str`/`String` (`str`), `Vec<T>` (`[T]`, copied),
+/// and [`Val`] (checked when called).
+pub trait TypedParam {
+    /// Whether a parameter of Waddle type `ty` accepts this Rust type.
+    fn accepts(ty: Type) -> bool;
+    /// The word for the parameter (allocating strings and arrays in the
+    /// store's heap; `roots` keeps earlier arguments alive).
+    #[doc(hidden)]
+    fn to_word(self, ty: Type, rt: &mut Runtime, roots: &mut Vec<Word>) -> Result<Word, Error>;
+}
+
+/// A Rust type a Waddle result can be read as: `()` (`void`), `i64`,
+/// `f64`, `bool`, `String`, `Vec<T>` (copied), and [`Val`] (any type).
+pub trait TypedResult: Sized {
+    /// Whether a result of Waddle type `ty` converts to this Rust type.
+    fn accepts(ty: Type) -> bool;
+    /// The Rust value of the result word `w` of type `ty`.
+    ///
+    /// # Safety
+    /// `w` must be a live value of type `ty`, which `accepts`.
+    #[doc(hidden)]
+    unsafe fn from_word(ty: Type, w: Word) -> Self;
+}
+
+macro_rules! scalar {
+    ($t:ty, $ty:expr, |$v:ident| $to:expr, |$w:ident| $from:expr) => {
+        impl TypedParam for $t {
+            fn accepts(ty: Type) -> bool {
+                ty == $ty
+            }
+            #[inline]
+            fn to_word(self, _: Type, _: &mut Runtime, _: &mut Vec<Word>) -> Result<Word, Error> {
+                let $v = self;
+                Ok($to)
+            }
+        }
+        impl TypedResult for $t {
+            fn accepts(ty: Type) -> bool {
+                ty == $ty
+            }
+            #[inline]
+            unsafe fn from_word(_: Type, $w: Word) -> Self {
+                $from
+            }
+        }
+    };
+}
+scalar!(i64, Type::Int, |v| v as Word, |w| w as i64);
+scalar!(f64, Type::Float, |v| v.to_bits(), |w| f64::from_bits(w));
+scalar!(bool, Type::Bool, |v| Word::from(v), |w| w != 0);
+
+impl TypedResult for () {
+    fn accepts(ty: Type) -> bool {
+        ty == Type::Unit
+    }
+    unsafe fn from_word(_: Type, _: Word) -> Self {}
+}
+
+impl TypedParam for &str {
+    fn accepts(ty: Type) -> bool {
+        ty == Type::Str
+    }
+    fn to_word(self, _: Type, rt: &mut Runtime, roots: &mut Vec<Word>) -> Result<Word, Error> {
+        let w = rt
+            .new_str(self.as_bytes(), roots)
+            .map_err(crate::engine::val::trap_error)?;
+        roots.push(w);
+        Ok(w)
+    }
+}
+
+impl TypedParam for String {
+    fn accepts(ty: Type) -> bool {
+        ty == Type::Str
+    }
+    fn to_word(self, ty: Type, rt: &mut Runtime, roots: &mut Vec<Word>) -> Result<Word, Error> {
+        self.as_str().to_word(ty, rt, roots)
+    }
+}
+
+impl TypedResult for String {
+    fn accepts(ty: Type) -> bool {
+        ty == Type::Str
+    }
+    unsafe fn from_word(ty: Type, w: Word) -> Self {
+        // SAFETY: forwarded contract.
+        match unsafe { from_word(ty, w) } {
+            Val::Str(s) => s,
+            _ => String::new(),
+        }
+    }
+}
+
+/// Rust element types of arrays passed to and from typed functions.
+pub trait ArrayElem: IntoVal + FromVal {
+    /// The Waddle element type.
+    fn elem_type() -> Type;
+}
+
+impl ArrayElem for i64 {
+    fn elem_type() -> Type {
+        Type::Int
+    }
+}
+impl ArrayElem for f64 {
+    fn elem_type() -> Type {
+        Type::Float
+    }
+}
+impl ArrayElem for bool {
+    fn elem_type() -> Type {
+        Type::Bool
+    }
+}
+impl ArrayElem for String {
+    fn elem_type() -> Type {
+        Type::Str
+    }
+}
+impl<T: ArrayElem> ArrayElem for Vec<T> {
+    fn elem_type() -> Type {
+        array_of(T::elem_type())
+    }
+}
+
+/// The array type with elements of type `elem`.
+fn array_of(elem: Type) -> Type {
+    let scalar = |t| match t {
+        Type::Int => Some(ScalarType::Int),
+        Type::Float => Some(ScalarType::Float),
+        Type::Bool => Some(ScalarType::Bool),
+        Type::Str => Some(ScalarType::Str),
+        _ => None,
+    };
+    match elem {
+        Type::Array { elem, depth } => Type::Array {
+            elem,
+            depth: depth.saturating_add(1),
+        },
+        t => Type::Array {
+            elem: scalar(t).unwrap_or(ScalarType::Int),
+            depth: 1,
+        },
+    }
+}
+
+impl<T: ArrayElem> TypedParam for Vec<T> {
+    fn accepts(ty: Type) -> bool {
+        ty == array_of(T::elem_type())
+    }
+    fn to_word(self, ty: Type, rt: &mut Runtime, roots: &mut Vec<Word>) -> Result<Word, Error> {
+        to_word(rt, ty, &self.into_val(), roots)
+    }
+}
+
+impl<T: ArrayElem> TypedResult for Vec<T> {
+    fn accepts(ty: Type) -> bool {
+        ty == array_of(T::elem_type())
+    }
+    unsafe fn from_word(ty: Type, w: Word) -> Self {
+        // SAFETY: forwarded contract.
+        FromVal::from_val(unsafe { from_word(ty, w) }).unwrap_or_default()
+    }
+}
+
+impl TypedParam for Val {
+    fn accepts(_: Type) -> bool {
+        true
+    }
+    fn to_word(self, ty: Type, rt: &mut Runtime, roots: &mut Vec<Word>) -> Result<Word, Error> {
+        to_word(rt, ty, &self, roots)
+    }
+}
+
+impl TypedResult for Val {
+    fn accepts(_: Type) -> bool {
+        true
+    }
+    unsafe fn from_word(ty: Type, w: Word) -> Self {
+        // SAFETY: forwarded contract.
+        unsafe { from_word(ty, w) }
+    }
+}
+
+/// Parameter lists of typed functions: tuples of up to
+/// [`MAX_TYPED_PARAMS`] [`TypedParam`]s (`()` for none).
+pub trait TypedParams {
+    /// Number of parameters.
+    const COUNT: usize;
+    /// Whether Waddle parameters of types `tys` accept these Rust types.
+    fn accepts(tys: &[Type]) -> bool;
+    /// Writes the parameter words into `out` (`COUNT` words).
+    #[doc(hidden)]
+    fn write(self, tys: &[Type], rt: &mut Runtime, out: &mut [Word]) -> Result<(), Error>;
+}
+
+macro_rules! tuple_params {
+    ($n:expr; $($name:ident $i:tt),*) => {
+        impl<$($name: TypedParam),*> TypedParams for ($($name,)*) {
+            const COUNT: usize = $n;
+            #[allow(unused_variables)]
+            fn accepts(tys: &[Type]) -> bool {
+                tys.len() == $n $(&& $name::accepts(tys[$i]))*
+            }
+            #[allow(unused_variables, unused_mut)]
+            #[inline]
+            fn write(self, tys: &[Type], rt: &mut Runtime, out: &mut [Word]) -> Result<(), Error> {
+                let mut roots: Vec<Word> = Vec::new();
+                $(out[$i] = self.$i.to_word(tys[$i], rt, &mut roots)?;)*
+                Ok(())
+            }
+        }
+    };
+}
+tuple_params!(0;);
+tuple_params!(1; A 0);
+tuple_params!(2; A 0, B 1);
+tuple_params!(3; A 0, B 1, C 2);
+tuple_params!(4; A 0, B 1, C 2, D 3);
+tuple_params!(5; A 0, B 1, C 2, D 3, E 4);
+tuple_params!(6; A 0, B 1, C 2, D 3, E 4, F 5);
+tuple_params!(7; A 0, B 1, C 2, D 3, E 4, F 5, G 6);
+tuple_params!(8; A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+
+/// A function of an [`crate::Instance`] whose signature was checked once
+/// against `P` (a tuple of [`TypedParam`]s) and `R` (a [`TypedResult`]);
+/// from [`crate::Instance::typed_func`].
+///
+/// A call goes straight to the function's entry: no name lookup, no
+/// signature check and, for scalar parameters and results, no allocation.
+/// `Clone + Send + Sync`; it belongs to the store it was made for (a call
+/// with another store is an error).
+///
+/// ```
+/// use waddle::{Engine, Module, Store};
+/// let engine = Engine::default();
+/// let module = Module::new(&engine, "m.wdl",
+///     "fn add(a: int, b: int) -> int { return a + b; }
+///      fn greet(name: str) -> str { return \"hi \" + name; }")?;
+/// let mut store = Store::new(&engine);
+/// let instance = store.instantiate(&module)?;
+/// let add = instance.typed_func::<(i64, i64), i64>(&store, "add")?;
+/// assert_eq!(add.call(&mut store, (2, 3))?, 5);
+/// let greet = instance.typed_func::<(&str,), String>(&store, "greet")?;
+/// assert_eq!(greet.call(&mut store, ("bob",))?, "hi bob");
+/// assert!(instance.typed_func::<(f64,), i64>(&store, "add").is_err());
+/// # Ok::<(), waddle::Error>(())
+/// ```
+pub struct TypedFunc<P, R> {
+    pub(crate) store_id: u64,
+    pub(crate) func: FuncId,
+    pub(crate) params: Box<[Type]>,
+    pub(crate) ret: Type,
+    /// Covariant in `P`, so a `TypedFunc<(&str,), _>` takes strings of any
+    /// lifetime; `Send + Sync` whatever `P` and `R` are.
+    pub(crate) _sig: PhantomData<fn() -> (P, R)>,
+}
+
+impl<P, R> Clone for TypedFunc<P, R> {
+    fn clone(&self) -> Self {
+        TypedFunc {
+            store_id: self.store_id,
+            func: self.func,
+            params: self.params.clone(),
+            ret: self.ret,
+            _sig: PhantomData,
+        }
+    }
+}
+
+impl<P, R> std::fmt::Debug for TypedFunc<P, R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TypedFunc")
+            .field("params", &self.params)
+            .field("ret", &self.ret)
+            .finish()
+    }
+}
+
+impl<P: TypedParams, R: TypedResult> TypedFunc<P, R> {
+    /// Calls the function in `store` with `params`.
+    #[inline]
+    pub fn call(&self, store: &mut Store, params: P) -> Result<R, Error> {
+        if store.id() != self.store_id {
+            return Err(Error::Instance(
+                "a typed function was called with a store it does not belong to".to_string(),
+            ));
+        }
+        let mut words = [0 as Word; MAX_TYPED_PARAMS];
+        let args = &mut words[..P::COUNT];
+        params.write(&self.params, store.runtime_mut(), args)?;
+        let w = store.invoke(self.func, args)?;
+        // SAFETY: `w` is the function's result, of type `self.ret`, which
+        // `R` accepts (checked when `self` was made); nothing allocated
+        // since the call returned.
+        Ok(unsafe { R::from_word(self.ret, w) })
+    }
+}

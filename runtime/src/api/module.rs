@@ -1,0 +1,226 @@
+//! [`Module`]: a program compiled once, shareable by any number of stores
+//! on any thread.
+//!
+//! What is shared and what is per store:
+//! - the optimized IR and, for the native tiers, one compilation unit of
+//!   machine code are built by [`Module::new`] and shared (behind an `Arc`)
+//!   by every store that instantiates the module. The unit's code holds no
+//!   store-specific address: globals, the heap and the host come from the
+//!   context each call sets up, and string constants are loaded through
+//!   the context's string table (T2 compiles with
+//!   `JitOptions::strings_from_ctx`; T1 always does), which every store
+//!   fills with its own interned copies when it instantiates the module.
+//! - the interpreter's prepared code resolves string constants to objects
+//!   of one heap, so each store prepares it lazily for itself, the first
+//!   time it runs something on the interpreter (tier `interp`, or `auto`'s
+//!   cold top-level code).
+
+use std::sync::Arc;
+
+use cranelift_entity::EntityRef;
+
+use rustc_hash::FxHashMap;
+use waddle_frontend::Prelude;
+use waddle_jit::NativeProgram;
+use waddle_opt::ir::{FuncId, Program, Signature, Type};
+
+use super::engine::Engine;
+use crate::driver::Tier;
+use crate::engine::{compile_source, native, panic_error, tiering, PassLog};
+use crate::error::Error;
+
+/// A Waddle program parsed, checked, lowered, optimized and (on the native
+/// tiers) compiled to machine code once.
+///
+/// `Send + Sync`, cheap to clone (an `Arc`): instantiate it in as many
+/// [`crate::Store`]s as needed, on any thread, without recompiling.
+///
+/// ```
+/// use waddle::{Engine, Module, Store};
+/// let engine = Engine::default();
+/// let module = Module::new(&engine, "add.wdl", "fn add(a: int, b: int) -> int { return a + b; }")?;
+/// let handles: Vec<_> = (0..2).map(|i| {
+///     let (engine, module) = (engine.clone(), module.clone());
+///     std::thread::spawn(move || {
+///         let mut store = Store::new(&engine);
+///         let instance = store.instantiate(&module).unwrap();
+///         let add = instance.typed_func::<(i64, i64), i64>(&store, "add").unwrap();
+///         add.call(&mut store, (i, 40)).unwrap()
+///     })
+/// }).collect();
+/// let sums: Vec<i64> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+/// assert_eq!(sums, [40, 41]);
+/// # Ok::<(), waddle::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Module {
+    inner: Arc<ModuleInner>,
+}
+
+pub(crate) struct ModuleInner {
+    pub(crate) engine: Engine,
+    pub(crate) name: String,
+    /// The optimized program (top-level code is `program.main`).
+    pub(crate) program: Program,
+    /// Function ids by name.
+    pub(crate) funcs: FxHashMap<String, FuncId>,
+    /// The native unit, if the tier compiles natively.
+    pub(crate) native: Option<Box<dyn NativeProgram>>,
+    /// Per function: whether it has native code in `native`.
+    pub(crate) is_native: Vec<bool>,
+    /// The tier the native unit was compiled by.
+    pub(crate) native_tier: Option<Tier>,
+    /// What the optimizer reported ([`crate::Config::trace`]).
+    pub(crate) pass_log: PassLog,
+}
+
+impl std::fmt::Debug for Module {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Module")
+            .field("name", &self.inner.name)
+            .field("functions", &self.inner.funcs.len())
+            .field("native_tier", &self.inner.native_tier)
+            .finish()
+    }
+}
+
+impl Module {
+    /// Compiles `source` (called `name` in error locations) with `engine`'s
+    /// settings. Compile errors come back as [`Error::Compile`]; on tier
+    /// `auto` a native code generator failure falls back to the
+    /// interpreter, on an explicit native tier it is an error.
+    pub fn new(engine: &Engine, name: &str, source: &str) -> Result<Module, Error> {
+        let compiled = compile_source(name, source, Prelude::default(), false, engine.opt())?;
+        let program = compiled.optimized;
+        let pass_log = compiled.log;
+        let config = engine.config();
+        let tier = config.tier;
+        let mut is_native = vec![false; program.funcs.len()];
+        let mut native = None;
+        let mut native_tier = None;
+        if let Some(ntier) = tiering::native_tier(tier) {
+            let funcs: Vec<FuncId> = program
+                .funcs
+                .iter()
+                .filter(|&(id, f)| {
+                    let cold_main = Some(id) == program.main && tiering::interpret_main(tier, f);
+                    !(f.is_declaration() || cold_main)
+                })
+                .map(|(id, _)| id)
+                .collect();
+            let unit = if funcs.is_empty() {
+                Ok(None)
+            } else {
+                let unit_program = native::unit_program(&program, &funcs);
+                let fuel = config.interruptible;
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    native::compile_unit(&unit_program, ntier, fuel, true)
+                }))
+                .map_err(|p| panic_error("the code generator", p))
+                .and_then(|r| {
+                    r.map_err(|e| Error::Internal(format!("native code generation failed: {e}")))
+                })
+                .map(Some)
+            };
+            match unit {
+                Ok(Some(mut unit)) => {
+                    unit.set_stack_budget(config.stack_budget);
+                    for &f in &funcs {
+                        is_native[f.index()] = unit.code(f).is_some();
+                    }
+                    native = Some(unit);
+                    native_tier = Some(ntier);
+                }
+                Ok(None) => {}
+                Err(_) if tier == Tier::Auto => {}
+                Err(e) => return Err(e),
+            }
+        } else {
+            crate::engine::check_tier(tier)?;
+        }
+        let funcs = program
+            .funcs
+            .iter()
+            .filter(|(id, _)| Some(*id) != program.main)
+            .map(|(id, f)| (f.name.clone(), id))
+            .collect();
+        Ok(Module {
+            inner: Arc::new(ModuleInner {
+                engine: engine.clone(),
+                name: name.to_string(),
+                program,
+                funcs,
+                native,
+                is_native,
+                native_tier,
+                pass_log,
+            }),
+        })
+    }
+
+    pub(crate) fn inner(&self) -> &ModuleInner {
+        &self.inner
+    }
+
+    /// The name given to [`Module::new`].
+    pub fn name(&self) -> &str {
+        &self.inner.name
+    }
+
+    /// The engine the module was compiled with.
+    pub fn engine(&self) -> &Engine {
+        &self.inner.engine
+    }
+
+    /// The module's functions (not its top-level code) with their
+    /// signatures, in declaration order.
+    pub fn functions(&self) -> impl Iterator<Item = (&str, &Signature)> {
+        let p = &self.inner.program;
+        p.funcs
+            .iter()
+            .filter(move |(id, _)| Some(*id) != p.main)
+            .map(|(_, f)| (f.name.as_str(), &f.sig))
+    }
+
+    /// The module's globals with their types, in declaration order.
+    pub fn globals(&self) -> impl Iterator<Item = (&str, Type)> {
+        self.inner
+            .program
+            .globals
+            .values()
+            .map(|g| (g.name.as_str(), g.ty))
+    }
+
+    /// The tier that runs function `name`: the native tier when it was
+    /// compiled to machine code, else [`Tier::Interp`]; `None` when there
+    /// is no such function.
+    pub fn function_tier(&self, name: &str) -> Option<Tier> {
+        let id = *self.inner.funcs.get(name)?;
+        Some(if self.inner.is_native[id.index()] {
+            self.inner.native_tier.unwrap_or(Tier::Interp)
+        } else {
+            Tier::Interp
+        })
+    }
+
+    /// What the optimizer reported while compiling the module (pass times
+    /// and printed functions, as [`crate::Config::trace`] asked).
+    pub fn pass_log(&self) -> &PassLog {
+        &self.inner.pass_log
+    }
+
+    /// Bytes of machine code the module holds (0 on the interpreter).
+    pub fn native_code_bytes(&self) -> usize {
+        self.inner.native.as_ref().map_or(0, |u| u.code_bytes())
+    }
+}
+
+impl ModuleInner {
+    /// The function `name` (not top-level code).
+    pub(crate) fn func(&self, name: &str) -> Result<FuncId, Error> {
+        self.funcs
+            .get(name)
+            .copied()
+            .ok_or_else(|| Error::UnknownFunction(name.to_string()))
+    }
+}

@@ -1,0 +1,391 @@
+//! [`Store`]: the state one user of a module runs in (heap, globals,
+//! output, limits), and [`Instance`]: a module instantiated in a store.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use cranelift_entity::EntityRef;
+use waddle_opt::abi::{Trap, Word};
+use waddle_opt::interp::{Host, Interpreter};
+use waddle_opt::ir::{FuncId, SrcLoc, Type};
+
+use super::engine::Engine;
+use super::func::{TypedFunc, TypedParams, TypedResult};
+use super::interrupt::InterruptHandle;
+use super::module::Module;
+use crate::engine::val::{from_word, to_word};
+use crate::engine::{panic_error, Val};
+use crate::error::{Error, RuntimeError};
+use crate::heap::{HeapConfig, HeapStats};
+use crate::host::Runtime;
+use crate::output::OutputSink;
+
+/// Source of unique store identities (checked by typed functions).
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+/// One heap, one set of globals, one output sink, one fuel budget and one
+/// interrupt state: what a module runs in.
+///
+/// `Send` (move it to another thread between calls), not `Sync`: one
+/// thread uses a store at a time. A store holds at most one
+/// [`Instance`]; use one store per instance (stores are cheap: the
+/// module's compiled code is shared).
+///
+/// ```
+/// use waddle::{Engine, Module, OutputSink, Store};
+/// let engine = Engine::default();
+/// let module = Module::new(&engine, "hi.wdl", "var n = 0; fn bump() -> int { n += 1; return n; } print(\"ready\");")?;
+/// let mut store = Store::with_output(&engine, OutputSink::Capture);
+/// let instance = store.instantiate(&module)?;     // runs the top-level code
+/// assert_eq!(store.take_output(), b"ready\n");
+/// let bump = instance.typed_func::<(), i64>(&store, "bump")?;
+/// bump.call(&mut store, ())?;
+/// assert_eq!(bump.call(&mut store, ())?, 2);
+/// assert_eq!(instance.global(&store, "n"), Some(waddle::Val::Int(2)));
+/// # Ok::<(), waddle::Error>(())
+/// ```
+pub struct Store {
+    id: u64,
+    engine: Engine,
+    runtime: Runtime,
+    instance: Option<InstanceState>,
+}
+
+/// What a store keeps of its instance.
+struct InstanceState {
+    module: Module,
+    /// The store's interned copies of the native unit's string constants.
+    strings: Box<[Word]>,
+    /// The interpreter's code prepared for this store's heap (lazily).
+    interp: Option<SendInterpreter>,
+}
+
+/// An [`Interpreter`] that may move between threads with its store.
+struct SendInterpreter(Interpreter);
+
+// SAFETY: the interpreter is not `Send` only because its reusable frame
+// stack holds raw pointers to its own boxed, prepared code (meaningful only
+// during a call). It has no thread-local or thread-affine state, and the
+// boxes do not move when the interpreter does, so moving it to another
+// thread between calls (as part of its store, used by one thread at a
+// time) is sound.
+unsafe impl Send for SendInterpreter {}
+
+/// A module instantiated in a [`Store`]: the handle to get its functions
+/// and globals. Cheap to clone; only usable with its store.
+#[derive(Clone, Debug)]
+pub struct Instance {
+    store_id: u64,
+    module: Module,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store")
+            .field("id", &self.id)
+            .field("instance", &self.instance.as_ref().map(|i| i.module.name()))
+            .finish()
+    }
+}
+
+impl Store {
+    /// An empty store printing to standard output, with the engine's
+    /// default memory limit and no fuel limit.
+    pub fn new(engine: &Engine) -> Store {
+        Store::with_output(engine, OutputSink::Stdout)
+    }
+
+    /// An empty store whose `print` output goes to `sink`.
+    pub fn with_output(engine: &Engine, sink: OutputSink) -> Store {
+        let config = engine.config();
+        let heap = HeapConfig {
+            memory_limit: config.memory_limit,
+            stress: config.gc_stress,
+            ..HeapConfig::default()
+        };
+        Store {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            engine: engine.clone(),
+            runtime: Runtime::new(heap, sink, None),
+            instance: None,
+        }
+    }
+
+    pub(crate) fn id(&self) -> u64 {
+        self.id
+    }
+
+    pub(crate) fn runtime_mut(&mut self) -> &mut Runtime {
+        &mut self.runtime
+    }
+
+    /// The engine the store belongs to.
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// Instantiates `module` in this store: creates its globals and runs
+    /// its top-level code. A store holds one instance; a second
+    /// `instantiate`, or a module of another engine, is
+    /// [`Error::Instance`]. If the top-level code fails, the store stays
+    /// empty (and can instantiate again).
+    pub fn instantiate(&mut self, module: &Module) -> Result<Instance, Error> {
+        if let Some(i) = &self.instance {
+            return Err(Error::Instance(format!(
+                "this store already holds an instance of `{}` (use one store per instance)",
+                i.module.name()
+            )));
+        }
+        if !module.engine().same(&self.engine) {
+            return Err(Error::Instance(
+                "the module was compiled by another engine".to_string(),
+            ));
+        }
+        let m = module.inner();
+        let types: Vec<Type> = m.program.globals.values().map(|g| g.ty).collect();
+        self.runtime.clear_globals();
+        if let Err(code) = self.runtime.add_globals(&types) {
+            self.runtime.clear_globals();
+            return Err(Error::Runtime(RuntimeError::from_trap(
+                Trap {
+                    code,
+                    loc: SrcLoc::NONE,
+                },
+                &m.program,
+            )));
+        }
+        let strings = match &m.native {
+            Some(unit) => unit
+                .string_texts()
+                .iter()
+                .map(|t| self.runtime.intern_str(t))
+                .collect(),
+            None => Box::default(),
+        };
+        self.instance = Some(InstanceState {
+            module: module.clone(),
+            strings,
+            interp: None,
+        });
+        if let Some(main) = m.program.main {
+            if let Err(e) = self.invoke(main, &[]) {
+                self.instance = None;
+                self.runtime.clear_globals();
+                return Err(e);
+            }
+        }
+        Ok(Instance {
+            store_id: self.id,
+            module: module.clone(),
+        })
+    }
+
+    /// Runs `func` of the instance with argument words `args` on the tier
+    /// that has code for it: the one path every call from Rust takes.
+    #[inline]
+    pub(crate) fn invoke(&mut self, func: FuncId, args: &[Word]) -> Result<Word, Error> {
+        let Some(inst) = self.instance.as_mut() else {
+            return Err(Error::Instance("the store holds no instance".to_string()));
+        };
+        let m = inst.module.inner();
+        if let Err(code) = self.runtime.interrupts().check() {
+            let loc = m.program.funcs.get(func).map_or(SrcLoc::NONE, |f| f.loc);
+            return Err(Error::Runtime(RuntimeError::from_trap(
+                Trap { code, loc },
+                &m.program,
+            )));
+        }
+        let runtime = &mut self.runtime;
+        let outcome = match (&m.native, m.is_native.get(func.index())) {
+            (Some(unit), Some(true)) => catch_unwind(AssertUnwindSafe(|| {
+                unit.call_shared(runtime, func, args, &inst.strings)
+            })),
+            _ => {
+                let interp = match &mut inst.interp {
+                    Some(i) => &mut i.0,
+                    None => {
+                        let program = &m.program;
+                        let prepared = catch_unwind(AssertUnwindSafe(|| {
+                            let mut i = Interpreter::new(program, runtime);
+                            i.set_stack_budget(m.engine.config().stack_budget);
+                            i
+                        }))
+                        .map_err(|p| panic_error("the interpreter", p))?;
+                        &mut inst.interp.insert(SendInterpreter(prepared)).0
+                    }
+                };
+                let outcome = catch_unwind(AssertUnwindSafe(|| interp.call(runtime, func, args)));
+                if outcome.is_err() {
+                    // Its state is unknown after a panic: prepare afresh.
+                    inst.interp = None;
+                }
+                outcome
+            }
+        };
+        self.runtime.output().flush();
+        match outcome {
+            Ok(Ok(w)) => Ok(w),
+            Ok(Err(trap)) => Err(Error::Runtime(RuntimeError::from_trap(trap, &m.program))),
+            Err(p) => Err(panic_error("execution", p)),
+        }
+    }
+
+    /// Remaining fuel (`None`: unlimited).
+    pub fn fuel(&self) -> Option<u64> {
+        self.runtime.fuel()
+    }
+
+    /// Sets the remaining fuel (`None`: unlimited). Fuel is charged one
+    /// unit per function entry and loop back edge on every tier; running
+    /// out is [`crate::TrapCode::OutOfFuel`], after which the store can be
+    /// refueled and used again. Refused when the engine's native code does
+    /// not count fuel ([`crate::Config::interruptible`] off).
+    pub fn set_fuel(&mut self, fuel: Option<u64>) -> Result<(), Error> {
+        let config = self.engine.config();
+        if fuel.is_some()
+            && !config.interruptible
+            && crate::engine::tiering::native_tier(config.tier).is_some()
+        {
+            return Err(Error::Instance(
+                "fuel needs an engine whose native code counts it (Config::interruptible(true))"
+                    .to_string(),
+            ));
+        }
+        self.runtime.set_fuel(fuel);
+        Ok(())
+    }
+
+    /// A handle that interrupts code running in this store, from any thread.
+    pub fn interrupt_handle(&self) -> InterruptHandle {
+        self.runtime.interrupts().handle()
+    }
+
+    /// Stops code running in this store once `timeout` has passed from
+    /// now ([`crate::TrapCode::Interrupted`]); applies to every later call until
+    /// changed or cleared. Noticed where fuel is charged, like
+    /// [`InterruptHandle::interrupt`].
+    pub fn set_deadline(&mut self, timeout: Duration) {
+        let deadline = Instant::now().checked_add(timeout);
+        self.runtime.interrupts_mut().set_deadline(deadline);
+    }
+
+    /// Removes the deadline and any pending interrupt request.
+    pub fn clear_deadline(&mut self) {
+        let interrupts = self.runtime.interrupts_mut();
+        interrupts.set_deadline(None);
+        interrupts.clear();
+    }
+
+    /// Takes what was printed so far (with [`OutputSink::Capture`]).
+    pub fn take_output(&mut self) -> Vec<u8> {
+        self.runtime.output().take()
+    }
+
+    /// Writes buffered output to the sink (calls into the store flush
+    /// when they return; this is for output left by a failed call).
+    pub fn flush_output(&mut self) {
+        self.runtime.output().flush();
+    }
+
+    /// Heap counters.
+    pub fn heap_stats(&self) -> HeapStats {
+        self.runtime.heap().stats()
+    }
+
+    /// Runs a full garbage collection now.
+    pub fn collect_garbage(&mut self) {
+        self.runtime.collect(&[]);
+    }
+}
+
+impl Instance {
+    /// The module this is an instance of.
+    pub fn module(&self) -> &Module {
+        &self.module
+    }
+
+    fn check_store(&self, store: &Store) -> Result<(), Error> {
+        if store.id == self.store_id && store.instance.is_some() {
+            Ok(())
+        } else {
+            Err(Error::Instance(
+                "the instance was used with a store it does not belong to".to_string(),
+            ))
+        }
+    }
+
+    /// The function `name` as a [`TypedFunc`] taking `P` and returning `R`;
+    /// [`Error::UnknownFunction`] or [`Error::Signature`] when it does not
+    /// exist or its signature does not match.
+    pub fn typed_func<P: TypedParams, R: TypedResult>(
+        &self,
+        store: &Store,
+        name: &str,
+    ) -> Result<TypedFunc<P, R>, Error> {
+        self.check_store(store)?;
+        let m = self.module.inner();
+        let id = m.func(name)?;
+        let sig = &m.program.funcs[id].sig;
+        if !P::accepts(&sig.params) || !R::accepts(sig.ret) {
+            let params: Vec<String> = sig.params.iter().map(|t| t.to_string()).collect();
+            return Err(Error::Signature(format!(
+                "`{name}` has type fn({}) -> {}, not fn{} -> {}",
+                params.join(", "),
+                sig.ret,
+                std::any::type_name::<P>(),
+                std::any::type_name::<R>()
+            )));
+        }
+        Ok(TypedFunc {
+            store_id: self.store_id,
+            func: id,
+            params: sig.params.clone().into_boxed_slice(),
+            ret: sig.ret,
+            _sig: std::marker::PhantomData,
+        })
+    }
+
+    /// Calls `name` with dynamically typed arguments (checked on every
+    /// call); the result is [`Val::Unit`] for `void` functions.
+    pub fn call(&self, store: &mut Store, name: &str, args: &[Val]) -> Result<Val, Error> {
+        self.check_store(store)?;
+        let m = self.module.inner();
+        let id = m.func(name)?;
+        let sig = &m.program.funcs[id].sig;
+        if sig.params.len() != args.len() {
+            return Err(Error::Signature(format!(
+                "`{name}` takes {} argument(s), {} given",
+                sig.params.len(),
+                args.len()
+            )));
+        }
+        let mut roots = Vec::new();
+        let mut words = Vec::with_capacity(args.len());
+        for (i, (a, &t)) in args.iter().zip(&sig.params).enumerate() {
+            if !a.has_type(t) {
+                return Err(Error::Signature(format!(
+                    "argument {} of `{name}` must have type `{t}`, found {}",
+                    i + 1,
+                    a.kind()
+                )));
+            }
+            words.push(to_word(&mut store.runtime, t, a, &mut roots)?);
+        }
+        let ret = sig.ret;
+        let w = store.invoke(id, &words)?;
+        // SAFETY: the result is a live value of the return type (no
+        // allocation has happened since the call returned).
+        Ok(unsafe { from_word(ret, w) })
+    }
+
+    /// The current value of global `name` (`None` when there is none).
+    pub fn global(&self, store: &Store, name: &str) -> Option<Val> {
+        self.check_store(store).ok()?;
+        let p = &self.module.inner().program;
+        let id = p.global_by_name(name)?;
+        let w = *store.runtime.global_words().get(id.index())?;
+        // SAFETY: globals hold live values of their types.
+        Some(unsafe { from_word(p.globals[id].ty, w) })
+    }
+}

@@ -1,0 +1,267 @@
+//! The host-function part of the [`Engine`] API: registering Rust closures
+//! scripts can call ([`crate::hostfn`]), the embedder's data host functions
+//! reach through [`crate::Caller`], and typed access to globals.
+
+use std::any::Any;
+
+use cranelift_entity::EntityRef;
+use waddle_opt::abi::{Trap, TrapCode};
+use waddle_opt::ir::Signature;
+
+use super::compile::{compile_with_options, CompiledIr};
+use super::val::{self, FromVal, IntoVal};
+use super::Engine;
+use crate::error::{Error, RuntimeError};
+use crate::hostfn::{ffi, HostFn, IntoHostFn, IntoHostFnWithCaller};
+
+/// A host function registered with an engine (REPL `:funcs`).
+#[derive(Clone, PartialEq, Debug)]
+pub struct HostFunctionInfo {
+    /// The name scripts call it by.
+    pub name: String,
+    /// Parameter and result types.
+    pub sig: Signature,
+}
+
+impl Engine {
+    /// Registers `f` as the host function `name`, callable from scripts
+    /// compiled from now on like a builtin:
+    ///
+    /// ```
+    /// let mut engine = waddle::Session::new();
+    /// engine.register_fn("shout", |s: &str, n: i64| s.to_uppercase().repeat(n as usize)).unwrap();
+    /// engine.register_fn("checked_div", |a: i64, b: i64| {
+    ///     if b == 0 { Err("divide by zero") } else { Ok(a / b) }
+    /// }).unwrap();
+    /// assert_eq!(engine.eval_as::<String>("shout(\"ab\", 2)").unwrap(), "ABAB");
+    /// assert_eq!(engine.eval_as::<i64>("checked_div(7, 2)").unwrap(), 3);
+    /// let err = engine.eval("checked_div(1, 0);").unwrap_err().to_string();
+    /// assert!(err.contains("host function `checked_div` failed: divide by zero"), "{err}");
+    /// ```
+    ///
+    /// Parameters: `i64`, `f64`, `bool`, `&str`, `String`, `&[i64]`,
+    /// `&[f64]`, `Vec<i64>`, `Vec<f64>` (at most six). Results: those
+    /// (owned) and `()`, or `Result<T, E: Display>`, whose `Err` is a runtime
+    /// error at the call. A panic is caught and reported the same way.
+    /// Registering a name again with the same signature replaces the body
+    /// for code compiled earlier too. Fails for a name that is not an
+    /// identifier, is reserved (keywords, builtins) or names a function of
+    /// the program.
+    pub fn register_fn<P>(&mut self, name: &str, f: impl IntoHostFn<P>) -> Result<(), Error> {
+        let (sig, call) = f.into_parts();
+        self.add_host_fn(name, sig, call.0)
+    }
+
+    /// [`Engine::register_fn`] for a closure taking a [`crate::Caller`]
+    /// first, which reaches the data set with [`Engine::set_data`]:
+    ///
+    /// ```
+    /// let mut engine = waddle::Session::new();
+    /// engine.set_data(Vec::<i64>::new());
+    /// engine.register_fn_with_caller("record", |c: &mut waddle::Caller<'_>, x: i64| {
+    ///     c.data_mut::<Vec<i64>>().expect("data").push(x);
+    /// }).unwrap();
+    /// engine.eval("record(1); record(2);").unwrap();
+    /// assert_eq!(engine.data::<Vec<i64>>().unwrap(), &vec![1, 2]);
+    /// ```
+    pub fn register_fn_with_caller<P>(
+        &mut self,
+        name: &str,
+        f: impl IntoHostFnWithCaller<P>,
+    ) -> Result<(), Error> {
+        let (sig, call) = f.into_parts();
+        self.add_host_fn(name, sig, call.0)
+    }
+
+    pub(crate) fn add_host_fn(
+        &mut self,
+        name: &str,
+        sig: Signature,
+        call: Box<crate::hostfn::ErasedFn>,
+    ) -> Result<(), Error> {
+        check_host_name(name)?;
+        if self.program.func_by_name(name).is_some() {
+            return Err(Error::Signature(format!(
+                "cannot register host function `{name}`: the program defines a function of that name"
+            )));
+        }
+        let f = HostFn {
+            name: name.to_string(),
+            sig,
+            call,
+        };
+        self.runtime.hostfns.register(f);
+        Ok(())
+    }
+
+    /// Lets scripts declare C functions with `extern "lib" fn name(..);`
+    /// (docs/language.md, "Extension: FFI"): the library and symbol are
+    /// resolved when the code is loaded. Off by default; a declaration
+    /// without it is a compile error. A script with FFI can do anything the
+    /// process can, so enable it only for trusted scripts.
+    ///
+    /// ```
+    /// # #[cfg(target_os = "linux")] {
+    /// let mut engine = waddle::Session::new();
+    /// engine.allow_ffi(true);
+    /// engine.eval("extern \"libm.so.6\" fn cbrt(x: float) -> float;").unwrap();
+    /// assert_eq!(engine.eval_as::<f64>("cbrt(8.0)").unwrap(), 2.0);
+    /// # }
+    /// ```
+    pub fn allow_ffi(&mut self, allow: bool) {
+        self.runtime.hostfns.allow_ffi = allow;
+    }
+
+    /// Compiles one entry against the engine's prelude, then loads its
+    /// `extern` declarations as host functions (an unloadable library or a
+    /// missing symbol is a compile error at the declaration).
+    pub(crate) fn compile_entry(
+        &mut self,
+        name: &str,
+        source: &str,
+        repl: bool,
+    ) -> Result<CompiledIr, Error> {
+        let options = waddle_frontend::CompileOptions {
+            prelude: self.prelude(),
+            repl,
+            allow_ffi: self.runtime.hostfns.allow_ffi,
+        };
+        let compiled = compile_with_options(name, source, options, &self.opt)?;
+        let typed = &compiled.frontend.typed;
+        let mut diags = Vec::new();
+        let mut loaded = Vec::new();
+        for x in &typed.externs {
+            let Some(info) = typed.host_fns.get(x.host as usize) else {
+                return Err(Error::Internal(format!(
+                    "extern `{}` has no host id",
+                    x.symbol
+                )));
+            };
+            match ffi::resolve(&x.lib, &x.symbol, &info.sig) {
+                Ok(f) => loaded.push((x.host, f)),
+                Err(msg) => diags.push(
+                    waddle_frontend::diag::Diagnostic::error(msg, x.span)
+                        .with_label("declared here"),
+                ),
+            }
+        }
+        if !diags.is_empty() {
+            let mut sources = waddle_frontend::SourceMap::default();
+            sources.add(waddle_frontend::SourceFile::new(name, source));
+            return Err(Error::Compile {
+                rendered: waddle_frontend::diag::render(&diags, &sources),
+                diagnostics: crate::error::diagnostics(&diags, &sources),
+            });
+        }
+        for (want, f) in loaded {
+            let got = self.runtime.hostfns.register(f);
+            if got.index() != want as usize {
+                return Err(Error::Internal(format!(
+                    "extern function got host id {got}, the frontend expected h{want}"
+                )));
+            }
+        }
+        Ok(compiled)
+    }
+
+    /// The registered host functions, in registration order (a name
+    /// registered again with a new signature appears once per signature).
+    pub fn host_functions(&self) -> Vec<HostFunctionInfo> {
+        (self.runtime.hostfns.table.iter())
+            .map(|f| HostFunctionInfo {
+                name: f.name.clone(),
+                sig: f.sig.clone(),
+            })
+            .collect()
+    }
+
+    /// Sets the data host functions reach with [`crate::Caller::data`]
+    /// (replacing earlier data of any type).
+    pub fn set_data<T: Any + Send>(&mut self, data: T) {
+        self.runtime.hostfns.data = Some(Box::new(data));
+    }
+
+    /// The data set with [`Engine::set_data`], if it has type `T`.
+    pub fn data<T: Any>(&self) -> Option<&T> {
+        self.runtime.hostfns.data.as_ref()?.downcast_ref()
+    }
+
+    /// The data set with [`Engine::set_data`], mutably.
+    pub fn data_mut<T: Any>(&mut self) -> Option<&mut T> {
+        self.runtime.hostfns.data.as_mut()?.downcast_mut()
+    }
+
+    /// Assigns `value` to the global `name` (the latest declaration; `let`
+    /// globals too: the host may set what scripts may not). The value must
+    /// have the global's type.
+    ///
+    /// ```
+    /// let mut engine = waddle::Session::new();
+    /// engine.eval("var limit = 10; fn twice() -> int { return limit * 2; }").unwrap();
+    /// engine.set_global("limit", 21i64).unwrap();
+    /// assert_eq!(engine.call_typed::<(), i64>("twice", ()).unwrap(), 42);
+    /// assert_eq!(engine.get_global::<i64>("limit").unwrap(), 21);
+    /// ```
+    pub fn set_global<T: IntoVal>(&mut self, name: &str, value: T) -> Result<(), Error> {
+        let id = (self.program.global_by_name(name))
+            .ok_or_else(|| Error::Signature(format!("no global named `{name}`")))?;
+        let ty = self.program.globals[id].ty;
+        let v = value.into_val();
+        if !v.has_type(ty) {
+            return Err(Error::Signature(format!(
+                "global `{name}` has type `{ty}`, cannot assign {}",
+                v.kind()
+            )));
+        }
+        let mut roots = Vec::new();
+        let w = val::to_word(&mut self.runtime, ty, &v, &mut roots)?;
+        self.runtime.set_global_word(id.index(), w);
+        Ok(())
+    }
+
+    /// The value of the global `name` (the latest declaration) as a `T`.
+    pub fn get_global<T: FromVal>(&self, name: &str) -> Result<T, Error> {
+        let v = (self.global(name))
+            .ok_or_else(|| Error::Signature(format!("no global named `{name}`")))?;
+        let kind = v.kind();
+        T::from_val(v).ok_or_else(|| {
+            Error::Signature(format!(
+                "global `{name}` holds {kind}, not the requested `{}`",
+                std::any::type_name::<T>()
+            ))
+        })
+    }
+
+    /// The runtime error for `trap`, with a host function's own message for
+    /// `host error` traps.
+    pub(crate) fn trap_error(&mut self, trap: Trap) -> RuntimeError {
+        let mut e = RuntimeError::from_trap(trap, &self.program);
+        if trap.code == TrapCode::HostError {
+            if let Some(m) = self.runtime.hostfns.error.take() {
+                e.message = m;
+            }
+        }
+        e
+    }
+}
+
+/// `Ok` for a name scripts can call: an identifier that is not reserved.
+fn check_host_name(name: &str) -> Result<(), Error> {
+    let mut chars = name.chars();
+    let ident = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+    let why = if !ident {
+        "not an identifier"
+    } else if waddle_frontend::lexer::is_keyword(name) {
+        "a keyword"
+    } else if waddle_frontend::Builtin::from_name(name).is_some() {
+        "a builtin function"
+    } else {
+        return Ok(());
+    };
+    Err(Error::Signature(format!(
+        "cannot register host function `{name}`: {why}"
+    )))
+}

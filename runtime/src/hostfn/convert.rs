@@ -1,0 +1,218 @@
+//! Conversions between Rust values and Waddle words at the host-function
+//! boundary: [`HostArg`] for parameters, [`HostRet`] for results and
+//! [`HostResult`] for the plain-or-`Result` return of a host closure.
+//!
+//! Parameters are read straight from the argument words. `&str`, `&[i64]`
+//! and `&[f64]` borrow the script's heap object for the duration of the
+//! call (no copy); `String` and `Vec<_>` copy. Results that need the heap
+//! (`String`, `&str`, `Vec<_>`) are allocated through the [`Caller`].
+
+use std::fmt::Display;
+
+use waddle_opt::abi::{array_elems, str_bytes, TrapCode, Word};
+use waddle_opt::ir::{ScalarType, Type};
+
+use super::Caller;
+
+/// A Rust type a host function can take as a parameter.
+///
+/// The lifetime-rebinding associated type [`HostArg::Bound`] lets the
+/// registration require a closure that accepts *every* borrow lifetime
+/// (`for<'a> Fn(&'a str)`), so a borrowed argument can never be kept past
+/// the call. A closure that wants to keep it does not compile:
+///
+/// ```compile_fail
+/// let mut engine = waddle::Session::new();
+/// engine.register_fn("keep", |s: &'static str| s.len() as i64).unwrap();
+/// ```
+pub trait HostArg {
+    /// The Waddle type of the parameter.
+    const TYPE: Type;
+    /// The same type with its borrow (if any) at lifetime `'a`.
+    type Bound<'a>;
+    /// Reads the argument from its word.
+    ///
+    /// # Safety
+    /// `w` holds a live value of type [`HostArg::TYPE`] that stays alive and
+    /// unmodified for `'a`.
+    unsafe fn from_word<'a>(w: Word) -> Self::Bound<'a>;
+}
+
+/// A Rust type a host function can return.
+pub trait HostRet {
+    /// The Waddle type of the result (`void` for `()`).
+    const TYPE: Type;
+    /// Converts into a result word, allocating through `caller` if needed.
+    fn into_word(self, caller: &mut Caller<'_>) -> Result<Word, TrapCode>;
+}
+
+/// What a host closure returns: a [`HostRet`] value, or `Result<T, E>` whose
+/// `Err` becomes a Waddle runtime error with `E`'s `Display` text.
+pub trait HostResult {
+    /// The successful value's type.
+    type Ok: HostRet;
+    /// The value, or the error message.
+    fn into_result(self) -> Result<Self::Ok, String>;
+}
+
+impl<T: HostRet> HostResult for T {
+    type Ok = T;
+    fn into_result(self) -> Result<T, String> {
+        Ok(self)
+    }
+}
+
+impl<T: HostRet, E: Display> HostResult for Result<T, E> {
+    type Ok = T;
+    fn into_result(self) -> Result<T, String> {
+        self.map_err(|e| e.to_string())
+    }
+}
+
+const fn array_of(elem: ScalarType) -> Type {
+    Type::Array { elem, depth: 1 }
+}
+
+impl HostArg for i64 {
+    const TYPE: Type = Type::Int;
+    type Bound<'a> = i64;
+    unsafe fn from_word<'a>(w: Word) -> Self::Bound<'a> {
+        w as i64
+    }
+}
+
+impl HostArg for f64 {
+    const TYPE: Type = Type::Float;
+    type Bound<'a> = f64;
+    unsafe fn from_word<'a>(w: Word) -> Self::Bound<'a> {
+        f64::from_bits(w)
+    }
+}
+
+impl HostArg for bool {
+    const TYPE: Type = Type::Bool;
+    type Bound<'a> = bool;
+    unsafe fn from_word<'a>(w: Word) -> Self::Bound<'a> {
+        w & 0xff != 0
+    }
+}
+
+impl HostArg for &str {
+    const TYPE: Type = Type::Str;
+    type Bound<'a> = &'a str;
+    unsafe fn from_word<'a>(w: Word) -> Self::Bound<'a> {
+        // SAFETY: the caller guarantees a live string object for 'a.
+        let bytes = unsafe { str_bytes(w) };
+        // Waddle strings are built from UTF-8 source text and UTF-8
+        // conversions only; fall back to an empty string rather than
+        // trusting a malformed object.
+        std::str::from_utf8(bytes).unwrap_or("")
+    }
+}
+
+impl HostArg for String {
+    const TYPE: Type = Type::Str;
+    type Bound<'a> = String;
+    unsafe fn from_word<'a>(w: Word) -> Self::Bound<'a> {
+        // SAFETY: the caller guarantees a live string object.
+        String::from_utf8_lossy(unsafe { str_bytes(w) }).into_owned()
+    }
+}
+
+impl HostArg for &[i64] {
+    const TYPE: Type = array_of(ScalarType::Int);
+    type Bound<'a> = &'a [i64];
+    unsafe fn from_word<'a>(w: Word) -> Self::Bound<'a> {
+        // SAFETY: a live `[int]` whose words are i64 values; shared for 'a.
+        let e: &'a [Word] = unsafe { array_elems(w) };
+        // SAFETY: `Word` (u64) and i64 have the same size and alignment.
+        unsafe { std::slice::from_raw_parts(e.as_ptr().cast::<i64>(), e.len()) }
+    }
+}
+
+impl HostArg for &[f64] {
+    const TYPE: Type = array_of(ScalarType::Float);
+    type Bound<'a> = &'a [f64];
+    unsafe fn from_word<'a>(w: Word) -> Self::Bound<'a> {
+        // SAFETY: a live `[float]` whose words are f64 bits; shared for 'a.
+        let e: &'a [Word] = unsafe { array_elems(w) };
+        // SAFETY: `Word` (u64) and f64 have the same size and alignment.
+        unsafe { std::slice::from_raw_parts(e.as_ptr().cast::<f64>(), e.len()) }
+    }
+}
+
+impl HostArg for Vec<i64> {
+    const TYPE: Type = array_of(ScalarType::Int);
+    type Bound<'a> = Vec<i64>;
+    unsafe fn from_word<'a>(w: Word) -> Self::Bound<'a> {
+        // SAFETY: as for `&[i64]`.
+        unsafe { <&[i64]>::from_word(w) }.to_vec()
+    }
+}
+
+impl HostArg for Vec<f64> {
+    const TYPE: Type = array_of(ScalarType::Float);
+    type Bound<'a> = Vec<f64>;
+    unsafe fn from_word<'a>(w: Word) -> Self::Bound<'a> {
+        // SAFETY: as for `&[f64]`.
+        unsafe { <&[f64]>::from_word(w) }.to_vec()
+    }
+}
+
+impl HostRet for () {
+    const TYPE: Type = Type::Unit;
+    fn into_word(self, _: &mut Caller<'_>) -> Result<Word, TrapCode> {
+        Ok(0)
+    }
+}
+
+impl HostRet for i64 {
+    const TYPE: Type = Type::Int;
+    fn into_word(self, _: &mut Caller<'_>) -> Result<Word, TrapCode> {
+        Ok(self as Word)
+    }
+}
+
+impl HostRet for f64 {
+    const TYPE: Type = Type::Float;
+    fn into_word(self, _: &mut Caller<'_>) -> Result<Word, TrapCode> {
+        Ok(self.to_bits())
+    }
+}
+
+impl HostRet for bool {
+    const TYPE: Type = Type::Bool;
+    fn into_word(self, _: &mut Caller<'_>) -> Result<Word, TrapCode> {
+        Ok(Word::from(self))
+    }
+}
+
+impl HostRet for String {
+    const TYPE: Type = Type::Str;
+    fn into_word(self, caller: &mut Caller<'_>) -> Result<Word, TrapCode> {
+        caller.new_str(&self)
+    }
+}
+
+impl HostRet for &str {
+    const TYPE: Type = Type::Str;
+    fn into_word(self, caller: &mut Caller<'_>) -> Result<Word, TrapCode> {
+        caller.new_str(self)
+    }
+}
+
+impl HostRet for Vec<i64> {
+    const TYPE: Type = array_of(ScalarType::Int);
+    fn into_word(self, caller: &mut Caller<'_>) -> Result<Word, TrapCode> {
+        let words: Vec<Word> = self.into_iter().map(|x| x as Word).collect();
+        caller.new_array(Type::Int, &words)
+    }
+}
+
+impl HostRet for Vec<f64> {
+    const TYPE: Type = array_of(ScalarType::Float);
+    fn into_word(self, caller: &mut Caller<'_>) -> Result<Word, TrapCode> {
+        let words: Vec<Word> = self.into_iter().map(f64::to_bits).collect();
+        caller.new_array(Type::Float, &words)
+    }
+}

@@ -1,0 +1,294 @@
+//! Host functions: Rust closures (and, with FFI enabled, C functions) that
+//! scripts call like builtins.
+//!
+//! Shaped after rhai's `register_fn` and mlua's `create_function` (see
+//! `embedding-and-tooling.md`): the closure's parameter and result types
+//! give the Waddle signature ([`HostArg`], [`HostRet`]); a closure may
+//! return `Result<T, E: Display>` ([`HostResult`]) and may take a
+//! [`Caller`] first (the `_with_caller` registrations) to reach the
+//! embedder's data. The frontend type-checks calls against the signature;
+//! the IR calls them with `host_call`, an effect the optimizer never
+//! removes or reorders; every tier dispatches through
+//! [`waddle_opt::interp::Host::host_call`] with the function's id and its
+//! argument words. A failing or panicking host function becomes the
+//! runtime error `host function `NAME` failed: MESSAGE` (or `panicked:`)
+//! at the call's location, and the engine stays usable.
+
+mod convert;
+pub(crate) mod ffi;
+
+use std::any::Any;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+
+use cranelift_entity::EntityRef;
+use waddle_opt::abi::{TrapCode, Word};
+use waddle_opt::ir::{HostFnId, Signature, Type};
+
+pub use convert::{HostArg, HostResult, HostRet};
+
+use crate::host::Runtime;
+
+/// Why a host function did not return a value.
+pub(crate) enum HostFailure {
+    /// The function reported an error (its `Display` text).
+    Error(String),
+    /// Converting the result failed (e.g. `out of memory`).
+    Trap(TrapCode),
+}
+
+/// The type-erased body of a host function.
+pub(crate) type ErasedFn =
+    dyn Fn(&mut Caller<'_>, &[Word]) -> Result<Word, HostFailure> + Send + Sync + 'static;
+
+/// A registered host function.
+pub(crate) struct HostFn {
+    /// The name scripts call it by.
+    pub name: String,
+    /// Its Waddle signature.
+    pub sig: Signature,
+    /// The body.
+    pub call: Box<ErasedFn>,
+}
+
+/// Host functions of an engine, the embedder's data, and the message of the
+/// last host failure.
+#[derive(Default)]
+pub(crate) struct HostState {
+    /// Indexed by [`HostFnId`].
+    pub table: Vec<Arc<HostFn>>,
+    /// What [`Caller::data`] returns.
+    pub data: Option<Box<dyn Any + Send>>,
+    /// The message of the last `HostError` trap, taken when it is reported.
+    pub error: Option<String>,
+    /// Whether scripts may declare `extern` functions.
+    pub allow_ffi: bool,
+}
+
+impl HostState {
+    /// Adds `f`, or replaces the function of the same name and signature (so
+    /// code compiled earlier calls the new body). A new signature gets a new
+    /// id; code compiled against the old one keeps calling the old body.
+    pub fn register(&mut self, f: HostFn) -> HostFnId {
+        if let Some(i) = self
+            .table
+            .iter()
+            .rposition(|g| g.name == f.name && g.sig == f.sig)
+        {
+            self.table[i] = Arc::new(f);
+            return HostFnId::new(i);
+        }
+        self.table.push(Arc::new(f));
+        HostFnId::new(self.table.len() - 1)
+    }
+
+    /// Names and signatures in id order (the frontend's prelude).
+    pub fn signatures(&self) -> Vec<(String, Signature)> {
+        (self.table.iter())
+            .map(|f| (f.name.clone(), f.sig.clone()))
+            .collect()
+    }
+}
+
+/// What a host function registered `_with_caller` receives first: access to
+/// the embedder's data and to the heap for its result.
+pub struct Caller<'a> {
+    rt: &'a mut Runtime,
+    roots: &'a [Word],
+}
+
+impl Caller<'_> {
+    /// The embedder's data set with `Engine::set_data`, if it has type `T`.
+    pub fn data<T: Any>(&self) -> Option<&T> {
+        self.rt.hostfns.data.as_ref()?.downcast_ref()
+    }
+
+    /// The embedder's data, mutably, if it has type `T`.
+    pub fn data_mut<T: Any>(&mut self) -> Option<&mut T> {
+        self.rt.hostfns.data.as_mut()?.downcast_mut()
+    }
+
+    /// A new script string (for results).
+    pub(crate) fn new_str(&mut self, s: &str) -> Result<Word, TrapCode> {
+        self.rt.new_str(s.as_bytes(), self.roots)
+    }
+
+    /// A new script array of `elem` values (for results).
+    pub(crate) fn new_array(&mut self, elem: Type, words: &[Word]) -> Result<Word, TrapCode> {
+        self.rt.new_array(elem, words, self.roots)
+    }
+}
+
+/// Calls host function `id` for [`waddle_opt::interp::Host::host_call`]:
+/// checks the argument count, runs the body under `catch_unwind`, and
+/// records the message of a failure for the runtime error.
+pub(crate) fn dispatch(
+    rt: &mut Runtime,
+    id: HostFnId,
+    args: &[Word],
+    roots: &[Word],
+) -> Result<Word, TrapCode> {
+    // The table is moved out for the call (three words, no reference
+    // counting on the hot path) and always put back: the body runs under
+    // `catch_unwind`, and a `Caller` cannot reach the table.
+    let table = std::mem::take(&mut rt.hostfns.table);
+    let r = call_from(&table, rt, id, args, roots);
+    rt.hostfns.table = table;
+    r
+}
+
+fn call_from(
+    table: &[Arc<HostFn>],
+    rt: &mut Runtime,
+    id: HostFnId,
+    args: &[Word],
+    roots: &[Word],
+) -> Result<Word, TrapCode> {
+    let Some(f) = table.get(id.index()) else {
+        rt.hostfns.error = Some(format!("host function {id} is not registered"));
+        return Err(TrapCode::HostError);
+    };
+    if f.sig.params.len() != args.len() {
+        rt.hostfns.error = Some(format!(
+            "host function `{}` takes {} argument(s), {} given",
+            f.name,
+            f.sig.params.len(),
+            args.len()
+        ));
+        return Err(TrapCode::HostError);
+    }
+    let mut caller = Caller { rt, roots };
+    let outcome = catch_unwind(AssertUnwindSafe(|| (f.call)(&mut caller, args)));
+    let message = match outcome {
+        Ok(Ok(w)) => return Ok(w),
+        Ok(Err(HostFailure::Trap(code))) => return Err(code),
+        Ok(Err(HostFailure::Error(m))) => format!("host function `{}` failed: {m}", f.name),
+        Err(payload) => {
+            let m = (payload.downcast_ref::<&str>().map(|s| s.to_string()))
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".to_string());
+            format!("host function `{}` panicked: {m}", f.name)
+        }
+    };
+    rt.hostfns.error = Some(message);
+    Err(TrapCode::HostError)
+}
+
+/// Closures that can be registered as host functions: `Fn(A, B, ..) -> R`
+/// with up to six [`HostArg`] parameters and a [`HostResult`] result.
+/// `Params` is the tuple of parameter types (inferred).
+pub trait IntoHostFn<Params>: Send + Sync + 'static {
+    /// The Waddle signature and the type-erased body.
+    #[doc(hidden)]
+    fn into_parts(self) -> (Signature, Box<ErasedFnPublic>);
+}
+
+/// Closures taking a [`Caller`] first, then up to six [`HostArg`]
+/// parameters, returning a [`HostResult`].
+pub trait IntoHostFnWithCaller<Params>: Send + Sync + 'static {
+    /// The Waddle signature and the type-erased body.
+    #[doc(hidden)]
+    fn into_parts(self) -> (Signature, Box<ErasedFnPublic>);
+}
+
+/// The erased body as the registration traits produce it (opaque to users).
+#[doc(hidden)]
+pub struct ErasedFnPublic(pub(crate) Box<ErasedFn>);
+
+/// Converts a closure's result into a word or a failure.
+fn finish<R: HostResult>(r: R, caller: &mut Caller<'_>) -> Result<Word, HostFailure> {
+    let v = r.into_result().map_err(HostFailure::Error)?;
+    v.into_word(caller).map_err(HostFailure::Trap)
+}
+
+macro_rules! host_fn_impls {
+    ($($a:ident),*) => {
+        impl<F, R, $($a),*> IntoHostFn<($($a,)*)> for F
+        where
+            F: Fn($($a),*) -> R
+                + for<'x> Fn($(<$a as HostArg>::Bound<'x>),*) -> R
+                + Send + Sync + 'static,
+            $($a: HostArg,)*
+            R: HostResult,
+        {
+            #[allow(
+                non_snake_case,
+                unused_mut,
+                unused_variables,
+                clippy::extra_unused_lifetimes,
+                clippy::too_many_arguments
+            )]
+            fn into_parts(self) -> (Signature, Box<ErasedFnPublic>) {
+                fn invoke<'y, F, R, $($a: HostArg),*>(f: &F, $($a: <$a as HostArg>::Bound<'y>),*) -> R
+                where
+                    F: for<'x> Fn($(<$a as HostArg>::Bound<'x>),*) -> R,
+                {
+                    f($($a),*)
+                }
+                let sig = Signature {
+                    params: vec![$(<$a as HostArg>::TYPE),*],
+                    ret: <R::Ok as HostRet>::TYPE,
+                };
+                let call = move |caller: &mut Caller<'_>, args: &[Word]| {
+                    let mut words = args.iter().copied();
+                    // SAFETY: `dispatch` checked the count and the frontend the
+                    // types; the words are live for the whole call (they sit in
+                    // the calling frame, a GC root).
+                    $(let $a = unsafe { <$a as HostArg>::from_word(words.next().unwrap_or(0)) };)*
+                    let r = invoke::<F, R, $($a),*>(&self, $($a),*);
+                    finish(r, caller)
+                };
+                (sig, Box::new(ErasedFnPublic(Box::new(call))))
+            }
+        }
+
+        impl<F, R, $($a),*> IntoHostFnWithCaller<($($a,)*)> for F
+        where
+            F: Fn(&mut Caller<'_>, $($a),*) -> R
+                + for<'x> Fn(&mut Caller<'_>, $(<$a as HostArg>::Bound<'x>),*) -> R
+                + Send + Sync + 'static,
+            $($a: HostArg,)*
+            R: HostResult,
+        {
+            #[allow(
+                non_snake_case,
+                unused_mut,
+                unused_variables,
+                clippy::extra_unused_lifetimes,
+                clippy::too_many_arguments
+            )]
+            fn into_parts(self) -> (Signature, Box<ErasedFnPublic>) {
+                fn invoke<'y, F, R, $($a: HostArg),*>(
+                    f: &F,
+                    caller: &mut Caller<'_>,
+                    $($a: <$a as HostArg>::Bound<'y>),*
+                ) -> R
+                where
+                    F: for<'x> Fn(&mut Caller<'_>, $(<$a as HostArg>::Bound<'x>),*) -> R,
+                {
+                    f(caller, $($a),*)
+                }
+                let sig = Signature {
+                    params: vec![$(<$a as HostArg>::TYPE),*],
+                    ret: <R::Ok as HostRet>::TYPE,
+                };
+                let call = move |caller: &mut Caller<'_>, args: &[Word]| {
+                    let mut words = args.iter().copied();
+                    // SAFETY: as for `IntoHostFn`.
+                    $(let $a = unsafe { <$a as HostArg>::from_word(words.next().unwrap_or(0)) };)*
+                    let r = invoke::<F, R, $($a),*>(&self, caller, $($a),*);
+                    finish(r, caller)
+                };
+                (sig, Box::new(ErasedFnPublic(Box::new(call))))
+            }
+        }
+    };
+}
+
+host_fn_impls!();
+host_fn_impls!(A1);
+host_fn_impls!(A1, A2);
+host_fn_impls!(A1, A2, A3);
+host_fn_impls!(A1, A2, A3, A4);
+host_fn_impls!(A1, A2, A3, A4, A5);
+host_fn_impls!(A1, A2, A3, A4, A5, A6);

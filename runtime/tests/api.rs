@@ -1,0 +1,360 @@
+//! The embedding API (Engine / Module / Store / Instance / TypedFunc) on
+//! every tier this build has: typed calls, values across the boundary,
+//! threads, interrupts, deadlines, fuel, errors.
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use waddle::engine::AVAILABLE_TIERS;
+use waddle::{Config, Engine, Error, Module, OutputSink, Store, Tier, TrapCode, Val};
+
+const PROGRAM: &str = r#"
+var calls = 0;
+fn add(a: int, b: int) -> int { calls += 1; return a + b; }
+fn scale(x: float, k: float) -> float { return x * k; }
+fn not(b: bool) -> bool { return !b; }
+fn greet(name: str) -> str { return "hello, " + name; }
+fn sum(xs: [int]) -> int { var s = 0; for i in 0..len(xs) { s += xs[i]; } return s; }
+fn squares(n: int) -> [int] { var out: [int] = []; for i in 0..n { push(out, i * i); } return out; }
+fn shout(s: str) { print(s + "!"); }
+fn fib(n: int) -> int { if n < 2 { return n; } return fib(n - 1) + fib(n - 2); }
+fn spin() { while true {} }
+fn div(a: int, b: int) -> int { return a / b; }
+print("loaded");
+"#;
+
+fn engines() -> Vec<(Tier, Engine)> {
+    AVAILABLE_TIERS
+        .iter()
+        .map(|name| {
+            let tier: Tier = name.parse().unwrap();
+            (tier, Engine::new(&Config::new().tier(tier)).unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn typed_calls_on_every_tier() {
+    for (tier, engine) in engines() {
+        let module = Module::new(&engine, "api.wdl", PROGRAM).unwrap();
+        let mut store = Store::with_output(&engine, OutputSink::Capture);
+        let inst = store.instantiate(&module).unwrap();
+        assert_eq!(store.take_output(), b"loaded\n", "{tier}");
+        let add = inst.typed_func::<(i64, i64), i64>(&store, "add").unwrap();
+        assert_eq!(add.call(&mut store, (40, 2)).unwrap(), 42, "{tier}");
+        assert_eq!(add.call(&mut store, (-1, 1)).unwrap(), 0, "{tier}");
+        assert_eq!(inst.global(&store, "calls"), Some(Val::Int(2)), "{tier}");
+        let scale = inst.typed_func::<(f64, f64), f64>(&store, "scale").unwrap();
+        assert_eq!(scale.call(&mut store, (1.5, 4.0)).unwrap(), 6.0, "{tier}");
+        let not = inst.typed_func::<(bool,), bool>(&store, "not").unwrap();
+        assert!(not.call(&mut store, (false,)).unwrap(), "{tier}");
+        let greet = inst.typed_func::<(&str,), String>(&store, "greet").unwrap();
+        assert_eq!(greet.call(&mut store, ("ann",)).unwrap(), "hello, ann");
+        let sum = inst.typed_func::<(Vec<i64>,), i64>(&store, "sum").unwrap();
+        assert_eq!(sum.call(&mut store, (vec![1, 2, 3],)).unwrap(), 6);
+        let squares = inst
+            .typed_func::<(i64,), Vec<i64>>(&store, "squares")
+            .unwrap();
+        assert_eq!(squares.call(&mut store, (4,)).unwrap(), [0, 1, 4, 9]);
+        let shout = inst.typed_func::<(String,), ()>(&store, "shout").unwrap();
+        shout.call(&mut store, ("hey".to_string(),)).unwrap();
+        assert_eq!(store.take_output(), b"hey!\n", "{tier}");
+        let fib = inst.typed_func::<(i64,), i64>(&store, "fib").unwrap();
+        assert_eq!(fib.call(&mut store, (20,)).unwrap(), 6765, "{tier}");
+        let dynamic = inst
+            .call(&mut store, "add", &[Val::Int(1), Val::Int(2)])
+            .unwrap();
+        assert_eq!(dynamic, Val::Int(3));
+    }
+}
+
+#[test]
+fn signatures_are_checked_once_when_the_function_is_looked_up() {
+    let engine = Engine::default();
+    let module = Module::new(&engine, "api.wdl", PROGRAM).unwrap();
+    let mut store = Store::with_output(&engine, OutputSink::Capture);
+    let inst = store.instantiate(&module).unwrap();
+    let wrong = inst.typed_func::<(i64,), i64>(&store, "add").unwrap_err();
+    assert!(
+        matches!(&wrong, Error::Signature(m) if m.contains("fn(int, int) -> int")),
+        "{wrong}"
+    );
+    assert!(inst.typed_func::<(i64, i64), f64>(&store, "add").is_err());
+    assert!(inst.typed_func::<(Vec<f64>,), i64>(&store, "sum").is_err());
+    assert!(matches!(
+        inst.typed_func::<(), ()>(&store, "nope"),
+        Err(Error::UnknownFunction(_))
+    ));
+    // `Val` accepts any type.
+    let any = inst.typed_func::<(Val, Val), Val>(&store, "add").unwrap();
+    assert_eq!(
+        any.call(&mut store, (Val::Int(2), Val::Int(2))).unwrap(),
+        Val::Int(4)
+    );
+}
+
+#[test]
+fn runtime_errors_keep_the_store_usable() {
+    for (tier, engine) in engines() {
+        let module = Module::new(&engine, "api.wdl", PROGRAM).unwrap();
+        let mut store = Store::with_output(&engine, OutputSink::Capture);
+        let inst = store.instantiate(&module).unwrap();
+        let div = inst.typed_func::<(i64, i64), i64>(&store, "div").unwrap();
+        let e = div.call(&mut store, (1, 0)).unwrap_err();
+        assert_eq!(e.trap_code(), Some(TrapCode::DivisionByZero), "{tier}");
+        let Error::Runtime(rt) = &e else { panic!() };
+        assert!(
+            rt.location
+                .as_ref()
+                .unwrap()
+                .to_string()
+                .starts_with("api.wdl:12:"),
+            "{tier}: {}",
+            rt.location.as_ref().unwrap()
+        );
+        assert_eq!(div.call(&mut store, (9, 3)).unwrap(), 3, "{tier}");
+    }
+}
+
+#[test]
+fn one_instance_per_store_and_handles_stay_with_their_store() {
+    let engine = Engine::default();
+    let module = Module::new(&engine, "api.wdl", PROGRAM).unwrap();
+    let mut a = Store::with_output(&engine, OutputSink::Capture);
+    let mut b = Store::with_output(&engine, OutputSink::Capture);
+    let ia = a.instantiate(&module).unwrap();
+    b.instantiate(&module).unwrap();
+    assert!(matches!(a.instantiate(&module), Err(Error::Instance(_))));
+    let add = ia.typed_func::<(i64, i64), i64>(&a, "add").unwrap();
+    assert!(matches!(add.call(&mut b, (1, 2)), Err(Error::Instance(_))));
+    assert!(ia.typed_func::<(i64, i64), i64>(&b, "add").is_err());
+    let other = Engine::default();
+    let mut c = Store::new(&other);
+    assert!(matches!(c.instantiate(&module), Err(Error::Instance(_))));
+}
+
+#[test]
+fn failed_top_level_code_leaves_the_store_empty() {
+    for (tier, engine) in engines() {
+        let bad = Module::new(&engine, "bad.wdl", "let z = 0; print(1 / z);").unwrap();
+        let mut store = Store::with_output(&engine, OutputSink::Capture);
+        let e = store.instantiate(&bad).unwrap_err();
+        assert_eq!(e.trap_code(), Some(TrapCode::DivisionByZero), "{tier}");
+        let good = Module::new(&engine, "api.wdl", PROGRAM).unwrap();
+        store.instantiate(&good).unwrap();
+    }
+}
+
+#[test]
+fn a_store_moves_to_another_thread() {
+    for (tier, engine) in engines() {
+        let module = Module::new(&engine, "api.wdl", PROGRAM).unwrap();
+        let mut store = Store::with_output(&engine, OutputSink::Capture);
+        let inst = store.instantiate(&module).unwrap();
+        let greet = inst.typed_func::<(&str,), String>(&store, "greet").unwrap();
+        assert_eq!(greet.call(&mut store, ("a",)).unwrap(), "hello, a");
+        let (store, out) = std::thread::spawn(move || {
+            let out = greet.call(&mut store, ("b",)).unwrap();
+            (store, out)
+        })
+        .join()
+        .unwrap();
+        assert_eq!(out, "hello, b", "{tier}");
+        assert_eq!(inst.global(&store, "calls"), Some(Val::Int(0)));
+    }
+}
+
+#[test]
+fn a_module_is_shared_by_four_threads() {
+    for (tier, engine) in engines() {
+        let module = Module::new(&engine, "api.wdl", PROGRAM).unwrap();
+        let threads: Vec<_> = (0..4i64)
+            .map(|t| {
+                let (engine, module) = (engine.clone(), module.clone());
+                std::thread::spawn(move || {
+                    let mut store = Store::with_output(&engine, OutputSink::Capture);
+                    let inst = store.instantiate(&module).unwrap();
+                    let add = inst.typed_func::<(i64, i64), i64>(&store, "add").unwrap();
+                    let greet = inst.typed_func::<(&str,), String>(&store, "greet").unwrap();
+                    let mut acc = 0;
+                    for i in 0..2000 {
+                        acc = add.call(&mut store, (acc, i + t)).unwrap();
+                        if i % 500 == 0 {
+                            store.collect_garbage();
+                            let name = format!("t{t}");
+                            let g = greet.call(&mut store, (name.as_str(),)).unwrap();
+                            assert_eq!(g, format!("hello, t{t}"));
+                        }
+                    }
+                    (acc, inst.global(&store, "calls"))
+                })
+            })
+            .collect();
+        for (t, h) in threads.into_iter().enumerate() {
+            let (acc, calls) = h.join().unwrap();
+            let t = t as i64;
+            assert_eq!(acc, (0..2000).map(|i| i + t).sum::<i64>(), "{tier}");
+            assert_eq!(calls, Some(Val::Int(2000)), "{tier}");
+        }
+    }
+}
+
+#[test]
+fn interrupt_stops_an_endless_loop_on_every_tier() {
+    for (tier, engine) in engines() {
+        let module = Module::new(&engine, "api.wdl", PROGRAM).unwrap();
+        let mut store = Store::with_output(&engine, OutputSink::Capture);
+        let inst = store.instantiate(&module).unwrap();
+        let spin = inst.typed_func::<(), ()>(&store, "spin").unwrap();
+        let handle = store.interrupt_handle();
+        let t = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(30));
+            handle.interrupt();
+        });
+        let e = spin.call(&mut store, ()).unwrap_err();
+        t.join().unwrap();
+        assert_eq!(e.trap_code(), Some(TrapCode::Interrupted), "{tier}");
+        // The request was consumed: the store runs normally again.
+        let add = inst.typed_func::<(i64, i64), i64>(&store, "add").unwrap();
+        assert_eq!(add.call(&mut store, (1, 1)).unwrap(), 2, "{tier}");
+        // An interrupt while nothing runs stops the next call.
+        store.interrupt_handle().interrupt();
+        let e = add.call(&mut store, (1, 1)).unwrap_err();
+        assert_eq!(e.trap_code(), Some(TrapCode::Interrupted), "{tier}");
+        assert_eq!(add.call(&mut store, (1, 1)).unwrap(), 2, "{tier}");
+    }
+}
+
+#[test]
+fn a_deadline_stops_an_endless_loop_on_every_tier() {
+    for (tier, engine) in engines() {
+        let module = Module::new(&engine, "api.wdl", PROGRAM).unwrap();
+        let mut store = Store::with_output(&engine, OutputSink::Capture);
+        let inst = store.instantiate(&module).unwrap();
+        let spin = inst.typed_func::<(), ()>(&store, "spin").unwrap();
+        store.set_deadline(Duration::from_millis(20));
+        let e = spin.call(&mut store, ()).unwrap_err();
+        assert_eq!(e.trap_code(), Some(TrapCode::Interrupted), "{tier}");
+        store.clear_deadline();
+        let fib = inst.typed_func::<(i64,), i64>(&store, "fib").unwrap();
+        assert_eq!(fib.call(&mut store, (15,)).unwrap(), 610, "{tier}");
+    }
+}
+
+#[test]
+fn fuel_runs_out_and_refuels_on_every_tier() {
+    for (tier, engine) in engines() {
+        let module = Module::new(&engine, "api.wdl", PROGRAM).unwrap();
+        let mut store = Store::with_output(&engine, OutputSink::Capture);
+        let inst = store.instantiate(&module).unwrap();
+        let spin = inst.typed_func::<(), ()>(&store, "spin").unwrap();
+        store.set_fuel(Some(100_000)).unwrap();
+        let e = spin.call(&mut store, ()).unwrap_err();
+        assert_eq!(e.trap_code(), Some(TrapCode::OutOfFuel), "{tier}");
+        assert_eq!(store.fuel(), Some(0));
+        store.set_fuel(Some(1_000_000)).unwrap();
+        let fib = inst.typed_func::<(i64,), i64>(&store, "fib").unwrap();
+        assert_eq!(fib.call(&mut store, (10,)).unwrap(), 55, "{tier}");
+        assert!(store.fuel().unwrap() < 1_000_000, "{tier}");
+    }
+}
+
+#[test]
+fn fuel_is_refused_when_native_code_does_not_count_it() {
+    let engine = Engine::new(&Config::new().tier(Tier::Opt).interruptible(false)).unwrap();
+    let mut store = Store::new(&engine);
+    assert!(matches!(store.set_fuel(Some(10)), Err(Error::Instance(_))));
+}
+
+/// A writer that panics on every write.
+struct Exploding;
+
+impl Write for Exploding {
+    fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+        panic!("sink exploded");
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_panicking_output_sink_does_not_escape() {
+    for (tier, engine) in engines() {
+        let module = Module::new(&engine, "api.wdl", PROGRAM).unwrap();
+        let mut store = Store::with_output(&engine, OutputSink::Writer(Box::new(Exploding)));
+        let inst = store.instantiate(&module).unwrap();
+        let shout = inst.typed_func::<(&str,), ()>(&store, "shout").unwrap();
+        shout.call(&mut store, ("x",)).unwrap();
+        let add = inst.typed_func::<(i64, i64), i64>(&store, "add").unwrap();
+        assert_eq!(add.call(&mut store, (1, 2)).unwrap(), 3, "{tier}");
+        drop(store);
+    }
+}
+
+#[test]
+fn output_reaches_a_shared_writer() {
+    #[derive(Clone)]
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+    impl Write for Shared {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let buf = Shared(Arc::new(Mutex::new(Vec::new())));
+    let engine = Engine::default();
+    let module = Module::new(&engine, "api.wdl", PROGRAM).unwrap();
+    let mut store = Store::with_output(&engine, OutputSink::Writer(Box::new(buf.clone())));
+    store.instantiate(&module).unwrap();
+    assert_eq!(&*buf.0.lock().unwrap(), b"loaded\n");
+}
+
+#[test]
+fn compile_errors_are_structured() {
+    let engine = Engine::default();
+    let src = "fn f() -> int {\n  return 1.5;\n}";
+    let e = Module::new(&engine, "bad.wdl", src).unwrap_err();
+    let Error::Compile {
+        diagnostics,
+        rendered,
+    } = &e
+    else {
+        panic!("{e:?}")
+    };
+    assert_eq!(diagnostics.len(), 1, "{rendered}");
+    let d = &diagnostics[0];
+    assert_eq!((d.file(), d.line()), ("bad.wdl", 2), "{d:?}");
+    assert!(rendered.contains(&d.message), "{rendered}");
+    assert!(src[d.span.clone()].contains("1.5"), "{d:?}");
+}
+
+#[test]
+fn an_interruptible_session_stops_an_entry_and_keeps_its_state() {
+    use waddle::{EngineConfig, Session};
+    for name in AVAILABLE_TIERS {
+        let tier: Tier = name.parse().unwrap();
+        let mut s = Session::with_config(EngineConfig {
+            tier,
+            output: OutputSink::Capture,
+            interruptible: true,
+            ..EngineConfig::default()
+        })
+        .unwrap();
+        s.eval("var kept = 41; fn spin() { while true {} }")
+            .unwrap();
+        let handle = s.interrupt_handle();
+        let t = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(30));
+            handle.interrupt();
+        });
+        let e = s.eval("spin();").unwrap_err();
+        t.join().unwrap();
+        assert_eq!(e.trap_code(), Some(TrapCode::Interrupted), "{tier}");
+        assert_eq!(s.eval_expr("kept + 1").unwrap(), Val::Int(42), "{tier}");
+    }
+}
