@@ -17,10 +17,10 @@ use waddle_lang_tests::difftest::{aarch64_configs, check, host_configs, Config, 
 use waddle_lang_tests::gen::{generate, GenConfig};
 
 /// Programs run on the host configurations by default.
-const HOST_PROGRAMS: u64 = 300;
+const HOST_PROGRAMS: u64 = 150;
 /// Programs run on AArch64 by default (each is a qemu process per code
 /// generator).
-const AARCH64_PROGRAMS: u64 = 40;
+const AARCH64_PROGRAMS: u64 = 24;
 
 fn env_u64(name: &str, default: u64) -> u64 {
     env_nonempty(name).map_or(default, |v| {
