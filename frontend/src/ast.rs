@@ -257,6 +257,34 @@ pub struct Expr {
     pub span: Span,
 }
 
+impl Drop for Expr {
+    /// Takes a binary expression's left spine apart iteratively: the
+    /// derived drop would recurse once per operand of a flat chain such as
+    /// `1 + 1 + ... + 1`, which may be arbitrarily long.
+    fn drop(&mut self) {
+        fn take_lhs(e: &mut Expr) -> Option<Expr> {
+            match &mut e.kind {
+                ExprKind::Binary { lhs, .. } => {
+                    let (id, span) = (lhs.id, lhs.span);
+                    Some(std::mem::replace(
+                        &mut **lhs,
+                        Expr {
+                            id,
+                            kind: ExprKind::Error,
+                            span,
+                        },
+                    ))
+                }
+                _ => None,
+            }
+        }
+        let mut next = take_lhs(self);
+        while let Some(mut e) = next {
+            next = take_lhs(&mut e);
+        }
+    }
+}
+
 /// Unary operators.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub enum UnOp {

@@ -14,6 +14,8 @@ pub mod lexer;
 pub mod lower;
 pub mod parser;
 
+pub use parser::{MAX_DEPTH, MAX_SOURCE_BYTES};
+
 use waddle_opt::ir::{self, Signature, Type};
 
 /// Builtin functions of docs/language.md. Their names are reserved for functions.

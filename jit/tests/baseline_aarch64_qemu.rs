@@ -91,16 +91,6 @@ int main(void) {
 }
 "#;
 
-fn tools() -> bool {
-    let ok = |c: &str| {
-        Command::new(c)
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    };
-    ok("qemu-aarch64") && ok("aarch64-linux-gnu-gcc")
-}
-
 fn frontend(src: &str) -> Program {
     let mut sources = SourceMap::default();
     sources.add(SourceFile::new("q.wdl".to_string(), src.to_string()));
@@ -139,7 +129,7 @@ fn run_both(name: &str, src: &str) {
     std::fs::write(dir.join("image.h"), header(&image, main.as_u32() as usize)).unwrap();
     std::fs::write(dir.join("loader.c"), LOADER).unwrap();
     let exe = dir.join("loader");
-    let cc = Command::new("aarch64-linux-gnu-gcc")
+    let cc = Command::new(waddle_jit::cross::toolchain::cross_cc().expect("checked"))
         .args(["-O1", "-static", "-o"])
         .arg(&exe)
         .arg(dir.join("loader.c"))
@@ -151,7 +141,10 @@ fn run_both(name: &str, src: &str) {
         "{}",
         String::from_utf8_lossy(&cc.stderr)
     );
-    let run = Command::new("qemu-aarch64").arg(&exe).output().unwrap();
+    let run = Command::new(waddle_jit::cross::toolchain::qemu().expect("checked"))
+        .arg(&exe)
+        .output()
+        .unwrap();
     assert!(
         run.status.success(),
         "{}",
@@ -191,8 +184,7 @@ pub fn big_program() -> String {
 
 #[test]
 fn arithmetic_calls_and_traps_under_qemu() {
-    if !tools() {
-        eprintln!("qemu-aarch64 or aarch64-linux-gnu-gcc missing: skipped");
+    if waddle_jit::cross::skip_test_without_tools("arithmetic_calls_and_traps_under_qemu") {
         return;
     }
     run_both(

@@ -5,29 +5,16 @@
 //! straight to the process's standard error, which the test harness does
 //! not capture, so it shows up in `cargo test` output even for a passing
 //! test. With `WADDLE_REQUIRE_CROSS=1` (set by CI, `.ci/run`) a missing tool
-//! fails the test instead, so CI can never pass without running them.
-
-use std::io::Write;
+//! fails the test instead, so CI can never pass without running them. The
+//! decision is `waddle_jit::cross::skip_test_without_tools`, shared with the
+//! code generator's own qemu tests.
 
 /// The environment variable that turns a skip into a failure.
-pub const REQUIRE_CROSS: &str = "WADDLE_REQUIRE_CROSS";
+pub const REQUIRE_CROSS: &str = waddle_jit::cross::REQUIRE_CROSS_ENV;
 
 /// `true` (after reporting the skip) when the cross tools are missing and
 /// `test` should return without running; panics instead when
 /// [`REQUIRE_CROSS`] is `1`.
 pub fn skip_without_cross_tools(test: &str) -> bool {
-    match waddle::cross::tools_available() {
-        Ok(()) => false,
-        Err(why) => {
-            if crate::corpus::env_nonempty(REQUIRE_CROSS).is_some_and(|v| v == "1") {
-                panic!("{test}: {REQUIRE_CROSS}=1 but the AArch64 cross tools are missing: {why}");
-            }
-            // Not `eprintln!`: the harness captures that for passing tests.
-            let _ = writeln!(
-                std::io::stderr(),
-                "SKIP {test}: {why} (set {REQUIRE_CROSS}=1 to make this a failure)"
-            );
-            true
-        }
-    }
+    waddle_jit::cross::skip_test_without_tools(test)
 }

@@ -5,7 +5,8 @@
 //! `lang.rs` does on the host.
 //!
 //! Where qemu-aarch64 or aarch64-linux-gnu-gcc is missing, every test here
-//! prints a visible SKIP line and passes. Programs run in parallel (each is
+//! writes a visible SKIP line (uncaptured standard error) and passes, or
+//! fails when `WADDLE_REQUIRE_CROSS=1` (CI sets it). Programs run in parallel (each is
 //! a separate qemu process). Environment: `WADDLE_TEST_FILTER=SUBSTR` as in
 //! `lang.rs`; `WADDLE_TEST_TIERS` selects configurations by name
 //! (`aarch64-opt-O2`, `aarch64-opt-O0`, ...; default: those of [`CONFIGS`]
@@ -16,7 +17,7 @@ use std::fmt::Write as _;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use waddle::cross::{run_source_aarch64, tools_available, CrossOptions, AARCH64_TIERS};
+use waddle::cross::{run_source_aarch64, CrossOptions, AARCH64_TIERS};
 use waddle::driver::{RunOutcome, Tier};
 use waddle_lang_tests::corpus::{self, Expectation, Program};
 use waddle_lang_tests::diff::diff_lines;
@@ -38,16 +39,10 @@ const CONFIGS: &[(&str, Tier, u8, bool)] = &[
 /// nested programs).
 const WORKER_STACK_BYTES: usize = 64 << 20;
 
-/// `true` (after printing why) when the tools are missing.
+/// `true` (after a visible `SKIP` line) when the tools are missing; a
+/// failure instead under `WADDLE_REQUIRE_CROSS=1`.
 fn skip(test: &str) -> bool {
-    match tools_available() {
-        Ok(()) => false,
-        Err(why) => {
-            println!("SKIP {test}: {why}");
-            eprintln!("SKIP {test}: {why}");
-            true
-        }
-    }
+    waddle_lang_tests::cross::skip_without_cross_tools(test)
 }
 
 /// The configurations to run: tiers with an AArch64 generator, narrowed by
@@ -408,4 +403,45 @@ print(len(words));
         run_image_with(&image, &limits, &mut |ty, v| streamed.push((ty, v))).expect("runs");
     assert_eq!(ending, blocks.ending);
     assert!(streamed == blocks.prints, "streamed output differs");
+}
+
+/// Runs one test of this binary in a child process with qemu pointed at a
+/// path that does not exist; its exit status and its standard error
+/// followed by its standard output.
+fn run_self_without_qemu(test: &str, require: bool) -> (bool, String) {
+    let exe = std::env::current_exe().expect("test binary path");
+    let mut cmd = std::process::Command::new(exe);
+    cmd.args([test, "--exact", "--test-threads=1"]).env(
+        "WADDLE_QEMU_AARCH64",
+        "/nonexistent/waddle-test/qemu-aarch64",
+    );
+    if require {
+        cmd.env(waddle_lang_tests::cross::REQUIRE_CROSS, "1");
+    } else {
+        cmd.env_remove(waddle_lang_tests::cross::REQUIRE_CROSS);
+    }
+    let out = cmd.output().expect("run the test binary");
+    // A failing test's panic message is in the harness's report on stdout.
+    let mut text = String::from_utf8_lossy(&out.stderr).into_owned();
+    text.push_str(&String::from_utf8_lossy(&out.stdout));
+    (out.status.success(), text)
+}
+
+/// Without qemu, a cross test is a visible skip; with
+/// `WADDLE_REQUIRE_CROSS=1` it fails (issue 13, defect 6: these tests used
+/// to pass green on machines without the tools, CI included).
+#[test]
+fn missing_tools_skip_visibly_or_fail_when_required() {
+    let (ok, stderr) = run_self_without_qemu("crashing_code_is_an_error", false);
+    assert!(ok, "a skip must pass; stderr:\n{stderr}");
+    assert!(
+        stderr.contains("SKIP crashing_code_is_an_error") && stderr.contains("qemu"),
+        "the skip must be visible; stderr:\n{stderr}"
+    );
+    let (ok, stderr) = run_self_without_qemu("crashing_code_is_an_error", true);
+    assert!(
+        !ok,
+        "must fail under WADDLE_REQUIRE_CROSS=1; stderr:\n{stderr}"
+    );
+    assert!(stderr.contains("WADDLE_REQUIRE_CROSS=1"), "{stderr}");
 }

@@ -49,9 +49,23 @@ pub(crate) struct GlobalSlot<'m> {
     pub in_progress: bool,
     /// The initializer was checked.
     pub checked: bool,
-    /// The prelude global this REPL global shadows: its own initializer
-    /// still sees the old one.
-    pub shadows: Option<GlobalIdx>,
+    /// For a prelude global: where this REPL entry redeclares it (the
+    /// redeclaration assigns the one existing global).
+    pub redeclared_at: Option<Span>,
+}
+
+/// A REPL entry's `let`/`var` of a name that an earlier entry declared as a
+/// global: it keeps that one global (same type required) and assigns it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Redeclaration<'m> {
+    /// The prelude global.
+    pub global: GlobalIdx,
+    /// The written type, if any (`Some(None)` when it did not resolve).
+    pub written: Option<Ty>,
+    /// The initializer.
+    pub init: &'m Expr,
+    /// The declared name.
+    pub name_span: Span,
 }
 
 /// A function during checking.
@@ -96,6 +110,8 @@ pub(crate) struct Checker<'m> {
     pub global_by_name: FxHashMap<String, GlobalIdx>,
     /// Global introduced by each top-level `let`/`var` declaration id.
     pub global_of_decl: FxHashMap<u32, GlobalIdx>,
+    /// REPL redeclarations of prelude globals, by declaration id.
+    pub redeclarations: FxHashMap<u32, Redeclaration<'m>>,
     pub locals: Vec<LocalSlot>,
     pub body: BodyCtx,
 }
@@ -126,6 +142,7 @@ impl<'m> Checker<'m> {
             globals: Vec::new(),
             global_by_name: FxHashMap::default(),
             global_of_decl: FxHashMap::default(),
+            redeclarations: FxHashMap::default(),
             locals: Vec::new(),
             body: BodyCtx::default(),
         };

@@ -100,12 +100,7 @@ impl<'m> Checker<'m> {
                     }
                 }
             }
-            ExprKind::Binary {
-                op,
-                op_span,
-                lhs,
-                rhs,
-            } => self.binary(*op, *op_span, lhs, rhs),
+            ExprKind::Binary { .. } => self.binary_chain(e),
             ExprKind::Call { callee, args } => {
                 if let Some(&f) = self.func_by_name.get(&callee.name) {
                     self.calls[e.id.0 as usize] = Some(Callee::Func(f));
@@ -320,14 +315,64 @@ impl<'m> Checker<'m> {
         Some(t)
     }
 
-    fn binary(&mut self, op: BinOp, op_span: crate::ast::Span, lhs: &'m Expr, rhs: &'m Expr) -> Ty {
+    /// A binary expression and the binary expressions down its left spine
+    /// (`((a + b) - c) + d`), bottom up, without recursion on the spine: a
+    /// flat chain may have any length (issue 13, defect 5).
+    fn binary_chain(&mut self, top: &'m Expr) -> Ty {
+        let mut spine = Vec::new();
+        let mut first = top;
+        while let ExprKind::Binary { lhs, .. } = &first.kind {
+            spine.push(first);
+            first = lhs;
+        }
+        let bottom_is_logic = spine.last().is_some_and(|b| {
+            matches!(
+                b.kind,
+                ExprKind::Binary {
+                    op: BinOp::Or | BinOp::And,
+                    ..
+                }
+            )
+        });
+        let mut lt = self.value(first, bottom_is_logic.then_some(Type::Bool));
+        for (k, node) in spine.iter().rev().enumerate() {
+            let ExprKind::Binary {
+                op,
+                op_span,
+                lhs,
+                rhs,
+            } = &node.kind
+            else {
+                unreachable!("the spine holds binary expressions only");
+            };
+            lt = self.binary(*op, *op_span, lhs, lt, rhs);
+            // The top node's type is recorded by `expr`.
+            if k + 1 < spine.len() {
+                lt = self.set_ty(node.id, lt);
+            }
+        }
+        lt
+    }
+
+    /// `lhs op rhs` where `lhs` is already checked and has type `lt`.
+    fn binary(
+        &mut self,
+        op: BinOp,
+        op_span: crate::ast::Span,
+        lhs: &'m Expr,
+        lt: Ty,
+        rhs: &'m Expr,
+    ) -> Ty {
         let is_cmp = matches!(
             op,
             BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
         );
         if matches!(op, BinOp::Or | BinOp::And) {
-            for side in [lhs, rhs] {
-                let t = self.value(side, Some(Type::Bool));
+            for (side, t) in [(lhs, Some(lt)), (rhs, None)] {
+                let t = match t {
+                    Some(t) => t,
+                    None => self.value(side, Some(Type::Bool)),
+                };
                 if let Some(t) = t.filter(|&t| t != Type::Bool) {
                     self.err(
                         Diagnostic::error(
@@ -340,7 +385,6 @@ impl<'m> Checker<'m> {
             }
             return Some(Type::Bool);
         }
-        let lt = self.value(lhs, None);
         let rt = self.value(rhs, lt);
         let result = match (lt, rt) {
             (Some(l), Some(r)) if l != r => {

@@ -130,7 +130,7 @@ impl<'m> Checker<'m> {
                 init: None,
                 in_progress: false,
                 checked: true,
-                shadows: None,
+                redeclared_at: None,
             });
             self.global_by_name.insert(g.name.clone(), idx);
         }
@@ -152,18 +152,38 @@ impl<'m> Checker<'m> {
             };
             let idx = GlobalIdx(self.globals.len() as u32);
             let written = ty.as_ref().map(|t| self.resolve_ty(t, false));
-            let mut shadows = None;
             match self.global_by_name.get(&name.name).copied() {
-                Some(old) if self.globals[old.0 as usize].span.is_none() && self.repl => {
-                    shadows = Some(old);
-                    self.global_by_name.insert(name.name.clone(), idx);
+                Some(old)
+                    if self.repl
+                        && self.globals[old.0 as usize].span.is_none()
+                        && self.globals[old.0 as usize].redeclared_at.is_none() =>
+                {
+                    // A REPL redeclaration keeps the one global (functions
+                    // compiled earlier keep using it); the declared
+                    // mutability applies from now on.
+                    let slot = &mut self.globals[old.0 as usize];
+                    slot.redeclared_at = Some(name.span);
+                    slot.mutable = *mutable;
+                    self.redeclarations.insert(
+                        decl.0,
+                        super::ctx::Redeclaration {
+                            global: old,
+                            written,
+                            init,
+                            name_span: name.span,
+                        },
+                    );
+                    self.global_of_decl.insert(decl.0, old);
+                    self.decls[decl.0 as usize] = Some(Var::Global(old));
+                    continue;
                 }
                 Some(old) => {
                     let mut d = Diagnostic::error(
                         format!("`{}` is already declared in this scope", name.name),
                         name.span,
                     );
-                    if let Some(sp) = self.globals[old.0 as usize].span {
+                    let slot = &self.globals[old.0 as usize];
+                    if let Some(sp) = slot.span.or(slot.redeclared_at) {
                         d = d.with_secondary(sp, "first declared here");
                     }
                     self.err(d);
@@ -180,7 +200,7 @@ impl<'m> Checker<'m> {
                 init: Some(init),
                 in_progress: false,
                 checked: false,
-                shadows,
+                redeclared_at: None,
             });
             self.global_of_decl.insert(decl.0, idx);
             self.decls[decl.0 as usize] = Some(Var::Global(idx));
@@ -188,14 +208,10 @@ impl<'m> Checker<'m> {
     }
 
     /// Resolves a reference to global `g` at `at`: its (possibly lazily
-    /// inferred) type; a REPL global's own initializer sees the prelude
-    /// global it shadows.
+    /// inferred) type.
     pub fn global_ref(&mut self, g: GlobalIdx, at: Span) -> (GlobalIdx, Ty) {
         let slot = &self.globals[g.0 as usize];
         if slot.in_progress {
-            if let Some(p) = slot.shadows {
-                return (p, self.globals[p.0 as usize].ty.flatten());
-            }
             if let Some(t) = slot.ty {
                 return (g, t);
             }
@@ -254,9 +270,51 @@ impl<'m> Checker<'m> {
         }
     }
 
+    /// A REPL redeclaration of a prelude global: its initializer (which
+    /// still sees the old value) must have the global's type.
+    fn check_redeclaration(&mut self, r: super::ctx::Redeclaration<'m>) {
+        let old = self.globals[r.global.0 as usize].ty.flatten();
+        let saved = std::mem::take(&mut self.body);
+        let hint = r.written.flatten().or(old);
+        let found = if hint.is_none() && super::expr::needs_context(r.init) {
+            None
+        } else {
+            self.value(r.init, hint)
+        };
+        self.body = saved;
+        let declared = match r.written {
+            Some(w) => {
+                self.coerce(found, w, r.init.span);
+                w
+            }
+            None => found,
+        };
+        if let (Some(old), Some(new)) = (old, declared) {
+            if old != new {
+                let name = &self.globals[r.global.0 as usize].name;
+                self.err(
+                    Diagnostic::error(
+                        format!(
+                            "global `{name}` already has type `{old}`: it cannot be redeclared with type `{new}`"
+                        ),
+                        r.name_span,
+                    )
+                    .with_label(format!("redeclared here with type `{new}`"))
+                    .with_note(
+                        "redeclaring a global keeps the one variable, so its type cannot change; choose another name",
+                    ),
+                );
+            }
+        }
+    }
+
     /// A top-level statement: a direct `let`/`var` declares a global.
     pub fn top_stmt(&mut self, s: &'m Stmt) {
         if let StmtKind::Let { decl, .. } = &s.kind {
+            if let Some(&r) = self.redeclarations.get(&decl.0) {
+                self.check_redeclaration(r);
+                return;
+            }
             if let Some(&g) = self.global_of_decl.get(&decl.0) {
                 self.check_global_init(g);
                 return;

@@ -372,23 +372,20 @@ fn repl_prelude_rules() {
     // Outside the REPL it is a duplicate.
     let d = run("fn f(a: int) -> int { return a; }", &prelude, false).unwrap_err();
     assert!(d[0].0.contains("already defined"), "{d:?}");
-    // A global may shadow a prelude global; its initializer sees the old one.
-    let (m, t) = run(
-        "let x = x + 1.5 > 0.0; print(x);",
-        &Prelude {
-            functions: vec![],
-            host_functions: vec![],
-            globals: vec![crate::PreludeGlobal {
-                name: "x".into(),
-                ty: Type::Float,
-                mutable: true,
-            }],
-        },
-        true,
-    )
-    .unwrap();
-    assert_eq!(t.globals.len(), 2);
-    assert_eq!(t.globals[1].ty, Type::Bool);
+    // Redeclaring a prelude global with the same type keeps the one global
+    // (issue 13, defect 4); the initializer still reads the old value.
+    let float_x = Prelude {
+        functions: vec![],
+        host_functions: vec![],
+        globals: vec![crate::PreludeGlobal {
+            name: "x".into(),
+            ty: Type::Float,
+            mutable: false,
+        }],
+    };
+    let (m, t) = run("var x = x + 1.5; print(x); x = 2.0;", &float_x, true).unwrap();
+    assert_eq!(t.globals.len(), 1);
+    assert!(t.globals[0].mutable, "the redeclaration's `var` applies");
     let Item::Stmt(s) = &m.items[1] else { panic!() };
     let StmtKind::Expr { expr, .. } = &s.kind else {
         panic!()
@@ -396,7 +393,7 @@ fn repl_prelude_rules() {
     let crate::ast::ExprKind::Call { args, .. } = &expr.kind else {
         panic!()
     };
-    assert_eq!(t.var(args[0].id), Var::Global(GlobalIdx(1)));
+    assert_eq!(t.var(args[0].id), Var::Global(GlobalIdx(0)));
     let Item::Stmt(s) = &m.items[0] else { panic!() };
     let StmtKind::Let { init, .. } = &s.kind else {
         panic!()
@@ -404,10 +401,15 @@ fn repl_prelude_rules() {
     let crate::ast::ExprKind::Binary { lhs, .. } = &init.kind else {
         panic!()
     };
-    let crate::ast::ExprKind::Binary { lhs, .. } = &lhs.kind else {
-        panic!()
-    };
     assert_eq!(t.var(lhs.id), Var::Global(GlobalIdx(0)));
+    // With another type it is an error, written or inferred.
+    let d = run("let x = x > 0.0;", &float_x, true).unwrap_err();
+    assert!(d[0].0.contains("already has type `float`"), "{d:?}");
+    let d = run("var x: int = 1;", &float_x, true).unwrap_err();
+    assert!(d[0].0.contains("already has type `float`"), "{d:?}");
+    // Twice in one entry is a duplicate, as in a file.
+    let d = run("let x = 1.0; let x = 2.0;", &float_x, true).unwrap_err();
+    assert!(d[0].0.contains("already declared"), "{d:?}");
     // A final bare expression of type void is fine in the REPL.
     run("fn g() { } g()", &Prelude::default(), true).unwrap();
 }

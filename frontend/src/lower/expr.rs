@@ -46,26 +46,7 @@ impl FnLower<'_> {
                 };
                 self.emit_value(InstKind::Unary(uop, x), ty, SrcLoc::NONE)
             }
-            ExprKind::Binary {
-                op: op @ (BinOp::And | BinOp::Or),
-                lhs,
-                rhs,
-                ..
-            } => {
-                let l = self.value(lhs);
-                self.short_circuit(*op, l, rhs)
-            }
-            ExprKind::Binary {
-                op,
-                op_span,
-                lhs,
-                rhs,
-            } => {
-                let operand_ty = self.ty(lhs);
-                let l = self.value(lhs);
-                let r = self.value(rhs);
-                self.binary(*op, operand_ty, l, r, *op_span)
-            }
+            ExprKind::Binary { .. } => self.binary_chain(e),
             ExprKind::Call { callee, args } => return self.call(e, callee, args, ty),
             ExprKind::Index {
                 base,
@@ -94,6 +75,39 @@ impl FnLower<'_> {
             ExprKind::Error => self.zero(ty),
         };
         Some(v)
+    }
+
+    /// A binary expression and the binary expressions down its left spine,
+    /// bottom up, without recursion on the spine (a flat chain such as
+    /// `1 + 1 + ... + 1` may have any length).
+    fn binary_chain(&mut self, top: &Expr) -> Value {
+        let mut spine = Vec::new();
+        let mut first = top;
+        while let ExprKind::Binary { lhs, .. } = &first.kind {
+            spine.push(first);
+            first = lhs;
+        }
+        let mut l = self.value(first);
+        for node in spine.iter().rev() {
+            let ExprKind::Binary {
+                op,
+                op_span,
+                lhs,
+                rhs,
+            } = &node.kind
+            else {
+                unreachable!("the spine holds binary expressions only");
+            };
+            l = match op {
+                BinOp::And | BinOp::Or => self.short_circuit(*op, l, rhs),
+                _ => {
+                    let operand_ty = self.ty(lhs);
+                    let r = self.value(rhs);
+                    self.binary(*op, operand_ty, l, r, *op_span)
+                }
+            };
+        }
+        l
     }
 
     /// Lowers `e`, which must produce a value.

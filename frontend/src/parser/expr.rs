@@ -48,7 +48,6 @@ impl Parser<'_> {
             return self.error_expr(start);
         }
         let mut lhs = self.unary();
-        let mut chain = 0u32;
         let mut last_cmp = false;
         while let Some((op, prec)) = binop(self.peek()) {
             if prec < min {
@@ -62,11 +61,9 @@ impl Parser<'_> {
                         .with_note("split the comparison with `&&`, e.g. `a < b && b < c`"),
                 );
             }
-            chain += 1;
-            if self.depth + chain >= MAX_DEPTH {
-                self.enter(chain);
-                break;
-            }
+            // A left-associative chain (`1 + 1 + ... + 1`) grows the tree
+            // down its left spine without nesting: every later stage walks
+            // such spines iteratively, so its length is not limited.
             let rhs = self.expr_bp(prec + 1);
             last_cmp = prec == CMP;
             let span = lhs.span.to(rhs.span);

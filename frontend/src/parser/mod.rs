@@ -17,7 +17,14 @@ use crate::lexer::{lex_file, Token, TokenKind};
 use crate::SourceMap;
 
 /// Deepest nesting of expressions, blocks and types the parser accepts.
+/// Flat left-associative chains (`a + b + c + ...`) do not nest and may
+/// have any length.
 pub const MAX_DEPTH: u32 = 256;
+
+/// Largest source file, in bytes, the parser accepts (64 MiB); a larger
+/// one is a compile error. Readers of source files (the CLI) read at most
+/// one byte more than this, so no input makes them grow without bound.
+pub const MAX_SOURCE_BYTES: usize = 64 << 20;
 
 /// Parses every file of `sources` into one module, recovering from errors
 /// so that several independent syntax errors are reported at once.
@@ -28,6 +35,24 @@ pub fn parse(sources: &SourceMap, repl: bool) -> Result<Module, Vec<Diagnostic>>
     let mut ids = (0u32, 0u32);
     for (i, file) in sources.files.iter().enumerate() {
         let fid = FileId(i as u32);
+        if file.text.len() > MAX_SOURCE_BYTES {
+            diags.push(
+                Diagnostic::error(
+                    format!(
+                        "source file is too large: {} bytes, the limit is {} MiB",
+                        file.text.len(),
+                        MAX_SOURCE_BYTES >> 20
+                    ),
+                    Span {
+                        file: fid,
+                        start: 0,
+                        end: 0,
+                    },
+                )
+                .with_label("the file starts here"),
+            );
+            continue;
+        }
         let (toks, unterminated) = lex_file(&file.text, fid, &mut diags);
         let mut p = Parser {
             toks,

@@ -84,4 +84,7 @@ pub use exec::{
     run_image, run_image_with, CrossRun, Ending, PrintValue, RunLimits, DEFAULT_CROSS_MEMORY_LIMIT,
 };
 pub use image::{Arch, CodeImage, ImageBuilder, ImageError};
-pub use toolchain::{check_tools, CrossError};
+pub use toolchain::{
+    check_tools, skip_test_without_tools, tool_decision, CrossError, ToolDecision,
+    REQUIRE_CROSS_ENV,
+};

@@ -103,6 +103,53 @@ pub fn check_tools() -> Result<(), CrossError> {
     Ok(())
 }
 
+/// The environment variable that turns a skipped cross test into a failed
+/// one: CI sets it to `1` (`.ci/run`), so CI cannot pass without running the
+/// AArch64 tests.
+pub const REQUIRE_CROSS_ENV: &str = "WADDLE_REQUIRE_CROSS";
+
+/// What a test that needs the cross tools should do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ToolDecision {
+    /// The tools are there: run.
+    Run,
+    /// The tools are missing and not required: skip, saying why.
+    Skip(String),
+    /// The tools are missing but [`REQUIRE_CROSS_ENV`] is `1`: fail.
+    Fail(String),
+}
+
+/// Decides from the tool check and whether the tools are required.
+pub fn tool_decision(tools: Result<(), CrossError>, required: bool) -> ToolDecision {
+    match tools {
+        Ok(()) => ToolDecision::Run,
+        Err(why) if required => ToolDecision::Fail(format!(
+            "{REQUIRE_CROSS_ENV}=1 but the AArch64 cross tools are missing: {why}"
+        )),
+        Err(why) => ToolDecision::Skip(format!(
+            "{why} (set {REQUIRE_CROSS_ENV}=1 to make this a failure)"
+        )),
+    }
+}
+
+/// For tests that run code under qemu: `true` when `test` must return at
+/// once because the tools are missing, after writing a `SKIP` line straight
+/// to the process's standard error (the test harness captures only the
+/// `print!` macros, so the line shows even for a passing test). Panics
+/// instead when [`REQUIRE_CROSS_ENV`] is `1`.
+pub fn skip_test_without_tools(test: &str) -> bool {
+    use std::io::Write as _;
+    let required = std::env::var(REQUIRE_CROSS_ENV).is_ok_and(|v| v.trim() == "1");
+    match tool_decision(check_tools(), required) {
+        ToolDecision::Run => false,
+        ToolDecision::Fail(why) => panic!("{test}: {why}"),
+        ToolDecision::Skip(why) => {
+            let _ = writeln!(std::io::stderr(), "SKIP {test}: {why}");
+            true
+        }
+    }
+}
+
 /// FNV-1a, 64 bits: a hash that is the same in every build (the cache key).
 fn fnv1a(parts: &[&[u8]]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;

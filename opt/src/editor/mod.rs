@@ -66,6 +66,11 @@ pub struct Stats {
     pub edits: u64,
 }
 
+/// Largest function (in [`Function::inst_count`]) that debug builds
+/// re-check from scratch after every primitive; [`Editor::set_checking`]
+/// overrides it.
+pub const DEBUG_CHECK_MAX_INSTS: usize = 20_000;
+
 /// A function in canonical form with its maintained analyses.
 pub struct Editor<'f> {
     func: &'f mut Function,
@@ -81,11 +86,15 @@ impl<'f> Editor<'f> {
     /// [`crate::canon::canonicalize`] first). Computes the analyses once.
     pub fn new(func: &'f mut Function) -> Editor<'f> {
         let st = State::compute(func);
+        // The check after every primitive costs a from-scratch analysis, so
+        // it is quadratic in the function's size: debug builds skip it on
+        // huge functions (a 100 000-operand `||` chain would take hours).
+        let checking = cfg!(debug_assertions) && func.inst_count() <= DEBUG_CHECK_MAX_INSTS;
         Editor {
             func,
             st,
             mode: Mode::Incremental,
-            checking: cfg!(debug_assertions),
+            checking,
             layout_dirty: false,
             stats: Stats::default(),
         }

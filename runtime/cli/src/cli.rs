@@ -172,7 +172,7 @@ fn repl(t: TierArgs) -> i32 {
 
 fn run(args: RunArgs) -> i32 {
     let name = args.file.display().to_string();
-    let source = match std::fs::read(&args.file) {
+    let source = match read_source(&args.file) {
         Ok(bytes) => match String::from_utf8(bytes) {
             Ok(s) => s,
             Err(_) => {
@@ -201,6 +201,25 @@ fn run(args: RunArgs) -> i32 {
             e.exit_code()
         }
     }
+}
+
+/// Reads a source file, refusing one larger than
+/// [`waddle_frontend::MAX_SOURCE_BYTES`] after reading at most one byte past
+/// the limit (`/dev/zero` or a pipe that never ends cannot make it grow).
+fn read_source(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read as _;
+    let limit = waddle_frontend::MAX_SOURCE_BYTES;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(limit as u64 + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() > limit {
+        return Err(std::io::Error::other(format!(
+            "the file is larger than the source size limit of {} MiB",
+            limit >> 20
+        )));
+    }
+    Ok(bytes)
 }
 
 /// The optimizer diagnostics `args` ask for.

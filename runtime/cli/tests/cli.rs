@@ -72,6 +72,20 @@ fn unreadable_file_is_a_clear_error() {
     assert!(text(&out.stderr).contains("not valid UTF-8"));
 }
 
+/// A source larger than the 64 MiB limit is refused after reading just past
+/// the limit: `/dev/zero` ends at once instead of growing without bound
+/// (issue 13, defect 5).
+#[test]
+fn endless_source_is_refused() {
+    if !std::path::Path::new("/dev/zero").exists() {
+        return;
+    }
+    let out = waddle(&["run", "/dev/zero"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.contains("source size limit of 64 MiB"), "{err}");
+}
+
 #[test]
 fn every_tier_runs_or_exits_1() {
     let p = program("tier.wdl", "print(1);\n");
@@ -228,6 +242,46 @@ fn repl_over_a_pipe() {
     assert!(stdout.contains("42\n"), "{stdout}");
     assert!(stdout.contains("still here\n"), "{stdout}");
     assert!(text(&out.stderr).contains("division by zero"));
+}
+
+fn repl_with_input(input: &[u8]) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_waddle"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .env("HOME", std::env::temp_dir())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// Issue 13, defect 4: a line of invalid UTF-8 is reported and skipped; an
+/// unclosed `(` does not swallow `:quit`; an entry open at the end of
+/// input is reported (exit status 1).
+#[test]
+fn repl_survives_bad_input() {
+    let out = repl_with_input(b"print(1);\n\xff\xfe oops\nprint(2);\n");
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("1\n2\n"), "{stdout}");
+    assert!(
+        text(&out.stderr).contains("input line 2 is not valid UTF-8"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    let out = repl_with_input(b"print((1\n:quit\nprint(3);\n");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(!text(&out.stdout).contains('3'), "{}", text(&out.stdout));
+    assert!(text(&out.stderr).contains("discarded at a `:` command"));
+
+    let out = repl_with_input(b"print(4);\nfn f() {\n  return;\n");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stdout).contains("4\n"));
+    let err = text(&out.stderr);
+    assert!(err.contains("discarded at the end of input"), "{err}");
 }
 
 #[cfg(all(

@@ -5,8 +5,14 @@
 //! rustyline (line editing, history in `$HOME/.waddle_history`).
 //!
 //! Entries continue over several lines while a bracket, string or block
-//! comment is open. Declarations persist; a bare expression prints its
-//! value; redefining a function replaces it. Commands:
+//! comment is open. A line that cannot continue the entry gives it up with
+//! the compiler's diagnostic: a `:` command (outside a string or comment),
+//! or a blank line while the innermost open bracket is `(` or `[`. An entry
+//! still open at the end of input is reported the same way ([`Repl::finish`]).
+//! Input that is not a terminal is read line by line here ([`lines`]): a
+//! line of invalid UTF-8 is reported and skipped. Declarations persist; a
+//! bare expression prints its value; redefining a function replaces it;
+//! redeclaring a global keeps the one variable (same type only). Commands:
 //!
 //! | command | effect |
 //! | --- | --- |
@@ -24,8 +30,9 @@
 //! | `:heap` | heap statistics |
 
 mod input;
+pub mod lines;
 
-pub use input::is_complete;
+pub use input::{entry_state, is_complete, EntryState};
 
 use waddle::driver::Tier;
 use waddle::engine::{EngineConfig, Session};
@@ -116,6 +123,20 @@ impl Repl {
     /// Handles one input line.
     pub fn handle_line(&mut self, line: &str) -> ReplOutput {
         let mut out = ReplOutput::default();
+        if !self.buffer.is_empty() {
+            let t = line.trim();
+            let state = entry_state(&self.buffer);
+            let in_text = matches!(state, EntryState::InString | EntryState::InComment);
+            if t.starts_with(':') && !in_text {
+                self.abandon(&mut out, "a `:` command");
+                self.command(t, &mut out);
+                return out;
+            }
+            if t.is_empty() && matches!(state, EntryState::Open('(' | '[')) {
+                self.abandon(&mut out, "a blank line inside `(` or `[`");
+                return out;
+            }
+        }
         if self.buffer.is_empty() {
             let t = line.trim();
             if t.is_empty() {
@@ -143,12 +164,42 @@ impl Repl {
         out
     }
 
+    /// Ends input: an entry still open is reported with the compiler's
+    /// diagnostic (nothing of it runs). `stderr` is empty when nothing was
+    /// pending.
+    pub fn finish(&mut self) -> ReplOutput {
+        let mut out = ReplOutput::default();
+        if self.is_pending() {
+            self.abandon(&mut out, "the end of input");
+        }
+        out
+    }
+
+    /// Gives up the pending entry because of `why`: its compile error (an
+    /// open bracket, string or comment never compiles, so nothing runs) and
+    /// a note saying it was discarded.
+    fn abandon(&mut self, out: &mut ReplOutput, why: &str) {
+        let src = std::mem::take(&mut self.buffer);
+        self.entries += 1;
+        let name = format!("<repl:{}>", self.entries);
+        if let Err(e) = self.engine.eval_named(&name, &src) {
+            out.stderr.push_str(&e.render());
+        }
+        out.stdout
+            .push_str(&String::from_utf8_lossy(&self.engine.take_output()));
+        out.stderr.push_str(&format!(
+            "error: unfinished entry {name} discarded at {why}\n"
+        ));
+    }
+
     fn command(&mut self, cmd: &str, out: &mut ReplOutput) {
         let mut words = cmd.split_whitespace();
         let head = words.next().unwrap_or("");
         let arg = words.next();
         if words.next().is_some() {
-            out.stderr = format!("error: too many arguments for `{head}` (see :help)\n");
+            out.stderr.push_str(&format!(
+                "error: too many arguments for `{head}` (see :help)\n"
+            ));
             return;
         }
         let result: Result<String, Error> = match (head, arg) {
@@ -188,8 +239,8 @@ impl Repl {
             ))),
         };
         match result {
-            Ok(text) => out.stdout = text,
-            Err(e) => out.stderr = e.render(),
+            Ok(text) => out.stdout.push_str(&text),
+            Err(e) => out.stderr.push_str(&e.render()),
         }
     }
 
@@ -247,11 +298,12 @@ impl Repl {
     }
 }
 
-/// Runs the interactive REPL on the terminal until `:quit` or Ctrl-D.
-/// Returns the process exit status.
+/// Runs the REPL on standard input until `:quit` or the end of input
+/// (rustyline on a terminal, [`lines::PipedLines`] otherwise). Returns the
+/// process exit status: 1 when input ended inside an entry or could not be
+/// read, else 0 (errors in entries do not change it).
 pub fn run_interactive(config: EngineConfig) -> i32 {
-    use rustyline::error::ReadlineError;
-
+    use std::io::IsTerminal as _;
     let mut repl = match Repl::new(config) {
         Ok(r) => r,
         Err(e) => {
@@ -260,49 +312,57 @@ pub fn run_interactive(config: EngineConfig) -> i32 {
         }
     };
     interrupt::install(repl.engine.interrupt_handle());
-    let mut editor = match rustyline::DefaultEditor::new() {
-        Ok(ed) => ed,
-        Err(e) => {
-            eprintln!("error: cannot start the line editor: {e}");
-            return 1;
+    let mut source = if std::io::stdin().is_terminal() {
+        match lines::EditorLines::new() {
+            Ok(ed) => lines::LineSource::Editor(Box::new(ed)),
+            Err(e) => {
+                eprintln!("error: cannot start the line editor: {e}");
+                return 1;
+            }
         }
+    } else {
+        lines::LineSource::Piped(lines::PipedLines::new(std::io::stdin().lock()))
     };
-    let history =
-        std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".waddle_history"));
-    if let Some(h) = &history {
-        let _ = editor.load_history(h);
-    }
     println!(
         "Waddle {} REPL. Type :help for commands, :quit to leave.",
         env!("CARGO_PKG_VERSION")
     );
+    let status = drive(&mut repl, &mut source);
+    source.close();
+    status
+}
+
+/// Feeds lines from `source` to `repl`, printing what it answers; the exit
+/// status (see [`run_interactive`]).
+pub fn drive(repl: &mut Repl, source: &mut lines::LineSource<'_>) -> i32 {
+    use std::io::Write as _;
+    let show = |out: &ReplOutput| {
+        print!("{}", out.stdout);
+        let _ = std::io::stdout().flush();
+        eprint!("{}", out.stderr);
+    };
     loop {
-        match editor.readline(repl.prompt()) {
-            Ok(line) => {
-                if !line.trim().is_empty() {
-                    let _ = editor.add_history_entry(line.as_str());
-                }
+        match source.next_line(repl.prompt()) {
+            lines::Line::Text(line) => {
                 let out = repl.handle_line(&line);
-                print!("{}", out.stdout);
-                use std::io::Write;
-                let _ = std::io::stdout().flush();
-                eprint!("{}", out.stderr);
+                show(&out);
                 if out.quit {
-                    break;
+                    return 0;
                 }
             }
-            Err(ReadlineError::Interrupted) => repl.cancel(),
-            Err(ReadlineError::Eof) => break,
-            Err(e) => {
-                eprintln!("error: {e}");
-                break;
+            lines::Line::Invalid(why) => eprintln!("error: {why}; the line was skipped"),
+            lines::Line::Interrupted => repl.cancel(),
+            lines::Line::End => {
+                let out = repl.finish();
+                show(&out);
+                return i32::from(!out.stderr.is_empty());
+            }
+            lines::Line::Failed(why) => {
+                eprintln!("error: {why}");
+                return 1;
             }
         }
     }
-    if let Some(h) = &history {
-        let _ = editor.save_history(h);
-    }
-    0
 }
 
 /// Ctrl-C while an entry runs: SIGINT interrupts the running code (it

@@ -122,6 +122,83 @@ fn commands() {
     assert!(r.handle_line(":q").quit);
 }
 
+/// Issue 13, defect 4: a line that cannot continue an open entry gives it
+/// up with a diagnostic instead of swallowing the rest of the session.
+#[test]
+fn unclosed_paren_gives_up_on_a_blank_line_or_a_command() {
+    let mut r = repl();
+    assert!(r.handle_line("print((1 + 2").pending);
+    let out = r.handle_line("");
+    assert!(!out.pending);
+    assert!(out.stderr.starts_with("error"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("unfinished entry <repl:1> discarded"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(ok(&mut r, "1 + 1"), "2\n");
+    assert!(r.handle_line("let a = [1,").pending);
+    let out = r.handle_line(":quit");
+    assert!(out.quit, "the command still runs");
+    assert!(
+        out.stderr.contains("discarded at a `:` command"),
+        "{}",
+        out.stderr
+    );
+    // A blank line inside braces or a string continues the entry.
+    let mut r = repl();
+    assert!(r.handle_line("fn f() -> int {").pending);
+    assert!(r.handle_line("").pending);
+    assert_eq!(ok(&mut r, "return 4; }"), "");
+    assert!(r.handle_line("print(\"a").pending);
+    assert!(r.handle_line("").pending);
+    assert!(r.handle_line(":not a command").pending);
+    assert_eq!(ok(&mut r, "b\");"), "a\n\n:not a command\nb\n");
+    assert_eq!(ok(&mut r, "f()"), "4\n");
+}
+
+/// An entry still open at the end of input is reported, not dropped.
+#[test]
+fn unfinished_entry_at_end_of_input_is_reported() {
+    let mut r = repl();
+    assert!(r.finish().stderr.is_empty());
+    assert!(r.handle_line("fn f() {").pending);
+    let out = r.finish();
+    assert!(
+        out.stderr.contains("discarded at the end of input"),
+        "{}",
+        out.stderr
+    );
+    assert!(!r.is_pending());
+}
+
+/// Redeclaring a global with the same type keeps the one variable, so
+/// functions defined earlier see the new value; another type is an error.
+#[test]
+fn redeclared_global_stays_one_variable() {
+    let mut r = repl();
+    ok(&mut r, "var n = 1;");
+    ok(&mut r, "fn get() -> int { return n; }");
+    ok(&mut r, "fn bump() { n += 10; }");
+    ok(&mut r, "var n = n + 4;");
+    assert_eq!(ok(&mut r, "get()"), "5\n");
+    ok(&mut r, "bump();");
+    assert_eq!(ok(&mut r, "n"), "15\n");
+    let out = r.handle_line("let n = \"text\";");
+    assert!(
+        out.stderr.contains("already has type `int`"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(ok(&mut r, "get()"), "15\n");
+    // `let` applies from now on: later entries cannot assign it.
+    ok(&mut r, "let n = 7;");
+    assert!(r.handle_line("n = 8;").stderr.starts_with("error"));
+    assert_eq!(ok(&mut r, "get()"), "7\n");
+    let globals = ok(&mut r, ":globals");
+    assert_eq!(globals.matches("n: int").count(), 1, "{globals}");
+}
+
 #[test]
 fn funcs_lists_host_functions() {
     let mut r = repl();
