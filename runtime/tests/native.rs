@@ -255,3 +255,22 @@ fn top_level_code_and_replaced_programs_free_their_units() {
     assert_eq!(out(&mut e), "2\n".repeat(20));
     assert_eq!(e.native_code().units, 1);
 }
+
+#[test]
+fn string_constants_stay_right_across_units_on_every_native_tier() {
+    for tier in [Tier::Baseline, Tier::Opt] {
+        if !waddle::engine::AVAILABLE_TIERS.contains(&tier.name()) {
+            continue;
+        }
+        let mut e = engine(tier);
+        // Each entry is compiled as it runs; later entries call code of
+        // earlier ones, whose constants must not be read from the newer
+        // unit's string table.
+        e.eval("fn f() -> str { return \"a\"; }").unwrap();
+        e.eval("fn g() -> str { return \"b\"; }").unwrap();
+        e.eval("print(f() + g());").unwrap();
+        e.eval("fn f() -> str { return \"c\" + \"d\"; }").unwrap();
+        e.eval("print(f() + g());").unwrap();
+        assert_eq!(out(&mut e), "ab\ncdb\n", "{tier}");
+    }
+}

@@ -76,14 +76,30 @@ impl Executor {
         let interpreted_main = |id: FuncId, f: &waddle_opt::ir::Function| {
             Some(id) == run && f.name == ".main" && tiering::interpret_main(tier, f)
         };
-        let missing: Vec<FuncId> = program
-            .funcs
-            .iter()
-            .filter(|&(id, f)| {
-                !(f.is_declaration() || self.native.has(id) || interpreted_main(id, f))
-            })
-            .map(|(id, _)| id)
-            .collect();
+        let missing_now = |native: &NativeCode| -> Vec<FuncId> {
+            program
+                .funcs
+                .iter()
+                .filter(|&(id, f)| {
+                    !(f.is_declaration() || native.has(id) || interpreted_main(id, f))
+                })
+                .map(|(id, _)| id)
+                .collect()
+        };
+        let mut missing = missing_now(&self.native);
+        if !missing.is_empty()
+            && !self.native.is_empty()
+            && (native == Tier::Baseline || self.native.has_tier(Tier::Baseline))
+        {
+            // T1 code reads string constants through the *entered* unit's
+            // table (`VmCtx::strings`), whose indices are per unit: a T1
+            // function reached from another unit would read the wrong
+            // constants. So while T1 code is involved, all native code of
+            // the program is one unit: recompile everything together
+            // (nothing runs while the executor prepares).
+            self.native.clear();
+            missing = missing_now(&self.native);
+        }
         match self.native.install(program, &missing, native, fuel, host) {
             Ok(()) => Ok(()),
             Err(_) if tier == Tier::Auto => {

@@ -67,6 +67,11 @@ impl NativeCode {
         self.units[u].as_ref().map(|u| u.tier)
     }
 
+    /// Whether a live unit was compiled by `tier`.
+    pub(crate) fn has_tier(&self, tier: Tier) -> bool {
+        self.units.iter().flatten().any(|u| u.tier == tier)
+    }
+
     /// Whether no function has native code.
     pub(crate) fn is_empty(&self) -> bool {
         self.units.iter().all(Option::is_none)
