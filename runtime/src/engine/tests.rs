@@ -167,6 +167,7 @@ fn unavailable_tiers_are_clear_errors() {
 fn full_tier_runs_the_vsdg_round_trip() {
     let mut e = Engine::with_config(EngineConfig {
         tier: Tier::Full,
+        output: OutputSink::Capture,
         ..EngineConfig::default()
     })
     .unwrap();

@@ -98,9 +98,9 @@ fn commands() {
         .stderr
         .contains("no function named `nope`"));
     assert!(r
-        .handle_line(":set-tier full")
+        .handle_line(":set-tier warp")
         .stderr
-        .contains("not available"));
+        .contains("unknown tier"));
     assert_eq!(ok(&mut r, ":set-tier auto"), "tier set to auto\n");
     // The next entry compiles every function with T2.
     ok(&mut r, "print(sq(3));");
