@@ -5,7 +5,6 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::api::{Config, Engine, Module, Store};
-use crate::engine::{EngineConfig, Session};
 use crate::error::Error;
 use crate::output::OutputSink;
 
@@ -118,11 +117,6 @@ pub fn run_source(file_name: &str, source: &str, options: &RunOptions) -> RunOut
 }
 
 fn run_captured(file_name: &str, source: &str, options: &RunOptions) -> RunOutcome {
-    if options.allow_ffi {
-        // `extern` functions resolve on the incremental engine (Session);
-        // Module/Store gain them when the Engine registers host functions.
-        return run_captured_ffi(file_name, source, options);
-    }
     let failed = |stdout: Vec<u8>, e: Error| RunOutcome {
         stdout,
         stderr: e.render(),
@@ -135,6 +129,7 @@ fn run_captured(file_name: &str, source: &str, options: &RunOptions) -> RunOutco
         // Native code counts fuel only when there is a budget to enforce.
         .interruptible(options.fuel.is_some());
     config.passes = options.passes.clone();
+    config.allow_ffi = options.allow_ffi;
     let engine = match Engine::new(&config) {
         Ok(e) => e,
         Err(e) => return failed(Vec::new(), e),
@@ -156,43 +151,6 @@ fn run_captured(file_name: &str, source: &str, options: &RunOptions) -> RunOutco
             exit_code: 0,
         },
         Err(e) => failed(stdout, e),
-    }
-}
-
-fn run_captured_ffi(file_name: &str, source: &str, options: &RunOptions) -> RunOutcome {
-    let config = EngineConfig {
-        tier: options.tier,
-        opt_level: options.opt_level,
-        passes: options.passes.clone(),
-        fuel: options.fuel,
-        memory_limit: options.memory_limit,
-        allow_ffi: true,
-        output: OutputSink::Capture,
-        ..EngineConfig::default()
-    };
-    let mut engine = match Session::with_config(config) {
-        Ok(e) => e,
-        Err(e) => {
-            return RunOutcome {
-                stdout: Vec::new(),
-                stderr: e.render(),
-                exit_code: e.exit_code(),
-            }
-        }
-    };
-    let result = engine.run(file_name, source);
-    let stdout = engine.take_output();
-    match result {
-        Ok(()) => RunOutcome {
-            stdout,
-            stderr: String::new(),
-            exit_code: 0,
-        },
-        Err(e) => RunOutcome {
-            stdout,
-            stderr: e.render(),
-            exit_code: e.exit_code(),
-        },
     }
 }
 

@@ -10,9 +10,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use waddle::driver::{run_on_big_stack, Tier};
-use waddle::engine::{
-    compile_source_with_ffi, EngineConfig, OptOptions, PassLog, PassTrace, Session,
-};
+use waddle::engine::{compile_source_with_ffi, EngineConfig, OptOptions, PassLog, PassTrace};
 use waddle::error::Error;
 use waddle::output::OutputSink;
 use waddle::{Config, Engine, Module, Store};
@@ -236,30 +234,7 @@ fn print_pass_log(log: &PassLog) {
     eprint!("{}", log.render());
 }
 
-fn run_program_ffi(name: &str, source: &str, args: &RunArgs) -> Result<(), Error> {
-    let config = EngineConfig {
-        tier: args.tier.tier.into(),
-        opt_level: args.tier.opt_level,
-        passes: args.passes.clone(),
-        trace: trace(args),
-        fuel: args.fuel,
-        memory_limit: args.memory_limit,
-        output: OutputSink::Stdout,
-        allow_ffi: true,
-        ..EngineConfig::default()
-    };
-    let mut engine = Session::with_config(config)?;
-    let result = engine.run(name, source);
-    print_pass_log(&engine.take_pass_log());
-    result
-}
-
 fn run_program(name: &str, source: &str, args: &RunArgs) -> Result<(), Error> {
-    if args.tier.allow_ffi {
-        // `extern` functions resolve on the incremental engine (Session);
-        // Module/Store gain them when the Engine registers host functions.
-        return run_program_ffi(name, source, args);
-    }
     let mut config = Config::new()
         .tier(args.tier.tier.into())
         .opt_level(args.tier.opt_level)
@@ -267,6 +242,7 @@ fn run_program(name: &str, source: &str, args: &RunArgs) -> Result<(), Error> {
         // Native code counts fuel only when there is a budget to enforce.
         .interruptible(args.fuel.is_some());
     config.passes = args.passes.clone();
+    config.allow_ffi = args.tier.allow_ffi;
     config.trace = trace(args);
     let engine = Engine::new(&config)?;
     let module = Module::new(&engine, name, source)?;
