@@ -249,33 +249,23 @@ pub const O1_PIPELINE: &[&str] = &[
 
 /// The pipeline of `-O3` (tier T3, `--tier full`): [`O1_PIPELINE`], the
 /// VSDG round trip, then the `-O1` cleanup of the sequentialized code.
-pub const FULL_PIPELINE: &[&str] = &[
-    "canon",
-    "inline",
-    "sccp",
-    "copyprop",
-    "dce",
-    "jt",
-    "js",
-    "is",
-    "straighten",
-    "unswitch",
-    "is",
-    "sccp",
-    "licm",
-    "bce",
-    "unroll",
-    "straighten",
-    "gvn",
-    "copyprop",
-    "dce",
-    "straighten",
-    "vsdg",
-    "copyprop",
-    "dce",
-    "js",
-    "straighten",
-];
+pub const FULL_PIPELINE: &[&str] =
+    &concat::<{ O1_PIPELINE.len() + VSDG_TAIL.len() }>(O1_PIPELINE, VSDG_TAIL);
+
+/// `a` followed by `b`, at compile time (`N` is their total length).
+const fn concat<const N: usize>(a: &[&'static str], b: &[&'static str]) -> [&'static str; N] {
+    let mut out = [""; N];
+    let mut i = 0;
+    while i < a.len() {
+        out[i] = a[i];
+        i += 1;
+    }
+    while i < N {
+        out[i] = b[i - a.len()];
+        i += 1;
+    }
+    out
+}
 
 /// The passes tier T3 runs after a level pipeline: the VSDG round trip and
 /// the `-O1` cleanup of the sequentialized code.

@@ -20,40 +20,17 @@ use waddle_opt::ir::{Signature, Type};
 
 use super::{HostFailure, HostFn};
 
-/// The integer-result shape every foreign function is called through.
-type IntShape = unsafe extern "C" fn(
-    i64,
-    i64,
-    i64,
-    i64,
-    i64,
-    i64,
-    f64,
-    f64,
-    f64,
-    f64,
-    f64,
-    f64,
-    f64,
-    f64,
-) -> i64;
+/// The register shape every foreign function is called through: six
+/// integer-class and eight float arguments, returning `$ret`.
+macro_rules! shape {
+    ($ret:ty) => {
+        unsafe extern "C" fn(i64, i64, i64, i64, i64, i64, f64, f64, f64, f64, f64, f64, f64, f64) -> $ret
+    };
+}
+/// The integer-result shape.
+type IntShape = shape!(i64);
 /// The float-result shape.
-type FloatShape = unsafe extern "C" fn(
-    i64,
-    i64,
-    i64,
-    i64,
-    i64,
-    i64,
-    f64,
-    f64,
-    f64,
-    f64,
-    f64,
-    f64,
-    f64,
-    f64,
-) -> f64;
+type FloatShape = shape!(f64);
 
 /// Loads `lib` and looks up `symbol`, returning a host function `name` with
 /// signature `sig` that calls it. The error says which of the two failed.
