@@ -250,37 +250,14 @@ fn compile_with_host_fns(
         allow_ffi: engine.config().allow_ffi,
     };
     let compiled = compile_with_options(name, source, options, engine.opt())?;
-    let typed = &compiled.frontend.typed;
-    let mut diags = Vec::new();
-    for x in &typed.externs {
-        let Some(info) = typed.host_fns.get(x.host as usize) else {
+    for (want, f) in ffi::load_externs(&compiled, name, source)? {
+        if want as usize != host_fns.len() {
             return Err(Error::Internal(format!(
-                "extern `{}` has no host id",
-                x.symbol
+                "extern function got host id {}, the frontend expected h{want}",
+                host_fns.len()
             )));
-        };
-        match ffi::resolve(&x.lib, &x.symbol, &info.sig) {
-            Ok(f) if x.host as usize == host_fns.len() => host_fns.push(Arc::new(f)),
-            Ok(_) => {
-                return Err(Error::Internal(format!(
-                    "extern `{}` got host id {}, expected {}",
-                    x.symbol,
-                    host_fns.len(),
-                    x.host
-                )))
-            }
-            Err(msg) => diags.push(
-                waddle_frontend::diag::Diagnostic::error(msg, x.span).with_label("declared here"),
-            ),
         }
-    }
-    if !diags.is_empty() {
-        let mut sources = waddle_frontend::SourceMap::default();
-        sources.add(waddle_frontend::SourceFile::new(name, source));
-        return Err(Error::Compile {
-            rendered: waddle_frontend::diag::render(&diags, &sources),
-            diagnostics: crate::error::diagnostics(&diags, &sources),
-        });
+        host_fns.push(Arc::new(f));
     }
     Ok((compiled, host_fns))
 }

@@ -127,32 +127,7 @@ impl Engine {
             allow_ffi: self.runtime.hostfns.allow_ffi,
         };
         let compiled = compile_with_options(name, source, options, &self.opt)?;
-        let typed = &compiled.frontend.typed;
-        let mut diags = Vec::new();
-        let mut loaded = Vec::new();
-        for x in &typed.externs {
-            let Some(info) = typed.host_fns.get(x.host as usize) else {
-                return Err(Error::Internal(format!(
-                    "extern `{}` has no host id",
-                    x.symbol
-                )));
-            };
-            match ffi::resolve(&x.lib, &x.symbol, &info.sig) {
-                Ok(f) => loaded.push((x.host, f)),
-                Err(msg) => diags.push(
-                    waddle_frontend::diag::Diagnostic::error(msg, x.span)
-                        .with_label("declared here"),
-                ),
-            }
-        }
-        if !diags.is_empty() {
-            let mut sources = waddle_frontend::SourceMap::default();
-            sources.add(waddle_frontend::SourceFile::new(name, source));
-            return Err(Error::Compile {
-                rendered: waddle_frontend::diag::render(&diags, &sources),
-                diagnostics: crate::error::diagnostics(&diags, &sources),
-            });
-        }
+        let loaded = ffi::load_externs(&compiled, name, source)?;
         for (want, f) in loaded {
             let got = self.runtime.hostfns.register(f);
             if got.index() != want as usize {

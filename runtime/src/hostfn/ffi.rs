@@ -19,6 +19,8 @@ use libloading::Library;
 use waddle_opt::ir::{Signature, Type};
 
 use super::{HostFailure, HostFn};
+use crate::engine::CompiledIr;
+use crate::error::Error;
 
 /// The register shape every foreign function is called through: six
 /// integer-class and eight float arguments, returning `$ret`.
@@ -31,6 +33,42 @@ macro_rules! shape {
 type IntShape = shape!(i64);
 /// The float-result shape.
 type FloatShape = shape!(f64);
+
+/// Resolves every `extern` declaration of `compiled` (source `source`,
+/// named `name`), returning each one's host id and callable function. A
+/// missing library or symbol is a compile error at its declaration.
+pub(crate) fn load_externs(
+    compiled: &CompiledIr,
+    name: &str,
+    source: &str,
+) -> Result<Vec<(u32, HostFn)>, Error> {
+    let typed = &compiled.frontend.typed;
+    let mut diags = Vec::new();
+    let mut loaded = Vec::new();
+    for x in &typed.externs {
+        let Some(info) = typed.host_fns.get(x.host as usize) else {
+            return Err(Error::Internal(format!(
+                "extern `{}` has no host id",
+                x.symbol
+            )));
+        };
+        match resolve(&x.lib, &x.symbol, &info.sig) {
+            Ok(f) => loaded.push((x.host, f)),
+            Err(msg) => diags.push(
+                waddle_frontend::diag::Diagnostic::error(msg, x.span).with_label("declared here"),
+            ),
+        }
+    }
+    if !diags.is_empty() {
+        let mut sources = waddle_frontend::SourceMap::default();
+        sources.add(waddle_frontend::SourceFile::new(name, source));
+        return Err(Error::Compile {
+            rendered: waddle_frontend::diag::render(&diags, &sources),
+            diagnostics: crate::error::diagnostics(&diags, &sources),
+        });
+    }
+    Ok(loaded)
+}
 
 /// Loads `lib` and looks up `symbol`, returning a host function `name` with
 /// signature `sig` that calls it. The error says which of the two failed.
