@@ -26,7 +26,7 @@ fn runaway() -> int { var i = 0; while true { i += 1; } return i; }
 print("script loaded");
 "##;
 
-fn main() -> Result<(), Error> {
+pub fn main() -> Result<(), Error> {
     let engine = Engine::new(&Config::new().tier(Tier::Auto))?;
     // Parsed, checked, optimized and compiled to machine code once.
     let module = Module::new(&engine, "script.wdl", SCRIPT)?;
