@@ -33,3 +33,35 @@ fn filetest_count_is_at_least_the_minimum() {
         "found {on_disk} IR filetests, expected at least {MIN_FILETESTS}"
     );
 }
+
+/// Every registered pass runs in some `test opt` file, and both native
+/// tiers are pinned on both architectures, so a new pass or target cannot
+/// arrive without a filetest.
+#[test]
+fn filetests_cover_every_pass_and_native_target() {
+    use waddle_lang_tests::filetest::{Arch, FileTest, TestKind};
+    let mut kinds = Vec::new();
+    for entry in std::fs::read_dir(filetest_dir()).expect("filetest directory") {
+        let path = entry.expect("directory entry").path();
+        if path.extension().is_some_and(|x| x == "wir") {
+            let text = std::fs::read_to_string(&path).expect("readable filetest");
+            let test = FileTest::parse(&text).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+            kinds.push(test.kind);
+        }
+    }
+    for pass in waddle_opt::passes::pass_names() {
+        assert!(
+            kinds
+                .iter()
+                .any(|k| matches!(k, TestKind::Opt(p) if p.iter().any(|p| p == pass))),
+            "no `test opt` filetest runs pass `{pass}`"
+        );
+    }
+    for arch in [Arch::X86_64, Arch::Aarch64] {
+        for want in [TestKind::Baseline(arch), TestKind::Compile(arch)] {
+            assert!(kinds.contains(&want), "no filetest is `{want:?}`");
+        }
+    }
+    assert!(kinds.iter().any(|k| matches!(k, TestKind::Interp(_))));
+    assert!(kinds.contains(&TestKind::Verify));
+}
