@@ -2,7 +2,7 @@
 //! slot, compile statistics, disassembly, and freeing code memory when a
 //! compiled program is dropped.
 
-use waddle_jit::{compile, JitOptions};
+use waddle_jit::{cranelift::compile, JitOptions};
 use waddle_test_support::tiers::{on_big_stack, parse};
 use waddle_test_support::TestHost;
 

@@ -3,7 +3,7 @@
 //! [`TestHost`], compared by result (word or trap) and printed output.
 
 use waddle_jit::abi::HELPER_STACK_RESERVE;
-use waddle_jit::{baseline, compile, JitOptions, NativeProgram};
+use waddle_jit::{baseline, cranelift, JitOptions, NativeProgram};
 use waddle_opt::abi::{Trap, Word, DEFAULT_STACK_BUDGET};
 use waddle_opt::interp::Interpreter;
 use waddle_opt::ir::{parse_program, Program};
@@ -44,13 +44,17 @@ pub enum Tier {
 }
 
 impl Tier {
-    /// The native tiers this host can run.
+    /// The native tiers this host can run (the baseline runs natively on
+    /// x86-64 only, Cranelift on x86-64 and AArch64).
     pub fn available() -> Vec<Tier> {
-        let names = waddle_jit::available_tiers();
-        [Tier::Baseline, Tier::Opt]
-            .into_iter()
-            .filter(|t| names.contains(&t.name()))
-            .collect()
+        let mut tiers = Vec::new();
+        if cfg!(target_arch = "x86_64") {
+            tiers.push(Tier::Baseline);
+        }
+        if cfg!(any(target_arch = "x86_64", target_arch = "aarch64")) {
+            tiers.push(Tier::Opt);
+        }
+        tiers
     }
 
     /// The `--tier` name.
@@ -69,7 +73,7 @@ impl Tier {
     ) -> Result<Box<dyn NativeProgram>, waddle_jit::CompileError> {
         Ok(match self {
             Tier::Baseline => Box::new(baseline::compile(p, opts)?),
-            Tier::Opt => Box::new(compile(p, opts)?),
+            Tier::Opt => Box::new(cranelift::compile(p, opts)?),
         })
     }
 
