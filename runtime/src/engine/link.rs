@@ -10,8 +10,62 @@
 //! - appends new globals (old globals keep their storage),
 //! - renumbers calls and source-file indices of the linked bodies.
 
+use std::fmt;
+
 use cranelift_entity::EntityRef;
-use waddle_opt::ir::{FuncId, InstKind, Program, Type};
+use waddle_opt::ir::{FuncId, GlobalId, InstKind, Program, Type};
+
+/// Why an entry could not be linked: it does not extend the master's
+/// prelude (a frontend bug, reported as an internal error).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub(crate) enum LinkError {
+    /// The entry has fewer functions than its prelude.
+    FewerFunctions {
+        /// Functions in the entry.
+        entry: usize,
+        /// Functions in the master.
+        prelude: usize,
+    },
+    /// A prelude function has another name in the entry.
+    Renamed {
+        /// The function.
+        func: FuncId,
+        /// Its name in the entry.
+        found: String,
+        /// Its name in the master.
+        expected: String,
+    },
+    /// The entry has fewer host functions than its prelude.
+    DroppedHostFns,
+    /// The entry has fewer globals than its prelude.
+    DroppedGlobals,
+    /// A prelude global has another name or type in the entry.
+    ChangedGlobal(GlobalId),
+}
+
+impl fmt::Display for LinkError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LinkError::FewerFunctions { entry, prelude } => write!(
+                f,
+                "entry has {entry} functions, fewer than the {prelude} of its prelude"
+            ),
+            LinkError::Renamed {
+                func,
+                found,
+                expected,
+            } => write!(
+                f,
+                "prelude function {func} is `{found}`, expected `{expected}`"
+            ),
+            LinkError::DroppedHostFns => f.write_str("entry drops prelude host functions"),
+            LinkError::DroppedGlobals => f.write_str("entry drops prelude globals"),
+            LinkError::ChangedGlobal(g) => write!(f, "prelude global {g} changed"),
+        }
+    }
+}
+
+impl std::error::Error for LinkError {}
 
 /// What linking changed.
 #[derive(Debug, Default)]
@@ -59,34 +113,35 @@ pub(crate) fn callers_of(program: &Program, targets: &[FuncId], exclude: &[FuncI
 
 /// Links `entry` into `master`. `Err` on an entry that does not extend the
 /// master's prelude (a frontend bug, reported as an internal error).
-pub(crate) fn link(master: &mut Program, entry: Program) -> Result<Linked, String> {
+pub(crate) fn link(master: &mut Program, entry: Program) -> Result<Linked, LinkError> {
     let n_old = master.funcs.len();
     if entry.funcs.len() < n_old {
-        return Err(format!(
-            "entry has {} functions, fewer than the {n_old} of its prelude",
-            entry.funcs.len()
-        ));
+        return Err(LinkError::FewerFunctions {
+            entry: entry.funcs.len(),
+            prelude: n_old,
+        });
     }
     for (id, f) in master.funcs.iter() {
         let e = &entry.funcs[id];
         if e.name != f.name {
-            return Err(format!(
-                "prelude function {id} is `{}`, expected `{}`",
-                e.name, f.name
-            ));
+            return Err(LinkError::Renamed {
+                func: id,
+                found: e.name.clone(),
+                expected: f.name.clone(),
+            });
         }
     }
     if entry.host_fns.len() < master.host_fns.len() {
-        return Err("entry drops prelude host functions".to_string());
+        return Err(LinkError::DroppedHostFns);
     }
     // Host-function ids are the engine's: the entry's table extends the master's.
     master.host_fns = entry.host_fns.clone();
     if entry.globals.len() < master.globals.len() {
-        return Err("entry drops prelude globals".to_string());
+        return Err(LinkError::DroppedGlobals);
     }
     for (id, g) in master.globals.iter() {
         if entry.globals[id] != *g {
-            return Err(format!("prelude global {id} changed"));
+            return Err(LinkError::ChangedGlobal(id));
         }
     }
 
@@ -283,7 +338,16 @@ mod tests {
         master.funcs.push(func("a", 0, Some((1, None))));
         let mut entry = Program::default();
         entry.funcs.push(func("zzz", 0, None));
-        assert!(link(&mut master, entry).is_err());
-        assert!(link(&mut master, Program::default()).is_err());
+        assert!(matches!(
+            link(&mut master, entry),
+            Err(LinkError::Renamed { found, expected, .. }) if found == "zzz" && expected == "a"
+        ));
+        assert_eq!(
+            link(&mut master, Program::default()).err(),
+            Some(LinkError::FewerFunctions {
+                entry: 0,
+                prelude: 1
+            })
+        );
     }
 }

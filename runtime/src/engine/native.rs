@@ -2,8 +2,8 @@
 //! function → unit map, entry-slot linking between units, and freeing of
 //! replaced code.
 //!
-//! A *unit* is one call of a native code generator (one `JITModule` for
-//! T2) over a set of functions; the other functions of the program appear
+//! A *unit* is one call of a native code generator (a `JITModule` for T2
+//! and T3, one dynasmrt buffer for T1) over a set of functions; the other functions of the program appear
 //! in it as declarations whose entry slots point at their code in other
 //! units. Installing a unit
 //! 1. compiles it and interns its string constants,
