@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use host::TestHost;
 use waddle_frontend::{compile as frontend_compile, CompileOptions, SourceFile, SourceMap};
-use waddle_jit::{compile, JitOptions};
+use waddle_jit::{cranelift::compile, JitOptions};
 use waddle_opt::abi::DEFAULT_STACK_BUDGET;
 use waddle_opt::interp::Interpreter;
 use waddle_opt::ir::Program;

@@ -9,7 +9,7 @@ mod common;
 use baseline_support::{host_for, run_baseline};
 use common::{on_big_stack, run_interp, HostSetup};
 use waddle_frontend::{compile as frontend_compile, CompileOptions, SourceFile, SourceMap};
-use waddle_jit::{baseline, compile, JitOptions};
+use waddle_jit::{baseline, cranelift::compile, JitOptions};
 use waddle_opt::ir::Program;
 
 const SETUP: HostSetup = HostSetup {

@@ -5,7 +5,7 @@
 mod common;
 
 use common::{check_same, on_big_stack, parse, run_jit, HostSetup, TestHost};
-use waddle_jit::{compile, JitOptions};
+use waddle_jit::{cranelift::compile, JitOptions};
 use waddle_opt::abi::{Trap, TrapCode, Word};
 use waddle_opt::interp::Host;
 use waddle_opt::ir::{SrcLoc, Type};

@@ -5,7 +5,7 @@
 mod common;
 
 use common::{on_big_stack, parse, TestHost};
-use waddle_jit::{compile, JitOptions};
+use waddle_jit::{cranelift::compile, JitOptions};
 
 const TWO: &str = r#"
 fn fn0 "one"(int) -> int {

@@ -6,7 +6,7 @@
 pub mod host;
 
 use waddle_jit::abi::HELPER_STACK_RESERVE;
-use waddle_jit::{compile, JitOptions};
+use waddle_jit::{cranelift::compile, JitOptions};
 use waddle_opt::abi::{Trap, Word, DEFAULT_STACK_BUDGET};
 use waddle_opt::interp::Interpreter;
 use waddle_opt::ir::{parse_program, Program};
