@@ -17,7 +17,7 @@ use std::fmt::Write as _;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use waddle::cross::{run_source_aarch64, CrossOptions, AARCH64_TIERS};
+use waddle::cross::{has_aarch64, run_source_aarch64, CrossOptions};
 use waddle::driver::{RunOutcome, Tier};
 use waddle_lang_tests::corpus::{self, Expectation, Program};
 use waddle_lang_tests::diff::diff_lines;
@@ -47,7 +47,7 @@ fn selected_configs() -> Vec<(&'static str, Tier, u8)> {
     let wanted = corpus::env_nonempty("WADDLE_TEST_TIERS");
     CONFIGS
         .iter()
-        .filter(|(_, tier, _, _)| AARCH64_TIERS.contains(&tier.name()))
+        .filter(|(_, tier, _, _)| has_aarch64(*tier))
         .filter(|(name, _, _, default)| match wanted.as_deref() {
             None => *default,
             Some(w) => w.split(',').any(|n| n.trim() == *name),

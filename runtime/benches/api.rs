@@ -14,7 +14,6 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use waddle::engine::AVAILABLE_TIERS;
 use waddle::{Config, Engine, Module, OutputSink, Session, Store, Tier, TypedFunc};
 
 const SOURCE: &str = "
@@ -23,9 +22,8 @@ fn fib(n: int) -> int { if n < 2 { return n; } return fib(n - 1) + fib(n - 2); }
 ";
 
 fn tiers() -> Vec<Tier> {
-    AVAILABLE_TIERS
-        .iter()
-        .map(|t| t.parse().unwrap())
+    Tier::available()
+        .into_iter()
         .filter(|&t| t != Tier::Auto)
         .collect()
 }
