@@ -4,9 +4,9 @@
 //! shared entry-slot table.
 
 use waddle_frontend::{compile as frontend_compile, CompileOptions, SourceFile, SourceMap};
-use waddle_jit::{baseline, cranelift::compile, JitOptions};
+use waddle_jit::{baseline, cranelift::compile, JitOptions, Tier};
 use waddle_opt::ir::Program;
-use waddle_test_support::tiers::{host_for, on_big_stack, run_interp, run_native, HostSetup, Tier};
+use waddle_test_support::tiers::{host_for, on_big_stack, run_interp, run_native, HostSetup};
 
 const SETUP: HostSetup = HostSetup {
     fuel: None,
