@@ -10,7 +10,7 @@ use waddle_opt::ir::{FuncId, Program};
 use waddle_opt::passes::{PassError, Pipeline, PipelineOptions, PrintAfter};
 
 use super::compile::{PassLog, PassTrace};
-use super::native::NativeCode;
+use super::native::{InstallError, NativeCode};
 use super::tiering;
 use crate::driver::Tier;
 
@@ -59,13 +59,13 @@ impl Executor {
         tier: Tier,
         fuel: bool,
         run: Option<FuncId>,
-    ) -> Result<(), String> {
+    ) -> Result<(), InstallError> {
         let Some(native) = tiering::native_tier(tier) else {
             if tier == Tier::Interp {
                 self.native.clear();
                 return Ok(());
             }
-            return Err(format!("tier `{tier}` is not available in this build"));
+            return Err(InstallError::Unavailable(tier));
         };
         if fuel && !self.native.counts_fuel() {
             // Code compiled without fuel checks cannot enforce a budget.
