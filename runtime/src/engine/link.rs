@@ -94,7 +94,7 @@ pub(crate) fn callers_of(program: &Program, targets: &[FuncId], exclude: &[FuncI
             if hit[id.index()] || f.is_declaration() {
                 continue;
             }
-            let calls_hit = f.insts.values().any(|i| match &i.kind {
+            let calls_hit = f.insts().values().any(|i| match &i.kind {
                 InstKind::Call(c, _) => hit.get(c.index()).copied().unwrap_or(false),
                 _ => false,
             });
@@ -175,17 +175,8 @@ pub(crate) fn link(master: &mut Program, entry: Program) -> Result<Linked, LinkE
         if f.is_declaration() && id.index() < n_old {
             continue;
         }
-        for data in f.insts.values_mut() {
-            if let InstKind::Call(callee, _) = &mut data.kind {
-                *callee = remap[callee.index()];
-            }
-            if data.loc.is_known() {
-                data.loc.file += file_base;
-            }
-        }
-        if f.loc.is_known() {
-            f.loc.file += file_base;
-        }
+        f.remap_callees(|callee| remap[callee.index()]);
+        f.offset_files(file_base);
         let new_id = remap[id.index()];
         if Some(id) == main {
             main_func = Some(f);
@@ -259,7 +250,7 @@ mod tests {
     }
 
     fn callee_of(p: &Program, f: FuncId) -> Option<FuncId> {
-        p.funcs[f].insts.values().find_map(|d| match d.kind {
+        p.funcs[f].insts().values().find_map(|d| match d.kind {
             InstKind::Call(c, _) => Some(c),
             _ => None,
         })
@@ -325,7 +316,7 @@ mod tests {
         assert_eq!(callee_of(&master, main), Some(b));
         assert_eq!(callee_of(&master, b), Some(a));
         // Source locations point into the master's file table.
-        let loc = master.funcs[b].insts.values().next().unwrap().loc;
+        let loc = master.funcs[b].insts().values().next().unwrap().loc;
         assert_eq!(master.files[loc.file as usize], "<2>");
         drop_last_function(&mut master, main);
         assert_eq!(master.funcs.len(), 2);

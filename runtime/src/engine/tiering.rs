@@ -46,9 +46,9 @@ pub(crate) fn native_tier(tier: Tier) -> Option<Tier> {
 /// function: no edge goes to a block at the same or an earlier layout
 /// position, and there is no `call`.
 pub(crate) fn is_straight_line(f: &Function) -> bool {
-    let pos = |b| f.layout.iter().position(|&x| x == b);
-    for (i, &b) in f.layout.iter().enumerate() {
-        let block = &f.blocks[b];
+    let pos = |b| f.layout().iter().position(|&x| x == b);
+    for (i, &b) in f.layout().iter().enumerate() {
+        let block = &f.blocks()[b];
         if block
             .insts
             .iter()
