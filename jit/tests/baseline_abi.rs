@@ -22,6 +22,16 @@ fn frontend(src: &str) -> Program {
     }
 }
 
+/// Runs `p`'s main on the interpreter and on T1; both must succeed alike.
+fn baseline_matches_interpreter(p: Program) {
+    let main = p.funcs[p.main.unwrap()].name.clone();
+    let (want, _) = run_interp(&p, &main, &[], SETUP);
+    assert!(want.result.is_ok(), "{want:?}");
+    let opts = JitOptions::default();
+    let got = on_big_stack(move || run_native(Tier::Baseline, &p, &main, &[], SETUP, &opts).0);
+    assert_eq!(got, want);
+}
+
 const MIXED: &str = r#"
 fn mix(a: int, b: float, c: bool, d: int, e: float, f: int, g: bool, h: int,
        i: float, j: int, k: float, l: float, m: float, n: float, o: float,
@@ -58,22 +68,7 @@ print([flip(true, 0), flip(true, 5)]);
 
 #[test]
 fn mixed_arguments_match_interpreter() {
-    let p = frontend(MIXED);
-    let main = p.funcs[p.main.unwrap()].name.clone();
-    let (want, _) = run_interp(&p, &main, &[], SETUP);
-    assert!(want.result.is_ok(), "{want:?}");
-    let got = on_big_stack(move || {
-        run_native(
-            Tier::Baseline,
-            &p,
-            &main,
-            &[],
-            SETUP,
-            &JitOptions::default(),
-        )
-        .0
-    });
-    assert_eq!(got, want);
+    baseline_matches_interpreter(frontend(MIXED));
 }
 
 /// Every function but `.main` on T2 (Cranelift), `.main` on T1, and the
@@ -142,20 +137,5 @@ fn large_programs_and_frames() {
         src += &format!("    x = x + {} * a;\n", i % 7);
     }
     src += "    return x;\n}\nprint(f4199());\nprint(wide(3));\n";
-    let p = frontend(&src);
-    let main = p.funcs[p.main.unwrap()].name.clone();
-    let (want, _) = run_interp(&p, &main, &[], SETUP);
-    assert!(want.result.is_ok(), "{want:?}");
-    let got = on_big_stack(move || {
-        run_native(
-            Tier::Baseline,
-            &p,
-            &main,
-            &[],
-            SETUP,
-            &JitOptions::default(),
-        )
-        .0
-    });
-    assert_eq!(got, want);
+    baseline_matches_interpreter(frontend(&src));
 }
