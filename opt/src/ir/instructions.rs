@@ -209,34 +209,65 @@ pub enum InstKind {
 
 /// The instructions whose operands are values only, each described once (in
 /// the manner of LuaJIT's `IRDEF` table): the variant with its operands,
-/// the text-format mnemonic (operands follow it, separated by `, `), and
-/// its effects — `trap`: may raise a runtime error; `effect`: writes state
-/// or does I/O; `reads`: reads mutable state (globals, array contents).
+/// the text-format mnemonic (operands follow it, separated by `, `), its
+/// effects — `trap`: may raise a runtime error; `effect`: writes state or
+/// does I/O; `reads`: reads mutable state (globals, array contents) — and
+/// its typing rule: given the function `f` and the operands, the result
+/// type (`Unit` for none) or, through `?`, a message for an ill-typed
+/// operand (the rule is expanded in the verifier, whose `want` and
+/// `elem_of` it calls).
 ///
 /// `value_insts!(m)` calls macro `m` with the table. The text printer and
 /// parser, operand iteration ([`InstKind::for_each_arg`]) and the effect
 /// queries ([`InstKind::may_trap`], [`InstKind::has_side_effects`],
-/// [`InstKind::reads_memory`]) are generated from it, so adding such an
-/// instruction is one row here plus its typing rule in the verifier and its
-/// meaning in the interpreter and code generators. Instructions with
+/// [`InstKind::reads_memory`]) and the verifier's typing are generated from
+/// it, so adding such an instruction is one row here plus its meaning in
+/// the interpreter and code generators. Instructions with
 /// immediates (constants, operators, callees, globals, conditions) and
 /// `clock` are described by hand next to the generated code.
 macro_rules! value_insts {
     ($m:ident) => {
         $m! {
-            Copy(a) "copy" { trap: false, effect: false, reads: false };
-            ArrayRepeat(a, n) "array_repeat" { trap: true, effect: false, reads: false };
-            ArrayLen(a) "array_len" { trap: false, effect: false, reads: true };
-            BoundsCheck(a, i) "bounds_check" { trap: true, effect: false, reads: false };
-            ArrayGet(a, i) "array_get" { trap: false, effect: false, reads: true };
-            ArraySet(a, i, v) "array_set" { trap: false, effect: true, reads: false };
-            ArrayPush(a, v) "array_push" { trap: true, effect: false, reads: false };
-            ArrayPop(a) "array_pop" { trap: true, effect: false, reads: true };
-            StrLen(a) "str_len" { trap: false, effect: false, reads: false };
-            StrConcat(a, b) "str_concat" { trap: true, effect: false, reads: false };
-            ToStr(a) "to_str" { trap: true, effect: false, reads: false };
-            Print(a) "print" { trap: false, effect: true, reads: false };
-            Assert(a) "assert" { trap: true, effect: false, reads: false };
+            Copy(a) "copy" { trap: false, effect: false, reads: false }
+                (f) => { f.value_type(a) };
+            ArrayRepeat(a, n) "array_repeat" { trap: true, effect: false, reads: false }
+                (f) => {
+                    want(f, n, Type::Int, "count")?;
+                    let t = f.value_type(a);
+                    t.array_of()
+                        .ok_or_else(|| format!("no array type has elements of type {t}"))?
+                };
+            ArrayLen(a) "array_len" { trap: false, effect: false, reads: true }
+                (f) => { elem_of(f, a)?; Type::Int };
+            BoundsCheck(a, i) "bounds_check" { trap: true, effect: false, reads: false }
+                (f) => { elem_of(f, a)?; want(f, i, Type::Int, "index")?; Type::Unit };
+            ArrayGet(a, i) "array_get" { trap: false, effect: false, reads: true }
+                (f) => { let e = elem_of(f, a)?; want(f, i, Type::Int, "index")?; e };
+            ArraySet(a, i, v) "array_set" { trap: false, effect: true, reads: false }
+                (f) => {
+                    let e = elem_of(f, a)?;
+                    want(f, i, Type::Int, "index")?;
+                    want(f, v, e, "stored value")?;
+                    Type::Unit
+                };
+            ArrayPush(a, v) "array_push" { trap: true, effect: false, reads: false }
+                (f) => { let e = elem_of(f, a)?; want(f, v, e, "pushed value")?; Type::Unit };
+            ArrayPop(a) "array_pop" { trap: true, effect: false, reads: true }
+                (f) => { elem_of(f, a)? };
+            StrLen(a) "str_len" { trap: false, effect: false, reads: false }
+                (f) => { want(f, a, Type::Str, "operand")?; Type::Int };
+            StrConcat(a, b) "str_concat" { trap: true, effect: false, reads: false }
+                (f) => {
+                    want(f, a, Type::Str, "left operand")?;
+                    want(f, b, Type::Str, "right operand")?;
+                    Type::Str
+                };
+            ToStr(a) "to_str" { trap: true, effect: false, reads: false }
+                (f) => { Type::Str };
+            Print(a) "print" { trap: false, effect: true, reads: false }
+                (f) => { Type::Unit };
+            Assert(a) "assert" { trap: true, effect: false, reads: false }
+                (f) => { want(f, a, Type::Bool, "condition")?; Type::Unit };
         }
     };
 }
@@ -252,7 +283,8 @@ struct Effects {
 
 macro_rules! gen_operand_queries {
     ($($v:ident($first:ident $(, $rest:ident)*) $name:literal
-        { trap: $trap:literal, effect: $eff:literal, reads: $rd:literal };)*) => {
+        { trap: $trap:literal, effect: $eff:literal, reads: $rd:literal }
+        ($f:ident) => $typing:block;)*) => {
         impl InstKind {
             /// The table effects of a [`value_insts`] instruction.
             fn table_effects(&self) -> Option<Effects> {

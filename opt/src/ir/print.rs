@@ -201,7 +201,8 @@ fn value_list(vals: &[super::Value]) -> String {
 }
 
 macro_rules! gen_format_table_inst {
-    ($($v:ident($first:ident $(, $rest:ident)*) $name:literal { $($effects:tt)* };)*) => {
+    ($($v:ident($first:ident $(, $rest:ident)*) $name:literal { $($effects:tt)* }
+        ($f:ident) => $typing:block;)*) => {
         /// The text of a [`super::instructions::value_insts`] instruction:
         /// its mnemonic and operands.
         fn format_table_inst(kind: &InstKind) -> Option<String> {

@@ -218,7 +218,8 @@ fn parse_inst(p: &mut Parser, body: &mut Body, refs: &mut Refs) -> Result<Inst, 
 }
 
 macro_rules! gen_parse_table_inst {
-    ($($v:ident($first:ident $(, $rest:ident)*) $name:literal { $($effects:tt)* };)*) => {
+    ($($v:ident($first:ident $(, $rest:ident)*) $name:literal { $($effects:tt)* }
+        ($f:ident) => $typing:block;)*) => {
         /// The operands of the [`crate::ir::instructions::value_insts`]
         /// instruction with mnemonic `op` (already read); `None` for other
         /// mnemonics.

@@ -64,7 +64,8 @@ fn entity_numbers() {
 }
 
 macro_rules! table_rows {
-    ($($v:ident($($op:ident),*) $name:literal { $($effects:tt)* };)*) => {
+    ($($v:ident($($op:ident),*) $name:literal { $($effects:tt)* }
+        ($f:ident) => $typing:block;)*) => {
         [$(($name, [$(stringify!($op)),*].len())),*]
     };
 }
