@@ -178,6 +178,20 @@ impl Heap {
         Ok(obj as Word)
     }
 
+    /// Allocates a string object of `len` bytes written by `fill` (never
+    /// collects; reserve [`str_object_bytes`]`(len)` first).
+    pub fn alloc_str_with(
+        &mut self,
+        len: usize,
+        fill: impl FnOnce(&mut [u8]),
+    ) -> Result<Word, TrapCode> {
+        let size = object::str_bytes_for(len).ok_or(TrapCode::OutOfMemory)?;
+        self.check_limit(size)?;
+        let obj = object::new_str_with(len, fill).ok_or(TrapCode::OutOfMemory)?;
+        self.account(obj as *mut ObjHeader, size);
+        Ok(obj as Word)
+    }
+
     /// Allocates a pinned string (an interned constant). It is exempt from
     /// the memory limit and never collects; the process aborts only if the
     /// system cannot provide these few bytes.
@@ -230,7 +244,10 @@ impl Heap {
         Ok(arr)
     }
 
-    /// Bytes that pushing one element onto `arr` may allocate.
+    /// Bytes that must be free to push one element onto `arr`: when the
+    /// buffer is full, the whole grown buffer, because the old one is only
+    /// released after its elements have been copied (afterwards only the
+    /// difference stays accounted).
     ///
     /// # Safety
     /// `arr` must be a live array object of this heap.
@@ -240,7 +257,7 @@ impl Heap {
         if a.len < a.cap {
             0
         } else {
-            (grown_capacity(a.cap as usize) - a.cap as usize).saturating_mul(8)
+            grown_capacity(a.cap as usize).saturating_mul(8)
         }
     }
 
@@ -260,7 +277,8 @@ impl Heap {
                 let old = (*a).cap as usize;
                 let new = grown_capacity(old);
                 let extra = (new - old).checked_mul(8).ok_or(TrapCode::OutOfMemory)?;
-                self.check_limit(extra)?;
+                // The old buffer stays until the copy is made.
+                self.check_limit(new.checked_mul(8).ok_or(TrapCode::OutOfMemory)?)?;
                 if !object::grow_array(a, new) {
                     return Err(TrapCode::OutOfMemory);
                 }
