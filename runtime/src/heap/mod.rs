@@ -25,9 +25,13 @@
 //!   grows with the live data (`max(2 × live, min_gc_threshold)`), so a
 //!   program that allocates garbage in a loop runs in bounded memory.
 //! - Pinned objects (interned string constants) are never freed.
+//! - Large array buffers freed by a collection are kept in a pool (bounded
+//!   by the collection threshold) and reused, instead of being returned to
+//!   the system and faulted back in by the next allocations ([`pool`]).
 
 mod gc;
 mod object;
+mod pool;
 mod roots;
 
 pub use roots::{Conservative, RootSource, Typed};
@@ -81,6 +85,7 @@ pub struct Heap {
     min_threshold: usize,
     next_gc: usize,
     stress: bool,
+    pool: pool::BufferPool,
 }
 
 // SAFETY: the heap exclusively owns every object it tracks; raw pointers
@@ -105,6 +110,7 @@ impl Heap {
             min_threshold: config.min_gc_threshold,
             next_gc: config.min_gc_threshold,
             stress: config.stress,
+            pool: pool::BufferPool::new(config.min_gc_threshold),
         }
     }
 
@@ -220,28 +226,41 @@ impl Heap {
         let cap = cap.max(elems.len());
         let size = object::array_bytes_for(cap).ok_or(TrapCode::OutOfMemory)?;
         self.check_limit(size)?;
-        let obj = object::new_array(elems, cap, refs).ok_or(TrapCode::OutOfMemory)?;
+        let (obj, _) = object::new_array(&mut self.pool, elems, cap, refs, false)
+            .ok_or(TrapCode::OutOfMemory)?;
         self.account(obj as *mut ObjHeader, size);
         Ok(obj as Word)
     }
 
-    /// Allocates an array of `len` copies of `fill` (never collects).
+    /// Allocates an array of `len` copies of `fill` (never collects). A
+    /// zero `fill` (0, 0.0, false) is written only when the buffer is not
+    /// fresh from the system, which hands out zeroed pages.
     pub fn alloc_array_filled(
         &mut self,
         fill: Word,
         len: usize,
         refs: bool,
     ) -> Result<Word, TrapCode> {
-        let arr = self.alloc_array(&[], len, refs)?;
+        let size = object::array_bytes_for(len).ok_or(TrapCode::OutOfMemory)?;
+        self.check_limit(size)?;
+        let (obj, zero) = object::new_array(&mut self.pool, &[], len, refs, fill == 0)
+            .ok_or(TrapCode::OutOfMemory)?;
+        self.account(obj as *mut ObjHeader, size);
         // SAFETY: just allocated with capacity `len`.
         unsafe {
-            let a = &mut *(arr as *mut ArrayObj);
+            let a = &mut *obj;
             if len > 0 {
-                std::slice::from_raw_parts_mut(a.data, len).fill(fill);
+                if fill == 0 {
+                    if !zero {
+                        a.data.write_bytes(0, len);
+                    }
+                } else {
+                    std::slice::from_raw_parts_mut(a.data, len).fill(fill);
+                }
             }
             a.len = len as u64;
         }
-        Ok(arr)
+        Ok(obj as Word)
     }
 
     /// Bytes that must be free to push one element onto `arr`: when the
@@ -307,14 +326,22 @@ impl Heap {
             .live_bytes
             .saturating_mul(2)
             .max(self.min_threshold);
+        self.pool.set_limit(self.next_gc);
+    }
+
+    /// Bytes of freed array buffers kept for reuse (not live, not counted
+    /// against the memory limit).
+    pub fn pooled_bytes(&self) -> usize {
+        self.pool.pooled_bytes()
     }
 }
 
 impl Drop for Heap {
     fn drop(&mut self) {
+        self.pool.set_limit(0);
         for &obj in &self.objects {
             // SAFETY: every tracked object is live and owned by the heap.
-            unsafe { object::free_object(obj) };
+            unsafe { object::free_object(&mut self.pool, obj) };
         }
     }
 }
