@@ -18,7 +18,6 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
-use waddle::engine::AVAILABLE_TIERS;
 use waddle::{ArrayRef, Config, Engine, Module, OutputSink, Session, Store, Tier, TypedFunc};
 
 const SOURCE: &str = "
@@ -28,9 +27,8 @@ fn same(a: [int]) -> [int] { return a; }
 ";
 
 fn tiers() -> Vec<Tier> {
-    AVAILABLE_TIERS
-        .iter()
-        .map(|t| t.parse().unwrap())
+    Tier::available()
+        .into_iter()
         .filter(|&t| t != Tier::Auto)
         .collect()
 }

@@ -2,7 +2,6 @@
 //! copies across the boundary, rooting across collections (including the
 //! collector's stress mode), wrong-store and dropped-store use.
 
-use waddle::engine::AVAILABLE_TIERS;
 use waddle::{ArrayRef, Config, Engine, Error, Module, OutputSink, Store, StrRef, Tier};
 
 const PROGRAM: &str = r#"
@@ -19,10 +18,9 @@ fn echo(s: str) -> str { return s; }
 "#;
 
 fn engines(stress: bool) -> Vec<(Tier, Engine)> {
-    AVAILABLE_TIERS
-        .iter()
-        .map(|name| {
-            let tier: Tier = name.parse().unwrap();
+    Tier::available()
+        .into_iter()
+        .map(|tier| {
             let mut config = Config::new().tier(tier);
             config.gc_stress = stress;
             (tier, Engine::new(&config).unwrap())

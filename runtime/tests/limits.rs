@@ -4,7 +4,6 @@
 
 use std::sync::{Arc, Mutex};
 
-use waddle::engine::AVAILABLE_TIERS;
 use waddle::{CallState, Config, Engine, Module, OutputSink, Store, Tier, TrapCode, Val};
 
 const PROGRAM: &str = r#"
@@ -19,12 +18,9 @@ fn text(k: int) -> str { var s = ""; for i in 0..k { s = s + "x"; } return s; }
 "#;
 
 fn engines() -> Vec<(Tier, Engine)> {
-    AVAILABLE_TIERS
-        .iter()
-        .map(|name| {
-            let tier: Tier = name.parse().unwrap();
-            (tier, Engine::new(&Config::new().tier(tier)).unwrap())
-        })
+    Tier::available()
+        .into_iter()
+        .map(|tier| (tier, Engine::new(&Config::new().tier(tier)).unwrap()))
         .collect()
 }
 
@@ -145,8 +141,7 @@ fn fuel_is_charged_in_one_unit_on_every_tier() {
 
 fn fuel_agrees_across_tiers(level: u8) {
     let mut seen: Vec<(Tier, u64, Val)> = Vec::new();
-    for name in AVAILABLE_TIERS {
-        let tier: Tier = name.parse().unwrap();
+    for tier in Tier::available() {
         let engine = Engine::new(&Config::new().tier(tier).opt_level(level)).unwrap();
         let module = Module::new(&engine, "limits.wdl", PROGRAM).unwrap();
         let (mut store, inst) = store_for(&engine, &module);

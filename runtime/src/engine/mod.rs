@@ -71,19 +71,6 @@ use crate::host::Runtime;
 use crate::output::OutputSink;
 use backend::Executor;
 
-/// Tiers this build can run (`auto`'s policy is in the `tiering` module:
-/// T2 for everything but cold top-level code when T2 exists). Matches
-/// `waddle_jit::available_tiers()` plus `interp` and `auto`.
-#[cfg(target_arch = "x86_64")]
-pub const AVAILABLE_TIERS: &[&str] = &["interp", "baseline", "opt", "full", "auto"];
-/// Tiers this build can run (the baseline tier's host back end is x86-64;
-/// its AArch64 back end runs through cross-execution images).
-#[cfg(target_arch = "aarch64")]
-pub const AVAILABLE_TIERS: &[&str] = &["interp", "opt", "full", "auto"];
-/// Tiers this build can run (no native tier on this architecture).
-#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-pub const AVAILABLE_TIERS: &[&str] = &["interp", "auto"];
-
 /// Native code an engine holds (see [`Engine::native_code`]).
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
 pub struct NativeCodeStats {
@@ -679,7 +666,7 @@ impl Engine {
 
 /// `Ok` for tiers this build can run, else [`Error::UnsupportedTier`].
 pub fn check_tier(tier: Tier) -> Result<(), Error> {
-    if AVAILABLE_TIERS.contains(&tier.name()) {
+    if tier.is_available() {
         Ok(())
     } else {
         Err(Error::UnsupportedTier(tier))

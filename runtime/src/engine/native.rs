@@ -253,16 +253,8 @@ pub(crate) fn compile_unit(
         strings_from_ctx: shared,
         ..JitOptions::default()
     };
-    match tier {
-        // T3 differs from T2 in its passes only.
-        Tier::Opt | Tier::Full => waddle_jit::compile(program, &opts)
-            .map(|p| Box::new(p) as Box<dyn NativeProgram>)
-            .map_err(|e| e.to_string()),
-        Tier::Baseline => waddle_jit::baseline::compile(program, &opts)
-            .map(|p| Box::new(p) as Box<dyn NativeProgram>)
-            .map_err(|e| e.to_string()),
-        other => Err(format!(
-            "tier `{other}` has no native code generator in this build"
-        )),
-    }
+    let native = tier
+        .native()
+        .ok_or_else(|| format!("tier `{tier}` has no native code generator"))?;
+    waddle_jit::compile(native, program, &opts).map_err(|e| e.to_string())
 }
