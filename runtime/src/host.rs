@@ -35,6 +35,11 @@ pub struct Runtime {
     start: Instant,
     /// Host functions, the embedder's data and the last host failure.
     pub(crate) hostfns: crate::hostfn::HostState,
+    /// Objects the embedder holds handles to (`ArrayRef`, `StrRef`): roots
+    /// of every collection.
+    pub(crate) handles: crate::api::handle::HandleRoots,
+    /// Set while a resumable call runs: running out of fuel pauses.
+    pub(crate) fuel_yield: Option<crate::api::resumable::FuelYield>,
 }
 
 impl Runtime {
@@ -50,12 +55,19 @@ impl Runtime {
             interrupts: Interrupts::default(),
             start: Instant::now(),
             hostfns: crate::hostfn::HostState::default(),
+            handles: crate::api::handle::HandleRoots::default(),
+            fuel_yield: None,
         }
     }
 
     /// The heap.
     pub fn heap(&self) -> &Heap {
         &self.heap
+    }
+
+    /// The heap, mutably (to install a limiter).
+    pub(crate) fn heap_mut(&mut self) -> &mut Heap {
+        &mut self.heap
     }
 
     /// The output stream.
@@ -130,24 +142,28 @@ impl Runtime {
         Ok(())
     }
 
-    /// Runs a full collection now, with the globals, pinned objects and
+    /// Runs a full collection now, with the globals, pinned objects, the
+    /// embedder's handles and
     /// `extra_roots` (scanned conservatively) as roots.
     pub fn collect(&mut self, extra_roots: &[Word]) {
         let globals = Typed {
             words: &self.globals,
             types: &self.global_types,
         };
-        self.heap.collect(&[&globals, &Conservative(extra_roots)]);
+        self.heap
+            .collect(&[&globals, &self.handles, &Conservative(extra_roots)]);
     }
 
-    /// Reserves `bytes`, with the globals and `roots` as GC roots.
+    /// Reserves `bytes`, with the globals, the embedder's handles and
+    /// `roots` as GC roots.
     fn reserve_with(&mut self, bytes: usize, roots: &[&dyn RootSource]) -> Result<(), TrapCode> {
         let globals = Typed {
             words: &self.globals,
             types: &self.global_types,
         };
-        let mut all: Vec<&dyn RootSource> = Vec::with_capacity(roots.len() + 1);
+        let mut all: Vec<&dyn RootSource> = Vec::with_capacity(roots.len() + 2);
         all.push(&globals);
+        all.push(&self.handles);
         all.extend_from_slice(roots);
         self.heap.reserve(bytes, &all)
     }
@@ -353,6 +369,17 @@ impl Host for Runtime {
                 Ok(())
             }
             Some(f) => {
+                if let Some(y) = &self.fuel_yield {
+                    // A resumable call: wait for the embedder's fuel.
+                    let mut have = *f;
+                    while let Some(more) = y.pause() {
+                        have = have.saturating_add(more);
+                        if have >= units {
+                            *f = have - units;
+                            return self.interrupts.check();
+                        }
+                    }
+                }
                 *f = 0;
                 Err(TrapCode::OutOfFuel)
             }
