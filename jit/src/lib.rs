@@ -93,6 +93,7 @@ pub trait NativeProgram: Send + Sync {
         func: FuncId,
         args: &[Word],
         strings: &[Word],
+        stack_budget: Option<usize>,
     ) -> Result<Word, Trap>;
 }
 
@@ -134,8 +135,9 @@ impl NativeProgram for CompiledProgram {
         func: FuncId,
         args: &[Word],
         strings: &[Word],
+        stack_budget: Option<usize>,
     ) -> Result<Word, Trap> {
-        CompiledProgram::call_shared(self, host, func, args, strings)
+        CompiledProgram::call_shared(self, host, func, args, strings, stack_budget)
     }
 }
 
@@ -177,7 +179,8 @@ impl NativeProgram for baseline::BaselineProgram {
         func: FuncId,
         args: &[Word],
         strings: &[Word],
+        stack_budget: Option<usize>,
     ) -> Result<Word, Trap> {
-        baseline::BaselineProgram::call_shared(self, host, func, args, strings)
+        baseline::BaselineProgram::call_shared(self, host, func, args, strings, stack_budget)
     }
 }
