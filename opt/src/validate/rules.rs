@@ -250,6 +250,31 @@ impl<'a> Rules<'a> {
         let mut parts: Vec<Id> = a.to_vec();
         if *op == Op::Or {
             parts = self.simplify_or(parts);
+            // (A ∧ X) ∨ (A ∧ Y) = A ∧ (X ∨ Y).
+            let sets: Vec<Vec<Id>> = parts.iter().map(|&p| self.conjuncts(p)).collect();
+            if sets.len() >= 2 {
+                let common: Vec<Id> = sets[0]
+                    .iter()
+                    .copied()
+                    .filter(|c| sets[1..].iter().all(|s| s.contains(c)))
+                    .collect();
+                if !common.is_empty() {
+                    let rest: Vec<Id> = sets
+                        .iter()
+                        .map(|set| {
+                            let r: Vec<Id> = set
+                                .iter()
+                                .copied()
+                                .filter(|c| !common.contains(c))
+                                .collect();
+                            self.g.and(&r)
+                        })
+                        .collect();
+                    let mut all = common;
+                    all.push(self.g.or(&rest));
+                    return Some(self.g.and(&all));
+                }
+            }
         }
         let m = if *op == Op::And {
             self.g.and(&parts)
@@ -411,11 +436,44 @@ impl<'a> Rules<'a> {
         if tok_ok && self.depth_of(v) < d {
             return Some(v);
         }
-        let c0 = self.peel(c, d)?;
-        if self.boolean(c0) == Some(false) {
-            return self.peel(v, d);
+        if let Some(c0) = self.peel(c, d) {
+            if self.boolean(c0) == Some(false) {
+                return self.peel(v, d);
+            }
         }
-        None
+        // η selects one iteration's value, so it commutes with every pure
+        // operator: pushed inward, η stands only on μ, loads and effects,
+        // whichever way a pass or the VSDG sequentializer placed the exit
+        // computations.
+        let vn = self.g.node(v).clone();
+        let pure = matches!(
+            vn.op,
+            Op::Un(_)
+                | Op::Bin(_)
+                | Op::StrLen
+                | Op::StrCmp(_)
+                | Op::Not
+                | Op::And
+                | Op::Or
+                | Op::Phi
+        );
+        if !pure {
+            return None;
+        }
+        let args: Vec<Id> = vn
+            .args
+            .iter()
+            .map(|&x| {
+                let x = self.r(x);
+                if self.depth_of(x) < d {
+                    x
+                } else {
+                    let t = self.g.node(x).ty;
+                    self.g.intern(Op::Eta(d), t, vec![c, x])
+                }
+            })
+            .collect();
+        Some(self.g.intern(vn.op.clone(), ty, args))
     }
 
     /// `x₀`: `x` on the first iteration of the depth-`d` loop (each
