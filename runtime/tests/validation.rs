@@ -4,7 +4,7 @@
 //! keeps its unoptimized IR, and the module's pass log says why; the
 //! program's behaviour is unchanged on every tier.
 
-use waddle::engine::{Validation, AVAILABLE_TIERS};
+use waddle::engine::Validation;
 use waddle::{Config, Engine, Module, OutputSink, Store, Tier};
 
 const PROGRAM: &str = r#"
@@ -15,8 +15,7 @@ print(sum(10));
 
 #[test]
 fn guarded_modules_run_and_log_their_validation() {
-    for name in AVAILABLE_TIERS {
-        let tier: Tier = name.parse().unwrap();
+    for tier in Tier::available() {
         for mode in [Validation::Report, Validation::Guard] {
             let engine = Engine::new(&Config::new().tier(tier).validation(mode)).unwrap();
             let module = Module::new(&engine, "guard.wdl", PROGRAM).unwrap();
