@@ -105,11 +105,7 @@ pub fn check_passes(passes: &[String]) -> Result<(), Error> {
         if !known.iter().any(|k| k == p) {
             return Err(Error::Passes(format!(
                 "unknown pass `{p}` (available: {})",
-                if known.is_empty() {
-                    "none".to_string()
-                } else {
-                    known.join(", ")
-                }
+                known.join(", ")
             )));
         }
     }
@@ -203,7 +199,7 @@ pub fn optimize(program: &mut Program, opt: &OptOptions) -> Result<PassLog, Erro
         )
     }))
     .map_err(|p| panic_error("the optimizer", p))?;
-    let log = result.map_err(Error::Passes)?;
+    let log = result.map_err(|e| Error::Passes(e.to_string()))?;
     if cfg!(debug_assertions) {
         let verified = catch_unwind(AssertUnwindSafe(|| backend::verify(program)))
             .map_err(|p| panic_error("the verifier", p))?;

@@ -86,6 +86,11 @@ pub struct Heap {
     next_gc: usize,
     stress: bool,
     pool: pool::BufferPool,
+    /// Bytes the heap may use without asking `limiter` (a multiple of
+    /// [`crate::api::MEMORY_PAGE`]; never shrinks).
+    granted: usize,
+    /// The embedder's say over growth past `granted`.
+    limiter: Option<Box<dyn crate::api::ResourceLimiter>>,
 }
 
 // SAFETY: the heap exclusively owns every object it tracks; raw pointers
@@ -111,6 +116,8 @@ impl Heap {
             next_gc: config.min_gc_threshold,
             stress: config.stress,
             pool: pool::BufferPool::new(config.min_gc_threshold),
+            granted: 0,
+            limiter: None,
         }
     }
 
@@ -140,9 +147,12 @@ impl Heap {
             .checked_add(bytes)
             .ok_or(TrapCode::OutOfMemory)?;
         let over_limit = |heap: &Heap, want: usize| heap.limit.is_some_and(|l| want > l);
+        let mut collected = false;
+        let mut want = want;
         if self.stress || want > self.next_gc || over_limit(self, want) {
             self.collect(roots);
-            let want = self
+            collected = true;
+            want = self
                 .stats
                 .live_bytes
                 .checked_add(bytes)
@@ -151,7 +161,49 @@ impl Heap {
                 return Err(TrapCode::OutOfMemory);
             }
         }
+        if want > self.granted && !self.grow_grant(want) {
+            // Denied: make room within what is granted, if garbage allows.
+            if !collected {
+                self.collect(roots);
+            }
+            let want = self
+                .stats
+                .live_bytes
+                .checked_add(bytes)
+                .ok_or(TrapCode::OutOfMemory)?;
+            if want > self.granted {
+                return Err(TrapCode::OutOfMemory);
+            }
+        }
         Ok(())
+    }
+
+    /// Raises the grant to cover `want` bytes, asking the limiter (if
+    /// any); `false` when it refuses.
+    fn grow_grant(&mut self, want: usize) -> bool {
+        let page = crate::api::MEMORY_PAGE;
+        let desired = want.div_ceil(page).saturating_mul(page);
+        if let Some(limiter) = &mut self.limiter {
+            if !limiter.memory_growing(self.granted, desired, self.limit) {
+                return false;
+            }
+        }
+        self.granted = desired;
+        true
+    }
+
+    /// Installs (or removes) the growth limiter; what is in use now counts
+    /// as granted.
+    pub(crate) fn set_limiter(&mut self, limiter: Option<Box<dyn crate::api::ResourceLimiter>>) {
+        let page = crate::api::MEMORY_PAGE;
+        let used = self.stats.live_bytes.div_ceil(page).saturating_mul(page);
+        self.granted = self.granted.max(used);
+        self.limiter = limiter;
+    }
+
+    /// Bytes granted so far (see [`crate::api::ResourceLimiter`]).
+    pub fn granted(&self) -> usize {
+        self.granted
     }
 
     fn account(&mut self, obj: *mut ObjHeader, bytes: usize) {
@@ -180,6 +232,20 @@ impl Heap {
         let size = object::str_bytes_for(bytes.len()).ok_or(TrapCode::OutOfMemory)?;
         self.check_limit(size)?;
         let obj = object::new_str(bytes).ok_or(TrapCode::OutOfMemory)?;
+        self.account(obj as *mut ObjHeader, size);
+        Ok(obj as Word)
+    }
+
+    /// Allocates a string object of `len` bytes written by `fill` (never
+    /// collects; reserve [`str_object_bytes`]`(len)` first).
+    pub fn alloc_str_with(
+        &mut self,
+        len: usize,
+        fill: impl FnOnce(&mut [u8]),
+    ) -> Result<Word, TrapCode> {
+        let size = object::str_bytes_for(len).ok_or(TrapCode::OutOfMemory)?;
+        self.check_limit(size)?;
+        let obj = object::new_str_with(len, fill).ok_or(TrapCode::OutOfMemory)?;
         self.account(obj as *mut ObjHeader, size);
         Ok(obj as Word)
     }
@@ -249,7 +315,10 @@ impl Heap {
         Ok(obj as Word)
     }
 
-    /// Bytes that pushing one element onto `arr` may allocate.
+    /// Bytes that must be free to push one element onto `arr`: when the
+    /// buffer is full, the whole grown buffer, because the old one is only
+    /// released after its elements have been copied (afterwards only the
+    /// difference stays accounted).
     ///
     /// # Safety
     /// `arr` must be a live array object of this heap.
@@ -259,7 +328,7 @@ impl Heap {
         if a.len < a.cap {
             0
         } else {
-            (grown_capacity(a.cap as usize) - a.cap as usize).saturating_mul(8)
+            grown_capacity(a.cap as usize).saturating_mul(8)
         }
     }
 
@@ -279,7 +348,8 @@ impl Heap {
                 let old = (*a).cap as usize;
                 let new = grown_capacity(old);
                 let extra = (new - old).checked_mul(8).ok_or(TrapCode::OutOfMemory)?;
-                self.check_limit(extra)?;
+                // The old buffer stays until the copy is made.
+                self.check_limit(new.checked_mul(8).ok_or(TrapCode::OutOfMemory)?)?;
                 if !object::grow_array(a, new) {
                     return Err(TrapCode::OutOfMemory);
                 }

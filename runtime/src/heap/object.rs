@@ -14,7 +14,18 @@ use super::pool::{self, BufferPool};
 
 use waddle_opt::abi::{obj_kind, ArrayObj, ObjHeader, StrObj, Word};
 
-/// Byte size accounted for an object: its header struct plus its buffer.
+/// Bytes accounted for each object on top of its header struct and its
+/// buffer: the collector's bookkeeping (its entry in the object list and
+/// in the address set, both grown by doubling) and the allocator's per
+/// block overhead for the two blocks of an object. Counting them keeps the
+/// process's memory within the limit plus a constant however small the
+/// objects are. The AArch64 loader (`jit/src/cross/rt/heap.c`,
+/// `OBJ_OVERHEAD`) counts the same, so every tier decides `out of memory`
+/// by the same numbers.
+pub const OBJECT_OVERHEAD: usize = 64;
+
+/// Byte size accounted for an object: its header struct plus its buffer
+/// plus [`OBJECT_OVERHEAD`].
 ///
 /// # Safety
 /// `obj` must point to a live object allocated by this module.
@@ -22,20 +33,27 @@ pub(crate) unsafe fn object_bytes(obj: *const ObjHeader) -> usize {
     // SAFETY: `obj` is live, so its header kind names its layout.
     unsafe {
         match (*obj).kind {
-            obj_kind::STR => size_of::<StrObj>() + (*(obj as *const StrObj)).len as usize,
-            _ => size_of::<ArrayObj>() + (*(obj as *const ArrayObj)).cap as usize * 8,
+            obj_kind::STR => {
+                OBJECT_OVERHEAD + size_of::<StrObj>() + (*(obj as *const StrObj)).len as usize
+            }
+            _ => {
+                OBJECT_OVERHEAD
+                    + size_of::<ArrayObj>()
+                    + (*(obj as *const ArrayObj)).cap as usize * 8
+            }
         }
     }
 }
 
 /// Byte size of a string object holding `len` bytes, `None` on overflow.
 pub(crate) fn str_bytes_for(len: usize) -> Option<usize> {
-    size_of::<StrObj>().checked_add(len)
+    (OBJECT_OVERHEAD + size_of::<StrObj>()).checked_add(len)
 }
 
 /// Byte size of an array object with capacity `cap`, `None` on overflow.
 pub(crate) fn array_bytes_for(cap: usize) -> Option<usize> {
-    cap.checked_mul(8)?.checked_add(size_of::<ArrayObj>())
+    cap.checked_mul(8)?
+        .checked_add(OBJECT_OVERHEAD + size_of::<ArrayObj>())
 }
 
 fn header(kind: u8, elems_are_refs: bool) -> ObjHeader {
@@ -68,17 +86,24 @@ fn alloc_words(pool: &mut BufferPool, cap: usize, want_zero: bool) -> Option<(*m
 
 /// Allocates a string object holding a copy of `bytes`.
 pub(crate) fn new_str(bytes: &[u8]) -> Option<*mut StrObj> {
-    let data = if bytes.is_empty() {
+    new_str_with(bytes.len(), |buf| buf.copy_from_slice(bytes))
+}
+
+/// Allocates a string object of `len` bytes, zeroed and then written by
+/// `fill`, so the text can be produced straight into the object (string
+/// concatenation, `str(x)`) without a temporary copy.
+pub(crate) fn new_str_with(len: usize, fill: impl FnOnce(&mut [u8])) -> Option<*mut StrObj> {
+    let data = if len == 0 {
         ptr::null_mut()
     } else {
-        let layout = Layout::array::<u8>(bytes.len()).ok()?;
+        let layout = Layout::array::<u8>(len).ok()?;
         // SAFETY: non-zero size.
-        let p = unsafe { alloc::alloc(layout) };
+        let p = unsafe { alloc::alloc_zeroed(layout) };
         if p.is_null() {
             return None;
         }
-        // SAFETY: `p` has room for `bytes.len()` bytes.
-        unsafe { ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len()) };
+        // SAFETY: `p` is valid, initialized (zeroed) memory of `len` bytes.
+        fill(unsafe { std::slice::from_raw_parts_mut(p, len) });
         p
     };
     // SAFETY: StrObj has non-zero size.
@@ -86,7 +111,7 @@ pub(crate) fn new_str(bytes: &[u8]) -> Option<*mut StrObj> {
     if obj.is_null() {
         if !data.is_null() {
             // SAFETY: allocated just above with this layout.
-            unsafe { alloc::dealloc(data, Layout::array::<u8>(bytes.len()).unwrap()) };
+            unsafe { alloc::dealloc(data, Layout::array::<u8>(len).unwrap()) };
         }
         return None;
     }
@@ -94,7 +119,7 @@ pub(crate) fn new_str(bytes: &[u8]) -> Option<*mut StrObj> {
     unsafe {
         obj.write(StrObj {
             header: header(obj_kind::STR, false),
-            len: bytes.len() as u64,
+            len: len as u64,
             ptr: data,
         })
     };
