@@ -48,8 +48,8 @@ pub(super) fn needs_stack_map(func: &Function, blocks: &[Block]) -> HashSet<Valu
     // Positions of collecting instructions per block.
     let mut gc: HashMap<Block, Vec<usize>> = HashMap::new();
     for &b in blocks {
-        let ks: Vec<usize> = (func.blocks[b].insts.iter().enumerate())
-            .filter(|(_, &i)| may_collect(&func.insts[i].kind))
+        let ks: Vec<usize> = (func.blocks()[b].insts.iter().enumerate())
+            .filter(|(_, &i)| may_collect(&func.insts()[i].kind))
             .map(|(k, _)| k)
             .collect();
         if !ks.is_empty() {
@@ -66,12 +66,12 @@ pub(super) fn needs_stack_map(func: &Function, blocks: &[Block]) -> HashSet<Valu
     let mut defs: HashMap<Value, (Block, usize)> = HashMap::new();
     let is_ref = |v: Value| func.value_type(v).is_ref();
     for &b in blocks {
-        let data = &func.blocks[b];
+        let data = &func.blocks()[b];
         for (k, &i) in data.insts.iter().enumerate() {
-            if let Some(r) = func.insts[i].result.filter(|&r| is_ref(r)) {
+            if let Some(r) = func.insts()[i].result.filter(|&r| is_ref(r)) {
                 defs.insert(r, (b, k));
             }
-            func.insts[i].kind.for_each_arg(|v| {
+            func.insts()[i].kind.for_each_arg(|v| {
                 if is_ref(v) {
                     uses.entry(v).or_default().push((b, k));
                 }
@@ -91,7 +91,7 @@ pub(super) fn needs_stack_map(func: &Function, blocks: &[Block]) -> HashSet<Valu
     let mut last_use: HashMap<Block, usize> = HashMap::new();
     let mut work: Vec<Block> = Vec::new();
     for (&v, vuses) in &uses {
-        let (def_block, def_pos) = match func.values[v].def {
+        let (def_block, def_pos) = match func.values()[v].def {
             ValueDef::Param(b, _) => (b, None),
             ValueDef::Inst(_) => match defs.get(&v) {
                 Some(&(b, k)) => (b, Some(k)),
@@ -116,7 +116,7 @@ pub(super) fn needs_stack_map(func: &Function, blocks: &[Block]) -> HashSet<Valu
             }
         }
         let live_out = |b: Block| {
-            func.blocks[b]
+            func.blocks()[b]
                 .term
                 .successors()
                 .any(|c| live_in.contains(&c.block))
@@ -153,7 +153,7 @@ mod tests {
     fn mapped(text: &str) -> Vec<u32> {
         let prog = parse_program(text).expect("parses");
         let f = prog.funcs.values().next().expect("a function");
-        let mut v: Vec<u32> = needs_stack_map(f, &f.layout)
+        let mut v: Vec<u32> = needs_stack_map(f, f.layout())
             .into_iter()
             .map(|v| v.as_u32())
             .collect();
