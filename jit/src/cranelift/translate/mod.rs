@@ -11,6 +11,7 @@
 //! returns a zero result (the protocol of [`crate::abi`]).
 //! Instructions are in [`inst`].
 
+mod gc_live;
 mod inst;
 
 use std::collections::HashMap;
@@ -119,6 +120,9 @@ pub(crate) struct Translator<'a, 'b> {
     /// Imported signatures of helpers and callees.
     helper_sigs: HashMap<Helper, SigRef>,
     callee_sigs: HashMap<FuncId, SigRef>,
+    /// References live across an instruction that may collect
+    /// ([`gc_live`]): only these get stack maps.
+    stack_mapped: std::collections::HashSet<Value>,
 }
 
 impl<'a, 'b> Translator<'a, 'b> {
@@ -149,8 +153,10 @@ impl<'a, 'b> Translator<'a, 'b> {
             pending: Vec::new(),
             helper_sigs: HashMap::new(),
             callee_sigs: HashMap::new(),
+            stack_mapped: Default::default(),
         };
         let order = t.reverse_postorder();
+        t.stack_mapped = gc_live::needs_stack_map(func, &order);
         for &bl in &order {
             let cb = t.b.create_block();
             for &p in &func.blocks()[bl].params {
@@ -200,10 +206,11 @@ impl<'a, 'b> Translator<'a, 'b> {
         post
     }
 
-    /// Records the Cranelift value of a Waddle value; references get stack
-    /// maps so they are on the stack at every call (see [`crate::abi`]).
+    /// Records the Cranelift value of a Waddle value; references live
+    /// across a call that may collect get stack maps, so they are on the
+    /// stack at every call (see [`crate::abi`] and [`gc_live`]).
     fn def(&mut self, v: Value, cv: ir::Value) {
-        if self.func.value_type(v).is_ref() {
+        if self.stack_mapped.contains(&v) {
             self.b.declare_value_needs_stack_map(cv);
         }
         self.vals.insert(v, cv);
