@@ -172,3 +172,11 @@ fn threshold_triggers_collections_in_a_garbage_loop() {
     assert!(s.peak_bytes <= (1 << 20) + 100_000, "{s:?}");
     assert!(heap.contains(keep));
 }
+
+/// The AArch64 loader accounts objects with the same overhead.
+#[test]
+fn loader_counts_the_same_object_overhead() {
+    let heap_c = include_str!("../../../jit/src/cross/rt/heap.c");
+    let want = format!("#define OBJ_OVERHEAD {}", object::OBJECT_OVERHEAD);
+    assert!(heap_c.contains(&want), "heap.c lacks `{want}`");
+}
