@@ -240,6 +240,9 @@ pub(crate) struct Code {
     pub nslots: u32,
     /// The highest global index used, if any.
     pub max_global: Option<u32>,
+    /// Whether the function is recursive ([`crate::analysis::callgraph`]):
+    /// only its frames count against the recursion depth.
+    pub recursive: bool,
 }
 
 impl Code {
@@ -256,6 +259,7 @@ impl Code {
             nparams,
             nslots: nparams,
             max_global: None,
+            recursive: false,
         }
     }
 

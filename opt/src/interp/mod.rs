@@ -47,7 +47,7 @@ pub use host::Host;
 
 use cranelift_entity::EntityRef;
 
-use crate::abi::{Trap, TrapCode, Word, DEFAULT_STACK_BUDGET};
+use crate::abi::{max_call_depth, Trap, TrapCode, Word, DEFAULT_STACK_BUDGET};
 use crate::ir::{FuncId, Program, SrcLoc};
 use code::Code;
 use exec::{Frame, FRAME_OVERHEAD};
@@ -80,16 +80,34 @@ impl Interpreter {
             budget: DEFAULT_STACK_BUDGET,
             max_global: None,
         };
+        let recursive = crate::analysis::callgraph::recursive_functions(program);
         for id in program.funcs.keys() {
-            interp.update(program, id, host);
+            interp.prepare_one(program, id, host);
         }
+        interp.mark_recursive(&recursive);
         interp
+    }
+
+    /// Sets every prepared function's `recursive` flag.
+    fn mark_recursive(&mut self, recursive: &cranelift_entity::SecondaryMap<FuncId, bool>) {
+        for (i, code) in self.funcs.iter_mut().enumerate() {
+            if let Some(code) = code {
+                code.recursive = recursive[FuncId::new(i)];
+            }
+        }
     }
 
     /// Re-prepares one function after it was added or its body changed
     /// (REPL redefinition); the program may have grown (new functions or
     /// globals).
     pub fn update(&mut self, program: &Program, func: FuncId, host: &mut dyn Host) {
+        self.prepare_one(program, func, host);
+        // A new body may close or open a cycle of calls.
+        let recursive = crate::analysis::callgraph::recursive_functions(program);
+        self.mark_recursive(&recursive);
+    }
+
+    fn prepare_one(&mut self, program: &Program, func: FuncId, host: &mut dyn Host) {
         let n = program.funcs.len();
         if self.funcs.len() < n {
             self.funcs.resize_with(n, || None);
@@ -136,11 +154,15 @@ impl Interpreter {
         {
             return fail(TrapCode::StackOverflow);
         }
+        let depth_left = max_call_depth(self.budget) - i64::from(entry.recursive);
+        if depth_left < 0 {
+            return fail(TrapCode::StackOverflow);
+        }
         exec::run(
             &self.funcs,
             &mut self.stack,
             &mut self.frames,
-            self.budget,
+            (self.budget, depth_left),
             host,
             entry,
             args,
