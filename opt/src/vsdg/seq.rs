@@ -139,13 +139,33 @@ fn sink(g: &Graph, r: Region, uses: &[Region], out: &mut Vec<Region>) {
         out.push(r);
         return;
     }
-    for (_, us) in groups {
+    // Sink into each arm that needs the node. When every arm of the branch
+    // needs it unconditionally (directly in the arm's own region), each
+    // path evaluates it exactly once either way: one copy before the branch
+    // is smaller and keeps the operands' live ranges from crossing it.
+    let arity = match owner(groups[0].0) {
+        Owner::Arm(gm, _) | Owner::Exit(gm, _) => g.arms(gm).len(),
+        Owner::TailArm(sw, _) => match &g.regions[sw].tail {
+            Tail::Switch { arms, .. } => arms.len(),
+            _ => 0,
+        },
+        _ => 0,
+    };
+    let start = out.len();
+    let mut everywhere = groups.len() == arity;
+    for (c, us) in groups {
         let l = us
             .iter()
             .copied()
             .reduce(|a, b| g.lca(a, b))
             .expect("a use");
+        let at = out.len();
         sink(g, l, &us, out);
+        everywhere &= out.len() == at + 1 && out[at] == c;
+    }
+    if everywhere {
+        out.truncate(start);
+        out.push(r);
     }
 }
 
