@@ -215,6 +215,7 @@ impl Lifter<'_> {
                 ));
             }
             self.budget -= data.insts.len() + 1;
+            super::work::tick(1 + data.insts.len() as u64);
             for &inst in &data.insts {
                 state = self.inst(region, state, inst)?;
             }
@@ -489,6 +490,7 @@ impl Lifter<'_> {
         let mut changed = true;
         while changed {
             changed = false;
+            super::work::tick(n as u64);
             for &x in order.iter().rev() {
                 if x == 0 {
                     continue;

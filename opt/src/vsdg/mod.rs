@@ -29,6 +29,7 @@ pub mod graph;
 pub mod lift;
 pub mod seq;
 mod split;
+pub mod work;
 
 pub use graph::{Graph, Node, Op, Port, Region, Sort, Tail};
 pub use lift::lift;

@@ -27,7 +27,7 @@ pub(super) fn eval(f: &Function, args: &[i64]) -> Run {
     let mut tests = 0;
     let mut block = f.entry();
     let mut incoming: Vec<i64> = args.to_vec();
-    for _ in 0..10_000 {
+    for _ in 0..1_000_000 {
         let data = &f.blocks[block];
         for (&p, &v) in data.params.iter().zip(&incoming) {
             env[p] = v;
@@ -370,4 +370,5 @@ pub(super) fn static_copies(f: &Function, line: u32) -> usize {
         .count()
 }
 
+mod scaling;
 mod shapes;
