@@ -12,8 +12,8 @@ pub(crate) fn collect_strings(program: &Program) -> (Vec<Box<str>>, HashMap<Box<
     let mut texts: Vec<Box<str>> = Vec::new();
     let mut index = HashMap::new();
     for f in program.funcs.values() {
-        for &b in &f.layout {
-            for &i in &f.blocks[b].insts {
+        for &b in f.layout() {
+            for &i in &f.blocks()[b].insts {
                 if let InstKind::SConst(s) = &f.inst(i).kind {
                     if !index.contains_key(s) {
                         index.insert(s.clone(), texts.len());
@@ -30,8 +30,8 @@ pub(crate) fn collect_strings(program: &Program) -> (Vec<Box<str>>, HashMap<Box<
 pub(crate) fn globals_used(program: &Program) -> usize {
     let mut n = 0;
     for f in program.funcs.values() {
-        for &b in &f.layout {
-            for &i in &f.blocks[b].insts {
+        for &b in f.layout() {
+            for &i in &f.blocks()[b].insts {
                 if let InstKind::GlobalGet(g) | InstKind::GlobalSet(g, _) = f.inst(i).kind {
                     n = n.max(g.index() + 1);
                 }

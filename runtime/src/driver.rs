@@ -37,6 +37,30 @@ impl Tier {
     pub fn name(self) -> &'static str {
         Self::ALL.iter().find(|&&(_, t)| t == self).unwrap().0
     }
+
+    /// The native code generator an explicit native tier names (`None`
+    /// for `interp` and `auto`, which is a policy over several).
+    pub fn native(self) -> Option<waddle_jit::Tier> {
+        match self {
+            Tier::Interp | Tier::Auto => None,
+            Tier::Baseline => Some(waddle_jit::Tier::Baseline),
+            Tier::Opt => Some(waddle_jit::Tier::Opt),
+            Tier::Full => Some(waddle_jit::Tier::Full),
+        }
+    }
+
+    /// Whether this build can run the tier on the host (`interp` and
+    /// `auto` always; a native tier when its code generator runs here).
+    pub fn is_available(self) -> bool {
+        self.native().is_none_or(waddle_jit::Tier::on_host)
+    }
+
+    /// Every tier this build can run, in [`Tier::ALL`] order.
+    pub fn available() -> Vec<Tier> {
+        (Self::ALL.iter().map(|&(_, t)| t))
+            .filter(|t| t.is_available())
+            .collect()
+    }
 }
 
 impl fmt::Display for Tier {

@@ -98,17 +98,16 @@ pub fn host_configs() -> Vec<Config> {
         Config::host(Tier::Interp, 1),
         Config::host(Tier::Interp, 2),
     ];
-    let native = waddle_jit::available_tiers();
-    if native.contains(&"baseline") {
+    if Tier::Baseline.is_available() {
         out.push(Config::host(Tier::Baseline, 0));
         out.push(Config::host(Tier::Baseline, 2));
     }
-    if native.contains(&"opt") {
+    if Tier::Opt.is_available() {
         out.push(Config::host(Tier::Opt, 0));
         out.push(Config::host(Tier::Opt, 1));
         out.push(Config::host(Tier::Opt, 2));
     }
-    if native.contains(&"full") {
+    if Tier::Full.is_available() {
         out.push(Config::host(Tier::Full, 0));
         out.push(Config::host(Tier::Full, 2));
     }

@@ -1,15 +1,16 @@
-//! The seams between the engine and the other crates' execution and
-//! compilation pieces (IR interpreter, pass registry, IR printer,
-//! verifier). Every call into them goes through this one module, so adding
-//! a tier or changing one of those APIs touches only this file.
+//! The engine's [`Executor`], which routes each call to a function's native
+//! code or to the IR interpreter, and thin wrappers over `waddle-opt`'s pass
+//! pipeline, printer and verifier for the rest of the engine. Native code
+//! generation is reached through [`super::native`], the tier policy lives in
+//! [`super::tiering`].
 
 use waddle_opt::abi::{Trap, Word};
 use waddle_opt::interp::{Host, Interpreter};
 use waddle_opt::ir::{FuncId, Program};
-use waddle_opt::passes::{Pipeline, PipelineOptions, PrintAfter};
+use waddle_opt::passes::{PassError, Pipeline, PipelineOptions, PrintAfter};
 
-use super::compile::{PassLog, PassTrace};
-use super::native::NativeCode;
+use super::compile::{PassLog, PassTrace, Validation, ValidationLog};
+use super::native::{InstallError, NativeCode};
 use super::tiering;
 use crate::driver::Tier;
 
@@ -58,13 +59,13 @@ impl Executor {
         tier: Tier,
         fuel: bool,
         run: Option<FuncId>,
-    ) -> Result<(), String> {
+    ) -> Result<(), InstallError> {
         let Some(native) = tiering::native_tier(tier) else {
             if tier == Tier::Interp {
                 self.native.clear();
                 return Ok(());
             }
-            return Err(format!("tier `{tier}` is not available in this build"));
+            return Err(InstallError::Unavailable(tier));
         };
         if fuel && !self.native.counts_fuel() {
             // Code compiled without fuel checks cannot enforce a budget.
@@ -111,19 +112,17 @@ impl Executor {
         }
     }
 
-    /// Calls `func` with `args` on the tier that runs it. The outer `Err`
-    /// means execution is not possible at all (an internal problem), the
-    /// inner one is a trap.
+    /// Calls `func` with `args` on the tier that runs it; `Err` is a trap.
     pub(crate) fn call(
         &mut self,
         host: &mut dyn Host,
         func: FuncId,
         args: &[Word],
-    ) -> Result<Result<Word, Trap>, String> {
-        if let Some(r) = self.native.call(host, func, args) {
-            return Ok(r);
+    ) -> Result<Word, Trap> {
+        match self.native.call(host, func, args) {
+            Some(r) => r,
+            None => self.interp.call(host, func, args),
         }
-        Ok(self.interp.call(host, func, args))
     }
 
     /// The tier running `func` now.
@@ -159,11 +158,10 @@ pub(crate) fn run_pipeline(
     vsdg: bool,
     passes: Option<&[String]>,
     trace: &PassTrace,
-) -> Result<PassLog, String> {
+) -> Result<PassLog, PassError> {
     let pipeline = match passes {
-        Some(names) => Pipeline::from_names(names).map_err(|e| e.to_string())?,
-        None if vsdg => Pipeline::from_names(&waddle_opt::passes::vsdg_pipeline(opt_level))
-            .map_err(|e| e.to_string())?,
+        Some(names) => Pipeline::from_names(names)?,
+        None if vsdg => Pipeline::from_names(&waddle_opt::passes::vsdg_pipeline(opt_level))?,
         None => Pipeline::for_level(opt_level),
     };
     let options = PipelineOptions {
@@ -174,13 +172,41 @@ pub(crate) fn run_pipeline(
         passes: trace.print_after.clone(),
         out: String::new(),
     };
-    let report = pipeline
-        .run(program, &options, &mut print)
-        .map_err(|e| e.to_string())?;
+    let original = (trace.validate != Validation::Off).then(|| program.clone());
+    let report = pipeline.run(program, &options, &mut print)?;
     Ok(PassLog {
         report: trace.time.then_some(report),
         printed: print.out,
+        validation: original.map(|o| validate(o, program, trace.validate)),
     })
+}
+
+/// Validates every function of `program` against `original` (the program
+/// before the pipeline); in [`Validation::Guard`] mode a function that
+/// does not validate gets its canonical original back.
+fn validate(mut original: Program, program: &mut Program, mode: Validation) -> ValidationLog {
+    for f in original.funcs.values_mut() {
+        if !f.is_declaration() {
+            waddle_opt::canon::canonicalize(f);
+        }
+    }
+    let opts = waddle_opt::validate::Options::default();
+    let result = waddle_opt::validate::validate_program(&original, program, &opts);
+    let mut findings = Vec::new();
+    for (f, &id) in result.findings.iter().zip(&result.failed) {
+        let kept = if mode == Validation::Guard {
+            program.funcs[id] = original.funcs[id].clone();
+            " (kept unoptimized)"
+        } else {
+            ""
+        };
+        findings.push(format!("validation: `{}`{kept}: {}", f.func, f.message));
+    }
+    ValidationLog {
+        total: result.total,
+        validated: result.equal,
+        findings,
+    }
 }
 
 /// Checks the IR's well-formedness; `Err` describes the first problem.

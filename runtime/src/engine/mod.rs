@@ -49,7 +49,7 @@ pub(crate) mod val;
 
 pub use compile::{
     check_passes, compile_source, compile_source_with_ffi, optimize, CompiledIr, OptOptions,
-    PassLog, PassTrace,
+    PassLog, PassTrace, Validation, ValidationLog,
 };
 pub(crate) use compile::{compile_with_options, panic_error};
 pub(crate) use host_api::check_host_name;
@@ -70,19 +70,6 @@ use crate::heap::{HeapConfig, HeapStats};
 use crate::host::Runtime;
 use crate::output::OutputSink;
 use backend::Executor;
-
-/// Tiers this build can run (`auto`'s policy is in the `tiering` module:
-/// T2 for everything but cold top-level code when T2 exists). Matches
-/// `waddle_jit::available_tiers()` plus `interp` and `auto`.
-#[cfg(target_arch = "x86_64")]
-pub const AVAILABLE_TIERS: &[&str] = &["interp", "baseline", "opt", "full", "auto"];
-/// Tiers this build can run (the baseline tier's host back end is x86-64;
-/// its AArch64 back end runs through cross-execution images).
-#[cfg(target_arch = "aarch64")]
-pub const AVAILABLE_TIERS: &[&str] = &["interp", "opt", "full", "auto"];
-/// Tiers this build can run (no native tier on this architecture).
-#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-pub const AVAILABLE_TIERS: &[&str] = &["interp", "auto"];
 
 /// Native code an engine holds (see [`Engine::native_code`]).
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
@@ -567,11 +554,11 @@ impl Engine {
             .map(|g| g.mutable)
             .collect();
         let n_before = self.program.funcs.len();
-        let mut linked =
-            link::link(&mut self.program, compiled.optimized).map_err(Error::Internal)?;
+        let link_error = |e: link::LinkError| Error::Internal(format!("linking: {e}"));
+        let mut linked = link::link(&mut self.program, compiled.optimized).map_err(link_error)?;
         self.global_mutable = mutable;
         // The unoptimized mirror links the same way (same ids by construction).
-        let _ = link::link(&mut self.source_ir, compiled.frontend.program);
+        link::link(&mut self.source_ir, compiled.frontend.program).map_err(link_error)?;
         self.reoptimize_inliners(n_before, &mut linked)?;
         let globals = self.runtime.add_globals(&linked.new_globals);
         let mut result = globals.map_err(|code| Error::Runtime(RuntimeError::new(code, None)));
@@ -670,16 +657,15 @@ impl Engine {
                 self.exec = None;
                 Err(compile::panic_error("execution", p))
             }
-            Ok(Err(msg)) => Err(Error::Internal(msg)),
-            Ok(Ok(Err(trap))) => Err(Error::Runtime(self.trap_error(trap))),
-            Ok(Ok(Ok(w))) => Ok(w),
+            Ok(Err(trap)) => Err(Error::Runtime(self.trap_error(trap))),
+            Ok(Ok(w)) => Ok(w),
         }
     }
 }
 
 /// `Ok` for tiers this build can run, else [`Error::UnsupportedTier`].
 pub fn check_tier(tier: Tier) -> Result<(), Error> {
-    if AVAILABLE_TIERS.contains(&tier.name()) {
+    if tier.is_available() {
         Ok(())
     } else {
         Err(Error::UnsupportedTier(tier))

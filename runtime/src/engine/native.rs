@@ -2,8 +2,8 @@
 //! function → unit map, entry-slot linking between units, and freeing of
 //! replaced code.
 //!
-//! A *unit* is one call of a native code generator (one `JITModule` for
-//! T2) over a set of functions; the other functions of the program appear
+//! A *unit* is one call of a native code generator (a `JITModule` for T2
+//! and T3, one dynasmrt buffer for T1) over a set of functions; the other functions of the program appear
 //! in it as declarations whose entry slots point at their code in other
 //! units. Installing a unit
 //! 1. compiles it and interns its string constants,
@@ -26,6 +26,36 @@ use waddle_opt::interp::Host;
 use waddle_opt::ir::{FuncId, Function, Program};
 
 use crate::driver::Tier;
+
+/// Why native code could not be made or installed.
+#[derive(Debug)]
+pub(crate) enum InstallError {
+    /// The tier has no native code generator (the interpreter, `auto`).
+    NoCodeGenerator(Tier),
+    /// The tier cannot run in this build or on this host.
+    Unavailable(Tier),
+    /// Units with and without fuel checks cannot call each other.
+    MixedFuel,
+    /// The code generator rejected the program.
+    Compile(waddle_jit::CompileError),
+}
+
+impl std::fmt::Display for InstallError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            InstallError::NoCodeGenerator(t) => {
+                write!(f, "tier `{t}` has no native code generator")
+            }
+            InstallError::Unavailable(t) => write!(f, "tier `{t}` is not available in this build"),
+            InstallError::MixedFuel => {
+                f.write_str("native units with and without fuel cannot be mixed")
+            }
+            InstallError::Compile(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for InstallError {}
 
 /// One compilation unit.
 struct Unit {
@@ -115,12 +145,12 @@ impl NativeCode {
         tier: Tier,
         fuel: bool,
         host: &mut dyn Host,
-    ) -> Result<(), String> {
+    ) -> Result<(), InstallError> {
         if funcs.is_empty() {
             return Ok(());
         }
         if !self.is_empty() && fuel != self.fuel {
-            return Err("native units with and without fuel cannot be mixed".to_string());
+            return Err(InstallError::MixedFuel);
         }
         let unit_program = unit_program(program, funcs);
         let mut compiled = compile_unit(&unit_program, tier, fuel, false)?;
@@ -247,22 +277,12 @@ pub(crate) fn compile_unit(
     tier: Tier,
     fuel: bool,
     shared: bool,
-) -> Result<Box<dyn NativeProgram>, String> {
+) -> Result<Box<dyn NativeProgram>, InstallError> {
     let opts = JitOptions {
         fuel,
         strings_from_ctx: shared,
         ..JitOptions::default()
     };
-    match tier {
-        // T3 differs from T2 in its passes only.
-        Tier::Opt | Tier::Full => waddle_jit::compile(program, &opts)
-            .map(|p| Box::new(p) as Box<dyn NativeProgram>)
-            .map_err(|e| e.to_string()),
-        Tier::Baseline => waddle_jit::baseline::compile(program, &opts)
-            .map(|p| Box::new(p) as Box<dyn NativeProgram>)
-            .map_err(|e| e.to_string()),
-        other => Err(format!(
-            "tier `{other}` has no native code generator in this build"
-        )),
-    }
+    let native = tier.native().ok_or(InstallError::NoCodeGenerator(tier))?;
+    waddle_jit::compile(native, program, &opts).map_err(InstallError::Compile)
 }

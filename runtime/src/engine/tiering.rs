@@ -35,11 +35,10 @@ use crate::driver::Tier;
 
 /// The native tier `tier` compiles with, `None` for interpreter-only.
 pub(crate) fn native_tier(tier: Tier) -> Option<Tier> {
-    let available = |name: &str| waddle_jit::available_tiers().contains(&name);
     match tier {
         Tier::Interp => None,
-        Tier::Auto => available("opt").then_some(Tier::Opt),
-        t => available(t.name()).then_some(t),
+        Tier::Auto => Tier::Opt.is_available().then_some(Tier::Opt),
+        t => t.is_available().then_some(t),
     }
 }
 
@@ -47,9 +46,9 @@ pub(crate) fn native_tier(tier: Tier) -> Option<Tier> {
 /// function: no edge goes to a block at the same or an earlier layout
 /// position, and there is no `call`.
 pub(crate) fn is_straight_line(f: &Function) -> bool {
-    let pos = |b| f.layout.iter().position(|&x| x == b);
-    for (i, &b) in f.layout.iter().enumerate() {
-        let block = &f.blocks[b];
+    let pos = |b| f.layout().iter().position(|&x| x == b);
+    for (i, &b) in f.layout().iter().enumerate() {
+        let block = &f.blocks()[b];
         if block
             .insts
             .iter()
