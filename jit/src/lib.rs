@@ -75,7 +75,7 @@ pub trait NativeProgram: Send + Sync {
     /// # Safety
     /// `code` must have `func`'s native signature under [`abi`] and stay
     /// executable while this unit may run.
-    unsafe fn set_entry(&mut self, func: FuncId, code: *const u8);
+    unsafe fn set_entry(&self, func: FuncId, code: *const u8);
 
     /// Bytes of machine code the unit holds (functions and trampolines).
     fn code_bytes(&self) -> usize;
@@ -88,6 +88,19 @@ pub trait NativeProgram: Send + Sync {
     /// shared reference, so one unit serves many hosts and threads (see
     /// [`CompiledProgram::call_shared`]).
     fn call_shared(
+        &self,
+        host: &mut dyn Host,
+        func: FuncId,
+        args: &[Word],
+        strings: &[Word],
+    ) -> Result<Word, Trap>;
+
+    /// [`NativeProgram::call_shared`] for a call from another tier (the
+    /// interpreter): a trap compiled code raised without recording a
+    /// location (stack overflow or fuel in the callee's prologue) comes
+    /// back at [`waddle_opt::ir::SrcLoc::NONE`], so the caller reports its
+    /// call site.
+    fn call_nested(
         &self,
         host: &mut dyn Host,
         func: FuncId,
@@ -118,7 +131,7 @@ impl NativeProgram for CompiledProgram {
     fn entry_slots(&self) -> *const usize {
         CompiledProgram::entry_slots(self)
     }
-    unsafe fn set_entry(&mut self, func: FuncId, code: *const u8) {
+    unsafe fn set_entry(&self, func: FuncId, code: *const u8) {
         // SAFETY: forwarded contract.
         unsafe { CompiledProgram::set_entry(self, func, code) }
     }
@@ -136,6 +149,15 @@ impl NativeProgram for CompiledProgram {
         strings: &[Word],
     ) -> Result<Word, Trap> {
         CompiledProgram::call_shared(self, host, func, args, strings)
+    }
+    fn call_nested(
+        &self,
+        host: &mut dyn Host,
+        func: FuncId,
+        args: &[Word],
+        strings: &[Word],
+    ) -> Result<Word, Trap> {
+        self.tables().call_nested(host, func, args, strings)
     }
 }
 
@@ -161,7 +183,7 @@ impl NativeProgram for baseline::BaselineProgram {
     fn entry_slots(&self) -> *const usize {
         baseline::BaselineProgram::entry_slots(self)
     }
-    unsafe fn set_entry(&mut self, func: FuncId, code: *const u8) {
+    unsafe fn set_entry(&self, func: FuncId, code: *const u8) {
         // SAFETY: forwarded contract.
         unsafe { baseline::BaselineProgram::set_entry(self, func, code) }
     }
@@ -179,5 +201,14 @@ impl NativeProgram for baseline::BaselineProgram {
         strings: &[Word],
     ) -> Result<Word, Trap> {
         baseline::BaselineProgram::call_shared(self, host, func, args, strings)
+    }
+    fn call_nested(
+        &self,
+        host: &mut dyn Host,
+        func: FuncId,
+        args: &[Word],
+        strings: &[Word],
+    ) -> Result<Word, Trap> {
+        self.tables().call_nested(host, func, args, strings)
     }
 }

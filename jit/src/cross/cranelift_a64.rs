@@ -64,7 +64,7 @@ pub fn compile_aarch64(program: &Program, opts: &JitOptions) -> Result<CodeImage
     super::image::reject_host_calls(program)?;
     let isa = aarch64_isa(opts)?;
     let call_conv = isa.default_call_conv();
-    let (texts, string_index) = collect_strings(program);
+    let (texts, string_index) = collect_strings(program, opts.string_table.as_deref());
     let env = Env {
         program,
         call_conv,

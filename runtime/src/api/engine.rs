@@ -39,6 +39,9 @@ pub struct Config {
     /// Whether scripts may declare `extern "lib" fn` (FFI; see
     /// [`crate::Session::allow_ffi`]). Off by default.
     pub allow_ffi: bool,
+    /// When `auto` promotes a function from the interpreter to compiled
+    /// code (see [`crate::TierThresholds`]).
+    pub tier_thresholds: crate::TierThresholds,
 }
 
 impl Default for Config {
@@ -53,6 +56,7 @@ impl Default for Config {
             gc_stress: false,
             trace: PassTrace::default(),
             allow_ffi: false,
+            tier_thresholds: crate::TierThresholds::default(),
         }
     }
 }
@@ -95,6 +99,12 @@ impl Config {
     /// interpreter always checks.
     pub fn interruptible(mut self, yes: bool) -> Config {
         self.interruptible = yes;
+        self
+    }
+
+    /// Sets when `auto` promotes functions (see [`crate::TierThresholds`]).
+    pub fn tier_thresholds(mut self, thresholds: crate::TierThresholds) -> Config {
+        self.tier_thresholds = thresholds;
         self
     }
 

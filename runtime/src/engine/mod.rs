@@ -41,6 +41,7 @@
 
 pub(crate) mod backend;
 mod compile;
+pub(crate) mod exec;
 mod host_api;
 mod link;
 pub(crate) mod native;
@@ -69,7 +70,8 @@ use crate::error::{Error, RuntimeError};
 use crate::heap::{HeapConfig, HeapStats};
 use crate::host::Runtime;
 use crate::output::OutputSink;
-use backend::Executor;
+use exec::Executor;
+pub use tiering::TierThresholds;
 
 /// Native code an engine holds (see [`Engine::native_code`]).
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
@@ -111,6 +113,8 @@ pub struct EngineConfig {
     /// [`Engine::interrupt_handle`] stops running loops on every tier (the
     /// REPL's Ctrl-C). Off by default: `waddle run` loops stay tick-free.
     pub interruptible: bool,
+    /// When `auto` promotes functions (see [`TierThresholds`]).
+    pub tier_thresholds: TierThresholds,
 }
 
 impl Default for EngineConfig {
@@ -127,6 +131,7 @@ impl Default for EngineConfig {
             gc_stress: false,
             allow_ffi: false,
             interruptible: false,
+            tier_thresholds: TierThresholds::default(),
         }
     }
 }
@@ -166,6 +171,7 @@ pub struct Engine {
     pass_log: PassLog,
     stack_budget: usize,
     interruptible: bool,
+    thresholds: TierThresholds,
     /// The linked program, optimized.
     program: Program,
     /// The same functions before optimization (for `:ir`).
@@ -227,6 +233,7 @@ impl Engine {
             pass_log: PassLog::default(),
             stack_budget: config.stack_budget,
             interruptible: config.interruptible,
+            thresholds: config.tier_thresholds,
             program: Program::default(),
             source_ir: Program::default(),
             global_mutable: Vec::new(),
@@ -469,12 +476,45 @@ impl Engine {
         Ok(self.running_tier(name))
     }
 
+    /// Pins function `name` to `tier` (`Some(Tier::Interp)` included), or
+    /// hands it back to the engine's policy (`None`), from the next call
+    /// or entry on. Pinning places functions on chosen tiers, so code on
+    /// different tiers calls each other (what `auto` does by counters).
+    pub fn set_function_tier(&mut self, name: &str, tier: Option<Tier>) -> Result<(), Error> {
+        let id = self.func_id(name)?;
+        if let Some(t) = tier {
+            check_tier(t)?;
+            if t == Tier::Auto {
+                return Err(Error::UnsupportedTier(t));
+            }
+        }
+        self.ensure_executor();
+        if let Some(exec) = self.exec.as_mut() {
+            exec.pin(id, tier);
+        }
+        Ok(())
+    }
+
+    /// Function `name`'s interpreter counters: calls and loop back edges
+    /// left before `auto` promotes it (`i32::MAX`: not counting).
+    pub fn function_counters(&self, name: &str) -> Result<(i32, i32), Error> {
+        let id = self.func_id(name)?;
+        Ok((self.exec.as_ref())
+            .and_then(|e| e.counters(id))
+            .unwrap_or((i32::MAX, i32::MAX)))
+    }
+
+    /// How many functions `auto` has promoted by counters so far.
+    pub fn promotions(&self) -> u64 {
+        self.exec.as_ref().map_or(0, |e| e.promotions())
+    }
+
     /// The machine code of function `name`, disassembled (REPL `:asm`);
     /// a note naming the tier when it has no native code.
     pub fn function_asm(&self, name: &str) -> Result<String, Error> {
         let id = self.func_id(name)?;
         let code = self.exec.as_ref().and_then(|e| e.code(id));
-        let (Some(code), Some(arch)) = (code, waddle_jit::disasm::Arch::host()) else {
+        let (Some(code), Some(arch)) = (code.as_deref(), waddle_jit::disasm::Arch::host()) else {
             let tier = self.running_tier(name);
             return Ok(format!(
                 "no native code: {name} runs on the interpreter (tier {tier})\n"
@@ -541,6 +581,7 @@ impl Engine {
                 &self.program,
                 &mut self.runtime,
                 self.stack_budget,
+                self.thresholds,
             ));
         }
     }
@@ -568,6 +609,7 @@ impl Engine {
                     &self.program,
                     &mut self.runtime,
                     self.stack_budget,
+                    self.thresholds,
                 ))
             }
             Some(exec) => {
@@ -631,8 +673,9 @@ impl Engine {
         };
         let fuel = self.runtime.fuel().is_some() || self.interruptible;
         let (program, runtime, tier) = (&self.program, &mut self.runtime, self.tier);
+        let _ = run;
         let outcome = catch_unwind(AssertUnwindSafe(|| {
-            exec.prepare(program, runtime, tier, fuel, run)
+            exec.prepare(program, runtime, tier, fuel)
         }));
         match outcome {
             Ok(r) => r.map_err(|e| Error::Internal(format!("native code generation failed: {e}"))),
@@ -650,16 +693,16 @@ impl Engine {
             return Err(Error::Internal("no executor".to_string()));
         };
         let runtime = &mut self.runtime;
-        let outcome = catch_unwind(AssertUnwindSafe(|| exec.call(runtime, func, args)));
+        let program = &self.program;
+        let outcome = catch_unwind(AssertUnwindSafe(|| exec.call(runtime, program, func, args)));
         match outcome {
             Err(p) => {
                 // The executor's state is unknown after a panic: rebuild it.
                 self.exec = None;
                 Err(compile::panic_error("execution", p))
             }
-            Ok(Err(msg)) => Err(Error::Internal(msg)),
-            Ok(Ok(Err(trap))) => Err(Error::Runtime(self.trap_error(trap))),
-            Ok(Ok(Ok(w))) => Ok(w),
+            Ok(Err(trap)) => Err(Error::Runtime(self.trap_error(trap))),
+            Ok(Ok(w)) => Ok(w),
         }
     }
 }

@@ -48,6 +48,8 @@ impl<'p> Emitter<'p> {
                 nparams,
                 nslots: 0,
                 max_global: None,
+                func: 0,
+                tier: Default::default(),
             },
             next_slot,
             temp: None,
