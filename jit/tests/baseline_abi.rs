@@ -3,14 +3,10 @@
 //! programs whose functions run partly on T2 and partly on T1 through the
 //! shared entry-slot table.
 
-mod baseline_support;
-mod common;
-
-use baseline_support::{host_for, run_baseline};
-use common::{on_big_stack, run_interp, HostSetup};
 use waddle_frontend::{compile as frontend_compile, CompileOptions, SourceFile, SourceMap};
 use waddle_jit::{baseline, cranelift::compile, JitOptions};
 use waddle_opt::ir::Program;
+use waddle_test_support::tiers::{host_for, on_big_stack, run_interp, run_native, HostSetup, Tier};
 
 const SETUP: HostSetup = HostSetup {
     fuel: None,
@@ -66,7 +62,17 @@ fn mixed_arguments_match_interpreter() {
     let main = p.funcs[p.main.unwrap()].name.clone();
     let (want, _) = run_interp(&p, &main, &[], SETUP);
     assert!(want.result.is_ok(), "{want:?}");
-    let got = on_big_stack(move || run_baseline(&p, &main, &[], SETUP, &JitOptions::default()).0);
+    let got = on_big_stack(move || {
+        run_native(
+            Tier::Baseline,
+            &p,
+            &main,
+            &[],
+            SETUP,
+            &JitOptions::default(),
+        )
+        .0
+    });
     assert_eq!(got, want);
 }
 
@@ -140,6 +146,16 @@ fn large_programs_and_frames() {
     let main = p.funcs[p.main.unwrap()].name.clone();
     let (want, _) = run_interp(&p, &main, &[], SETUP);
     assert!(want.result.is_ok(), "{want:?}");
-    let got = on_big_stack(move || run_baseline(&p, &main, &[], SETUP, &JitOptions::default()).0);
+    let got = on_big_stack(move || {
+        run_native(
+            Tier::Baseline,
+            &p,
+            &main,
+            &[],
+            SETUP,
+            &JitOptions::default(),
+        )
+        .0
+    });
     assert_eq!(got, want);
 }

@@ -3,8 +3,9 @@
 //! top-level arrays): recursive fib(27), a 1000×1000 nested integer loop,
 //! a sieve of 200 000, and 1000 steps of the n-body `advance`.
 //!
-//! `lua/*.lua` beside this file are the same programs for comparison with
-//! Lua 5.4 (`lua5.4 opt/benches/lua/fib.lua`); each prints its time.
+//! The same programs in Lua, C, LuaJIT and Python, for comparison with
+//! other implementations, are in the one benchmark suite directory,
+//! `runtime/cli/bench/` (run by `waddle bench`).
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use waddle_opt::abi::{obj_kind, ArrayObj, ObjHeader, StrObj, TrapCode, Word};

@@ -7,7 +7,7 @@ use waddle_opt::ir::{
     SrcLoc, Terminator, Type, UnaryOp, Value,
 };
 
-use super::host::TestHost;
+use waddle_test_support::TestHost;
 
 /// A location on line `line`, column `col` of file 0.
 pub fn loc(line: u32, col: u32) -> SrcLoc {

@@ -6,7 +6,7 @@ use waddle_opt::interp::Interpreter;
 use waddle_opt::ir::{BinaryOp, Cmp, FuncId, InstKind, Program, Type};
 
 use crate::build::{declare, define, func, loc, run};
-use crate::host::TestHost;
+use waddle_test_support::host::TestHost;
 
 /// `fib(n)` the recursive way.
 pub fn fib_program() -> (Program, FuncId) {
@@ -129,9 +129,14 @@ fn void_calls_and_arguments() {
     });
     let mut h = TestHost::new(0);
     assert_eq!(run(&p, &mut h, main, &[]), Ok(3));
-    assert_eq!(h.out, ["three", "3", "3.5", "three", "3", "3.5"]);
+    assert_eq!(h.lines(), ["three", "3", "3.5", "three", "3", "3.5"]);
     assert_eq!(
-        run(&p, &mut h, show, &[1, crate::host::new_str("x"), 0]),
+        run(
+            &p,
+            &mut h,
+            show,
+            &[1, waddle_test_support::host::new_str("x"), 0]
+        ),
         Ok(0)
     );
 }

@@ -105,11 +105,7 @@ pub fn check_passes(passes: &[String]) -> Result<(), Error> {
         if !known.iter().any(|k| k == p) {
             return Err(Error::Passes(format!(
                 "unknown pass `{p}` (available: {})",
-                if known.is_empty() {
-                    "none".to_string()
-                } else {
-                    known.join(", ")
-                }
+                known.join(", ")
             )));
         }
     }

@@ -1,8 +1,13 @@
-//! A small test host: Box-allocated objects in the `abi` layouts, captured
-//! output, optional fuel, and a conservative mark-and-sweep collector that
-//! *poisons* swept objects instead of freeing them (kind 0xEE, length 0,
-//! elements freed), so a live object collected by mistake shows up as a
-//! wrong result or a trap, never as memory corruption.
+//! The test host: Box-allocated objects in the `abi` layouts, captured
+//! output, optional fuel with a record of what was charged, an allocation
+//! limit, an optional record of the GC roots passed to every allocating
+//! call, and a conservative mark-and-sweep collector that *poisons* swept
+//! objects instead of freeing them (kind 0xEE, length 0, elements freed),
+//! so a live object collected by mistake shows up as a wrong result or a
+//! trap, never as memory corruption.
+//!
+//! Objects made by the free functions [`new_str`] and [`new_array`] (test
+//! arguments built before a host exists) are leaked and never collected.
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
@@ -14,8 +19,8 @@ use waddle_opt::ir::Type;
 /// Kind byte of a swept (poisoned) object.
 pub const POISON: u8 = 0xEE;
 
-/// Largest array the host agrees to allocate (elements).
-const MAX_ELEMS: i64 = 1 << 26;
+/// The default of [`TestHost::max_alloc`].
+const MAX_ALLOC: usize = 1 << 22;
 
 /// The test host.
 pub struct TestHost {
@@ -33,6 +38,18 @@ pub struct TestHost {
     pub max_live_after_gc: usize,
     /// Objects swept so far.
     pub swept: usize,
+    /// Total fuel units charged.
+    pub fuel_charged: u64,
+    /// Number of `consume_fuel` calls.
+    pub fuel_calls: u64,
+    /// Largest array (in elements) or string (bytes) allocation allowed;
+    /// larger ones fail with `OutOfMemory`.
+    pub max_alloc: usize,
+    /// Whether to record [`TestHost::alloc_log`].
+    pub log_allocs: bool,
+    /// For each allocating call while `log_allocs`: (operation, operand
+    /// words, roots).
+    pub alloc_log: Vec<AllocRecord>,
     live: HashSet<usize>,
     arrays: HashSet<usize>,
     dead: Vec<usize>,
@@ -42,6 +59,9 @@ pub struct TestHost {
     bytes_since_gc: usize,
     ticks: u64,
 }
+
+/// One allocating call: (operation, operand words, GC roots).
+pub type AllocRecord = (&'static str, Vec<Word>, Vec<Word>);
 
 fn header(kind: u8, elems_are_refs: bool, pinned: bool) -> ObjHeader {
     ObjHeader {
@@ -64,6 +84,11 @@ impl TestHost {
             collections: 0,
             max_live_after_gc: 0,
             swept: 0,
+            fuel_charged: 0,
+            fuel_calls: 0,
+            max_alloc: MAX_ALLOC,
+            log_allocs: false,
+            alloc_log: Vec::new(),
             live: HashSet::new(),
             arrays: HashSet::new(),
             dead: Vec::new(),
@@ -72,6 +97,18 @@ impl TestHost {
             since_gc: 0,
             bytes_since_gc: 0,
             ticks: 0,
+        }
+    }
+
+    /// The printed lines.
+    pub fn lines(&self) -> Vec<&str> {
+        self.out.lines().collect()
+    }
+
+    fn log(&mut self, what: &'static str, operands: &[Word], roots: &[Word]) {
+        if self.log_allocs {
+            self.alloc_log
+                .push((what, operands.to_vec(), roots.to_vec()));
         }
     }
 
@@ -287,6 +324,10 @@ impl Host for TestHost {
     }
 
     fn array_new(&mut self, elem: Type, elems: &[Word], roots: &[Word]) -> Result<Word, TrapCode> {
+        self.log("array_new", elems, roots);
+        if elems.len() > self.max_alloc {
+            return Err(TrapCode::OutOfMemory);
+        }
         self.maybe_gc(roots, elems);
         let w = self.new_array(elem, elems);
         Ok(w)
@@ -299,28 +340,31 @@ impl Host for TestHost {
         count: i64,
         roots: &[Word],
     ) -> Result<Word, TrapCode> {
-        if count < 0 {
-            return Err(TrapCode::NegativeLength);
-        }
-        if count > MAX_ELEMS {
+        self.log("array_repeat", &[value], roots);
+        let n = usize::try_from(count).map_err(|_| TrapCode::NegativeLength)?;
+        if n > self.max_alloc {
             return Err(TrapCode::OutOfMemory);
         }
         self.maybe_gc(roots, &[value]);
         let elems: Vec<Word> = if elem.is_array() {
-            (0..count).map(|_| self.deep_copy(elem, value)).collect()
+            (0..n).map(|_| self.deep_copy(elem, value)).collect()
         } else {
-            vec![value; count as usize]
+            vec![value; n]
         };
         self.bytes_since_gc += elems.len() * 8;
         let w = self.new_array(elem, &elems);
         Ok(w)
     }
 
-    fn array_push(&mut self, array: Word, value: Word, _roots: &[Word]) -> Result<(), TrapCode> {
+    fn array_push(&mut self, array: Word, value: Word, roots: &[Word]) -> Result<(), TrapCode> {
+        self.log("array_push", &[array, value], roots);
         self.check_live(array);
         // SAFETY: a live array of this host, whose buffer came from a Vec.
         unsafe {
             let a = &mut *(array as *mut ArrayObj);
+            if a.len as usize >= self.max_alloc {
+                return Err(TrapCode::OutOfMemory);
+            }
             let mut v = Vec::from_raw_parts(a.data, a.len as usize, a.cap as usize);
             v.push(value);
             a.len = v.len() as u64;
@@ -332,6 +376,7 @@ impl Host for TestHost {
     }
 
     fn str_concat(&mut self, a: Word, b: Word, roots: &[Word]) -> Result<Word, TrapCode> {
+        self.log("str_concat", &[a, b], roots);
         self.check_live(a);
         self.check_live(b);
         self.maybe_gc(roots, &[a, b]);
@@ -339,10 +384,14 @@ impl Host for TestHost {
         let mut bytes = unsafe { str_bytes(a) }.to_vec();
         // SAFETY: as above.
         bytes.extend_from_slice(unsafe { str_bytes(b) });
+        if bytes.len() > self.max_alloc {
+            return Err(TrapCode::OutOfMemory);
+        }
         Ok(self.new_str(&bytes, false))
     }
 
     fn to_str(&mut self, ty: Type, value: Word, roots: &[Word]) -> Result<Word, TrapCode> {
+        self.log("to_str", &[value], roots);
         let mut s = String::new();
         self.format(ty, value, false, &mut s);
         self.maybe_gc(roots, &[value]);
@@ -362,6 +411,8 @@ impl Host for TestHost {
     }
 
     fn consume_fuel(&mut self, units: u64) -> Result<(), TrapCode> {
+        self.fuel_calls += 1;
+        self.fuel_charged += units;
         match &mut self.fuel {
             None => Ok(()),
             Some(f) if *f >= units => {
@@ -374,4 +425,46 @@ impl Host for TestHost {
             }
         }
     }
+}
+
+/// A leaked string object (a test argument made without a host).
+pub fn new_str(s: &str) -> Word {
+    let bytes: &'static [u8] = Box::leak(s.as_bytes().to_vec().into_boxed_slice());
+    let obj = Box::new(StrObj {
+        header: header(obj_kind::STR, false, false),
+        len: bytes.len() as u64,
+        ptr: bytes.as_ptr(),
+    });
+    Box::leak(obj) as *mut StrObj as Word
+}
+
+/// A leaked array object holding `elems` (a test argument made without a
+/// host); its buffer is a `Vec`'s, so `push` may grow it.
+pub fn new_array(elem: Type, elems: &[Word]) -> Word {
+    let mut data = elems.to_vec();
+    data.reserve(4);
+    let (len, cap) = (data.len() as u64, data.capacity() as u64);
+    let ptr = data.as_mut_ptr();
+    std::mem::forget(data);
+    let obj = Box::new(ArrayObj {
+        header: header(obj_kind::ARRAY, elem.is_ref(), false),
+        len,
+        cap,
+        data: ptr,
+    });
+    Box::leak(obj) as *mut ArrayObj as Word
+}
+
+/// The elements of an array word (a live array of a test host, or one made
+/// by [`new_array`]).
+pub fn elems(w: Word) -> Vec<Word> {
+    // SAFETY: test words are arrays of a test host or leaked by `new_array`.
+    unsafe { waddle_opt::abi::array_elems(w) }.to_vec()
+}
+
+/// The text of a string word (a live string of a test host, or one made by
+/// [`new_str`]).
+pub fn text(w: Word) -> String {
+    // SAFETY: test words are strings of a test host or leaked by `new_str`.
+    String::from_utf8_lossy(unsafe { str_bytes(w) }).into_owned()
 }
