@@ -47,7 +47,8 @@ pub use api::{
 };
 pub use driver::{run_source, RunOptions, RunOutcome, Tier};
 pub use engine::{
-    EngineConfig, FunctionInfo, GlobalInfo, HostFunctionInfo, Session, TierThresholds, Val,
+    EngineConfig, FunctionInfo, GlobalInfo, HostFunctionInfo, Session, TierEvent, TierHook,
+    TierOptions, TierThresholds, Val,
 };
 pub use error::{Diagnostic, Error, Location, RuntimeError, Severity};
 pub use hostfn::{Caller, HostArg, HostResult, HostRet};

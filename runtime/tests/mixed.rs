@@ -182,3 +182,66 @@ fn unpinning_returns_a_function_to_the_policy() {
     assert!(s.set_function_tier("mid", Some(Tier::Auto)).is_err());
     assert!(s.set_function_tier("nope", Some(Tier::Opt)).is_err());
 }
+
+#[test]
+fn a_background_compile_is_installed_while_its_caller_runs() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, Mutex};
+    let installed = Arc::new(AtomicBool::new(false));
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let (flag, log) = (installed.clone(), events.clone());
+    let hook = waddle::TierHook(Arc::new(move |e: &waddle::TierEvent| {
+        log.lock().unwrap().push(e.clone());
+        if e.background && e.function == "leafy" {
+            flag.store(true, Ordering::SeqCst);
+        }
+    }));
+    let mut s = Session::with_config(EngineConfig {
+        tier: Tier::Auto,
+        // -O0: `leafy` must not be inlined into `driver`.
+        opt_level: 0,
+        output: OutputSink::Capture,
+        tiering: waddle::TierOptions {
+            thresholds: waddle::TierThresholds {
+                calls: 5,
+                loops: 1_000_000_000,
+            },
+            sync: false,
+            hook: Some(hook),
+            chaos: None,
+        },
+        ..EngineConfig::default()
+    })
+    .unwrap();
+    let flag = installed.clone();
+    s.register_fn("installed", move || flag.load(Ordering::SeqCst))
+        .unwrap();
+    // `driver` stays on the interpreter (its loop threshold is never
+    // reached) and keeps calling `leafy` until the background compile of
+    // `leafy` has been installed: the install happens at a safe point
+    // while `driver`'s frame is on the stack.
+    s.eval_named(
+        "bg.wdl",
+        "fn leafy(x: int) -> int { return x % 7 + 1; }
+         fn driver() -> int {
+             var t = 0;
+             var i = 0;
+             while !installed() { t += leafy(i); i += 1; }
+             for k in 0..100 { t += leafy(k); }
+             return t - i * 0;
+         }",
+    )
+    .unwrap();
+    let Val::Int(t) = s.call("driver", &[]).unwrap() else {
+        panic!("driver returns an int");
+    };
+    assert!(t > 0);
+    assert!(installed.load(Ordering::SeqCst));
+    assert_eq!(s.function_tier("leafy").unwrap(), Tier::Opt);
+    assert_eq!(s.function_tier("driver").unwrap(), Tier::Interp);
+    let events = events.lock().unwrap();
+    let last = events.iter().rfind(|e| e.function == "leafy").unwrap();
+    assert!(last.background && last.to == Tier::Opt, "{events:?}");
+    assert!(last.code_bytes > 0 && last.reason == "calls", "{last:?}");
+    assert_eq!(s.call("leafy", &[Val::Int(6)]).unwrap(), Val::Int(7));
+}

@@ -215,7 +215,11 @@ fn auto_engine(calls: u32) -> Session {
     Session::with_config(EngineConfig {
         tier: Tier::Auto,
         output: OutputSink::Capture,
-        tier_thresholds: waddle::TierThresholds { calls, loops: 0 },
+        tiering: waddle::TierOptions {
+            thresholds: waddle::TierThresholds { calls, loops: 0 },
+            sync: true,
+            ..waddle::TierOptions::default()
+        },
         ..EngineConfig::default()
     })
     .unwrap()

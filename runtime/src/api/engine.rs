@@ -39,9 +39,9 @@ pub struct Config {
     /// Whether scripts may declare `extern "lib" fn` (FFI; see
     /// [`crate::Session::allow_ffi`]). Off by default.
     pub allow_ffi: bool,
-    /// When `auto` promotes a function from the interpreter to compiled
-    /// code (see [`crate::TierThresholds`]).
-    pub tier_thresholds: crate::TierThresholds,
+    /// How `auto` promotes functions from the interpreter to compiled
+    /// code (see [`crate::TierOptions`]).
+    pub tiering: crate::TierOptions,
 }
 
 impl Default for Config {
@@ -56,7 +56,7 @@ impl Default for Config {
             gc_stress: false,
             trace: PassTrace::default(),
             allow_ffi: false,
-            tier_thresholds: crate::TierThresholds::default(),
+            tiering: crate::TierOptions::default(),
         }
     }
 }
@@ -102,9 +102,9 @@ impl Config {
         self
     }
 
-    /// Sets when `auto` promotes functions (see [`crate::TierThresholds`]).
-    pub fn tier_thresholds(mut self, thresholds: crate::TierThresholds) -> Config {
-        self.tier_thresholds = thresholds;
+    /// Sets how `auto` promotes functions (see [`crate::TierOptions`]).
+    pub fn tiering(mut self, tiering: crate::TierOptions) -> Config {
+        self.tiering = tiering;
         self
     }
 

@@ -207,7 +207,7 @@ impl Store {
                                 program,
                                 runtime,
                                 config.stack_budget,
-                                config.tier_thresholds,
+                                config.tiering.clone(),
                             );
                             let tier = match config.tier {
                                 Tier::Auto => Tier::Auto,

@@ -27,16 +27,23 @@
 //! returns, so no frame can still be running in them.
 
 use std::cell::{Cell, RefCell};
+use std::time::{Duration, Instant};
 
 use cranelift_entity::EntityRef;
 use waddle_opt::abi::{Trap, TrapCode, Word};
 use waddle_opt::interp::{Host, Interpreter};
 use waddle_opt::ir::{FuncId, HostFnId, Program, SrcLoc, Type};
 
+use super::compiler::{Compiler, Job};
 use super::native::NativeCode;
-use super::tiering::{self, TierThresholds};
+use super::tiering::{self, TierEvent, TierOptions};
 use crate::driver::Tier;
 use crate::host::Runtime;
+
+/// Calls (and back edges) after which a function whose background compile
+/// is pending comes back to [`Host::hot`], a safe point to install it.
+const POLL_CALLS: i32 = 64;
+const POLL_EDGES: i32 = 4096;
 
 /// Runs functions of a program on the interpreter and native tiers.
 pub(crate) struct Executor {
@@ -44,7 +51,15 @@ pub(crate) struct Executor {
     native: RefCell<NativeCode>,
     /// The tier policy of the last [`Executor::prepare`].
     tier: Cell<Tier>,
-    thresholds: TierThresholds,
+    options: TierOptions,
+    /// The background compiler, started by the first job.
+    compiler: RefCell<Option<Compiler>>,
+    /// Per function: bumped when its body changes (stale jobs are dropped).
+    generation: RefCell<Vec<u64>>,
+    /// Per function: a background job is queued or running.
+    queued: RefCell<Vec<bool>>,
+    /// Chaos mode's generator state (xorshift64*).
+    chaos: Cell<u64>,
     /// Whether native code counts fuel.
     fuel: Cell<bool>,
     /// Per function: its counters are armed for `auto`.
@@ -74,7 +89,7 @@ impl Executor {
         program: &Program,
         host: &mut dyn Host,
         stack_budget: usize,
-        thresholds: TierThresholds,
+        options: TierOptions,
     ) -> Executor {
         let mut interp = Interpreter::new(program, host);
         interp.set_stack_budget(stack_budget);
@@ -82,7 +97,11 @@ impl Executor {
             interp,
             native: RefCell::new(NativeCode::new(stack_budget)),
             tier: Cell::new(Tier::Interp),
-            thresholds,
+            chaos: Cell::new(options.chaos.map_or(0, |s| s | 1)),
+            options,
+            compiler: RefCell::new(None),
+            generation: RefCell::new(Vec::new()),
+            queued: RefCell::new(Vec::new()),
             fuel: Cell::new(false),
             armed: RefCell::new(Vec::new()),
             pins: Vec::new(),
@@ -96,6 +115,14 @@ impl Executor {
     /// (if any) is dropped and it starts over on the interpreter.
     pub(crate) fn update(&mut self, program: &Program, func: FuncId, host: &mut dyn Host) {
         self.interp.update(program, func, host);
+        let g = self.generation.get_mut();
+        if g.len() <= func.index() {
+            g.resize(func.index() + 1, 0);
+        }
+        g[func.index()] += 1;
+        if let Some(q) = self.queued.get_mut().get_mut(func.index()) {
+            *q = false;
+        }
         self.drop_native(func);
         if let Some(a) = self.armed.get_mut().get_mut(func.index()) {
             *a = false;
@@ -229,13 +256,27 @@ impl Executor {
         if armed.len() < program.funcs.len() {
             armed.resize(program.funcs.len(), false);
         }
-        let t = self.thresholds;
+        let t = self.options.thresholds;
         for (id, f) in program.funcs.iter() {
             if armed[id.index()] || f.is_declaration() || self.pin_of(id).is_some() {
                 continue;
             }
             armed[id.index()] = true;
             if self.native.borrow().has(id) {
+                continue;
+            }
+            if self.options.chaos.is_some() {
+                // Chaos: promotion after a few calls or back edges, picked
+                // at random per function (or never).
+                let calls = match self.random(4) {
+                    0 => i32::MAX,
+                    _ => 1 + self.random(6) as i32,
+                };
+                let edges = match self.random(3) {
+                    0 => i32::MAX,
+                    _ => 1 + self.random(50) as i32,
+                };
+                self.interp.set_counters(id, calls, edges);
                 continue;
             }
             let (calls, edges) = if tiering::has_loop(f) {
@@ -265,6 +306,7 @@ impl Executor {
             exec: self,
             program,
         };
+        self.poll(program, th.rt);
         // A call from Rust counts like a call from the interpreter.
         th.count_call(func);
         self.depth.set(self.depth.get() + 1);
@@ -287,21 +329,191 @@ impl Executor {
         r
     }
 
-    /// Promotes `func` (a counter ran out): compiles it with T2 and makes
-    /// every caller reach the new code. On failure it stays interpreted
-    /// and is not counted again.
-    fn promote(&self, program: &Program, func: FuncId, host: &mut Runtime) {
+    /// A pseudo-random number below `n` (chaos mode).
+    fn random(&self, n: u64) -> u64 {
+        let mut x = self.chaos.get();
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.chaos.set(x);
+        x.wrapping_mul(0x2545_f491_4f6c_dd1d) % n.max(1)
+    }
+
+    /// Promotes `func` (a counter ran out, for `reason`): compiles it with
+    /// T2 now (`sync`), or with T1 now and T2 on the compiler thread, and
+    /// makes every caller reach the new code. On failure it stays on the
+    /// tier it is on and is not counted again.
+    fn promote(
+        &self,
+        program: &Program,
+        func: FuncId,
+        host: &mut Runtime,
+        reason: &'static str,
+        sync: bool,
+    ) {
         let fuel = self.fuel.get();
+        if self.queued.borrow().get(func.index()) == Some(&true) {
+            // Already compiling in the background: look again later.
+            self.interp.set_counters(func, POLL_CALLS, POLL_EDGES);
+            return;
+        }
+        let mut target = Tier::Opt;
+        if self.options.chaos.is_some() && Tier::Baseline.is_available() && self.random(2) == 0 {
+            target = Tier::Baseline;
+        }
+        if !sync {
+            if Tier::Baseline.is_available() && self.tier_of(func) == Tier::Interp {
+                // T1 compiles in microseconds: run it while T2 compiles.
+                self.install_now(program, func, host, Tier::Baseline, reason);
+            }
+            if let Ok((unit_program, native, options)) =
+                (self.native.borrow()).job(program, &[func], Tier::Opt, fuel)
+            {
+                let mut compiler = self.compiler.borrow_mut();
+                if compiler.is_none() {
+                    *compiler = Compiler::start();
+                }
+                if let Some(c) = compiler.as_ref() {
+                    let generation = self.generation_of(func);
+                    c.submit(Job {
+                        func,
+                        generation,
+                        program: unit_program,
+                        tier: native,
+                        options,
+                    });
+                    let mut q = self.queued.borrow_mut();
+                    if q.len() <= func.index() {
+                        q.resize(func.index() + 1, false);
+                    }
+                    q[func.index()] = true;
+                    self.interp.set_counters(func, POLL_CALLS, POLL_EDGES);
+                    return;
+                }
+            }
+        }
+        if !self.install_now(program, func, host, target, reason) {
+            self.interp.set_counters(func, i32::MAX, i32::MAX);
+        }
+    }
+
+    fn generation_of(&self, func: FuncId) -> u64 {
+        self.generation
+            .borrow()
+            .get(func.index())
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// Compiles `func` with `tier` on this thread and installs it; whether
+    /// it runs natively now.
+    fn install_now(
+        &self,
+        program: &Program,
+        func: FuncId,
+        host: &mut Runtime,
+        tier: Tier,
+        reason: &'static str,
+    ) -> bool {
+        let from = self.tier_of(func);
+        let start = Instant::now();
         let r = self
             .native
             .borrow_mut()
-            .install(program, &[func], Tier::Opt, fuel, host);
+            .install(program, &[func], tier, self.fuel.get(), host);
+        let took = start.elapsed();
         if r.is_ok() && self.native.borrow().has(func) {
-            self.interp.set_external(func, true);
-            self.promotions.set(self.promotions.get() + 1);
+            self.installed(program, func, from, tier, reason, took, false);
+            true
         } else {
-            self.interp.set_counters(func, i32::MAX, i32::MAX);
+            false
         }
+    }
+
+    /// Records that `func` moved from `from` to `to`.
+    #[allow(clippy::too_many_arguments)]
+    fn installed(
+        &self,
+        program: &Program,
+        func: FuncId,
+        from: Tier,
+        to: Tier,
+        reason: &'static str,
+        took: Duration,
+        background: bool,
+    ) {
+        self.interp.set_external(func, true);
+        self.promotions.set(self.promotions.get() + 1);
+        if let Some(hook) = &self.options.hook {
+            let code_bytes = self.native.borrow().code(func).map_or(0, <[u8]>::len);
+            (hook.0)(&TierEvent {
+                function: program.funcs[func].name.clone(),
+                from,
+                to,
+                reason,
+                compile: took,
+                code_bytes,
+                background,
+            });
+        }
+    }
+
+    /// Installs the background compiles that finished (a safe point: no
+    /// frame is between two instructions of a function being replaced).
+    fn poll(&self, program: &Program, host: &mut Runtime) {
+        let done = match self.compiler.borrow().as_ref() {
+            Some(c) => c.take_done(),
+            None => return,
+        };
+        for d in done {
+            if let Some(q) = self.queued.borrow_mut().get_mut(d.func.index()) {
+                *q = false;
+            }
+            if d.generation != self.generation_of(d.func)
+                || program.funcs.get(d.func).is_none_or(|f| f.is_declaration())
+                || self.tier.get() != Tier::Auto
+                || self.pin_of(d.func).is_some()
+            {
+                continue;
+            }
+            let from = self.tier_of(d.func);
+            let ok = d.unit.and_then(|unit| {
+                self.native.borrow_mut().link(
+                    program,
+                    &[d.func],
+                    unit,
+                    Tier::Opt,
+                    self.fuel.get(),
+                    host,
+                )
+            });
+            if ok.is_ok() && self.native.borrow().has(d.func) {
+                self.installed(program, d.func, from, Tier::Opt, "calls", d.took, true);
+            } else if from == Tier::Interp {
+                // Out of date (the string table moved on) or failed: count
+                // again from the start.
+                let t = self.options.thresholds;
+                self.interp
+                    .set_counters(d.func, t.calls as i32, t.loops.max(1) as i32);
+            }
+        }
+    }
+
+    /// Waits for the background compiler and installs everything it
+    /// finished (tests and measurements).
+    pub(crate) fn finish_compiles(&self, program: &Program, host: &mut Runtime) {
+        if let Some(c) = self.compiler.borrow().as_ref() {
+            c.wait_idle();
+        }
+        self.poll(program, host);
+    }
+
+    /// Whether background compiles are queued or running.
+    pub(crate) fn compiling(&self) -> bool {
+        self.compiler
+            .borrow()
+            .as_ref()
+            .is_some_and(Compiler::pending)
     }
 
     /// The tier running `func` now.
@@ -406,6 +618,7 @@ impl Host for TieredHost<'_> {
         // stub's helper); neither moves nor is freed before the callee
         // returns, when the range is popped.
         unsafe { self.rt.push_roots(roots) };
+        exec.poll(self.program, self.rt);
         self.count_call(func);
         let unit = exec.native.borrow().unit_of(func);
         let r = match unit {
@@ -434,12 +647,28 @@ impl Host for TieredHost<'_> {
         r
     }
 
-    fn hot(&mut self, func: FuncId, _back_edge: bool) {
+    fn hot(&mut self, func: FuncId, back_edge: bool) {
         let exec = self.exec;
         if exec.tier.get() != Tier::Auto || exec.pin_of(func).is_some() {
             exec.interp.set_counters(func, i32::MAX, i32::MAX);
             return;
         }
-        exec.promote(self.program, func, self.rt);
+        exec.poll(self.program, self.rt);
+        if exec.interp.is_external(func) {
+            return;
+        }
+        // Without OSR a loop that starts on the interpreter stays there, so
+        // a loop function promoted before its first run compiles at once.
+        let first_run = !back_edge
+            && exec.options.thresholds.loops == 0
+            && exec.options.chaos.is_none()
+            && tiering::has_loop(&self.program.funcs[func]);
+        let reason = match (back_edge, first_run) {
+            (true, _) => "loop",
+            (false, true) => "first run",
+            (false, false) => "calls",
+        };
+        let sync = exec.options.sync || first_run;
+        exec.promote(self.program, func, self.rt, reason, sync);
     }
 }

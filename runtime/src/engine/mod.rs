@@ -41,6 +41,7 @@
 
 pub(crate) mod backend;
 mod compile;
+mod compiler;
 pub(crate) mod exec;
 mod host_api;
 mod link;
@@ -71,7 +72,7 @@ use crate::heap::{HeapConfig, HeapStats};
 use crate::host::Runtime;
 use crate::output::OutputSink;
 use exec::Executor;
-pub use tiering::TierThresholds;
+pub use tiering::{TierEvent, TierHook, TierOptions, TierThresholds};
 
 /// Native code an engine holds (see [`Engine::native_code`]).
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
@@ -113,8 +114,9 @@ pub struct EngineConfig {
     /// [`Engine::interrupt_handle`] stops running loops on every tier (the
     /// REPL's Ctrl-C). Off by default: `waddle run` loops stay tick-free.
     pub interruptible: bool,
-    /// When `auto` promotes functions (see [`TierThresholds`]).
-    pub tier_thresholds: TierThresholds,
+    /// How `auto` promotes functions (thresholds, background compiles,
+    /// the promotion hook, chaos mode: see [`TierOptions`]).
+    pub tiering: TierOptions,
 }
 
 impl Default for EngineConfig {
@@ -131,7 +133,7 @@ impl Default for EngineConfig {
             gc_stress: false,
             allow_ffi: false,
             interruptible: false,
-            tier_thresholds: TierThresholds::default(),
+            tiering: TierOptions::default(),
         }
     }
 }
@@ -171,7 +173,7 @@ pub struct Engine {
     pass_log: PassLog,
     stack_budget: usize,
     interruptible: bool,
-    thresholds: TierThresholds,
+    tiering: TierOptions,
     /// The linked program, optimized.
     program: Program,
     /// The same functions before optimization (for `:ir`).
@@ -233,7 +235,7 @@ impl Engine {
             pass_log: PassLog::default(),
             stack_budget: config.stack_budget,
             interruptible: config.interruptible,
-            thresholds: config.tier_thresholds,
+            tiering: config.tiering,
             program: Program::default(),
             source_ir: Program::default(),
             global_mutable: Vec::new(),
@@ -504,6 +506,19 @@ impl Engine {
             .unwrap_or((i32::MAX, i32::MAX)))
     }
 
+    /// Waits for the background compiler and installs what it finished
+    /// (otherwise installed at the next safe point while code runs).
+    pub fn finish_compiles(&mut self) {
+        if let Some(exec) = &self.exec {
+            exec.finish_compiles(&self.program, &mut self.runtime);
+        }
+    }
+
+    /// Whether background compiles are queued or running.
+    pub fn compiling(&self) -> bool {
+        self.exec.as_ref().is_some_and(|e| e.compiling())
+    }
+
     /// How many functions `auto` has promoted by counters so far.
     pub fn promotions(&self) -> u64 {
         self.exec.as_ref().map_or(0, |e| e.promotions())
@@ -581,7 +596,7 @@ impl Engine {
                 &self.program,
                 &mut self.runtime,
                 self.stack_budget,
-                self.thresholds,
+                self.tiering.clone(),
             ));
         }
     }
@@ -609,7 +624,7 @@ impl Engine {
                     &self.program,
                     &mut self.runtime,
                     self.stack_budget,
-                    self.thresholds,
+                    self.tiering.clone(),
                 ))
             }
             Some(exec) => {

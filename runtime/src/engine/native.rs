@@ -77,10 +77,16 @@ impl StringPool {
     }
 
     /// Adds `texts` (a unit's table, which starts with this pool's) past
-    /// the pool's end, interning them through `host`.
+    /// the pool's end, interning them through `host`. `Err` when the unit
+    /// was compiled against an older state of the pool that has grown
+    /// differently since (a background compile), or the pool is full.
     fn extend(&mut self, texts: &[Box<str>], host: &mut dyn Host) -> Result<(), String> {
         if texts.len() > POOL_CAPACITY {
             return Err("too many distinct string constants for one engine".to_string());
+        }
+        let common = texts.len().min(self.texts.len());
+        if texts[..common] != self.texts[..common] {
+            return Err("the unit's string table is out of date".to_string());
         }
         for t in texts.iter().skip(self.texts.len()) {
             let w = host.intern_str(t);
@@ -259,21 +265,51 @@ impl NativeCode {
         if funcs.is_empty() {
             return Ok(());
         }
+        let (unit_program, native, opts) = self.job(program, funcs, tier, fuel)?;
+        let compiled =
+            waddle_jit::compile(native, &unit_program, &opts).map_err(|e| e.to_string())?;
+        self.link(program, funcs, compiled, tier, fuel, host)
+    }
+
+    /// What compiling `funcs` with `tier` takes: the unit's program, the
+    /// code generator and its options (against the string table as it is
+    /// now), so the compile can run elsewhere.
+    pub(crate) fn job(
+        &self,
+        program: &Program,
+        funcs: &[FuncId],
+        tier: Tier,
+        fuel: bool,
+    ) -> Result<(Program, waddle_jit::Tier, JitOptions), String> {
         if !self.is_empty() && fuel != self.fuel {
             return Err("native units with and without fuel cannot be mixed".to_string());
         }
         let native = tier
             .native()
             .ok_or_else(|| format!("tier `{tier}` has no native code generator"))?;
-        let unit_program = unit_program(program, funcs);
         let opts = JitOptions {
             fuel,
             strings_from_ctx: true,
             string_table: Some(self.pool.texts.clone()),
             ..JitOptions::default()
         };
-        let compiled =
-            waddle_jit::compile(native, &unit_program, &opts).map_err(|e| e.to_string())?;
+        Ok((unit_program(program, funcs), native, opts))
+    }
+
+    /// Links `compiled` (a unit of `funcs` built as [`NativeCode::job`]
+    /// says) into the cache (see the module docs).
+    pub(crate) fn link(
+        &mut self,
+        program: &Program,
+        funcs: &[FuncId],
+        compiled: Box<dyn NativeProgram>,
+        tier: Tier,
+        fuel: bool,
+        host: &mut dyn Host,
+    ) -> Result<(), String> {
+        if !self.is_empty() && fuel != self.fuel {
+            return Err("native units with and without fuel cannot be mixed".to_string());
+        }
         let mut compiled: Arc<dyn NativeProgram> = Arc::from(compiled);
         if let Some(c) = Arc::get_mut(&mut compiled) {
             c.set_stack_budget(self.stack_budget);

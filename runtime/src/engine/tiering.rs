@@ -73,6 +73,75 @@ impl FromStr for TierThresholds {
     }
 }
 
+/// One promotion, as `--trace-tiers` prints it and
+/// [`TierHook`] receives it.
+#[derive(Clone, PartialEq, Debug)]
+pub struct TierEvent {
+    /// The function.
+    pub function: String,
+    /// The tier it ran on before.
+    pub from: Tier,
+    /// The tier it runs on now.
+    pub to: Tier,
+    /// What triggered it: `calls`, `loop` (back edges) or `first run`
+    /// (a function with a loop, compiled before it runs).
+    pub reason: &'static str,
+    /// Time spent in the code generator.
+    pub compile: std::time::Duration,
+    /// Bytes of machine code of the new unit.
+    pub code_bytes: usize,
+    /// Whether it was compiled on the background compiler thread.
+    pub background: bool,
+}
+
+impl fmt::Display for TierEvent {
+    /// `tier: NAME FROM -> TO (REASON), compiled in N us[ in the background], B bytes`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "tier: {} {} -> {} ({}), compiled in {} us{}, {} bytes",
+            self.function,
+            self.from,
+            self.to,
+            self.reason,
+            self.compile.as_micros(),
+            if self.background {
+                " in the background"
+            } else {
+                ""
+            },
+            self.code_bytes
+        )
+    }
+}
+
+/// A callback the engine calls for every promotion (an `Engine` hook;
+/// the CLI's `--trace-tiers` prints each event to standard error).
+#[derive(Clone)]
+pub struct TierHook(pub std::sync::Arc<dyn Fn(&TierEvent) + Send + Sync>);
+
+impl fmt::Debug for TierHook {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("TierHook(..)")
+    }
+}
+
+/// How the tiering controller runs (besides [`TierThresholds`]).
+#[derive(Clone, Debug, Default)]
+pub struct TierOptions {
+    /// When `auto` promotes.
+    pub thresholds: TierThresholds,
+    /// Compile promotions on the calling thread, at once (deterministic:
+    /// `--jit-sync`); otherwise T2 compiles on a background thread and is
+    /// installed at the next safe point.
+    pub sync: bool,
+    /// Called for every promotion.
+    pub hook: Option<TierHook>,
+    /// Chaos mode (`--tier-chaos SEED`): promotion points and background
+    /// installation are picked pseudo-randomly from the seed.
+    pub chaos: Option<u64>,
+}
+
 /// The native tier `tier` compiles with, `None` for interpreter-only.
 pub(crate) fn native_tier(tier: Tier) -> Option<Tier> {
     match tier {
