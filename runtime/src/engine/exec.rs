@@ -34,7 +34,7 @@ use waddle_opt::abi::{Trap, TrapCode, Word};
 use waddle_opt::interp::{Host, Interpreter};
 use waddle_opt::ir::{FuncId, HostFnId, Program, SrcLoc, Type};
 
-use super::compiler::{Compiler, Job};
+use super::compiler::{Compiler, Done, Job};
 use super::native::NativeCode;
 use super::tiering::{self, TierEvent, TierOptions};
 use crate::driver::Tier;
@@ -44,6 +44,14 @@ use crate::host::Runtime;
 /// is pending comes back to [`Host::hot`], a safe point to install it.
 const POLL_CALLS: i32 = 64;
 const POLL_EDGES: i32 = 4096;
+
+/// A well-mixed, never-zero generator state from a chaos seed (splitmix64).
+fn splitmix(seed: u64) -> u64 {
+    let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    (z ^ (z >> 31)) | 1
+}
 
 /// Runs functions of a program on the interpreter and native tiers.
 pub(crate) struct Executor {
@@ -60,6 +68,9 @@ pub(crate) struct Executor {
     queued: RefCell<Vec<bool>>,
     /// Chaos mode's generator state (xorshift64*).
     chaos: Cell<u64>,
+    /// Finished background compiles chaos mode holds back for a later
+    /// safe point.
+    deferred: RefCell<Vec<Done>>,
     /// Whether native code counts fuel.
     fuel: Cell<bool>,
     /// Per function: its counters are armed for `auto`.
@@ -97,7 +108,8 @@ impl Executor {
             interp,
             native: RefCell::new(NativeCode::new(stack_budget)),
             tier: Cell::new(Tier::Interp),
-            chaos: Cell::new(options.chaos.map_or(0, |s| s | 1)),
+            chaos: Cell::new(options.chaos.map_or(0, splitmix)),
+            deferred: RefCell::new(Vec::new()),
             options,
             compiler: RefCell::new(None),
             generation: RefCell::new(Vec::new()),
@@ -461,10 +473,19 @@ impl Executor {
     /// Installs the background compiles that finished (a safe point: no
     /// frame is between two instructions of a function being replaced).
     fn poll(&self, program: &Program, host: &mut Runtime) {
-        let done = match self.compiler.borrow().as_ref() {
+        let mut done = match self.compiler.borrow().as_ref() {
             Some(c) => c.take_done(),
             None => return,
         };
+        if self.options.chaos.is_some() {
+            // Chaos: each finished compile waits a random number of safe
+            // points before it is installed.
+            done.append(&mut self.deferred.borrow_mut());
+            let (now, later): (Vec<Done>, Vec<Done>) =
+                done.into_iter().partition(|_| self.random(3) == 0);
+            *self.deferred.borrow_mut() = later;
+            done = now;
+        }
         for d in done {
             if let Some(q) = self.queued.borrow_mut().get_mut(d.func.index()) {
                 *q = false;
@@ -504,6 +525,9 @@ impl Executor {
     pub(crate) fn finish_compiles(&self, program: &Program, host: &mut Runtime) {
         if let Some(c) = self.compiler.borrow().as_ref() {
             c.wait_idle();
+        }
+        while !self.deferred.borrow().is_empty() || self.compiling() {
+            self.poll(program, host);
         }
         self.poll(program, host);
     }
