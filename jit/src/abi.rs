@@ -93,7 +93,8 @@ pub const HELPER_STACK_RESERVE: usize = 4 << 20;
 /// helpers and the host (which neither recurse deeply nor allocate large
 /// frames: the collector marks with a work list). When the calling thread's
 /// stack is too small for the budget plus [`HELPER_STACK_RESERVE`], the
-/// entry raises the limit to the thread's lowest usable address plus this,
+/// entry raises the limit to the thread's lowest usable address plus this
+/// (or plus half of the thread's stack, when that is smaller than this),
 /// so deep recursion stops with `stack overflow` instead of running off the
 /// thread's stack.
 pub const MIN_HELPER_STACK: usize = 256 << 10;

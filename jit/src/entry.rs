@@ -171,7 +171,15 @@ impl UnitTables {
             self.bind_strings(host);
         }
         let strings = self.strings.as_ptr();
-        self.checked_enter(host, func, args, strings, self.strings.len(), None)
+        let budget = self.stack_budget;
+        self.checked_enter(
+            host,
+            func,
+            args,
+            (strings, self.strings.len()),
+            None,
+            budget,
+        )
     }
 
     /// [`UnitTables::call`] with `strings` (the host's interned constants, in
@@ -179,7 +187,7 @@ impl UnitTables {
     /// unit's own: how one unit runs for many hosts. Only for code that
     /// loads its constants through `VmCtx::strings` (baseline, or T2 with
     /// `JitOptions::strings_from_ctx`); too short a table traps `assertion
-    /// failed`.
+    /// failed`. `stack_budget` replaces the unit's budget for this call.
     #[inline]
     pub(crate) fn call_shared(
         &self,
@@ -187,8 +195,11 @@ impl UnitTables {
         func: FuncId,
         args: &[Word],
         strings: &[Word],
+        stack_budget: Option<usize>,
     ) -> Result<Word, Trap> {
-        self.checked_enter(host, func, args, strings.as_ptr(), strings.len(), None)
+        let budget = stack_budget.unwrap_or(self.stack_budget);
+        let n = strings.len();
+        self.checked_enter(host, func, args, (strings.as_ptr(), n), None, budget)
     }
 
     /// [`UnitTables::call_shared`] for a call from another tier: traps
@@ -201,9 +212,18 @@ impl UnitTables {
         func: FuncId,
         args: &[Word],
         strings: &[Word],
+        stack_budget: Option<usize>,
     ) -> Result<Word, Trap> {
+        let budget = stack_budget.unwrap_or(self.stack_budget);
         let n = strings.len();
-        self.checked_enter(host, func, args, strings.as_ptr(), n, Some(SrcLoc::NONE))
+        self.checked_enter(
+            host,
+            func,
+            args,
+            (strings.as_ptr(), n),
+            Some(SrcLoc::NONE),
+            budget,
+        )
     }
 
     #[inline]
@@ -212,9 +232,9 @@ impl UnitTables {
         host: &mut dyn Host,
         func: FuncId,
         args: &[Word],
-        strings: *const Word,
-        n_strings: usize,
+        (strings, n_strings): (*const Word, usize),
         entry_loc: Option<SrcLoc>,
+        budget: usize,
     ) -> Result<Word, Trap> {
         let Some(info) = self.funcs.get(func.index()) else {
             return Err(Trap {
@@ -233,7 +253,7 @@ impl UnitTables {
                 loc,
             });
         }
-        self.enter(host, info.trampoline, args, loc, strings)
+        self.enter(host, info.trampoline, args, loc, strings, budget)
     }
 
     /// Sets up the context and runs the trampoline at `tramp`.
@@ -245,14 +265,18 @@ impl UnitTables {
         args: &[Word],
         loc: SrcLoc,
         strings: *const Word,
+        budget: usize,
     ) -> Result<Word, Trap> {
         // The top of the conservatively scanned region: every compiled frame
         // is below this local.
         let base_marker: Word = 0;
         let base = std::hint::black_box(&base_marker) as *const Word as usize;
-        let mut stack_limit = base.saturating_sub(self.stack_budget);
-        if let Some(low) = crate::stack::thread_stack_low() {
-            stack_limit = stack_limit.max(low.saturating_add(crate::abi::MIN_HELPER_STACK));
+        let mut stack_limit = base.saturating_sub(budget);
+        if let Some((low, size)) = crate::stack::thread_stack_bounds() {
+            // Helpers and the host get MIN_HELPER_STACK, or half of a
+            // smaller thread's stack, so small threads still run code.
+            let reserve = crate::abi::MIN_HELPER_STACK.min(size / 2);
+            stack_limit = stack_limit.max(low.saturating_add(reserve));
         }
         let outer_limit = ACTIVE_LIMIT.get();
         stack_limit = stack_limit.max(outer_limit);

@@ -93,6 +93,7 @@ pub trait NativeProgram: Send + Sync {
         func: FuncId,
         args: &[Word],
         strings: &[Word],
+        stack_budget: Option<usize>,
     ) -> Result<Word, Trap>;
 
     /// [`NativeProgram::call_shared`] for a call from another tier (the
@@ -106,6 +107,7 @@ pub trait NativeProgram: Send + Sync {
         func: FuncId,
         args: &[Word],
         strings: &[Word],
+        stack_budget: Option<usize>,
     ) -> Result<Word, Trap>;
 }
 
@@ -147,8 +149,9 @@ impl NativeProgram for CompiledProgram {
         func: FuncId,
         args: &[Word],
         strings: &[Word],
+        stack_budget: Option<usize>,
     ) -> Result<Word, Trap> {
-        CompiledProgram::call_shared(self, host, func, args, strings)
+        CompiledProgram::call_shared(self, host, func, args, strings, stack_budget)
     }
     fn call_nested(
         &self,
@@ -156,8 +159,10 @@ impl NativeProgram for CompiledProgram {
         func: FuncId,
         args: &[Word],
         strings: &[Word],
+        stack_budget: Option<usize>,
     ) -> Result<Word, Trap> {
-        self.tables().call_nested(host, func, args, strings)
+        self.tables()
+            .call_nested(host, func, args, strings, stack_budget)
     }
 }
 
@@ -199,8 +204,9 @@ impl NativeProgram for baseline::BaselineProgram {
         func: FuncId,
         args: &[Word],
         strings: &[Word],
+        stack_budget: Option<usize>,
     ) -> Result<Word, Trap> {
-        baseline::BaselineProgram::call_shared(self, host, func, args, strings)
+        baseline::BaselineProgram::call_shared(self, host, func, args, strings, stack_budget)
     }
     fn call_nested(
         &self,
@@ -208,7 +214,9 @@ impl NativeProgram for baseline::BaselineProgram {
         func: FuncId,
         args: &[Word],
         strings: &[Word],
+        stack_budget: Option<usize>,
     ) -> Result<Word, Trap> {
-        self.tables().call_nested(host, func, args, strings)
+        self.tables()
+            .call_nested(host, func, args, strings, stack_budget)
     }
 }

@@ -92,9 +92,9 @@ impl CompiledProgram {
     /// [`waddle_opt::abi::DEFAULT_STACK_BUDGET`]). Where the calling thread's
     /// stack is smaller than the budget plus
     /// [`crate::abi::HELPER_STACK_RESERVE`] (known on Linux), the limit is
-    /// raised to leave [`crate::abi::MIN_HELPER_STACK`] above the end of the
-    /// thread's stack, so compiled code reports `stack overflow` instead of
-    /// crashing.
+    /// raised to leave [`crate::abi::MIN_HELPER_STACK`] (or half of a
+    /// smaller thread's stack) above the end of the thread's stack, so
+    /// compiled code reports `stack overflow` instead of crashing.
     pub fn set_stack_budget(&mut self, bytes: usize) {
         self.tables.set_stack_budget(bytes);
     }
@@ -118,14 +118,18 @@ impl CompiledProgram {
     /// threads at once. Needs code that loads constants through
     /// `VmCtx::strings` (see [`crate::JitOptions::strings_from_ctx`]);
     /// a table shorter than the texts traps `assertion failed`.
+    /// `stack_budget` overrides the program's stack budget for this call
+    /// (a per-store limit).
     pub fn call_shared(
         &self,
         host: &mut dyn Host,
         func: FuncId,
         args: &[Word],
         strings: &[Word],
+        stack_budget: Option<usize>,
     ) -> Result<Word, Trap> {
-        self.tables.call_shared(host, func, args, strings)
+        self.tables
+            .call_shared(host, func, args, strings, stack_budget)
     }
 
     /// The machine code of `func`, `None` for declarations.

@@ -19,8 +19,8 @@ pub(crate) fn collect_strings(
         .map(|(i, t)| (t.clone(), i))
         .collect();
     for f in program.funcs.values() {
-        for &b in &f.layout {
-            for &i in &f.blocks[b].insts {
+        for &b in f.layout() {
+            for &i in &f.blocks()[b].insts {
                 if let InstKind::SConst(s) = &f.inst(i).kind {
                     if !index.contains_key(s) {
                         index.insert(s.clone(), texts.len());
@@ -37,8 +37,8 @@ pub(crate) fn collect_strings(
 pub(crate) fn globals_used(program: &Program) -> usize {
     let mut n = 0;
     for f in program.funcs.values() {
-        for &b in &f.layout {
-            for &i in &f.blocks[b].insts {
+        for &b in f.layout() {
+            for &i in &f.blocks()[b].insts {
                 if let InstKind::GlobalGet(g) | InstKind::GlobalSet(g, _) = f.inst(i).kind {
                     n = n.max(g.index() + 1);
                 }

@@ -15,7 +15,9 @@ use waddle_frontend::{compile as frontend_compile, CompileOptions, SourceFile, S
 use waddle_jit::JitOptions;
 use waddle_opt::abi::TrapCode;
 use waddle_opt::ir::Program;
-use waddle_test_support::tiers::{on_big_stack, run_interp, run_native, HostSetup, Outcome, Tier};
+use waddle_test_support::tiers::{
+    native_tiers, on_big_stack, run_interp, run_native, HostSetup, Outcome,
+};
 
 fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../lang-tests/tests/programs")
@@ -93,7 +95,7 @@ fn compare(
 ) -> Option<Outcome> {
     let (interp, _) = run_interp(program, name, &[], setup);
     let mut agree = true;
-    for tier in Tier::available() {
+    for tier in native_tiers() {
         let (native, _) = run_native(tier, program, name, &[], setup, &JitOptions::default());
         if native == interp {
             continue;
@@ -102,18 +104,13 @@ fn compare(
         let _ = writeln!(
             failures,
             "{rel} (fuel {:?}): engines differ\n  interp: {:?}\n  {}: {:?}",
-            setup.fuel,
-            interp.result,
-            tier.name(),
-            native.result
+            setup.fuel, interp.result, tier, native.result
         );
         if native.out != interp.out {
             let _ = writeln!(
                 failures,
                 "  interp out:\n{}\n  {} out:\n{}",
-                interp.out,
-                tier.name(),
-                native.out
+                interp.out, tier, native.out
             );
         }
     }
@@ -181,7 +178,7 @@ fn corpus_agrees_with_interpreter_and_expectations() {
         assert!(ran > 0, "no corpus program ran");
         eprintln!(
             "corpus: {ran} programs on {:?}, {out_of_fuel} ran out of fuel at 3000",
-            Tier::available()
+            native_tiers()
         );
         failures
     });

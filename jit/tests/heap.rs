@@ -2,12 +2,12 @@
 //! interpreter: arrays, strings, heap traps, deep and unbounded recursion,
 //! garbage collection with compiled frames, host panics.
 
-use waddle_jit::JitOptions;
+use waddle_jit::{compile, JitOptions};
 use waddle_opt::abi::{Trap, TrapCode, Word};
 use waddle_opt::interp::Host;
 use waddle_opt::ir::{SrcLoc, Type};
 use waddle_test_support::tiers::{
-    check_same, on_big_stack, parse, run_native, HostSetup, Tier, NONE,
+    check_same, native_tiers, on_big_stack, parse, run_native, HostSetup, NONE,
 };
 use waddle_test_support::TestHost;
 
@@ -183,10 +183,10 @@ fn tiny_budget_overflows_at_entry() {
     let r = on_big_stack(move || {
         let mut host = TestHost::new(0);
         let f = p.func_by_name("depth").unwrap();
-        Tier::available()
+        native_tiers()
             .into_iter()
             .map(|tier| {
-                let mut code = tier.compile(&p, &JitOptions::default()).unwrap();
+                let mut code = compile(tier, &p, &JitOptions::default()).unwrap();
                 code.set_stack_budget(0);
                 code.call(&mut host, f, &[5])
             })
@@ -265,7 +265,7 @@ fn gc_with_compiled_frames_keeps_live_arrays() {
     };
     let o = check_same(GC, "churn", &[5000], setup);
     assert_eq!(o.result, Ok(1400));
-    for tier in Tier::available() {
+    for tier in native_tiers() {
         let p = parse(GC);
         let (collections, swept, max_live) = on_big_stack(move || {
             let opts = JitOptions::default();
@@ -319,11 +319,11 @@ fn host_panic_is_resumed_in_rust() {
             Ok(())
         }
     }
-    for tier in Tier::available() {
+    for tier in native_tiers() {
         let p = parse(RECURSION);
         let caught = on_big_stack(move || {
             let mut host = Panicky(TestHost::new(0));
-            let mut cp = tier.compile(&p, &JitOptions::default()).unwrap();
+            let mut cp = compile(tier, &p, &JitOptions::default()).unwrap();
             let f = p.func_by_name("main").unwrap();
             let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 cp.call(&mut host, f, &[])

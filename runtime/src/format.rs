@@ -15,15 +15,47 @@ use std::io::Write;
 use waddle_opt::abi::{array_elems, str_bytes, Word};
 use waddle_opt::ir::Type;
 
-/// Appends the text `print` writes for `value` of type `ty` (without the
+/// Writes the text `print` writes for `value` of type `ty` (without the
 /// newline) to `out`. `void` writes nothing.
+///
+/// `out` is any writer, so the text never has to exist in one piece: `str`
+/// measures it with a [`ByteCounter`] and then writes it straight into the
+/// string object, `print` streams it into the output in blocks. Write
+/// errors are ignored (the writers used here do not fail, or record their
+/// failure themselves).
 ///
 /// # Safety
 /// When `ty` is a reference type, `value` must be a live heap object of
 /// that type (arrays: all elements as well, recursively).
-pub unsafe fn format_value(out: &mut Vec<u8>, ty: Type, value: Word) {
+pub unsafe fn format_value<W: Write>(out: &mut W, ty: Type, value: Word) {
     // SAFETY: the caller's promise is `write_value`'s.
     unsafe { write_value(out, ty, value, false) }
+}
+
+/// The length of the text [`format_value`] writes, without storing it.
+///
+/// # Safety
+/// As [`format_value`].
+pub unsafe fn formatted_len(ty: Type, value: Word) -> usize {
+    let mut counter = ByteCounter(0);
+    // SAFETY: the caller's promise is `format_value`'s.
+    unsafe { format_value(&mut counter, ty, value) };
+    counter.0
+}
+
+/// A writer that only counts the bytes written to it.
+#[derive(Debug, Default)]
+pub struct ByteCounter(pub usize);
+
+impl Write for ByteCounter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 = self.0.saturating_add(buf.len());
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// The text of a float: Rust's `{:?}` of `f64`.
@@ -31,7 +63,7 @@ pub fn format_float(f: f64) -> String {
     format!("{f:?}")
 }
 
-unsafe fn write_value(out: &mut Vec<u8>, ty: Type, value: Word, quoted: bool) {
+unsafe fn write_value<W: Write>(out: &mut W, ty: Type, value: Word, quoted: bool) {
     match ty {
         Type::Unit => {}
         Type::Int => {
@@ -40,53 +72,63 @@ unsafe fn write_value(out: &mut Vec<u8>, ty: Type, value: Word, quoted: bool) {
         Type::Float => {
             let _ = write!(out, "{:?}", f64::from_bits(value));
         }
-        Type::Bool => out.extend_from_slice(if value != 0 { b"true" } else { b"false" }),
+        Type::Bool => {
+            let _ = out.write_all(if value != 0 { b"true" } else { b"false" });
+        }
         Type::Str => {
             // SAFETY: the caller guarantees a live string object.
             let bytes = unsafe { str_bytes(value) };
             if quoted {
                 write_escaped(out, bytes);
             } else {
-                out.extend_from_slice(bytes);
+                let _ = out.write_all(bytes);
             }
         }
         Type::Array { .. } => {
             let elem = ty.element().unwrap_or(Type::Unit);
-            out.push(b'[');
+            let _ = out.write_all(b"[");
             // SAFETY: the caller guarantees a live array object.
             let elems = unsafe { array_elems(value) };
             for (i, &e) in elems.iter().enumerate() {
                 if i > 0 {
-                    out.extend_from_slice(b", ");
+                    let _ = out.write_all(b", ");
                 }
                 // SAFETY: elements of a live array of type `ty` are live values of `elem`.
                 unsafe { write_value(out, elem, e, true) };
             }
-            out.push(b']');
+            let _ = out.write_all(b"]");
         }
     }
 }
 
-/// Appends `"bytes"` with detail 11's escapes.
-pub fn write_escaped(out: &mut Vec<u8>, bytes: &[u8]) {
-    out.push(b'"');
-    for &b in bytes {
-        match b {
-            b'"' => out.extend_from_slice(b"\\\""),
-            b'\\' => out.extend_from_slice(b"\\\\"),
-            b'\n' => out.extend_from_slice(b"\\n"),
-            b'\r' => out.extend_from_slice(b"\\r"),
-            b'\t' => out.extend_from_slice(b"\\t"),
-            0 => out.extend_from_slice(b"\\0"),
-            0x01..=0x1f | 0x7f => {
-                let _ = write!(out, "\\u{{{b:x}}}");
-            }
+/// Writes `"bytes"` with detail 11's escapes.
+pub fn write_escaped<W: Write>(out: &mut W, bytes: &[u8]) {
+    let _ = out.write_all(b"\"");
+    // Runs of bytes that need no escape are written in one piece.
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let escape: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0 => b"\\0",
+            0x01..=0x1f | 0x7f => b"",
             // Every other byte, including all bytes of multi-byte UTF-8
             // sequences, is copied: non-ASCII text stays as is.
-            _ => out.push(b),
+            _ => continue,
+        };
+        let _ = out.write_all(&bytes[start..i]);
+        start = i + 1;
+        if escape.is_empty() {
+            let _ = write!(out, "\\u{{{b:x}}}");
+        } else {
+            let _ = out.write_all(escape);
         }
     }
-    out.push(b'"');
+    let _ = out.write_all(&bytes[start..]);
+    let _ = out.write_all(b"\"");
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 //! own operands and the globals as roots) and then allocates without
 //! collecting, so intermediate objects never need rooting.
 
+use std::io::Write;
 use std::time::Instant;
 
 use rustc_hash::FxHashMap;
@@ -15,7 +16,7 @@ use waddle_opt::interp::Host;
 use waddle_opt::ir::{HostFnId, Type};
 
 use crate::api::interrupt::Interrupts;
-use crate::format::format_value;
+use crate::format::{format_value, formatted_len};
 use crate::heap::{
     array_object_bytes, str_object_bytes, Conservative, Heap, HeapConfig, RootSource, Typed,
 };
@@ -34,6 +35,11 @@ pub struct Runtime {
     start: Instant,
     /// Host functions, the embedder's data and the last host failure.
     pub(crate) hostfns: crate::hostfn::HostState,
+    /// Objects the embedder holds handles to (`ArrayRef`, `StrRef`): roots
+    /// of every collection.
+    pub(crate) handles: crate::api::handle::HandleRoots,
+    /// Set while a resumable call runs: running out of fuel pauses.
+    pub(crate) fuel_yield: Option<crate::api::resumable::FuelYield>,
     /// Frames of callers suspended in another tier while a nested call
     /// runs (mixed-tier calls): `(address, words)` ranges scanned
     /// conservatively by every collection, pushed and popped in call order
@@ -68,6 +74,8 @@ impl Runtime {
             interrupts: Interrupts::default(),
             start: Instant::now(),
             hostfns: crate::hostfn::HostState::default(),
+            handles: crate::api::handle::HandleRoots::default(),
+            fuel_yield: None,
             nested_roots: Vec::new(),
         }
     }
@@ -75,6 +83,11 @@ impl Runtime {
     /// The heap.
     pub fn heap(&self) -> &Heap {
         &self.heap
+    }
+
+    /// The heap, mutably (to install a limiter).
+    pub(crate) fn heap_mut(&mut self) -> &mut Heap {
+        &mut self.heap
     }
 
     /// The output stream.
@@ -166,7 +179,8 @@ impl Runtime {
         self.nested_roots.pop();
     }
 
-    /// Runs a full collection now, with the globals, pinned objects and
+    /// Runs a full collection now, with the globals, pinned objects, the
+    /// embedder's handles and
     /// `extra_roots` (scanned conservatively) as roots.
     pub fn collect(&mut self, extra_roots: &[Word]) {
         let globals = Typed {
@@ -175,18 +189,20 @@ impl Runtime {
         };
         let nested = NestedRoots(&self.nested_roots);
         self.heap
-            .collect(&[&globals, &Conservative(extra_roots), &nested]);
+            .collect(&[&globals, &self.handles, &Conservative(extra_roots), &nested]);
     }
 
-    /// Reserves `bytes`, with the globals and `roots` as GC roots.
+    /// Reserves `bytes`, with the globals, the embedder's handles and
+    /// `roots` as GC roots.
     fn reserve_with(&mut self, bytes: usize, roots: &[&dyn RootSource]) -> Result<(), TrapCode> {
         let globals = Typed {
             words: &self.globals,
             types: &self.global_types,
         };
         let nested = NestedRoots(&self.nested_roots);
-        let mut all: Vec<&dyn RootSource> = Vec::with_capacity(roots.len() + 2);
+        let mut all: Vec<&dyn RootSource> = Vec::with_capacity(roots.len() + 3);
         all.push(&globals);
+        all.push(&self.handles);
         all.push(&nested);
         all.extend_from_slice(roots);
         self.heap.reserve(bytes, &all)
@@ -210,16 +226,6 @@ impl Runtime {
         let size = array_object_bytes(elems.len()).ok_or(TrapCode::OutOfMemory)?;
         self.reserve_with(size, &[&Conservative(roots), &Conservative(elems)])?;
         self.heap.alloc_array(elems, elems.len(), elem.is_ref())
-    }
-
-    fn format(&self, ty: Type, value: Word) -> Vec<u8> {
-        let mut out = Vec::new();
-        if !ty.is_ref() || self.heap.contains(value) {
-            // SAFETY: scalars need no heap; references are live objects of
-            // this heap whose type the IR guarantees.
-            unsafe { format_value(&mut out, ty, value) };
-        }
-        out
     }
 }
 
@@ -340,36 +346,49 @@ impl Host for Runtime {
             return Err(TrapCode::OutOfMemory);
         }
         // SAFETY: live strings of this heap.
-        let (sa, sb) = unsafe { (str_bytes(a), str_bytes(b)) };
-        let len = sa
-            .len()
-            .checked_add(sb.len())
+        let len = unsafe { str_bytes(a).len().checked_add(str_bytes(b).len()) }
             .ok_or(TrapCode::OutOfMemory)?;
-        let mut bytes = Vec::new();
-        bytes
-            .try_reserve_exact(len)
-            .map_err(|_| TrapCode::OutOfMemory)?;
-        bytes.extend_from_slice(sa);
-        bytes.extend_from_slice(sb);
-        self.new_str(&bytes, roots)
+        let size = str_object_bytes(len).ok_or(TrapCode::OutOfMemory)?;
+        // The operands are roots of the reservation; the result is written
+        // straight into the new object (no temporary copy of the text).
+        self.reserve_with(size, &[&Conservative(roots), &Conservative(&[a, b])])?;
+        self.heap.alloc_str_with(len, |out| {
+            // SAFETY: `a` and `b` were rooted and nothing ran since.
+            let (sa, sb) = unsafe { (str_bytes(a), str_bytes(b)) };
+            out[..sa.len()].copy_from_slice(sa);
+            out[sa.len()..].copy_from_slice(sb);
+        })
     }
 
     fn to_str(&mut self, ty: Type, value: Word, roots: &[Word]) -> Result<Word, TrapCode> {
         if ty == Type::Str {
             return Ok(value);
         }
-        let text = self.format(ty, value);
-        self.new_str(&text, roots)
+        if ty.is_ref() && !self.heap.contains(value) {
+            return self.new_str(b"", roots);
+        }
+        // Measure, reserve, then format straight into the string object:
+        // the text never exists anywhere else.
+        // SAFETY: scalars, or a live object of this heap of type `ty`.
+        let len = unsafe { formatted_len(ty, value) };
+        let size = str_object_bytes(len).ok_or(TrapCode::OutOfMemory)?;
+        self.reserve_with(size, &[&Conservative(roots), &Conservative(&[value])])?;
+        self.heap.alloc_str_with(len, |mut out| {
+            // SAFETY: `value` was rooted and nothing ran since; the text
+            // has exactly `len` bytes.
+            unsafe { format_value(&mut out, ty, value) };
+        })
     }
 
     fn print(&mut self, ty: Type, value: Word) {
         if ty.is_ref() && !self.heap.contains(value) {
             return;
         }
-        let buf = self.output.buffer();
-        // SAFETY: scalars, or a live object of this heap of type `ty`.
-        unsafe { format_value(buf, ty, value) };
-        buf.push(b'\n');
+        let mut stream = self.output.stream();
+        // SAFETY: scalars, or a live object of this heap of type `ty`. The
+        // text is streamed out in blocks, never built whole in memory.
+        unsafe { format_value(&mut stream, ty, value) };
+        let _ = stream.write_all(b"\n");
         self.output.written();
     }
 
@@ -390,6 +409,17 @@ impl Host for Runtime {
                 Ok(())
             }
             Some(f) => {
+                if let Some(y) = &self.fuel_yield {
+                    // A resumable call: wait for the embedder's fuel.
+                    let mut have = *f;
+                    while let Some(more) = y.pause() {
+                        have = have.saturating_add(more);
+                        if have >= units {
+                            *f = have - units;
+                            return self.interrupts.check();
+                        }
+                    }
+                }
                 *f = 0;
                 Err(TrapCode::OutOfFuel)
             }

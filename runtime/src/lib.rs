@@ -42,8 +42,9 @@ pub mod hostfn;
 pub mod output;
 
 pub use api::{
-    ArrayElem, Config, Engine, Instance, InterruptHandle, Module, Store, TypedFunc, TypedParam,
-    TypedParams, TypedResult,
+    ArrayElem, ArrayRef, CallState, Config, Engine, HeapElem, Instance, InterruptHandle, Module,
+    NumericElem, PausedCall, ResourceLimiter, Store, StrRef, TypedFunc, TypedParam, TypedParams,
+    TypedResult,
 };
 pub use driver::{run_source, RunOptions, RunOutcome, Tier};
 pub use engine::{

@@ -83,19 +83,36 @@ impl Output {
         if self.buf.is_empty() || matches!(self.sink, OutputSink::Capture) {
             return;
         }
-        let (sink, buf) = (&mut self.sink, &self.buf);
+        let buf = std::mem::take(&mut self.buf);
+        self.send(&buf);
+        self.buf = buf;
+        self.buf.clear();
+    }
+
+    /// Writes `bytes` to the sink (not [`OutputSink::Capture`]) at once,
+    /// marking the stream broken when that fails or panics.
+    fn send(&mut self, bytes: &[u8]) {
+        let sink = &mut self.sink;
         let result = catch_unwind(AssertUnwindSafe(|| match sink {
             OutputSink::Capture => Ok(()),
             OutputSink::Stdout => {
                 let mut out = io::stdout().lock();
-                out.write_all(buf).and_then(|()| out.flush())
+                out.write_all(bytes).and_then(|()| out.flush())
             }
-            OutputSink::Writer(w) => w.write_all(buf).and_then(|()| w.flush()),
+            OutputSink::Writer(w) => w.write_all(bytes).and_then(|()| w.flush()),
         }));
         if !matches!(result, Ok(Ok(()))) {
             self.broken = true;
         }
-        self.buf.clear();
+    }
+
+    /// A writer appending to this stream that never holds more than
+    /// [`FLUSH_AT`] bytes in the buffer (except for
+    /// [`OutputSink::Capture`], which keeps everything): long text such as
+    /// a printed large array is written through in blocks instead of
+    /// being built in memory first. Call [`Output::written`] afterwards.
+    pub fn stream(&mut self) -> Stream<'_> {
+        Stream(self)
     }
 
     /// Takes the captured bytes (everything written so far for
@@ -107,6 +124,32 @@ impl Output {
     /// Whether a write to the sink has failed.
     pub fn is_broken(&self) -> bool {
         self.broken
+    }
+}
+
+/// The writer [`Output::stream`] returns.
+pub struct Stream<'a>(&'a mut Output);
+
+impl Write for Stream<'_> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        let out = &mut *self.0;
+        if out.broken {
+            return Ok(bytes.len());
+        }
+        let capture = matches!(out.sink, OutputSink::Capture);
+        if !capture && out.buf.len() + bytes.len() > FLUSH_AT {
+            out.flush();
+            if bytes.len() >= FLUSH_AT {
+                out.send(bytes);
+                return Ok(bytes.len());
+            }
+        }
+        out.buf.extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
     }
 }
 
@@ -142,6 +185,42 @@ mod tests {
         out.flush();
         assert_eq!(out.take().len(), 2 + FLUSH_AT * 2);
         assert!(out.take().is_empty());
+    }
+
+    /// A writer that records the largest single write and the total.
+    struct Sizes(Arc<Mutex<(usize, usize)>>);
+
+    impl Write for Sizes {
+        fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+            let mut s = self.0.lock().unwrap();
+            s.0 = s.0.max(b.len());
+            s.1 += b.len();
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn streaming_keeps_the_buffer_bounded() {
+        let sizes = Arc::new(Mutex::new((0, 0)));
+        let mut out = Output::new(OutputSink::Writer(Box::new(Sizes(sizes.clone()))));
+        for _ in 0..100_000 {
+            out.stream().write_all(b"12345, ").unwrap();
+            assert!(out.buf.len() <= FLUSH_AT);
+        }
+        // One large piece goes straight through.
+        out.stream().write_all(&vec![b'y'; FLUSH_AT * 3]).unwrap();
+        assert!(out.buf.len() <= FLUSH_AT);
+        out.flush();
+        let (largest, total) = *sizes.lock().unwrap();
+        assert_eq!(total, 700_000 + FLUSH_AT * 3);
+        assert_eq!(largest, FLUSH_AT * 3);
+        // Capture keeps everything.
+        let mut cap = Output::new(OutputSink::Capture);
+        cap.stream().write_all(&vec![b'z'; FLUSH_AT * 2]).unwrap();
+        assert_eq!(cap.take().len(), FLUSH_AT * 2);
     }
 
     #[test]

@@ -84,7 +84,7 @@ fn check_limits(program: &Program, strings: usize, globals: usize) -> Result<(),
     }
     for f in program.funcs.values() {
         let scratch: usize = f
-            .insts
+            .insts()
             .values()
             .map(|i| match &i.kind {
                 InstKind::ArrayLit(e) => e.len(),
@@ -92,7 +92,7 @@ fn check_limits(program: &Program, strings: usize, globals: usize) -> Result<(),
             })
             .max()
             .unwrap_or(0);
-        if f.values.len() + scratch >= MAX_INDEX {
+        if f.values().len() + scratch >= MAX_INDEX {
             return Err(too_big(&f.name, "frame"));
         }
     }

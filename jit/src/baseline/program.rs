@@ -78,14 +78,18 @@ impl BaselineProgram {
     /// threads at once. Needs code that loads constants through
     /// `VmCtx::strings` (see [`crate::JitOptions::strings_from_ctx`]);
     /// a table shorter than the texts traps `assertion failed`.
+    /// `stack_budget` overrides the program's stack budget for this call
+    /// (a per-store limit).
     pub fn call_shared(
         &self,
         host: &mut dyn Host,
         func: FuncId,
         args: &[Word],
         strings: &[Word],
+        stack_budget: Option<usize>,
     ) -> Result<Word, Trap> {
-        self.tables.call_shared(host, func, args, strings)
+        self.tables
+            .call_shared(host, func, args, strings, stack_budget)
     }
 
     /// The machine code of `func`, `None` for declarations.

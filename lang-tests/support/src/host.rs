@@ -142,18 +142,7 @@ impl TestHost {
     }
 
     fn new_array(&mut self, elem: Type, elems: &[Word]) -> Word {
-        let mut v: Vec<Word> = elems.to_vec();
-        v.reserve(4);
-        let (len, cap) = (v.len() as u64, v.capacity() as u64);
-        let data = v.as_mut_ptr();
-        std::mem::forget(v);
-        let obj = Box::new(ArrayObj {
-            header: header(obj_kind::ARRAY, elem.is_ref(), false),
-            len,
-            cap,
-            data,
-        });
-        let w = Box::into_raw(obj) as usize;
+        let w = new_array(elem, elems) as usize;
         self.live.insert(w);
         self.arrays.insert(w);
         w as Word
@@ -439,7 +428,8 @@ pub fn new_str(s: &str) -> Word {
 }
 
 /// A leaked array object holding `elems` (a test argument made without a
-/// host); its buffer is a `Vec`'s, so `push` may grow it.
+/// host); its buffer is a `Vec`'s, so `push` may grow it. The host's own
+/// arrays are made the same way and freed by its collector.
 pub fn new_array(elem: Type, elems: &[Word]) -> Word {
     let mut data = elems.to_vec();
     data.reserve(4);

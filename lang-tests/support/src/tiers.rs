@@ -3,7 +3,7 @@
 //! [`TestHost`], compared by result (word or trap) and printed output.
 
 use waddle_jit::abi::HELPER_STACK_RESERVE;
-use waddle_jit::{baseline, cranelift, JitOptions, NativeProgram};
+use waddle_jit::{compile, JitOptions, Tier};
 use waddle_opt::abi::{Trap, Word, DEFAULT_STACK_BUDGET};
 use waddle_opt::interp::Interpreter;
 use waddle_opt::ir::{parse_program, Program};
@@ -34,78 +34,40 @@ pub const NONE: HostSetup = HostSetup {
     gc_every: None,
 };
 
-/// A native tier.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub enum Tier {
-    /// T1, the one-pass dynasmrt generator (x86-64 hosts).
-    Baseline,
-    /// T2's code generator, Cranelift.
-    Opt,
+/// The native tiers whose code differs, that this host runs: T1 and T2
+/// (T3 hands Cranelift other IR, not another code generator).
+pub fn native_tiers() -> Vec<Tier> {
+    Tier::host_tiers().filter(|&t| t != Tier::Full).collect()
 }
 
-impl Tier {
-    /// The native tiers this host can run (the baseline runs natively on
-    /// x86-64 only, Cranelift on x86-64 and AArch64).
-    pub fn available() -> Vec<Tier> {
-        let mut tiers = Vec::new();
-        if cfg!(target_arch = "x86_64") {
-            tiers.push(Tier::Baseline);
-        }
-        if cfg!(any(target_arch = "x86_64", target_arch = "aarch64")) {
-            tiers.push(Tier::Opt);
-        }
-        tiers
-    }
-
-    /// The `--tier` name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Tier::Baseline => "baseline",
-            Tier::Opt => "opt",
-        }
-    }
-
-    /// Compiles `p` with this tier.
-    pub fn compile(
-        self,
-        p: &Program,
-        opts: &JitOptions,
-    ) -> Result<Box<dyn NativeProgram>, waddle_jit::CompileError> {
-        Ok(match self {
-            Tier::Baseline => Box::new(baseline::compile(p, opts)?),
-            Tier::Opt => Box::new(cranelift::compile(p, opts)?),
+/// The option sets a differential run compares for `tier`: Cranelift with
+/// and without optimization and with the single-pass register allocator
+/// huge functions get; the baseline with and without fuel counting (only
+/// with it when the run has a fuel budget).
+pub fn configs(tier: Tier, setup: HostSetup) -> Vec<JitOptions> {
+    let base = JitOptions::default();
+    match tier {
+        Tier::Opt | Tier::Full => [
+            (true, base.huge_function_insts),
+            (false, base.huge_function_insts),
+            (true, 0),
+        ]
+        .into_iter()
+        .map(|(optimize, huge_function_insts)| JitOptions {
+            optimize,
+            huge_function_insts,
+            ..base.clone()
         })
-    }
-
-    /// The option sets a differential run compares for this tier: Cranelift
-    /// with and without optimization and with the single-pass register
-    /// allocator huge functions get; the baseline with and without fuel
-    /// counting (only with it when the run has a fuel budget).
-    pub fn configs(self, setup: HostSetup) -> Vec<JitOptions> {
-        let base = JitOptions::default();
-        match self {
-            Tier::Opt => [
-                (true, base.huge_function_insts),
-                (false, base.huge_function_insts),
-                (true, 0),
-            ]
+        .collect(),
+        Tier::Baseline => [true, false]
             .into_iter()
-            .map(|(optimize, huge_function_insts)| JitOptions {
-                optimize,
-                huge_function_insts,
+            .filter(|&fuel| fuel || setup.fuel.is_none())
+            .map(|fuel| JitOptions {
+                fuel,
+                disasm: true,
                 ..base.clone()
             })
             .collect(),
-            Tier::Baseline => [true, false]
-                .into_iter()
-                .filter(|&fuel| fuel || setup.fuel.is_none())
-                .map(|fuel| JitOptions {
-                    fuel,
-                    disasm: true,
-                    ..base.clone()
-                })
-                .collect(),
-        }
     }
 }
 
@@ -158,9 +120,7 @@ pub fn run_native(
     opts: &JitOptions,
 ) -> (Outcome, TestHost) {
     let mut host = host_for(p, setup);
-    let mut code = tier
-        .compile(p, opts)
-        .unwrap_or_else(|e| panic!("{} compile failed: {e}", tier.name()));
+    let mut code = compile(tier, p, opts).unwrap_or_else(|e| panic!("{tier} compile failed: {e}"));
     let f = p.func_by_name(name).expect("function");
     let result = code.call(&mut host, f, args);
     let out = std::mem::take(&mut host.out);
@@ -168,13 +128,13 @@ pub fn run_native(
 }
 
 /// Runs `name` of IR text `text` on the interpreter and, on a big stack,
-/// on every available native tier in each of its [`Tier::configs`];
+/// on every tier of [`native_tiers`] in each of its [`configs`];
 /// asserts identical outcomes and returns the interpreter's.
 pub fn check_same(text: &str, name: &str, args: &[Word], setup: HostSetup) -> Outcome {
     let p = parse(text);
     let (expected, _) = run_interp(&p, name, args, setup);
-    for tier in Tier::available() {
-        for opts in tier.configs(setup) {
+    for tier in native_tiers() {
+        for opts in configs(tier, setup) {
             let (p2, name2, args2) = (p.clone(), name.to_string(), args.to_vec());
             let what = format!("{} {opts:?}", tier.name());
             let got = on_big_stack(move || run_native(tier, &p2, &name2, &args2, setup, &opts).0);

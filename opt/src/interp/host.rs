@@ -1,6 +1,6 @@
-//! The interface through which the interpreter (and later the compiled
-//! tiers' runtime helpers) reaches the runtime: heap allocation, printing,
-//! globals, clock and fuel.
+//! The interface through which the interpreter and the native tiers'
+//! runtime helpers (`waddle-jit`'s `helpers`) reach the runtime: heap
+//! allocation, printing, globals, clock, fuel and host functions.
 //!
 //! Reading heap objects (lengths, elements, string bytes) needs no host: it
 //! follows the layouts of [`crate::abi`] directly, as compiled code does.

@@ -30,12 +30,12 @@ pub fn declare(p: &mut Program, name: &str, params: &[Type], ret: Type) -> FuncI
 /// Builds the body of declared function `id` with `body(builder, params)`.
 pub fn define(p: &mut Program, id: FuncId, body: impl FnOnce(&mut B<'_>, Vec<Value>)) {
     let f = &mut p.funcs[id];
-    f.layout.clear();
     let params = f.sig.params.clone();
     let mut b = B {
         b: FunctionBuilder::new(f),
         blk: Block::from_u32(0),
     };
+    b.b.set_layout(Vec::new());
     let entry = b.b.create_block();
     b.blk = entry;
     let vals = params

@@ -52,6 +52,8 @@ pub struct Store {
     engine: Engine,
     runtime: Runtime,
     instance: Option<InstanceState>,
+    /// Stack bytes a call may use (see [`Store::set_stack_limit`]).
+    stack_limit: usize,
 }
 
 /// What a store keeps of its instance.
@@ -97,16 +99,24 @@ impl Store {
             stress: config.gc_stress,
             ..HeapConfig::default()
         };
+        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+        let mut runtime = Runtime::new(heap, sink, None);
+        runtime.handles.store_id = id;
         Store {
-            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            id,
             engine: engine.clone(),
-            runtime: Runtime::new(heap, sink, None),
+            runtime,
             instance: None,
+            stack_limit: config.stack_budget,
         }
     }
 
     pub(crate) fn id(&self) -> u64 {
         self.id
+    }
+
+    pub(crate) fn runtime(&self) -> &Runtime {
+        &self.runtime
     }
 
     pub(crate) fn runtime_mut(&mut self) -> &mut Runtime {
@@ -192,9 +202,10 @@ impl Store {
             )));
         }
         let runtime = &mut self.runtime;
+        let stack_limit = self.stack_limit;
         let outcome = match (&m.native, m.is_native.get(func.index())) {
             (Some(unit), Some(true)) => catch_unwind(AssertUnwindSafe(|| {
-                unit.call_shared(runtime, func, args, &inst.strings)
+                unit.call_shared(runtime, func, args, &inst.strings, Some(stack_limit))
             })),
             _ => {
                 let program = &m.program;
@@ -206,7 +217,7 @@ impl Store {
                             let mut e = Executor::new(
                                 program,
                                 runtime,
-                                config.stack_budget,
+                                stack_limit,
                                 config.tiering.clone(),
                             );
                             let tier = match config.tier {
@@ -246,6 +257,20 @@ impl Store {
         }
     }
 
+    /// Records the stack limit; the prepared interpreter takes it now,
+    /// native code at each call.
+    pub(crate) fn set_stack_limit_inner(&mut self, bytes: usize) {
+        self.stack_limit = bytes;
+        if let Some(exec) = self.instance.as_mut().and_then(|i| i.exec.as_mut()) {
+            exec.set_stack_budget(bytes);
+        }
+    }
+
+    /// The stack limit in bytes ([`Store::set_stack_limit`]).
+    pub fn stack_limit(&self) -> usize {
+        self.stack_limit
+    }
+
     /// Sets the data host functions reach with [`crate::Caller::data`]
     /// (replacing earlier data of any type).
     pub fn set_data<T: std::any::Any + Send>(&mut self, data: T) {
@@ -268,8 +293,14 @@ impl Store {
     }
 
     /// Sets the remaining fuel (`None`: unlimited). Fuel is charged one
-    /// unit per function entry and loop back edge on every tier; running
-    /// out is [`crate::TrapCode::OutOfFuel`], after which the store can be
+    /// unit per function entry and loop back edge of the code as
+    /// optimized: for one [`crate::Config::opt_level`] every tier charges
+    /// the same, while optimizations that remove entries or back edges
+    /// (inlining, unrolling) make `-O2` code use fewer units than `-O0`.
+    /// Units are paid in batches of [`crate::api::FUEL_BATCH`], so a call
+    /// stops (or, with [`crate::TypedFunc::call_resumable`], pauses) when
+    /// the fuel left cannot pay the next batch. Running out is
+    /// [`crate::TrapCode::OutOfFuel`], after which the store can be
     /// refueled and used again. Refused when the engine's native code does
     /// not count fuel ([`crate::Config::interruptible`] off).
     pub fn set_fuel(&mut self, fuel: Option<u64>) -> Result<(), Error> {

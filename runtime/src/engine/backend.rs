@@ -3,7 +3,7 @@
 //! [`super::exec`].
 
 use waddle_opt::ir::{FuncId, Program};
-use waddle_opt::passes::{Pipeline, PipelineOptions, PrintAfter};
+use waddle_opt::passes::{PassError, Pipeline, PipelineOptions, PrintAfter};
 
 use super::compile::{PassLog, PassTrace};
 
@@ -24,11 +24,10 @@ pub(crate) fn run_pipeline(
     vsdg: bool,
     passes: Option<&[String]>,
     trace: &PassTrace,
-) -> Result<PassLog, String> {
+) -> Result<PassLog, PassError> {
     let pipeline = match passes {
-        Some(names) => Pipeline::from_names(names).map_err(|e| e.to_string())?,
-        None if vsdg => Pipeline::from_names(&waddle_opt::passes::vsdg_pipeline(opt_level))
-            .map_err(|e| e.to_string())?,
+        Some(names) => Pipeline::from_names(names)?,
+        None if vsdg => Pipeline::from_names(&waddle_opt::passes::vsdg_pipeline(opt_level))?,
         None => Pipeline::for_level(opt_level),
     };
     let options = PipelineOptions {
@@ -39,9 +38,7 @@ pub(crate) fn run_pipeline(
         passes: trace.print_after.clone(),
         out: String::new(),
     };
-    let report = pipeline
-        .run(program, &options, &mut print)
-        .map_err(|e| e.to_string())?;
+    let report = pipeline.run(program, &options, &mut print)?;
     Ok(PassLog {
         report: trace.time.then_some(report),
         printed: print.out,

@@ -199,7 +199,7 @@ pub fn optimize(program: &mut Program, opt: &OptOptions) -> Result<PassLog, Erro
         )
     }))
     .map_err(|p| panic_error("the optimizer", p))?;
-    let log = result.map_err(Error::Passes)?;
+    let log = result.map_err(|e| Error::Passes(e.to_string()))?;
     if cfg!(debug_assertions) {
         let verified = catch_unwind(AssertUnwindSafe(|| backend::verify(program)))
             .map_err(|p| panic_error("the verifier", p))?;

@@ -73,6 +73,8 @@ pub(crate) struct Executor {
     deferred: RefCell<Vec<Done>>,
     /// Whether native code counts fuel.
     fuel: Cell<bool>,
+    /// Stack bytes a call may use (every tier).
+    stack_budget: Cell<usize>,
     /// Per function: its counters are armed for `auto`.
     armed: RefCell<Vec<bool>>,
     /// Per function: a tier it is pinned to (`None`: the policy decides).
@@ -115,6 +117,7 @@ impl Executor {
             generation: RefCell::new(Vec::new()),
             queued: RefCell::new(Vec::new()),
             fuel: Cell::new(false),
+            stack_budget: Cell::new(stack_budget),
             armed: RefCell::new(Vec::new()),
             pins: Vec::new(),
             native_failed: Cell::new(false),
@@ -140,6 +143,12 @@ impl Executor {
             *a = false;
         }
         self.native_failed.set(false);
+    }
+
+    /// Sets the stack budget of later calls (every tier).
+    pub(crate) fn set_stack_budget(&mut self, bytes: usize) {
+        self.interp.set_stack_budget(bytes);
+        self.stack_budget.set(bytes);
     }
 
     /// Forgets `func`'s native code (an entry's top-level code after it ran).
@@ -330,7 +339,7 @@ impl Executor {
                 // SAFETY: the pool's first `n` words stay initialized and in
                 // place while the executor lives (installs only append).
                 let strings = unsafe { std::slice::from_raw_parts(strings, n) };
-                unit.call_shared(&mut th, func, args, strings)
+                unit.call_shared(&mut th, func, args, strings, Some(self.stack_budget.get()))
             }
             None => self.interp.call(&mut th, func, args),
         };
@@ -653,7 +662,7 @@ impl Host for TieredHost<'_> {
                 };
                 // SAFETY: as in `Executor::call`.
                 let strings = unsafe { std::slice::from_raw_parts(ptr, n) };
-                unit.call_nested(self, func, args, strings)
+                unit.call_nested(self, func, args, strings, Some(exec.stack_budget.get()))
             }
             None => {
                 if !exec.interp.is_external(func) {

@@ -610,11 +610,11 @@ impl Engine {
             .map(|g| g.mutable)
             .collect();
         let n_before = self.program.funcs.len();
-        let mut linked =
-            link::link(&mut self.program, compiled.optimized).map_err(Error::Internal)?;
+        let link_error = |e: link::LinkError| Error::Internal(format!("linking: {e}"));
+        let mut linked = link::link(&mut self.program, compiled.optimized).map_err(link_error)?;
         self.global_mutable = mutable;
         // The unoptimized mirror links the same way (same ids by construction).
-        let _ = link::link(&mut self.source_ir, compiled.frontend.program);
+        link::link(&mut self.source_ir, compiled.frontend.program).map_err(link_error)?;
         self.reoptimize_inliners(n_before, &mut linked)?;
         let globals = self.runtime.add_globals(&linked.new_globals);
         let mut result = globals.map_err(|code| Error::Runtime(RuntimeError::new(code, None)));

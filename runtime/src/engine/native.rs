@@ -413,7 +413,7 @@ impl NativeCode {
 fn callees(program: &Program, funcs: &[FuncId]) -> Vec<FuncId> {
     let mut out: Vec<FuncId> = Vec::new();
     for &f in funcs {
-        for inst in program.funcs[f].insts.values() {
+        for inst in program.funcs[f].insts().values() {
             if let InstKind::Call(c, _) = &inst.kind {
                 let c = *c;
                 let bodied = program.funcs.get(c).is_some_and(|g| !g.is_declaration());

@@ -154,9 +154,9 @@ pub(crate) fn native_tier(tier: Tier) -> Option<Tier> {
 /// Whether `f` has a loop: an edge to a block at the same or an earlier
 /// layout position (the interpreter's back-edge rule).
 pub(crate) fn has_loop(f: &Function) -> bool {
-    let pos = |b| f.layout.iter().position(|&x| x == b);
-    f.layout.iter().enumerate().any(|(i, &b)| {
-        f.blocks[b]
+    let pos = |b| f.layout().iter().position(|&x| x == b);
+    f.layout().iter().enumerate().any(|(i, &b)| {
+        f.blocks()[b]
             .term
             .successors()
             .any(|s| pos(s.block).is_none_or(|p| p <= i))

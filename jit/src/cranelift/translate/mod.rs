@@ -137,7 +137,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             vmctx,
             blocks: HashMap::new(),
             pos: func
-                .layout
+                .layout()
                 .iter()
                 .enumerate()
                 .map(|(i, &bl)| (bl, i))
@@ -153,7 +153,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         let order = t.reverse_postorder();
         for &bl in &order {
             let cb = t.b.create_block();
-            for &p in &func.blocks[bl].params {
+            for &p in &func.blocks()[bl].params {
                 let ty = func.value_type(p);
                 let v =
                     t.b.append_block_param(cb, native_type(ty).unwrap_or(types::I64));
@@ -174,7 +174,7 @@ impl<'a, 'b> Translator<'a, 'b> {
     /// Blocks reachable from the entry, in reverse postorder.
     fn reverse_postorder(&self) -> Vec<Block> {
         let f = self.func;
-        let Some(&entry) = f.layout.first() else {
+        let Some(&entry) = f.layout().first() else {
             return Vec::new();
         };
         let mut seen = std::collections::HashSet::new();
@@ -182,7 +182,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         let mut stack: Vec<(Block, usize)> = vec![(entry, 0)];
         seen.insert(entry);
         while let Some(&mut (bl, ref mut i)) = stack.last_mut() {
-            let succ = f.blocks[bl].term.successors().nth(*i).map(|c| c.block);
+            let succ = f.blocks()[bl].term.successors().nth(*i).map(|c| c.block);
             *i += 1;
             match succ {
                 Some(s) => {
@@ -457,7 +457,7 @@ impl<'a, 'b> Translator<'a, 'b> {
     fn block(&mut self, bl: Block) {
         let cb = self.blocks[&bl];
         self.b.switch_to_block(cb);
-        for &i in &self.func.blocks[bl].insts {
+        for &i in &self.func.blocks()[bl].insts {
             self.inst(i);
         }
         self.terminator(bl);
@@ -490,7 +490,7 @@ impl<'a, 'b> Translator<'a, 'b> {
 
     /// Translates the terminator of `bl`.
     fn terminator(&mut self, bl: Block) {
-        match &self.func.blocks[bl].term {
+        match &self.func.blocks()[bl].term {
             Terminator::Return(v) => {
                 let rets: Vec<ir::Value> = v.iter().map(|&v| self.val(v)).collect();
                 self.b.ins().return_(&rets);

@@ -1,14 +1,24 @@
 /* Part 3 of the AArch64 runtime (see common.h): `str(x)` and `print`. */
 
-/* A growable byte buffer for `str(x)`. */
+/* The text of `str(x)`: measured first (`count_only`: only `len` grows),
+ * then written into the string object's own bytes (`fixed`: `p` has room
+ * for exactly the measured length), so it never exists in a temporary. */
 typedef struct {
     uint8_t *p;
     size_t len, cap;
-    int failed;
+    int failed, count_only, fixed;
 } Buf;
 
 static void buf_put(Buf *b, const void *src, size_t n) {
     if (b->failed) return;
+    if (b->count_only) {
+        b->len += n;
+        return;
+    }
+    if (b->fixed && b->len + n > b->cap) {
+        b->failed = 1;
+        return;
+    }
     if (b->len + n > b->cap) {
         size_t cap = b->cap ? b->cap : 64;
         while (cap < b->len + n) cap *= 2;
@@ -228,17 +238,28 @@ static void format_value(Buf *b, uint32_t t, Word w, int quoted) {
 
 static Word h_to_str(VmCtx *ctx, uint32_t t, Word value) {
     if ((t & 0xff) == T_STR) return value;
+    Buf count = {0};
+    count.count_only = 1;
+    format_value(&count, t, value, 0);
+    Word roots[1] = {value};
+    if (!reserve(ctx, str_size(count.len), roots, 1)) return 0;
+    StrObj *s = raw_alloc(ctx, sizeof(StrObj) + count.len);
+    if (!s) return 0;
     Buf b = {0};
+    b.p = (uint8_t *)(s + 1);
+    b.cap = count.len;
+    b.fixed = 1;
     format_value(&b, t, value, 0);
-    if (b.failed) {
-        free(b.p);
+    memset(&s->h, 0, sizeof s->h);
+    s->h.kind = KIND_STR;
+    s->len = b.len;
+    s->ptr = (const uint8_t *)(s + 1);
+    if (b.failed || !track(ctx, s, str_size(count.len))) {
+        free(s);
         ctx->trap_code = TRAP_OUT_OF_MEMORY;
         return 0;
     }
-    Word roots[1] = {value};
-    Word s = reserve(ctx, str_size(b.len), roots, 1) ? new_str(ctx, b.p, b.len) : 0;
-    free(b.p);
-    return s;
+    return (Word)(uintptr_t)s;
 }
 
 /* The print record's value encoding. */

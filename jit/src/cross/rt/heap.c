@@ -73,12 +73,20 @@ static int obj_insert(uintptr_t p) {
     return 1;
 }
 
-/* Bytes an object occupies (saturating: UINT64_MAX never fits). */
+/* Bytes accounted per object beyond its header and buffer: the same
+ * constant as the host runtime's `heap::object::OBJECT_OVERHEAD`, so
+ * every tier and both architectures decide `out of memory` alike. */
+#define OBJ_OVERHEAD 64
+
+/* Bytes accounted for an object (saturating: UINT64_MAX never fits). */
 static uint64_t str_size(uint64_t len) {
-    return len > UINT64_MAX - sizeof(StrObj) ? UINT64_MAX : sizeof(StrObj) + len;
+    return len > UINT64_MAX - sizeof(StrObj) - OBJ_OVERHEAD ? UINT64_MAX
+                                                            : sizeof(StrObj) + len + OBJ_OVERHEAD;
 }
 static uint64_t array_size(uint64_t cap) {
-    return cap > (UINT64_MAX - sizeof(ArrayObj)) / 8 ? UINT64_MAX : sizeof(ArrayObj) + cap * 8;
+    return cap > (UINT64_MAX - sizeof(ArrayObj) - OBJ_OVERHEAD) / 8
+               ? UINT64_MAX
+               : sizeof(ArrayObj) + cap * 8 + OBJ_OVERHEAD;
 }
 static uint64_t add_size(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
 static uint64_t mul_size(uint64_t a, uint64_t b) {
@@ -173,7 +181,7 @@ static int track(VmCtx *c, void *obj, uint64_t bytes) {
 
 /* A string (reserved by the caller); 0 when out of memory. */
 static Word new_str(VmCtx *c, const uint8_t *bytes, uint64_t len) {
-    StrObj *s = raw_alloc(c, str_size(len));
+    StrObj *s = raw_alloc(c, sizeof(StrObj) + len);
     if (!s) return 0;
     memset(&s->h, 0, sizeof s->h);
     s->h.kind = KIND_STR;
@@ -279,9 +287,11 @@ static Word h_array_repeat(VmCtx *c, uint32_t elem, Word value, int64_t count) {
 static void h_array_push(VmCtx *c, Word array, Word value) {
     ArrayObj *a = (ArrayObj *)(uintptr_t)array;
     if (a->len == a->cap) {
-        uint64_t cap = a->cap < 4 ? 4 : a->cap * 2;
+        /* The host's growth rule (heap::grown_capacity): double, at least 4. */
+        uint64_t cap = a->cap * 2 < 4 ? 4 : a->cap * 2;
         Word roots[2] = {array, value};
-        if (cap > UINT64_MAX / 16 || !reserve(c, cap * 8 - a->cap * 8, roots, 2)) {
+        /* The whole new buffer must fit: the old one is freed after the copy. */
+        if (cap > UINT64_MAX / 16 || !reserve(c, cap * 8, roots, 2)) {
             c->trap_code = TRAP_OUT_OF_MEMORY;
             return;
         }
@@ -301,7 +311,7 @@ static Word h_str_concat(VmCtx *c, Word a, Word b) {
     uint64_t len = add_size(x->len, y->len);
     Word roots[2] = {a, b};
     if (!reserve(c, str_size(len), roots, 2)) return 0;
-    StrObj *s = raw_alloc(c, str_size(len));
+    StrObj *s = raw_alloc(c, sizeof(StrObj) + len);
     if (!s) return 0;
     memset(&s->h, 0, sizeof s->h);
     s->h.kind = KIND_STR;
