@@ -146,7 +146,7 @@ fn report() {
         let main = p.main.expect("main");
         let (ti, oi) = best(1, || {
             let mut h = host(&p);
-            let mut it = Interpreter::new(&p, &mut h);
+            let it = Interpreter::new(&p, &mut h);
             it.call(&mut h, main, &[]).expect("interp");
             std::mem::take(&mut h.out)
         });

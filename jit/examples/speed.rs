@@ -161,7 +161,7 @@ fn run() {
         for _ in 0..5 {
             let mut h = host(&p);
             let t0 = Instant::now();
-            let mut it = Interpreter::new(&p, &mut h);
+            let it = Interpreter::new(&p, &mut h);
             it.call(&mut h, main, &[]).expect("interp");
             t_interp.push(t0.elapsed());
             out.0 = std::mem::take(&mut h.out);

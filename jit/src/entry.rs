@@ -6,7 +6,9 @@
 //! interpreter's results. T2 ([`crate::CompiledProgram`]) and T1
 //! ([`crate::baseline::BaselineProgram`]) differ only in who owns the code.
 
+use std::cell::Cell;
 use std::panic::resume_unwind;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use cranelift_entity::EntityRef;
 use waddle_opt::abi::{Trap, TrapCode, VmCtx, Word, DEFAULT_STACK_BUDGET, FUEL_BATCH};
@@ -55,6 +57,14 @@ pub(crate) struct FuncInfo {
     pub disasm: Option<String>,
 }
 
+thread_local! {
+    /// The stack limit of the innermost entry running on this thread (0:
+    /// none). An entry nested in another one (compiled code → interpreter
+    /// → compiled code) keeps the outer limit, so the stack budget bounds
+    /// the whole chain, not each entry.
+    static ACTIVE_LIMIT: Cell<usize> = const { Cell::new(0) };
+}
+
 /// The signature of every entry trampoline (see [`crate::abi`]).
 type Trampoline = unsafe extern "C" fn(*mut VmCtx, *const Word, *mut Word);
 
@@ -62,7 +72,10 @@ type Trampoline = unsafe extern "C" fn(*mut VmCtx, *const Word, *mut Word);
 pub(crate) struct UnitTables {
     funcs: Vec<FuncInfo>,
     /// The entry-slot table (`VmCtx::entries`); its address never changes.
-    entries: Box<[usize]>,
+    /// Atomic so slots can be swapped through a shared reference while
+    /// other code of the unit is suspended on the stack (compiled code
+    /// reads them as plain words: same size and layout).
+    entries: Box<[AtomicUsize]>,
     /// Interned string constants (`VmCtx::strings`); address fixed, since
     /// T2 code embeds it.
     strings: Box<[Word]>,
@@ -90,7 +103,7 @@ impl UnitTables {
         stats: CompileStats,
     ) -> UnitTables {
         UnitTables {
-            entries: funcs.iter().map(|f| f.code).collect(),
+            entries: funcs.iter().map(|f| AtomicUsize::new(f.code)).collect(),
             funcs,
             strings,
             texts,
@@ -127,13 +140,13 @@ impl UnitTables {
 
     /// Address of the entry-slot table.
     pub(crate) fn entry_slots(&self) -> *const usize {
-        self.entries.as_ptr()
+        self.entries.as_ptr().cast()
     }
 
     /// Points `func`'s entry slot at `code` (see the owners' `set_entry`).
-    pub(crate) fn set_entry(&mut self, func: FuncId, code: *const u8) {
-        if let Some(slot) = self.entries.get_mut(func.index()) {
-            *slot = code as usize;
+    pub(crate) fn set_entry(&self, func: FuncId, code: *const u8) {
+        if let Some(slot) = self.entries.get(func.index()) {
+            slot.store(code as usize, Ordering::Release);
         }
     }
 
@@ -159,7 +172,14 @@ impl UnitTables {
         }
         let strings = self.strings.as_ptr();
         let budget = self.stack_budget;
-        self.checked_enter(host, func, args, strings, self.strings.len(), budget)
+        self.checked_enter(
+            host,
+            func,
+            args,
+            (strings, self.strings.len()),
+            None,
+            budget,
+        )
     }
 
     /// [`UnitTables::call`] with `strings` (the host's interned constants, in
@@ -178,7 +198,32 @@ impl UnitTables {
         stack_budget: Option<usize>,
     ) -> Result<Word, Trap> {
         let budget = stack_budget.unwrap_or(self.stack_budget);
-        self.checked_enter(host, func, args, strings.as_ptr(), strings.len(), budget)
+        let n = strings.len();
+        self.checked_enter(host, func, args, (strings.as_ptr(), n), None, budget)
+    }
+
+    /// [`UnitTables::call_shared`] for a call from another tier: traps
+    /// compiled code raised without recording a location (stack overflow
+    /// or fuel in the callee's prologue) come back at `SrcLoc::NONE`, so
+    /// the calling tier reports its call site.
+    pub(crate) fn call_nested(
+        &self,
+        host: &mut dyn Host,
+        func: FuncId,
+        args: &[Word],
+        strings: &[Word],
+        stack_budget: Option<usize>,
+    ) -> Result<Word, Trap> {
+        let budget = stack_budget.unwrap_or(self.stack_budget);
+        let n = strings.len();
+        self.checked_enter(
+            host,
+            func,
+            args,
+            (strings.as_ptr(), n),
+            Some(SrcLoc::NONE),
+            budget,
+        )
     }
 
     #[inline]
@@ -187,8 +232,8 @@ impl UnitTables {
         host: &mut dyn Host,
         func: FuncId,
         args: &[Word],
-        strings: *const Word,
-        n_strings: usize,
+        (strings, n_strings): (*const Word, usize),
+        entry_loc: Option<SrcLoc>,
         budget: usize,
     ) -> Result<Word, Trap> {
         let Some(info) = self.funcs.get(func.index()) else {
@@ -197,7 +242,7 @@ impl UnitTables {
                 loc: SrcLoc::NONE,
             });
         };
-        let loc = info.loc;
+        let loc = entry_loc.unwrap_or(info.loc);
         if info.trampoline == 0
             || args.len() != info.params
             || self.globals_used > host.globals().len()
@@ -233,13 +278,16 @@ impl UnitTables {
             let reserve = crate::abi::MIN_HELPER_STACK.min(size / 2);
             stack_limit = stack_limit.max(low.saturating_add(reserve));
         }
+        let outer_limit = ACTIVE_LIMIT.get();
+        stack_limit = stack_limit.max(outer_limit);
+        ACTIVE_LIMIT.set(stack_limit);
         let globals = host.globals().as_mut_ptr();
         let mut cell = HostCell { host, panic: None };
         // On the stack, not boxed: no allocation per call. It may lie inside
         // the conservatively scanned region; its words are not heap objects.
         let mut ctx = VmCtx {
             globals,
-            entries: self.entries.as_ptr(),
+            entries: self.entry_slots(),
             stack_limit,
             stack_base: base,
             fuel: FUEL_BATCH,
@@ -265,6 +313,7 @@ impl UnitTables {
             f(&mut ctx, args.as_ptr(), &mut ret);
         }
         std::hint::black_box(&base_marker);
+        ACTIVE_LIMIT.set(outer_limit);
         if let Some(payload) = cell.panic.take() {
             resume_unwind(payload);
         }

@@ -75,7 +75,7 @@ pub trait NativeProgram: Send + Sync {
     /// # Safety
     /// `code` must have `func`'s native signature under [`abi`] and stay
     /// executable while this unit may run.
-    unsafe fn set_entry(&mut self, func: FuncId, code: *const u8);
+    unsafe fn set_entry(&self, func: FuncId, code: *const u8);
 
     /// Bytes of machine code the unit holds (functions and trampolines).
     fn code_bytes(&self) -> usize;
@@ -88,6 +88,20 @@ pub trait NativeProgram: Send + Sync {
     /// shared reference, so one unit serves many hosts and threads (see
     /// [`CompiledProgram::call_shared`]).
     fn call_shared(
+        &self,
+        host: &mut dyn Host,
+        func: FuncId,
+        args: &[Word],
+        strings: &[Word],
+        stack_budget: Option<usize>,
+    ) -> Result<Word, Trap>;
+
+    /// [`NativeProgram::call_shared`] for a call from another tier (the
+    /// interpreter): a trap compiled code raised without recording a
+    /// location (stack overflow or fuel in the callee's prologue) comes
+    /// back at [`waddle_opt::ir::SrcLoc::NONE`], so the caller reports its
+    /// call site.
+    fn call_nested(
         &self,
         host: &mut dyn Host,
         func: FuncId,
@@ -119,7 +133,7 @@ impl NativeProgram for CompiledProgram {
     fn entry_slots(&self) -> *const usize {
         CompiledProgram::entry_slots(self)
     }
-    unsafe fn set_entry(&mut self, func: FuncId, code: *const u8) {
+    unsafe fn set_entry(&self, func: FuncId, code: *const u8) {
         // SAFETY: forwarded contract.
         unsafe { CompiledProgram::set_entry(self, func, code) }
     }
@@ -138,6 +152,17 @@ impl NativeProgram for CompiledProgram {
         stack_budget: Option<usize>,
     ) -> Result<Word, Trap> {
         CompiledProgram::call_shared(self, host, func, args, strings, stack_budget)
+    }
+    fn call_nested(
+        &self,
+        host: &mut dyn Host,
+        func: FuncId,
+        args: &[Word],
+        strings: &[Word],
+        stack_budget: Option<usize>,
+    ) -> Result<Word, Trap> {
+        self.tables()
+            .call_nested(host, func, args, strings, stack_budget)
     }
 }
 
@@ -163,7 +188,7 @@ impl NativeProgram for baseline::BaselineProgram {
     fn entry_slots(&self) -> *const usize {
         baseline::BaselineProgram::entry_slots(self)
     }
-    unsafe fn set_entry(&mut self, func: FuncId, code: *const u8) {
+    unsafe fn set_entry(&self, func: FuncId, code: *const u8) {
         // SAFETY: forwarded contract.
         unsafe { baseline::BaselineProgram::set_entry(self, func, code) }
     }
@@ -182,5 +207,16 @@ impl NativeProgram for baseline::BaselineProgram {
         stack_budget: Option<usize>,
     ) -> Result<Word, Trap> {
         baseline::BaselineProgram::call_shared(self, host, func, args, strings, stack_budget)
+    }
+    fn call_nested(
+        &self,
+        host: &mut dyn Host,
+        func: FuncId,
+        args: &[Word],
+        strings: &[Word],
+        stack_budget: Option<usize>,
+    ) -> Result<Word, Trap> {
+        self.tables()
+            .call_nested(host, func, args, strings, stack_budget)
     }
 }

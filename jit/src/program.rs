@@ -78,6 +78,11 @@ impl CompiledProgram {
         self.code_bytes
     }
 
+    /// The unit's tables (entry slots, strings, the entry from Rust).
+    pub(crate) fn tables(&self) -> &UnitTables {
+        &self.tables
+    }
+
     /// Compile-time statistics.
     pub fn stats(&self) -> &CompileStats {
         self.tables.stats()
@@ -157,7 +162,7 @@ impl CompiledProgram {
     /// `code` must be a function with `func`'s native signature under the
     /// calling convention of [`crate::abi`], and stay executable for as long
     /// as this program may run.
-    pub unsafe fn set_entry(&mut self, func: FuncId, code: *const u8) {
+    pub unsafe fn set_entry(&self, func: FuncId, code: *const u8) {
         self.tables.set_entry(func, code);
     }
 

@@ -17,6 +17,10 @@ pub struct TierConfig {
     pub tier: Tier,
     /// Optimization level.
     pub opt_level: u8,
+    /// `auto`'s chaos seed (`--tier-chaos`): functions promoted at
+    /// pseudo-random points to pseudo-random tiers, so every program runs
+    /// with calls crossing tiers.
+    pub chaos: Option<u64>,
 }
 
 /// Every configuration the corpus knows about, in run order.
@@ -25,41 +29,79 @@ pub const CONFIGS: &[TierConfig] = &[
         name: "interp-O0",
         tier: Tier::Interp,
         opt_level: 0,
+        chaos: None,
     },
     TierConfig {
         name: "interp-O1",
         tier: Tier::Interp,
         opt_level: 1,
+        chaos: None,
     },
     TierConfig {
         name: "interp-O2",
         tier: Tier::Interp,
         opt_level: 2,
+        chaos: None,
     },
     TierConfig {
         name: "baseline-O0",
         tier: Tier::Baseline,
         opt_level: 0,
+        chaos: None,
     },
     TierConfig {
         name: "opt-O1",
         tier: Tier::Opt,
         opt_level: 1,
+        chaos: None,
     },
     TierConfig {
         name: "opt-O2",
         tier: Tier::Opt,
         opt_level: 2,
+        chaos: None,
     },
     TierConfig {
         name: "full-O2",
         tier: Tier::Full,
         opt_level: 2,
+        chaos: None,
     },
     TierConfig {
         name: "auto-O2",
         tier: Tier::Auto,
         opt_level: 2,
+        chaos: None,
+    },
+    TierConfig {
+        name: "auto-chaos1",
+        tier: Tier::Auto,
+        opt_level: 2,
+        chaos: Some(1),
+    },
+    TierConfig {
+        name: "auto-chaos2",
+        tier: Tier::Auto,
+        opt_level: 2,
+        chaos: Some(2),
+    },
+    TierConfig {
+        name: "auto-chaos3",
+        tier: Tier::Auto,
+        opt_level: 2,
+        chaos: Some(3),
+    },
+    TierConfig {
+        name: "auto-chaos5",
+        tier: Tier::Auto,
+        opt_level: 2,
+        chaos: Some(5),
+    },
+    TierConfig {
+        name: "auto-chaos8",
+        tier: Tier::Auto,
+        opt_level: 2,
+        chaos: Some(8),
     },
 ];
 
@@ -78,6 +120,7 @@ impl TierConfig {
             fuel,
             memory_limit: None,
             allow_ffi: false,
+            tier_chaos: self.chaos,
         }
     }
 }
@@ -105,6 +148,7 @@ mod tests {
     fn every_config_names_a_known_tier() {
         for c in CONFIGS {
             assert!(c.name.starts_with(c.tier.name()), "{}", c.name);
+            assert!(c.chaos.is_none() || c.tier == Tier::Auto, "{}", c.name);
             assert!(c.opt_level <= 2, "{}", c.name);
         }
         assert!(CONFIGS.iter().any(|c| c.available()));

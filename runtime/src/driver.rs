@@ -98,6 +98,9 @@ pub struct RunOptions {
     pub memory_limit: Option<usize>,
     /// Whether `extern` declarations (FFI) are allowed (`--allow-ffi`).
     pub allow_ffi: bool,
+    /// `auto`'s chaos mode (`--tier-chaos SEED`): promotion points and
+    /// tiers picked pseudo-randomly from the seed.
+    pub tier_chaos: Option<u64>,
 }
 
 impl Default for RunOptions {
@@ -109,6 +112,7 @@ impl Default for RunOptions {
             fuel: None,
             memory_limit: None,
             allow_ffi: false,
+            tier_chaos: None,
         }
     }
 }
@@ -154,6 +158,7 @@ fn run_captured(file_name: &str, source: &str, options: &RunOptions) -> RunOutco
         .interruptible(options.fuel.is_some());
     config.passes = options.passes.clone();
     config.allow_ffi = options.allow_ffi;
+    config.tiering.chaos = options.tier_chaos;
     let engine = match Engine::new(&config) {
         Ok(e) => e,
         Err(e) => return failed(Vec::new(), e),

@@ -47,7 +47,10 @@ pub use api::{
     TypedResult,
 };
 pub use driver::{run_source, RunOptions, RunOutcome, Tier};
-pub use engine::{EngineConfig, FunctionInfo, GlobalInfo, HostFunctionInfo, Session, Val};
+pub use engine::{
+    EngineConfig, FunctionInfo, GlobalInfo, HostFunctionInfo, Session, TierEvent, TierHook,
+    TierOptions, TierThresholds, Val,
+};
 pub use error::{Diagnostic, Error, Location, RuntimeError, Severity};
 pub use hostfn::{Caller, HostArg, HostResult, HostRet};
 pub use output::OutputSink;

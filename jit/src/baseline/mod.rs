@@ -107,7 +107,7 @@ fn check_limits(program: &Program, strings: usize, globals: usize) -> Result<(),
 pub fn compile(program: &Program, opts: &JitOptions) -> Result<BaselineProgram, CompileError> {
     let start = Instant::now();
     verify_program(program).map_err(CompileError::Verify)?;
-    let (texts, string_index) = collect_strings(program);
+    let (texts, string_index) = collect_strings(program, opts.string_table.as_deref());
     let nglobals = globals_used(program);
     check_limits(program, texts.len(), nglobals)?;
     if !cfg!(target_arch = "x86_64") {

@@ -89,7 +89,7 @@ pub fn compile_functions(
     super::image::reject_host_calls(program)?;
     let isa = target_isa(opts, arch)?;
     let call_conv = isa.default_call_conv();
-    let (_, string_index) = collect_strings(program);
+    let (_, string_index) = collect_strings(program, opts.string_table.as_deref());
     let env = Env {
         program,
         call_conv,
@@ -146,7 +146,7 @@ pub fn compile_functions(
 /// (Cranelift's AArch64 back end). `opts.disasm` is ignored.
 pub fn compile_aarch64(program: &Program, opts: &JitOptions) -> Result<CodeImage, CompileError> {
     let funcs = compile_functions(program, opts, Isa::Aarch64)?;
-    let (texts, _) = collect_strings(program);
+    let (texts, _) = collect_strings(program, opts.string_table.as_deref());
     let image_err = |e: super::image::ImageError| CompileError::Codegen {
         func: "<image>".to_string(),
         message: e.to_string(),

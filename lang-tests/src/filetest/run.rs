@@ -130,7 +130,7 @@ fn interp_output(program: Program, func: Option<String>) -> Result<String, Strin
     let ret = f.sig.ret;
     on_big_stack(move || {
         let mut host = host_for(&program, NONE);
-        let mut interp = Interpreter::new(&program, &mut host);
+        let interp = Interpreter::new(&program, &mut host);
         let result = interp.call(&mut host, id, &[]);
         let mut out = std::mem::take(&mut host.out);
         match result {

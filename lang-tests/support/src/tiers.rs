@@ -102,7 +102,7 @@ pub fn on_big_stack<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -
 /// Runs function `name` of `p` on the interpreter.
 pub fn run_interp(p: &Program, name: &str, args: &[Word], setup: HostSetup) -> (Outcome, TestHost) {
     let mut host = host_for(p, setup);
-    let mut it = Interpreter::new(p, &mut host);
+    let it = Interpreter::new(p, &mut host);
     let f = p.func_by_name(name).expect("function");
     let result = it.call(&mut host, f, args);
     let out = std::mem::take(&mut host.out);

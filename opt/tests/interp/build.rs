@@ -60,7 +60,7 @@ pub fn func(
 
 /// Runs `f(args)` on a fresh interpreter.
 pub fn run(p: &Program, host: &mut TestHost, f: FuncId, args: &[Word]) -> Result<Word, Trap> {
-    let mut it = Interpreter::new(p, host);
+    let it = Interpreter::new(p, host);
     it.call(host, f, args)
 }
 

@@ -7,19 +7,21 @@ use std::time::{Duration, Instant};
 
 use cranelift_entity::EntityRef;
 use waddle_opt::abi::{Trap, Word};
-use waddle_opt::interp::{Host, Interpreter};
+use waddle_opt::interp::Host;
 use waddle_opt::ir::{FuncId, SrcLoc, Type};
 
 use super::engine::Engine;
 use super::func::{TypedFunc, TypedParams, TypedResult};
 use super::interrupt::InterruptHandle;
 use super::module::Module;
+use crate::engine::exec::Executor;
 use crate::engine::val::{from_word, to_word};
 use crate::engine::{panic_error, Val};
 use crate::error::{Error, RuntimeError};
 use crate::heap::{HeapConfig, HeapStats};
 use crate::host::Runtime;
 use crate::output::OutputSink;
+use crate::Tier;
 
 /// Source of unique store identities (checked by typed functions).
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
@@ -59,20 +61,11 @@ struct InstanceState {
     module: Module,
     /// The store's interned copies of the native unit's string constants.
     strings: Box<[Word]>,
-    /// The interpreter's code prepared for this store's heap (lazily).
-    interp: Option<SendInterpreter>,
+    /// The interpreter (prepared for this store's heap) and, on `auto`, the
+    /// code promoted by counters: built lazily by the first call that does
+    /// not run in the module's shared unit.
+    exec: Option<Executor>,
 }
-
-/// An [`Interpreter`] that may move between threads with its store.
-struct SendInterpreter(Interpreter);
-
-// SAFETY: the interpreter is not `Send` only because its reusable frame
-// stack holds raw pointers to its own boxed, prepared code (meaningful only
-// during a call). It has no thread-local or thread-affine state, and the
-// boxes do not move when the interpreter does, so moving it to another
-// thread between calls (as part of its store, used by one thread at a
-// time) is sound.
-unsafe impl Send for SendInterpreter {}
 
 /// A module instantiated in a [`Store`]: the handle to get its functions
 /// and globals. Cheap to clone; only usable with its store.
@@ -178,7 +171,7 @@ impl Store {
         self.instance = Some(InstanceState {
             module: module.clone(),
             strings,
-            interp: None,
+            exec: None,
         });
         if let Some(main) = m.program.main {
             if let Err(e) = self.invoke(main, &[]) {
@@ -215,23 +208,35 @@ impl Store {
                 unit.call_shared(runtime, func, args, &inst.strings, Some(stack_limit))
             })),
             _ => {
-                let interp = match &mut inst.interp {
-                    Some(i) => &mut i.0,
+                let program = &m.program;
+                let exec = match &mut inst.exec {
+                    Some(e) => e,
                     None => {
-                        let program = &m.program;
+                        let config = m.engine.config();
                         let prepared = catch_unwind(AssertUnwindSafe(|| {
-                            let mut i = Interpreter::new(program, runtime);
-                            i.set_stack_budget(stack_limit);
-                            i
+                            let mut e = Executor::new(
+                                program,
+                                runtime,
+                                stack_limit,
+                                config.tiering.clone(),
+                            );
+                            let tier = match config.tier {
+                                Tier::Auto => Tier::Auto,
+                                _ => Tier::Interp,
+                            };
+                            e.prepare(program, runtime, tier, config.interruptible)
+                                .map(|()| e)
                         }))
-                        .map_err(|p| panic_error("the interpreter", p))?;
-                        &mut inst.interp.insert(SendInterpreter(prepared)).0
+                        .map_err(|p| panic_error("the interpreter", p))?
+                        .map_err(Error::Internal)?;
+                        inst.exec.insert(prepared)
                     }
                 };
-                let outcome = catch_unwind(AssertUnwindSafe(|| interp.call(runtime, func, args)));
+                let outcome =
+                    catch_unwind(AssertUnwindSafe(|| exec.call(runtime, program, func, args)));
                 if outcome.is_err() {
                     // Its state is unknown after a panic: prepare afresh.
-                    inst.interp = None;
+                    inst.exec = None;
                 }
                 outcome
             }
@@ -256,8 +261,8 @@ impl Store {
     /// native code at each call.
     pub(crate) fn set_stack_limit_inner(&mut self, bytes: usize) {
         self.stack_limit = bytes;
-        if let Some(interp) = self.instance.as_mut().and_then(|i| i.interp.as_mut()) {
-            interp.0.set_stack_budget(bytes);
+        if let Some(exec) = self.instance.as_mut().and_then(|i| i.exec.as_mut()) {
+            exec.set_stack_budget(bytes);
         }
     }
 
