@@ -81,8 +81,8 @@ fn the_stack_limit_is_per_store_on_every_tier() {
         let module = Module::new(&engine, "limits.wdl", PROGRAM).unwrap();
         let (mut small, inst_small) = store_for(&engine, &module);
         let (mut large, inst_large) = store_for(&engine, &module);
-        small.set_stack_limit(8 << 10);
-        assert_eq!(small.stack_limit(), 8 << 10);
+        small.set_stack_limit(64 << 10);
+        assert_eq!(small.stack_limit(), 64 << 10);
         let d_small = inst_small
             .typed_func::<(i64,), i64>(&small, "depth")
             .unwrap();
