@@ -4,19 +4,15 @@
 //!
 //! `cargo run --release -p waddle-jit --example baseline_speed`
 
-#[path = "../tests/common/host.rs"]
-#[allow(dead_code)]
-mod host;
-
 use std::time::{Duration, Instant};
 
-use host::TestHost;
 use waddle_frontend::{compile as frontend_compile, CompileOptions, SourceFile, SourceMap};
 use waddle_jit::abi::HELPER_STACK_RESERVE;
-use waddle_jit::{baseline, compile, JitOptions};
+use waddle_jit::{baseline, cranelift::compile, JitOptions};
 use waddle_opt::abi::DEFAULT_STACK_BUDGET;
 use waddle_opt::interp::Interpreter;
 use waddle_opt::ir::Program;
+use waddle_test_support::TestHost;
 
 const FIB: &str = "
 fn fib(n: int) -> int { if n < 2 { return n; } return fib(n - 1) + fib(n - 2); }
@@ -150,7 +146,7 @@ fn report() {
         let main = p.main.expect("main");
         let (ti, oi) = best(1, || {
             let mut h = host(&p);
-            let mut it = Interpreter::new(&p, &mut h);
+            let it = Interpreter::new(&p, &mut h);
             it.call(&mut h, main, &[]).expect("interp");
             std::mem::take(&mut h.out)
         });

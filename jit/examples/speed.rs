@@ -5,17 +5,14 @@
 //! then the compile latency (frontend excluded, median of five) of the
 //! larger programs of the lang-test corpus.
 
-#[path = "../tests/common/host.rs"]
-mod host;
-
 use std::time::{Duration, Instant};
 
-use host::TestHost;
 use waddle_frontend::{compile as frontend_compile, CompileOptions, SourceFile, SourceMap};
-use waddle_jit::{compile, JitOptions};
+use waddle_jit::{cranelift::compile, JitOptions};
 use waddle_opt::abi::DEFAULT_STACK_BUDGET;
 use waddle_opt::interp::Interpreter;
 use waddle_opt::ir::Program;
+use waddle_test_support::TestHost;
 
 const KERNELS: [(&str, &str); 4] = [
     (
@@ -164,7 +161,7 @@ fn run() {
         for _ in 0..5 {
             let mut h = host(&p);
             let t0 = Instant::now();
-            let mut it = Interpreter::new(&p, &mut h);
+            let it = Interpreter::new(&p, &mut h);
             it.call(&mut h, main, &[]).expect("interp");
             t_interp.push(t0.elapsed());
             out.0 = std::mem::take(&mut h.out);

@@ -70,6 +70,19 @@ pub fn disassemble(code: &[u8], base: u64, arch: Arch) -> String {
     out
 }
 
+/// The runtime helpers' addresses in this process with their names (in
+/// [`crate::baseline::HELPER_NAMES`] order, then `host_call`): code of the
+/// host tiers calls helpers through immediates, so a listing that should
+/// read the same in every run names them instead of printing the address.
+pub fn helper_symbols() -> Vec<(u64, &'static str)> {
+    let table = crate::entry::HELPER_TABLE.iter();
+    table
+        .zip(crate::baseline::HELPER_NAMES)
+        .map(|(h, name)| (h.addr() as u64, name))
+        .chain([(crate::helpers::Helper::HostCall.addr() as u64, "host_call")])
+        .collect()
+}
+
 fn decode_x86(code: &[u8], base: u64) -> Vec<Line> {
     use iced_x86::{Decoder, DecoderOptions, Formatter, Instruction, IntelFormatter};
     let mut decoder = Decoder::with_ip(64, code, base, DecoderOptions::NONE);

@@ -6,7 +6,9 @@
 //! interpreter's results. T2 ([`crate::CompiledProgram`]) and T1
 //! ([`crate::baseline::BaselineProgram`]) differ only in who owns the code.
 
+use std::cell::Cell;
 use std::panic::resume_unwind;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use cranelift_entity::EntityRef;
 use waddle_opt::abi::{Trap, TrapCode, VmCtx, Word, DEFAULT_STACK_BUDGET, FUEL_BATCH};
@@ -55,6 +57,14 @@ pub(crate) struct FuncInfo {
     pub disasm: Option<String>,
 }
 
+thread_local! {
+    /// The stack limit of the innermost entry running on this thread (0:
+    /// none). An entry nested in another one (compiled code → interpreter
+    /// → compiled code) keeps the outer limit, so the stack budget bounds
+    /// the whole chain, not each entry.
+    static ACTIVE_LIMIT: Cell<usize> = const { Cell::new(0) };
+}
+
 /// The signature of every entry trampoline (see [`crate::abi`]).
 type Trampoline = unsafe extern "C" fn(*mut VmCtx, *const Word, *mut Word);
 
@@ -62,7 +72,10 @@ type Trampoline = unsafe extern "C" fn(*mut VmCtx, *const Word, *mut Word);
 pub(crate) struct UnitTables {
     funcs: Vec<FuncInfo>,
     /// The entry-slot table (`VmCtx::entries`); its address never changes.
-    entries: Box<[usize]>,
+    /// Atomic so slots can be swapped through a shared reference while
+    /// other code of the unit is suspended on the stack (compiled code
+    /// reads them as plain words: same size and layout).
+    entries: Box<[AtomicUsize]>,
     /// Interned string constants (`VmCtx::strings`); address fixed, since
     /// T2 code embeds it.
     strings: Box<[Word]>,
@@ -90,7 +103,7 @@ impl UnitTables {
         stats: CompileStats,
     ) -> UnitTables {
         UnitTables {
-            entries: funcs.iter().map(|f| f.code).collect(),
+            entries: funcs.iter().map(|f| AtomicUsize::new(f.code)).collect(),
             funcs,
             strings,
             texts,
@@ -127,13 +140,13 @@ impl UnitTables {
 
     /// Address of the entry-slot table.
     pub(crate) fn entry_slots(&self) -> *const usize {
-        self.entries.as_ptr()
+        self.entries.as_ptr().cast()
     }
 
     /// Points `func`'s entry slot at `code` (see the owners' `set_entry`).
-    pub(crate) fn set_entry(&mut self, func: FuncId, code: *const u8) {
-        if let Some(slot) = self.entries.get_mut(func.index()) {
-            *slot = code as usize;
+    pub(crate) fn set_entry(&self, func: FuncId, code: *const u8) {
+        if let Some(slot) = self.entries.get(func.index()) {
+            slot.store(code as usize, Ordering::Release);
         }
     }
 
@@ -158,7 +171,15 @@ impl UnitTables {
             self.bind_strings(host);
         }
         let strings = self.strings.as_ptr();
-        self.checked_enter(host, func, args, strings, self.strings.len())
+        let budget = self.stack_budget;
+        self.checked_enter(
+            host,
+            func,
+            args,
+            (strings, self.strings.len()),
+            None,
+            budget,
+        )
     }
 
     /// [`UnitTables::call`] with `strings` (the host's interned constants, in
@@ -166,7 +187,7 @@ impl UnitTables {
     /// unit's own: how one unit runs for many hosts. Only for code that
     /// loads its constants through `VmCtx::strings` (baseline, or T2 with
     /// `JitOptions::strings_from_ctx`); too short a table traps `assertion
-    /// failed`.
+    /// failed`. `stack_budget` replaces the unit's budget for this call.
     #[inline]
     pub(crate) fn call_shared(
         &self,
@@ -174,8 +195,35 @@ impl UnitTables {
         func: FuncId,
         args: &[Word],
         strings: &[Word],
+        stack_budget: Option<usize>,
     ) -> Result<Word, Trap> {
-        self.checked_enter(host, func, args, strings.as_ptr(), strings.len())
+        let budget = stack_budget.unwrap_or(self.stack_budget);
+        let n = strings.len();
+        self.checked_enter(host, func, args, (strings.as_ptr(), n), None, budget)
+    }
+
+    /// [`UnitTables::call_shared`] for a call from another tier: traps
+    /// compiled code raised without recording a location (stack overflow
+    /// or fuel in the callee's prologue) come back at `SrcLoc::NONE`, so
+    /// the calling tier reports its call site.
+    pub(crate) fn call_nested(
+        &self,
+        host: &mut dyn Host,
+        func: FuncId,
+        args: &[Word],
+        strings: &[Word],
+        stack_budget: Option<usize>,
+    ) -> Result<Word, Trap> {
+        let budget = stack_budget.unwrap_or(self.stack_budget);
+        let n = strings.len();
+        self.checked_enter(
+            host,
+            func,
+            args,
+            (strings.as_ptr(), n),
+            Some(SrcLoc::NONE),
+            budget,
+        )
     }
 
     #[inline]
@@ -184,8 +232,9 @@ impl UnitTables {
         host: &mut dyn Host,
         func: FuncId,
         args: &[Word],
-        strings: *const Word,
-        n_strings: usize,
+        (strings, n_strings): (*const Word, usize),
+        entry_loc: Option<SrcLoc>,
+        budget: usize,
     ) -> Result<Word, Trap> {
         let Some(info) = self.funcs.get(func.index()) else {
             return Err(Trap {
@@ -193,7 +242,7 @@ impl UnitTables {
                 loc: SrcLoc::NONE,
             });
         };
-        let loc = info.loc;
+        let loc = entry_loc.unwrap_or(info.loc);
         if info.trampoline == 0
             || args.len() != info.params
             || self.globals_used > host.globals().len()
@@ -204,7 +253,7 @@ impl UnitTables {
                 loc,
             });
         }
-        self.enter(host, info.trampoline, args, loc, strings)
+        self.enter(host, info.trampoline, args, loc, strings, budget)
     }
 
     /// Sets up the context and runs the trampoline at `tramp`.
@@ -216,22 +265,29 @@ impl UnitTables {
         args: &[Word],
         loc: SrcLoc,
         strings: *const Word,
+        budget: usize,
     ) -> Result<Word, Trap> {
         // The top of the conservatively scanned region: every compiled frame
         // is below this local.
         let base_marker: Word = 0;
         let base = std::hint::black_box(&base_marker) as *const Word as usize;
-        let mut stack_limit = base.saturating_sub(self.stack_budget);
-        if let Some(low) = crate::stack::thread_stack_low() {
-            stack_limit = stack_limit.max(low.saturating_add(crate::abi::MIN_HELPER_STACK));
+        let mut stack_limit = base.saturating_sub(budget);
+        if let Some((low, size)) = crate::stack::thread_stack_bounds() {
+            // Helpers and the host get MIN_HELPER_STACK, or half of a
+            // smaller thread's stack, so small threads still run code.
+            let reserve = crate::abi::MIN_HELPER_STACK.min(size / 2);
+            stack_limit = stack_limit.max(low.saturating_add(reserve));
         }
+        let outer_limit = ACTIVE_LIMIT.get();
+        stack_limit = stack_limit.max(outer_limit);
+        ACTIVE_LIMIT.set(stack_limit);
         let globals = host.globals().as_mut_ptr();
         let mut cell = HostCell { host, panic: None };
         // On the stack, not boxed: no allocation per call. It may lie inside
         // the conservatively scanned region; its words are not heap objects.
         let mut ctx = VmCtx {
             globals,
-            entries: self.entries.as_ptr(),
+            entries: self.entry_slots(),
             stack_limit,
             stack_base: base,
             fuel: FUEL_BATCH,
@@ -257,6 +313,7 @@ impl UnitTables {
             f(&mut ctx, args.as_ptr(), &mut ret);
         }
         std::hint::black_box(&base_marker);
+        ACTIVE_LIMIT.set(outer_limit);
         if let Some(payload) = cell.panic.take() {
             resume_unwind(payload);
         }

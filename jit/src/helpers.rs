@@ -15,7 +15,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use cranelift_codegen::ir::types;
 use waddle_opt::abi::{str_bytes, TrapCode, VmCtx, Word, FUEL_BATCH};
 use waddle_opt::interp::Host;
-use waddle_opt::ir::{Cmp, Type};
+use waddle_opt::ir::{Cmp, FuncId, SrcLoc, Type};
 
 use crate::abi::{decode_type, TRAP_HOST_PANIC};
 
@@ -163,6 +163,69 @@ unsafe extern "C" fn host_call(vmctx: *mut VmCtx, id: u32, args: *const Word, n:
     unsafe { with_host(vmctx, 0, |h, roots| h.host_call(id, args, roots)) }
 }
 
+/// Runs Waddle function `func` with `n` argument words at `args` on the
+/// tier the host runs it on (the interpreter, for an interpreter-entry
+/// stub); the result word. The native stack from here up to
+/// `VmCtx::stack_base` is passed as GC roots (it holds every frame of the
+/// calling compiled code). A trap is recorded with its location when the
+/// callee knows one; otherwise the caller records its call site.
+unsafe extern "C" fn call_func(vmctx: *mut VmCtx, func: u32, args: *const Word, n: u64) -> Word {
+    let marker: Word = 0;
+    let lo = std::hint::black_box(&marker) as *const Word as usize;
+    // SAFETY: called by compiled code with its live context.
+    let ctx = unsafe { &mut *vmctx };
+    if lo < ctx.stack_limit {
+        ctx.trap_code = TrapCode::StackOverflow as u32;
+        return 0;
+    }
+    let args: &[Word] = if n == 0 {
+        &[]
+    } else {
+        // SAFETY: the stub passes a stack slot holding `n` words.
+        unsafe { std::slice::from_raw_parts(args, n as usize) }
+    };
+    // SAFETY: the context's host is the live `HostCell` of this entry.
+    let cell = unsafe { &mut *(ctx.host as *mut HostCell<'_>) };
+    let hi = ctx.stack_base;
+    let roots: &[Word] = if hi > lo {
+        // SAFETY: as in `with_host`: this thread's stack between this frame
+        // and the Rust frame that entered compiled code, suspended.
+        unsafe { std::slice::from_raw_parts(lo as *const Word, (hi - lo) / 8) }
+    } else {
+        &[]
+    };
+    let host = &mut *cell.host;
+    let func = FuncId::from_u32(func);
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        let r = host.call_func(func, args, roots);
+        (r, host.globals().as_mut_ptr())
+    }));
+    std::hint::black_box(&marker);
+    match r {
+        Ok((r, globals)) => {
+            ctx.globals = globals;
+            match r {
+                Ok(w) => w,
+                Err(trap) => {
+                    ctx.trap_code = trap.code as u32;
+                    if trap.loc != SrcLoc::NONE && ctx.trap_loc_set == 0 {
+                        ctx.trap_loc_set = 1;
+                        ctx.trap_file = trap.loc.file;
+                        ctx.trap_line = trap.loc.line;
+                        ctx.trap_col = trap.loc.col;
+                    }
+                    0
+                }
+            }
+        }
+        Err(payload) => {
+            cell.panic = Some(payload);
+            ctx.trap_code = TRAP_HOST_PANIC;
+            0
+        }
+    }
+}
+
 /// `clock()`.
 unsafe extern "C" fn clock(vmctx: *mut VmCtx) -> f64 {
     // SAFETY: called by compiled code with its live context.
@@ -245,6 +308,9 @@ pub(crate) enum Helper {
     Fmod,
     /// Host functions; not in AArch64 images (after the image's helper table).
     HostCall,
+    /// Interpreter-entry stubs: run a function on the host's tier for it;
+    /// not in AArch64 images.
+    CallFunc,
 }
 
 /// Native parameter and result types of a helper.
@@ -268,6 +334,7 @@ impl Helper {
             Helper::Print => print as *const () as usize,
             Helper::Clock => clock as *const () as usize,
             Helper::HostCall => host_call as *const () as usize,
+            Helper::CallFunc => call_func as *const () as usize,
             Helper::Fuel => fuel as *const () as usize,
             Helper::StrCmp => str_cmp as *const () as usize,
             Helper::Sin => sin as F1 as usize,
@@ -291,7 +358,7 @@ impl Helper {
             Helper::ToStr => (&[I64, I32, I64], Some(I64)),
             Helper::Print => (&[I64, I32, I64], None),
             Helper::Clock => (&[I64], Some(F64)),
-            Helper::HostCall => (&[I64, I32, I64, I64], Some(I64)),
+            Helper::HostCall | Helper::CallFunc => (&[I64, I32, I64, I64], Some(I64)),
             Helper::Fuel => (&[I64], None),
             Helper::StrCmp => (&[I64, I64, I32], Some(I8)),
             Helper::Sin | Helper::Cos | Helper::Tan | Helper::Exp | Helper::Log => {
@@ -314,6 +381,7 @@ impl Helper {
                 | Helper::Print
                 | Helper::Clock
                 | Helper::HostCall
+                | Helper::CallFunc
                 | Helper::Fuel
         )
     }

@@ -13,7 +13,8 @@
 //! - [`NativeProgram`]: what the runtime needs of a compiled unit of any
 //!   native tier, so it can route to each tier through one trait object.
 //!
-//! [`available_tiers`] is what the runtime routes to.
+//! [`Tier`] names the native tiers and [`compile`] is the one factory the
+//! runtime routes through.
 
 #![warn(missing_docs)]
 
@@ -28,29 +29,15 @@ mod options;
 mod program;
 mod stack;
 mod tables;
+mod tier;
 
-pub use cranelift::compile;
 pub use options::{CompileError, CompileStats, FuncStats, JitOptions};
 pub use program::{code_memory, CodeMemory, CompiledProgram};
+pub use tier::{compile, Tier};
 
 use waddle_opt::abi::{Trap, Word};
 use waddle_opt::interp::Host;
 use waddle_opt::ir::FuncId;
-
-/// Whether Cranelift supports the host architecture.
-const HOST_SUPPORTED: bool = cfg!(any(target_arch = "x86_64", target_arch = "aarch64"));
-
-/// Native tiers this build can compile for the host and the runtime routes
-/// to, by `--tier` name.
-pub fn available_tiers() -> &'static [&'static str] {
-    if cfg!(target_arch = "x86_64") {
-        &["baseline", "opt", "full"]
-    } else if HOST_SUPPORTED {
-        &["opt", "full"]
-    } else {
-        &[]
-    }
-}
 
 /// A compilation unit of some native tier, loaded in executable memory: what
 /// the runtime's code cache needs to run, link, swap and inspect it.
@@ -60,8 +47,8 @@ pub fn available_tiers() -> &'static [&'static str] {
 /// the unit does not define (declarations) start with a null slot that the
 /// runtime fills with [`NativeProgram::set_entry`] before running anything.
 pub trait NativeProgram: Send + Sync {
-    /// The `--tier` name of the tier that produced the code.
-    fn tier_name(&self) -> &'static str;
+    /// Compile-time statistics of the unit.
+    fn stats(&self) -> &CompileStats;
 
     /// Runs `func` with `args` (one word per parameter) on the calling
     /// thread; traps come back as `Err`, host panics are resumed.
@@ -88,7 +75,7 @@ pub trait NativeProgram: Send + Sync {
     /// # Safety
     /// `code` must have `func`'s native signature under [`abi`] and stay
     /// executable while this unit may run.
-    unsafe fn set_entry(&mut self, func: FuncId, code: *const u8);
+    unsafe fn set_entry(&self, func: FuncId, code: *const u8);
 
     /// Bytes of machine code the unit holds (functions and trampolines).
     fn code_bytes(&self) -> usize;
@@ -106,12 +93,27 @@ pub trait NativeProgram: Send + Sync {
         func: FuncId,
         args: &[Word],
         strings: &[Word],
+        stack_budget: Option<usize>,
+    ) -> Result<Word, Trap>;
+
+    /// [`NativeProgram::call_shared`] for a call from another tier (the
+    /// interpreter): a trap compiled code raised without recording a
+    /// location (stack overflow or fuel in the callee's prologue) comes
+    /// back at [`waddle_opt::ir::SrcLoc::NONE`], so the caller reports its
+    /// call site.
+    fn call_nested(
+        &self,
+        host: &mut dyn Host,
+        func: FuncId,
+        args: &[Word],
+        strings: &[Word],
+        stack_budget: Option<usize>,
     ) -> Result<Word, Trap>;
 }
 
 impl NativeProgram for CompiledProgram {
-    fn tier_name(&self) -> &'static str {
-        "opt"
+    fn stats(&self) -> &CompileStats {
+        CompiledProgram::stats(self)
     }
     fn call(&mut self, host: &mut dyn Host, func: FuncId, args: &[Word]) -> Result<Word, Trap> {
         CompiledProgram::call(self, host, func, args)
@@ -131,7 +133,7 @@ impl NativeProgram for CompiledProgram {
     fn entry_slots(&self) -> *const usize {
         CompiledProgram::entry_slots(self)
     }
-    unsafe fn set_entry(&mut self, func: FuncId, code: *const u8) {
+    unsafe fn set_entry(&self, func: FuncId, code: *const u8) {
         // SAFETY: forwarded contract.
         unsafe { CompiledProgram::set_entry(self, func, code) }
     }
@@ -147,14 +149,26 @@ impl NativeProgram for CompiledProgram {
         func: FuncId,
         args: &[Word],
         strings: &[Word],
+        stack_budget: Option<usize>,
     ) -> Result<Word, Trap> {
-        CompiledProgram::call_shared(self, host, func, args, strings)
+        CompiledProgram::call_shared(self, host, func, args, strings, stack_budget)
+    }
+    fn call_nested(
+        &self,
+        host: &mut dyn Host,
+        func: FuncId,
+        args: &[Word],
+        strings: &[Word],
+        stack_budget: Option<usize>,
+    ) -> Result<Word, Trap> {
+        self.tables()
+            .call_nested(host, func, args, strings, stack_budget)
     }
 }
 
 impl NativeProgram for baseline::BaselineProgram {
-    fn tier_name(&self) -> &'static str {
-        "baseline"
+    fn stats(&self) -> &CompileStats {
+        baseline::BaselineProgram::stats(self)
     }
     fn call(&mut self, host: &mut dyn Host, func: FuncId, args: &[Word]) -> Result<Word, Trap> {
         baseline::BaselineProgram::call(self, host, func, args)
@@ -174,7 +188,7 @@ impl NativeProgram for baseline::BaselineProgram {
     fn entry_slots(&self) -> *const usize {
         baseline::BaselineProgram::entry_slots(self)
     }
-    unsafe fn set_entry(&mut self, func: FuncId, code: *const u8) {
+    unsafe fn set_entry(&self, func: FuncId, code: *const u8) {
         // SAFETY: forwarded contract.
         unsafe { baseline::BaselineProgram::set_entry(self, func, code) }
     }
@@ -190,7 +204,19 @@ impl NativeProgram for baseline::BaselineProgram {
         func: FuncId,
         args: &[Word],
         strings: &[Word],
+        stack_budget: Option<usize>,
     ) -> Result<Word, Trap> {
-        baseline::BaselineProgram::call_shared(self, host, func, args, strings)
+        baseline::BaselineProgram::call_shared(self, host, func, args, strings, stack_budget)
+    }
+    fn call_nested(
+        &self,
+        host: &mut dyn Host,
+        func: FuncId,
+        args: &[Word],
+        strings: &[Word],
+        stack_budget: Option<usize>,
+    ) -> Result<Word, Trap> {
+        self.tables()
+            .call_nested(host, func, args, strings, stack_budget)
     }
 }

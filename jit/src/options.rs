@@ -30,6 +30,12 @@ pub struct JitOptions {
     /// with its own interned constants ([`crate::NativeProgram::call_shared`]).
     /// The baseline tier always does this.
     pub strings_from_ctx: bool,
+    /// A string table several units share: the unit's string constants get
+    /// these indices (the ones missing from it are appended), so code of
+    /// any of the units reads the right constants through one
+    /// `VmCtx::strings` (the baseline tier, and T2 with
+    /// `strings_from_ctx`). `None`: the unit's own table.
+    pub string_table: Option<Vec<Box<str>>>,
 }
 
 impl Default for JitOptions {
@@ -42,6 +48,7 @@ impl Default for JitOptions {
             disasm: false,
             huge_function_insts: crate::cranelift::HUGE_FUNCTION_INSTS,
             strings_from_ctx: false,
+            string_table: None,
         }
     }
 }

@@ -78,6 +78,11 @@ impl CompiledProgram {
         self.code_bytes
     }
 
+    /// The unit's tables (entry slots, strings, the entry from Rust).
+    pub(crate) fn tables(&self) -> &UnitTables {
+        &self.tables
+    }
+
     /// Compile-time statistics.
     pub fn stats(&self) -> &CompileStats {
         self.tables.stats()
@@ -87,9 +92,9 @@ impl CompiledProgram {
     /// [`waddle_opt::abi::DEFAULT_STACK_BUDGET`]). Where the calling thread's
     /// stack is smaller than the budget plus
     /// [`crate::abi::HELPER_STACK_RESERVE`] (known on Linux), the limit is
-    /// raised to leave [`crate::abi::MIN_HELPER_STACK`] above the end of the
-    /// thread's stack, so compiled code reports `stack overflow` instead of
-    /// crashing.
+    /// raised to leave [`crate::abi::MIN_HELPER_STACK`] (or half of a
+    /// smaller thread's stack) above the end of the thread's stack, so
+    /// compiled code reports `stack overflow` instead of crashing.
     pub fn set_stack_budget(&mut self, bytes: usize) {
         self.tables.set_stack_budget(bytes);
     }
@@ -113,14 +118,18 @@ impl CompiledProgram {
     /// threads at once. Needs code that loads constants through
     /// `VmCtx::strings` (see [`crate::JitOptions::strings_from_ctx`]);
     /// a table shorter than the texts traps `assertion failed`.
+    /// `stack_budget` overrides the program's stack budget for this call
+    /// (a per-store limit).
     pub fn call_shared(
         &self,
         host: &mut dyn Host,
         func: FuncId,
         args: &[Word],
         strings: &[Word],
+        stack_budget: Option<usize>,
     ) -> Result<Word, Trap> {
-        self.tables.call_shared(host, func, args, strings)
+        self.tables
+            .call_shared(host, func, args, strings, stack_budget)
     }
 
     /// The machine code of `func`, `None` for declarations.
@@ -153,7 +162,7 @@ impl CompiledProgram {
     /// `code` must be a function with `func`'s native signature under the
     /// calling convention of [`crate::abi`], and stay executable for as long
     /// as this program may run.
-    pub unsafe fn set_entry(&mut self, func: FuncId, code: *const u8) {
+    pub unsafe fn set_entry(&self, func: FuncId, code: *const u8) {
         self.tables.set_entry(func, code);
     }
 

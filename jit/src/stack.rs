@@ -13,16 +13,24 @@ use std::cell::Cell;
 const GUARD_SLACK: usize = 64 << 10;
 
 thread_local! {
-    static LOW: Cell<Option<Option<usize>>> = const { Cell::new(None) };
+    static BOUNDS: Cell<Option<Option<(usize, usize)>>> = const { Cell::new(None) };
 }
 
 /// The lowest address compiled code plus its helpers may use on this
 /// thread's stack, if known.
+#[cfg(test)]
 pub(crate) fn thread_stack_low() -> Option<usize> {
-    LOW.with(|c| match c.get() {
+    thread_stack_bounds().map(|(low, _)| low)
+}
+
+/// The lowest address compiled code plus its helpers may use on this
+/// thread's stack and the bytes usable above it (the thread's stack size
+/// less the guard slack), if known.
+pub(crate) fn thread_stack_bounds() -> Option<(usize, usize)> {
+    BOUNDS.with(|c| match c.get() {
         Some(v) => v,
         None => {
-            let v = query().map(|lo| lo + GUARD_SLACK);
+            let v = query().map(|(lo, size)| (lo + GUARD_SLACK, size.saturating_sub(GUARD_SLACK)));
             c.set(Some(v));
             v
         }
@@ -30,7 +38,7 @@ pub(crate) fn thread_stack_low() -> Option<usize> {
 }
 
 #[cfg(target_os = "linux")]
-fn query() -> Option<usize> {
+fn query() -> Option<(usize, usize)> {
     // SAFETY: `attr` is initialized by `pthread_getattr_np` before it is
     // read and destroyed afterwards; the out-pointers are valid locals.
     unsafe {
@@ -42,12 +50,12 @@ fn query() -> Option<usize> {
         let mut size: libc::size_t = 0;
         let r = libc::pthread_attr_getstack(&attr, &mut addr, &mut size);
         libc::pthread_attr_destroy(&mut attr);
-        (r == 0 && !addr.is_null()).then_some(addr as usize)
+        (r == 0 && !addr.is_null()).then_some((addr as usize, size))
     }
 }
 
 #[cfg(not(target_os = "linux"))]
-fn query() -> Option<usize> {
+fn query() -> Option<(usize, usize)> {
     None
 }
 

@@ -5,17 +5,15 @@
 //! reports the trap record. The output must equal the interpreter's.
 //! Skipped (passing) when the cross tools are not installed.
 
-mod common;
-
 use std::fmt::Write as _;
 use std::path::Path;
 use std::process::Command;
 
-use common::{run_interp, HostSetup};
 use waddle_frontend::{compile as frontend_compile, CompileOptions, SourceFile, SourceMap};
 use waddle_jit::baseline::{compile_aarch64_image, BaselineImage};
 use waddle_jit::JitOptions;
 use waddle_opt::ir::Program;
+use waddle_test_support::tiers::{run_interp, HostSetup};
 
 const LOADER: &str = r#"
 #include <stdint.h>

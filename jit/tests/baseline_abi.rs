@@ -3,14 +3,10 @@
 //! programs whose functions run partly on T2 and partly on T1 through the
 //! shared entry-slot table.
 
-mod baseline_support;
-mod common;
-
-use baseline_support::{host_for, run_baseline};
-use common::{on_big_stack, run_interp, HostSetup};
 use waddle_frontend::{compile as frontend_compile, CompileOptions, SourceFile, SourceMap};
-use waddle_jit::{baseline, compile, JitOptions};
+use waddle_jit::{baseline, cranelift::compile, JitOptions, Tier};
 use waddle_opt::ir::Program;
+use waddle_test_support::tiers::{host_for, on_big_stack, run_interp, run_native, HostSetup};
 
 const SETUP: HostSetup = HostSetup {
     fuel: None,
@@ -24,6 +20,16 @@ fn frontend(src: &str) -> Program {
         Ok(c) => c.program,
         Err(d) => panic!("frontend: {d:?}"),
     }
+}
+
+/// Runs `p`'s main on the interpreter and on T1; both must succeed alike.
+fn baseline_matches_interpreter(p: Program) {
+    let main = p.funcs[p.main.unwrap()].name.clone();
+    let (want, _) = run_interp(&p, &main, &[], SETUP);
+    assert!(want.result.is_ok(), "{want:?}");
+    let opts = JitOptions::default();
+    let got = on_big_stack(move || run_native(Tier::Baseline, &p, &main, &[], SETUP, &opts).0);
+    assert_eq!(got, want);
 }
 
 const MIXED: &str = r#"
@@ -62,12 +68,7 @@ print([flip(true, 0), flip(true, 5)]);
 
 #[test]
 fn mixed_arguments_match_interpreter() {
-    let p = frontend(MIXED);
-    let main = p.funcs[p.main.unwrap()].name.clone();
-    let (want, _) = run_interp(&p, &main, &[], SETUP);
-    assert!(want.result.is_ok(), "{want:?}");
-    let got = on_big_stack(move || run_baseline(&p, &main, &[], SETUP, &JitOptions::default()).0);
-    assert_eq!(got, want);
+    baseline_matches_interpreter(frontend(MIXED));
 }
 
 /// Every function but `.main` on T2 (Cranelift), `.main` on T1, and the
@@ -136,10 +137,5 @@ fn large_programs_and_frames() {
         src += &format!("    x = x + {} * a;\n", i % 7);
     }
     src += "    return x;\n}\nprint(f4199());\nprint(wide(3));\n";
-    let p = frontend(&src);
-    let main = p.funcs[p.main.unwrap()].name.clone();
-    let (want, _) = run_interp(&p, &main, &[], SETUP);
-    assert!(want.result.is_ok(), "{want:?}");
-    let got = on_big_stack(move || run_baseline(&p, &main, &[], SETUP, &JitOptions::default()).0);
-    assert_eq!(got, want);
+    baseline_matches_interpreter(frontend(&src));
 }

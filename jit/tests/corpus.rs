@@ -1,19 +1,23 @@
 //! The lang-test corpus (`lang-tests/tests/programs/**/*.wdl`) through the
-//! frontend, then through the interpreter and compiled code with identical
-//! test hosts: both must agree exactly (result, output, trap and location),
-//! and match the corpus expectation (`.out` stdout, `// exit:` code and the
-//! `// stderr:` fragments of runtime errors). Compile errors are skipped.
+//! frontend, then through the interpreter and every native tier (baseline
+//! and Cranelift) with identical test hosts: all must agree exactly
+//! (result, output, trap and location), and match the corpus expectation
+//! (`.out` stdout, `// exit:` code and the `// stderr:` fragments of runtime
+//! errors). Each program runs twice: with a collector every 1000
+//! allocations, and again with a small fuel budget (so `out of fuel` must
+//! hit at the same point on every engine). Compile errors are skipped.
 //! `WADDLE_TEST_FILTER=SUBSTR` narrows the programs.
-
-mod common;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use common::{on_big_stack, run_interp, run_jit, HostSetup, Outcome};
 use waddle_frontend::{compile as frontend_compile, CompileOptions, SourceFile, SourceMap};
 use waddle_jit::JitOptions;
+use waddle_opt::abi::TrapCode;
 use waddle_opt::ir::Program;
+use waddle_test_support::tiers::{
+    native_tiers, on_big_stack, run_interp, run_native, HostSetup, Outcome,
+};
 
 fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../lang-tests/tests/programs")
@@ -79,6 +83,40 @@ fn matches_expectation(
     }
 }
 
+/// Runs the interpreter and every native tier with `setup`; reports
+/// differences into `failures` and returns the interpreter's outcome when
+/// all agree.
+fn compare(
+    failures: &mut String,
+    rel: &str,
+    program: &Program,
+    name: &str,
+    setup: HostSetup,
+) -> Option<Outcome> {
+    let (interp, _) = run_interp(program, name, &[], setup);
+    let mut agree = true;
+    for tier in native_tiers() {
+        let (native, _) = run_native(tier, program, name, &[], setup, &JitOptions::default());
+        if native == interp {
+            continue;
+        }
+        agree = false;
+        let _ = writeln!(
+            failures,
+            "{rel} (fuel {:?}): engines differ\n  interp: {:?}\n  {}: {:?}",
+            setup.fuel, interp.result, tier, native.result
+        );
+        if native.out != interp.out {
+            let _ = writeln!(
+                failures,
+                "  interp out:\n{}\n  {} out:\n{}",
+                interp.out, tier, native.out
+            );
+        }
+    }
+    agree.then_some(interp)
+}
+
 #[test]
 fn corpus_agrees_with_interpreter_and_expectations() {
     let root = corpus_dir();
@@ -89,7 +127,7 @@ fn corpus_agrees_with_interpreter_and_expectations() {
         .filter(|f| !f.is_empty());
     let failures = on_big_stack(move || {
         let mut failures = String::new();
-        let mut ran = 0;
+        let (mut ran, mut out_of_fuel) = (0, 0);
         for path in files {
             let rel = path
                 .strip_prefix(&root)
@@ -119,39 +157,29 @@ fn corpus_agrees_with_interpreter_and_expectations() {
                 continue;
             };
             let name = program.funcs[main].name.clone();
-            let setup = HostSetup {
+            ran += 1;
+            let gc = HostSetup {
                 fuel: None,
                 gc_every: Some(1000),
             };
-            let t0 = std::time::Instant::now();
-            let (interp, _) = run_interp(&program, &name, &[], setup);
-            let t1 = std::time::Instant::now();
-            let (jit, _) = run_jit(&program, &name, &[], setup, &JitOptions::default());
-            if std::env::var_os("WADDLE_TEST_TIMES").is_some() {
-                eprintln!("{rel}: interp {:?} jit {:?}", t1 - t0, t1.elapsed());
-            }
-            ran += 1;
-            if jit != interp {
-                let _ = writeln!(
-                    failures,
-                    "{rel}: engines differ\n  interp: {:?}\n  jit:    {:?}",
-                    interp.result, jit.result
-                );
-                if jit.out != interp.out {
-                    let _ = writeln!(
-                        failures,
-                        "  interp out:\n{}\n  jit out:\n{}",
-                        interp.out, jit.out
-                    );
+            if let Some(o) = compare(&mut failures, &rel, &program, &name, gc) {
+                if let Err(e) = matches_expectation(&program, &o, &want_out, exit, &frags) {
+                    let _ = writeln!(failures, "{rel}: {e}");
                 }
-                continue;
             }
-            if let Err(e) = matches_expectation(&program, &jit, &want_out, exit, &frags) {
-                let _ = writeln!(failures, "{rel}: {e}");
+            let fuel = HostSetup {
+                fuel: Some(3000),
+                gc_every: Some(7),
+            };
+            if let Some(o) = compare(&mut failures, &rel, &program, &name, fuel) {
+                out_of_fuel += usize::from(o.result.is_err_and(|t| t.code == TrapCode::OutOfFuel));
             }
         }
         assert!(ran > 0, "no corpus program ran");
-        eprintln!("corpus: {ran} programs ran on both engines");
+        eprintln!(
+            "corpus: {ran} programs on {:?}, {out_of_fuel} ran out of fuel at 3000",
+            native_tiers()
+        );
         failures
     });
     assert!(failures.is_empty(), "{failures}");

@@ -2,10 +2,9 @@
 //! slot, compile statistics, disassembly, and freeing code memory when a
 //! compiled program is dropped.
 
-mod common;
-
-use common::{on_big_stack, parse, TestHost};
-use waddle_jit::{compile, JitOptions};
+use waddle_jit::{cranelift::compile, JitOptions};
+use waddle_test_support::tiers::{on_big_stack, parse};
+use waddle_test_support::TestHost;
 
 const TWO: &str = r#"
 fn fn0 "one"(int) -> int {

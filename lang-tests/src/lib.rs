@@ -8,5 +8,6 @@ pub mod corpus;
 pub mod cross;
 pub mod diff;
 pub mod difftest;
+pub mod filetest;
 pub mod gen;
 pub mod tiers;

@@ -2,7 +2,7 @@
 //!
 //! [`CONFIGS`] is the one list to extend: a configuration runs when its tier
 //! is available in this build (`interp` and `auto` always; native tiers when
-//! `waddle_jit::available_tiers()` lists them) and, if the environment
+//! [`Tier::is_available`] says so) and, if the environment
 //! variable `WADDLE_TEST_TIERS` is set (comma-separated configuration names
 //! such as `interp-O0,opt-O2`), when it is listed there.
 
@@ -13,75 +13,114 @@ use waddle::driver::{RunOptions, Tier};
 pub struct TierConfig {
     /// Display name, e.g. `interp-O1`.
     pub name: &'static str,
-    /// The `--tier` name of the tier.
-    pub tier: &'static str,
+    /// The tier.
+    pub tier: Tier,
     /// Optimization level.
     pub opt_level: u8,
+    /// `auto`'s chaos seed (`--tier-chaos`): functions promoted at
+    /// pseudo-random points to pseudo-random tiers, so every program runs
+    /// with calls crossing tiers.
+    pub chaos: Option<u64>,
 }
 
 /// Every configuration the corpus knows about, in run order.
 pub const CONFIGS: &[TierConfig] = &[
     TierConfig {
         name: "interp-O0",
-        tier: "interp",
+        tier: Tier::Interp,
         opt_level: 0,
+        chaos: None,
     },
     TierConfig {
         name: "interp-O1",
-        tier: "interp",
+        tier: Tier::Interp,
         opt_level: 1,
+        chaos: None,
     },
     TierConfig {
         name: "interp-O2",
-        tier: "interp",
+        tier: Tier::Interp,
         opt_level: 2,
+        chaos: None,
     },
     TierConfig {
         name: "baseline-O0",
-        tier: "baseline",
+        tier: Tier::Baseline,
         opt_level: 0,
+        chaos: None,
     },
     TierConfig {
         name: "opt-O1",
-        tier: "opt",
+        tier: Tier::Opt,
         opt_level: 1,
+        chaos: None,
     },
     TierConfig {
         name: "opt-O2",
-        tier: "opt",
+        tier: Tier::Opt,
         opt_level: 2,
+        chaos: None,
     },
     TierConfig {
         name: "full-O2",
-        tier: "full",
+        tier: Tier::Full,
         opt_level: 2,
+        chaos: None,
     },
     TierConfig {
         name: "auto-O2",
-        tier: "auto",
+        tier: Tier::Auto,
         opt_level: 2,
+        chaos: None,
+    },
+    TierConfig {
+        name: "auto-chaos1",
+        tier: Tier::Auto,
+        opt_level: 2,
+        chaos: Some(1),
+    },
+    TierConfig {
+        name: "auto-chaos2",
+        tier: Tier::Auto,
+        opt_level: 2,
+        chaos: Some(2),
+    },
+    TierConfig {
+        name: "auto-chaos3",
+        tier: Tier::Auto,
+        opt_level: 2,
+        chaos: Some(3),
+    },
+    TierConfig {
+        name: "auto-chaos5",
+        tier: Tier::Auto,
+        opt_level: 2,
+        chaos: Some(5),
+    },
+    TierConfig {
+        name: "auto-chaos8",
+        tier: Tier::Auto,
+        opt_level: 2,
+        chaos: Some(8),
     },
 ];
 
 impl TierConfig {
     /// Whether this build can run the configuration's tier.
     pub fn available(&self) -> bool {
-        matches!(self.tier, "interp" | "auto") || waddle_jit::available_tiers().contains(&self.tier)
+        self.tier.is_available()
     }
 
     /// Driver options for this configuration with an optional fuel budget.
     pub fn options(&self, fuel: Option<u64>) -> RunOptions {
-        let tier: Tier = self
-            .tier
-            .parse()
-            .unwrap_or_else(|e| panic!("CONFIGS names an unknown tier: {e}"));
         RunOptions {
-            tier,
+            tier: self.tier,
             opt_level: self.opt_level,
             passes: None,
             fuel,
             memory_limit: None,
             allow_ffi: false,
+            tier_chaos: self.chaos,
         }
     }
 }
@@ -108,7 +147,8 @@ mod tests {
     #[test]
     fn every_config_names_a_known_tier() {
         for c in CONFIGS {
-            assert!(c.tier.parse::<Tier>().is_ok(), "{}", c.name);
+            assert!(c.name.starts_with(c.tier.name()), "{}", c.name);
+            assert!(c.chaos.is_none() || c.tier == Tier::Auto, "{}", c.name);
             assert!(c.opt_level <= 2, "{}", c.name);
         }
         assert!(CONFIGS.iter().any(|c| c.available()));

@@ -17,14 +17,10 @@ use std::fmt::Write as _;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use waddle::cross::{run_source_aarch64, CrossOptions, AARCH64_TIERS};
+use waddle::cross::{has_aarch64, run_source_aarch64, CrossOptions};
 use waddle::driver::{RunOutcome, Tier};
 use waddle_lang_tests::corpus::{self, Expectation, Program};
 use waddle_lang_tests::diff::diff_lines;
-
-/// Programs not run on AArch64, with the reason (none at present: the
-/// loader has a collector, so even `arrays/bounded_memory.wdl` runs).
-const EXCLUDED: &[(&str, &str)] = &[];
 
 /// AArch64 configurations: (name, tier, optimization level, run by
 /// default). The others run when `WADDLE_TEST_TIERS` names them.
@@ -51,7 +47,7 @@ fn selected_configs() -> Vec<(&'static str, Tier, u8)> {
     let wanted = corpus::env_nonempty("WADDLE_TEST_TIERS");
     CONFIGS
         .iter()
-        .filter(|(_, tier, _, _)| AARCH64_TIERS.contains(&tier.name()))
+        .filter(|(_, tier, _, _)| has_aarch64(*tier))
         .filter(|(name, _, _, default)| match wanted.as_deref() {
             None => *default,
             Some(w) => w.split(',').any(|n| n.trim() == *name),
@@ -137,15 +133,8 @@ fn corpus_runs_on_aarch64() {
         return;
     }
     let filter = corpus::env_nonempty("WADDLE_TEST_FILTER");
-    let all = corpus::discover(&corpus::programs_dir(), filter.as_deref())
+    let programs = corpus::discover(&corpus::programs_dir(), filter.as_deref())
         .unwrap_or_else(|e| panic!("cannot read the corpus: {e}"));
-    let (excluded, programs): (Vec<Program>, Vec<Program>) = all
-        .into_iter()
-        .partition(|p| EXCLUDED.iter().any(|(name, _)| *name == p.name));
-    for p in &excluded {
-        let why = EXCLUDED.iter().find(|(n, _)| *n == p.name).map(|e| e.1);
-        println!("excluded on AArch64: {} ({})", p.name, why.unwrap_or(""));
-    }
     let configs = selected_configs();
     assert!(
         !configs.is_empty(),
@@ -162,11 +151,10 @@ fn corpus_runs_on_aarch64() {
         let failures = run_all(&programs, &options);
         let _ = writeln!(
             summary,
-            "{name:<20} ran {} programs: {} passed, {} failed ({} excluded)",
+            "{name:<20} ran {} programs: {} passed, {} failed",
             programs.len(),
             programs.len() - failures.len(),
-            failures.len(),
-            excluded.len()
+            failures.len()
         );
         report.extend(
             failures
@@ -198,7 +186,6 @@ fn allocating_programs_survive_gc_stress() {
         .unwrap_or_else(|e| panic!("cannot read the corpus: {e}"))
         .into_iter()
         .filter(|p| GC_STRESS_DIRS.iter().any(|d| p.name.starts_with(d)))
-        .filter(|p| !EXCLUDED.iter().any(|(name, _)| *name == p.name))
         .collect();
     let options = CrossOptions {
         gc_stress: true,
@@ -215,20 +202,6 @@ fn allocating_programs_survive_gc_stress() {
         .map(|(program, text)| format!("=== {program} [gc stress]\n{text}"))
         .collect();
     assert!(report.is_empty(), "{}", report.join("\n"));
-}
-
-/// Every exclusion names a corpus program (so a renamed program does not
-/// silently stop being excluded or tested).
-#[test]
-fn exclusions_name_corpus_programs() {
-    let all = corpus::discover(&corpus::programs_dir(), None).expect("read corpus");
-    for (name, why) in EXCLUDED {
-        assert!(!why.is_empty(), "{name}: exclusion without a reason");
-        assert!(
-            all.iter().any(|p| p.name == *name),
-            "excluded program {name} is not in the corpus"
-        );
-    }
 }
 
 /// `str(x)` of a float is formatted by the C loader, `print(x)` by the

@@ -260,6 +260,7 @@ fn check_mutant(name: &str, src: &str, stats: &mut Stats) {
         fuel: Some(RUN_FUEL),
         memory_limit: None,
         allow_ffi: false,
+        tier_chaos: None,
     };
     stats.ran += 1;
     match panic::catch_unwind(AssertUnwindSafe(|| run_source(name, src, &options))) {

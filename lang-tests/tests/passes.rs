@@ -145,6 +145,7 @@ fn every_pass_preserves_output() {
                     fuel: None,
                     memory_limit: None,
                     allow_ffi: false,
+                    tier_chaos: None,
                 },
             )
         })
@@ -158,6 +159,7 @@ fn every_pass_preserves_output() {
             fuel: None,
             memory_limit: None,
             allow_ffi: false,
+            tier_chaos: None,
         },
     ));
     for prog in load() {

@@ -167,7 +167,7 @@ fn measure(p: &Program, callees: &FxHashMap<FuncId, Function>, me: FuncId, reps:
     let (reb, reb_steps, _) = fastest(Mode::Rebuild);
     Totals {
         funcs: 1,
-        blocks: func.layout.len(),
+        blocks: func.layout().len(),
         edits,
         inc,
         reb,

@@ -3,8 +3,9 @@
 //! top-level arrays): recursive fib(27), a 1000×1000 nested integer loop,
 //! a sieve of 200 000, and 1000 steps of the n-body `advance`.
 //!
-//! `lua/*.lua` beside this file are the same programs for comparison with
-//! Lua 5.4 (`lua5.4 opt/benches/lua/fib.lua`); each prints its time.
+//! The same programs in Lua, C, LuaJIT and Python, for comparison with
+//! other implementations, are in the one benchmark suite directory,
+//! `runtime/cli/bench/` (run by `waddle bench`).
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use waddle_opt::abi::{obj_kind, ArrayObj, ObjHeader, StrObj, TrapCode, Word};
@@ -508,7 +509,7 @@ use cranelift_entity::EntityRef;
 fn bench(c: &mut Criterion) {
     let (p, fib) = fib_program();
     let mut h = BenchHost::default();
-    let mut it = Interpreter::new(&p, &mut h);
+    let it = Interpreter::new(&p, &mut h);
     assert_eq!(it.call(&mut h, fib, &[27]), Ok(196_418));
     c.bench_function("interp/fib27", |b| b.iter(|| it.call(&mut h, fib, &[27])));
 
@@ -517,7 +518,7 @@ fn bench(c: &mut Criterion) {
         globals: vec![0],
         ..BenchHost::default()
     };
-    let mut it = Interpreter::new(&p, &mut h);
+    let it = Interpreter::new(&p, &mut h);
     eprintln!("loops(1000) = {:?}", it.call(&mut h, loops, &[1000]));
     c.bench_function("interp/loops1000x1000", |b| {
         b.iter(|| it.call(&mut h, loops, &[1000]))
@@ -525,7 +526,7 @@ fn bench(c: &mut Criterion) {
 
     let (p, sieve) = sieve_program();
     let mut h = BenchHost::default();
-    let mut it = Interpreter::new(&p, &mut h);
+    let it = Interpreter::new(&p, &mut h);
     assert_eq!(it.call(&mut h, sieve, &[200_000]), Ok(17_984));
     c.bench_function("interp/sieve200000", |b| {
         b.iter(|| {
@@ -538,7 +539,7 @@ fn bench(c: &mut Criterion) {
     let (p, steps, g) = nbody_program();
     let mut h = BenchHost::default();
     nbody_init(&mut h, &g);
-    let mut it = Interpreter::new(&p, &mut h);
+    let it = Interpreter::new(&p, &mut h);
     let r = it.call(&mut h, steps, &[1000]).map(f64::from_bits);
     eprintln!("nbody: sum of xs after 1000 steps = {r:?}");
     c.bench_function("interp/nbody1000", |b| {

@@ -3,13 +3,13 @@
 //!
 //! Every optimization pass works on canonical functions through an
 //! [`Editor`]. The pipeline driver ([`pipeline`]) establishes canonical
-//! form once per function, opens one editor, and runs consecutive passes on
-//! it, so the dominator tree, loop forest and use lists are computed once
-//! per function and then repaired locally by the mutation primitives
-//! (Fritz ch. 6–9) for the whole pipeline. A pass that rewrites a function
-//! wholesale ([`PassKind::Rewrite`]) closes the editor; the next editing
-//! pass opens a fresh one. Every pass reports whether it changed the
-//! function.
+//! form once per function, opens an editor, and runs consecutive editing
+//! passes on it, so the dominator tree, loop forest and use lists are
+//! computed when the editor opens and then repaired locally by the mutation
+//! primitives (Fritz ch. 6–9) across that run of passes. A pass that
+//! rewrites a function wholesale ([`PassKind::Rewrite`], e.g. `vsdg`)
+//! closes the editor; the next editing pass opens a fresh one, computing
+//! the analyses again. Every pass reports whether it changed the function.
 //!
 //! | name | pass |
 //! | --- | --- |
@@ -36,6 +36,7 @@
 
 mod bce;
 mod cfg;
+pub(crate) mod fault;
 mod gvn;
 mod inline;
 mod licm;

@@ -245,11 +245,10 @@ fn gaps_become_detached_placeholders() {
     let mut b = FunctionBuilder::new(&mut f);
     let dead_block = b.create_block();
     let entry = b.create_block();
-    let _dead = b.ins(entry, InstKind::IConst(1), Type::Float, SrcLoc::NONE);
+    let _dead = b.ins(dead_block, InstKind::IConst(1), Type::Float, SrcLoc::NONE);
     let live = b.ins(entry, InstKind::IConst(2), Type::Int, SrcLoc::NONE);
     b.set_terminator(entry, Terminator::Return(Some(live)));
-    b.func.blocks[entry].insts.remove(0);
-    b.func.layout.retain(|&x| x != dead_block);
+    b.set_layout(vec![entry]);
     let mut p = Program::default();
     p.funcs.push(f);
     let text = print_program(&p);
@@ -260,9 +259,9 @@ fn gaps_become_detached_placeholders() {
     let q = parse_program(&text).unwrap();
     assert_eq!(print_program(&q), text);
     let g = &q.funcs[FuncId::from_u32(0)];
-    assert_eq!(g.blocks.len(), 2);
-    assert_eq!(g.values.len(), 2);
-    assert!(g.blocks[g.layout[0]].insts.len() == 1 && g.insts.len() == 2);
+    assert_eq!(g.blocks().len(), 2);
+    assert_eq!(g.values().len(), 2);
+    assert!(g.blocks()[g.layout()[0]].insts.len() == 1 && g.insts().len() == 2);
     waddle_opt::ir::verify_program(&q).unwrap();
 }
 
@@ -270,7 +269,7 @@ fn gaps_become_detached_placeholders() {
 fn parse_single_function() {
     let f = parse_function("fn fn7 \"h\"(float) -> float {\nblock0(v0: float):\n    v1: float = call fn3(v0)\n    return v1\n}\n").unwrap();
     assert_eq!(f.name, "h");
-    assert_eq!(f.layout.len(), 1);
+    assert_eq!(f.layout().len(), 1);
     assert!(parse_function("fn fn0 \"h\"() -> void\nfn fn1 \"i\"() -> void").is_err());
 }
 

@@ -289,16 +289,18 @@ fn builder_program_passes() {
 #[test]
 fn structural_errors() {
     let (base, id) = builder_program();
-    let b0 = base.funcs[id].layout[0];
-    let b1 = base.funcs[id].layout[1];
+    let b0 = base.funcs[id].layout()[0];
+    let b1 = base.funcs[id].layout()[1];
 
     let mut p = base.clone();
-    p.funcs[id].layout.push(b1);
+    FunctionBuilder::new(&mut p.funcs[id]).layout_mut().push(b1);
     assert_error(&errors(&p), &["block1: block appears twice in the layout"]);
 
     let mut p = base.clone();
-    let ghost = p.funcs[id].blocks.next_key();
-    p.funcs[id].layout.push(ghost);
+    let ghost = p.funcs[id].blocks().next_key();
+    FunctionBuilder::new(&mut p.funcs[id])
+        .layout_mut()
+        .push(ghost);
     assert_error(
         &errors(&p),
         &["layout lists block2, which is not in the block arena"],
@@ -306,14 +308,20 @@ fn structural_errors() {
 
     // An instruction listed in two blocks defines its value twice.
     let mut p = base.clone();
-    let inst = p.funcs[id].blocks[b0].insts[0];
-    p.funcs[id].blocks[b1].insts.push(inst);
+    let inst = p.funcs[id].blocks()[b0].insts[0];
+    FunctionBuilder::new(&mut p.funcs[id])
+        .block_mut(b1)
+        .insts
+        .push(inst);
     assert_error(&errors(&p), &["block1", "inst0 also appears in block0"]);
 
     // A value whose recorded definition disagrees.
     let mut p = base.clone();
-    let y = p.funcs[id].blocks[b1].params[0];
-    p.funcs[id].blocks[b0].params.push(y);
+    let y = p.funcs[id].blocks()[b1].params[0];
+    FunctionBuilder::new(&mut p.funcs[id])
+        .block_mut(b0)
+        .params
+        .push(y);
     p.funcs[id].sig.params.push(Type::Int);
     let errs = errors(&p);
     assert_error(
@@ -327,7 +335,7 @@ fn structural_errors() {
     let f = &mut p.funcs[id];
     let mut bld = FunctionBuilder::new(f);
     let d = bld.ins(b0, InstKind::IConst(3), Type::Int, SrcLoc::NONE);
-    bld.func.blocks[b0].insts.pop();
+    bld.block_mut(b0).insts.pop();
     bld.set_terminator(b1, Terminator::Return(Some(d)));
     assert_error(
         &errors(&p),
@@ -339,7 +347,7 @@ fn structural_errors() {
 
     // An edge to a block outside the layout.
     let mut p = base.clone();
-    p.funcs[id].layout.pop();
+    FunctionBuilder::new(&mut p.funcs[id]).layout_mut().pop();
     assert_error(
         &errors(&p),
         &["block0", "edge target block1 is not in the layout"],
@@ -347,13 +355,16 @@ fn structural_errors() {
 
     // An instruction id outside the arena.
     let mut p = base.clone();
-    let ghost = p.funcs[id].insts.next_key();
-    p.funcs[id].blocks[b0].insts.push(ghost);
+    let ghost = p.funcs[id].insts().next_key();
+    FunctionBuilder::new(&mut p.funcs[id])
+        .block_mut(b0)
+        .insts
+        .push(ghost);
     assert_error(&errors(&p), &["inst1 is not in the instruction arena"]);
 
     // Void values and void parameters.
     let mut p = base.clone();
-    p.funcs[id].values[y].ty = Type::Unit;
+    FunctionBuilder::new(&mut p.funcs[id]).value_mut(y).ty = Type::Unit;
     assert_error(&errors(&p), &["v1 has type void"]);
     let mut p = base;
     p.funcs[id].sig.params[0] = Type::Unit;
@@ -385,7 +396,7 @@ mod corrupted {
     use super::common;
     use cranelift_entity::EntityRef;
     use proptest::prelude::*;
-    use waddle_opt::ir::{print_program, verify_program, Block, UseLists, Value};
+    use waddle_opt::ir::{print_program, verify_program, Block, FunctionBuilder, UseLists, Value};
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(256))]
@@ -407,11 +418,11 @@ mod corrupted {
             match kind {
                 // Redirect one operand of some instruction to another value.
                 0 => {
-                    let insts: Vec<_> = f.layout.iter().flat_map(|&b| f.blocks[b].insts.clone()).collect();
+                    let insts: Vec<_> = f.layout().iter().flat_map(|&b| f.blocks()[b].insts.clone()).collect();
                     prop_assume!(!insts.is_empty());
                     let inst = insts[arg.index(insts.len())];
                     let mut first = true;
-                    f.insts[inst].kind.for_each_arg_mut(|v| {
+                    FunctionBuilder::new(f).inst_mut(inst).kind.for_each_arg_mut(|v| {
                         if first {
                             *v = Value::new(target as usize);
                             first = false;
@@ -420,21 +431,21 @@ mod corrupted {
                 }
                 // Retarget an edge.
                 1 => {
-                    let b = f.layout[arg.index(f.layout.len())];
-                    if let Some(c) = f.blocks[b].term.successors_mut().next() {
+                    let b = f.layout()[arg.index(f.layout().len())];
+                    if let Some(c) = FunctionBuilder::new(f).block_mut(b).term.successors_mut().next() {
                         c.block = Block::new(target as usize);
                     }
                 }
                 // Reorder the layout (may move the entry).
                 2 => {
-                    let n = f.layout.len();
-                    f.layout.rotate_left(arg.index(n));
+                    let n = f.layout().len();
+                    FunctionBuilder::new(f).layout_mut().rotate_left(arg.index(n));
                 }
                 // Drop a block from the layout.
                 _ => {
-                    let n = f.layout.len();
+                    let n = f.layout().len();
                     let i = arg.index(n);
-                    f.layout.remove(i);
+                    FunctionBuilder::new(f).layout_mut().remove(i);
                     must_fail = i != 0;
                 }
             }

@@ -3,6 +3,10 @@
 //! - `call/add/<tier>`: the cost of one call of `add(int, int) -> int`
 //!   from Rust through a [`TypedFunc`] on each tier, against the
 //!   name-based `Session::call_typed` it replaces;
+//! - `array/1M/{copy,handle}/<tier>`: a round trip of a 1M-element
+//!   `[int]` through `fn same(a: [int]) -> [int] { return a; }`, as
+//!   `Vec<i64>` in and out (copied both ways) against an [`ArrayRef`]
+//!   (nothing copied);
 //! - `threads/fib18/<n>`: throughput of `fib(18)` calls with one `Store`
 //!   per thread over one shared `Module`, on 1, 2 and 4 threads (the
 //!   reported element rate is calls per second over all threads).
@@ -13,19 +17,18 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use waddle::engine::AVAILABLE_TIERS;
-use waddle::{Config, Engine, Module, OutputSink, Session, Store, Tier, TypedFunc};
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use waddle::{ArrayRef, Config, Engine, Module, OutputSink, Session, Store, Tier, TypedFunc};
 
 const SOURCE: &str = "
 fn add(a: int, b: int) -> int { return a + b; }
 fn fib(n: int) -> int { if n < 2 { return n; } return fib(n - 1) + fib(n - 2); }
+fn same(a: [int]) -> [int] { return a; }
 ";
 
 fn tiers() -> Vec<Tier> {
-    AVAILABLE_TIERS
-        .iter()
-        .map(|t| t.parse().unwrap())
+    Tier::available()
+        .into_iter()
         .filter(|&t| t != Tier::Auto)
         .collect()
 }
@@ -58,6 +61,35 @@ fn calls(c: &mut Criterion) {
             r
         })
     });
+    g.finish();
+}
+
+fn arrays(c: &mut Criterion) {
+    const N: usize = 1_000_000;
+    let mut g = c.benchmark_group("array/1M");
+    g.sample_size(20);
+    for tier in [Tier::Interp, Tier::Opt] {
+        let engine = Engine::new(&Config::new().tier(tier)).unwrap();
+        let module = Module::new(&engine, "bench.wdl", SOURCE).unwrap();
+        let mut store = Store::with_output(&engine, OutputSink::Capture);
+        let inst = store.instantiate(&module).unwrap();
+        let data: Vec<i64> = (0..N as i64).collect();
+        let copy: TypedFunc<(Vec<i64>,), Vec<i64>> = inst.typed_func(&store, "same").unwrap();
+        g.bench_function(format!("copy/{tier}"), |b| {
+            // The Rust-side clone is setup, not measured.
+            b.iter_batched(
+                || data.clone(),
+                |v| copy.call(&mut store, (v,)).unwrap(),
+                BatchSize::LargeInput,
+            )
+        });
+        let handle: TypedFunc<(&ArrayRef<i64>,), ArrayRef<i64>> =
+            inst.typed_func(&store, "same").unwrap();
+        let arr = store.array_from_slice(&data).unwrap();
+        g.bench_function(format!("handle/{tier}"), |b| {
+            b.iter(|| handle.call(&mut store, (black_box(&arr),)).unwrap())
+        });
+    }
     g.finish();
 }
 
@@ -119,5 +151,5 @@ fn threads(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, calls, threads);
+criterion_group!(benches, calls, arrays, threads);
 criterion_main!(benches);

@@ -1,13 +1,17 @@
 //! A host application embedding Waddle: one `Engine` and one compiled
 //! `Module` shared by a pool of worker threads, each with its own `Store`;
 //! typed calls with numbers, strings and arrays; a deadline that stops a
-//! runaway script; an interrupt from another thread.
+//! runaway script; an interrupt from another thread; a large array shared
+//! with a script through a handle (no copies); a memory limiter; a call
+//! that pauses when its fuel runs out and resumes when refueled.
 //!
 //! `cargo run -p waddle --example embed`
 
 use std::time::{Duration, Instant};
 
-use waddle::{Config, Engine, Error, Module, OutputSink, Store, Tier, TrapCode};
+use waddle::{
+    ArrayRef, CallState, Config, Engine, Error, Module, OutputSink, Store, Tier, TrapCode,
+};
 
 const SCRIPT: &str = r##"
 var served = 0;
@@ -22,6 +26,15 @@ fn score(xs: [float], weight: float) -> float {
 fn label(name: str, n: int) -> str { return name + "#" + str(n); }
 
 fn runaway() -> int { var i = 0; while true { i += 1; } return i; }
+
+fn normalize(xs: [float]) -> float {
+    var top = 0.0;
+    for i in 0..len(xs) { if xs[i] > top { top = xs[i]; } }
+    for i in 0..len(xs) { xs[i] = xs[i] / top; }
+    return top;
+}
+
+fn hog(n: int) -> int { var a = [0; n]; return len(a); }
 
 print("script loaded");
 "##;
@@ -81,5 +94,43 @@ pub fn main() -> Result<(), Error> {
         "served in this store: {:?}",
         instance.global(&store, "served")
     );
+
+    // A million floats shared with the script: built in the store's heap,
+    // normalized in place by the script, read back without a copy.
+    let normalize = instance.typed_func::<(&ArrayRef<f64>,), f64>(&store, "normalize")?;
+    let samples = store.array_filled(1_000_000, 0.0f64)?;
+    for (i, x) in samples.as_mut_slice(&mut store)?.iter_mut().enumerate() {
+        *x = (i % 1000) as f64;
+    }
+    let top = normalize.call(&mut store, (&samples,))?;
+    let view = samples.as_slice(&store)?;
+    println!(
+        "normalized {} samples by {top}: last {}",
+        view.len(),
+        view[view.len() - 1]
+    );
+
+    // A limiter caps the store's heap growth at 4 MiB.
+    store.set_limiter(|_now: usize, desired: usize, _max: Option<usize>| desired <= 4 << 20);
+    let hog = instance.typed_func::<(i64,), i64>(&store, "hog")?;
+    let err = hog.call(&mut store, (10_000_000,)).unwrap_err();
+    assert_eq!(err.trap_code(), Some(TrapCode::OutOfMemory));
+    println!("limiter: {err}");
+    store.clear_limiter();
+
+    // Fuel that pauses instead of failing: the call resumes when refueled.
+    store.set_fuel(Some(10_000))?;
+    let mut state = runaway.call_resumable(store, ());
+    for round in 1..=3 {
+        let CallState::Paused(call) = state else {
+            break;
+        };
+        println!("paused for fuel (round {round})");
+        state = call.resume(10_000);
+    }
+    if let CallState::Paused(call) = state {
+        let (_store, err) = call.cancel();
+        println!("cancelled: {err}");
+    }
     Ok(())
 }

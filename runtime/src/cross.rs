@@ -63,8 +63,11 @@ impl Default for CrossOptions {
     }
 }
 
-/// Tiers that can generate AArch64 images, by `--tier` name.
-pub const AARCH64_TIERS: &[&str] = &["baseline", "opt", "full"];
+/// Whether `tier` can generate AArch64 images.
+pub fn has_aarch64(tier: Tier) -> bool {
+    tier.native()
+        .is_some_and(waddle_jit::Tier::on_aarch64_images)
+}
 
 /// `Ok` when qemu-aarch64 and the cross compiler are installed; else the
 /// message naming the missing tool and its package.
@@ -125,15 +128,24 @@ fn unavailable(tier: Tier) -> RunOutcome {
     failure(
         format!(
             "tier `{tier}` is not available for --target aarch64 yet (available: {})",
-            AARCH64_TIERS.join(", ")
+            aarch64_names()
         ),
         1,
     )
 }
 
+/// The `--tier` names of the tiers with AArch64 images.
+fn aarch64_names() -> String {
+    let names: Vec<&str> = (waddle_jit::Tier::ALL.iter())
+        .filter(|t| t.on_aarch64_images())
+        .map(|t| t.name())
+        .collect();
+    names.join(", ")
+}
+
 /// `Ok` when `tier` can generate AArch64 images.
 fn check_tier(tier: Tier) -> Result<(), RunOutcome> {
-    if AARCH64_TIERS.contains(&tier.name()) {
+    if has_aarch64(tier) {
         Ok(())
     } else {
         Err(unavailable(tier))

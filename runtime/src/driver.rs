@@ -37,6 +37,30 @@ impl Tier {
     pub fn name(self) -> &'static str {
         Self::ALL.iter().find(|&&(_, t)| t == self).unwrap().0
     }
+
+    /// The native code generator an explicit native tier names (`None`
+    /// for `interp` and `auto`, which is a policy over several).
+    pub fn native(self) -> Option<waddle_jit::Tier> {
+        match self {
+            Tier::Interp | Tier::Auto => None,
+            Tier::Baseline => Some(waddle_jit::Tier::Baseline),
+            Tier::Opt => Some(waddle_jit::Tier::Opt),
+            Tier::Full => Some(waddle_jit::Tier::Full),
+        }
+    }
+
+    /// Whether this build can run the tier on the host (`interp` and
+    /// `auto` always; a native tier when its code generator runs here).
+    pub fn is_available(self) -> bool {
+        self.native().is_none_or(waddle_jit::Tier::on_host)
+    }
+
+    /// Every tier this build can run, in [`Tier::ALL`] order.
+    pub fn available() -> Vec<Tier> {
+        (Self::ALL.iter().map(|&(_, t)| t))
+            .filter(|t| t.is_available())
+            .collect()
+    }
 }
 
 impl fmt::Display for Tier {
@@ -74,6 +98,9 @@ pub struct RunOptions {
     pub memory_limit: Option<usize>,
     /// Whether `extern` declarations (FFI) are allowed (`--allow-ffi`).
     pub allow_ffi: bool,
+    /// `auto`'s chaos mode (`--tier-chaos SEED`): promotion points and
+    /// tiers picked pseudo-randomly from the seed.
+    pub tier_chaos: Option<u64>,
 }
 
 impl Default for RunOptions {
@@ -85,6 +112,7 @@ impl Default for RunOptions {
             fuel: None,
             memory_limit: None,
             allow_ffi: false,
+            tier_chaos: None,
         }
     }
 }
@@ -130,6 +158,7 @@ fn run_captured(file_name: &str, source: &str, options: &RunOptions) -> RunOutco
         .interruptible(options.fuel.is_some());
     config.passes = options.passes.clone();
     config.allow_ffi = options.allow_ffi;
+    config.tiering.chaos = options.tier_chaos;
     let engine = match Engine::new(&config) {
         Ok(e) => e,
         Err(e) => return failed(Vec::new(), e),

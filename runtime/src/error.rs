@@ -235,7 +235,7 @@ impl fmt::Display for Error {
             Error::UnsupportedTier(t) => write!(
                 f,
                 "tier `{t}` is not available in this build (available: {})",
-                crate::engine::AVAILABLE_TIERS.join(", ")
+                available_tier_names()
             ),
             Error::Passes(m) => write!(f, "{m}"),
             Error::UnknownFunction(n) => write!(f, "no function named `{n}`"),
@@ -262,6 +262,12 @@ impl From<RuntimeError> for Error {
     fn from(e: RuntimeError) -> Error {
         Error::Runtime(e)
     }
+}
+
+/// The `--tier` names this build runs, comma-separated.
+fn available_tier_names() -> String {
+    let names: Vec<&str> = Tier::available().into_iter().map(Tier::name).collect();
+    names.join(", ")
 }
 
 #[cfg(test)]

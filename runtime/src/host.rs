@@ -35,6 +35,30 @@ pub struct Runtime {
     start: Instant,
     /// Host functions, the embedder's data and the last host failure.
     pub(crate) hostfns: crate::hostfn::HostState,
+    /// Objects the embedder holds handles to (`ArrayRef`, `StrRef`): roots
+    /// of every collection.
+    pub(crate) handles: crate::api::handle::HandleRoots,
+    /// Set while a resumable call runs: running out of fuel pauses.
+    pub(crate) fuel_yield: Option<crate::api::resumable::FuelYield>,
+    /// Frames of callers suspended in another tier while a nested call
+    /// runs (mixed-tier calls): `(address, words)` ranges scanned
+    /// conservatively by every collection, pushed and popped in call order
+    /// by [`Runtime::push_roots`] and [`Runtime::pop_roots`].
+    nested_roots: Vec<(usize, usize)>,
+}
+
+/// The ranges of [`Runtime::push_roots`], as a root source.
+struct NestedRoots<'a>(&'a [(usize, usize)]);
+
+impl RootSource for NestedRoots<'_> {
+    fn visit_roots(&self, visit: &mut dyn FnMut(Word)) {
+        for &(ptr, len) in self.0 {
+            // SAFETY: `push_roots` requires the range to stay valid and
+            // unchanged by anyone else until its `pop_roots`.
+            let words = unsafe { std::slice::from_raw_parts(ptr as *const Word, len) };
+            words.iter().for_each(|&w| visit(w));
+        }
+    }
 }
 
 impl Runtime {
@@ -50,12 +74,20 @@ impl Runtime {
             interrupts: Interrupts::default(),
             start: Instant::now(),
             hostfns: crate::hostfn::HostState::default(),
+            handles: crate::api::handle::HandleRoots::default(),
+            fuel_yield: None,
+            nested_roots: Vec::new(),
         }
     }
 
     /// The heap.
     pub fn heap(&self) -> &Heap {
         &self.heap
+    }
+
+    /// The heap, mutably (to install a limiter).
+    pub(crate) fn heap_mut(&mut self) -> &mut Heap {
+        &mut self.heap
     }
 
     /// The output stream.
@@ -130,24 +162,48 @@ impl Runtime {
         Ok(())
     }
 
-    /// Runs a full collection now, with the globals, pinned objects and
+    /// Adds `roots` (the frames of a caller suspended while another tier
+    /// runs a callee) to the roots of every collection until the matching
+    /// [`Runtime::pop_roots`].
+    ///
+    /// # Safety
+    /// `roots` must stay allocated and readable until then (it is read
+    /// after the borrow ends).
+    pub(crate) unsafe fn push_roots(&mut self, roots: &[Word]) {
+        self.nested_roots
+            .push((roots.as_ptr() as usize, roots.len()));
+    }
+
+    /// Removes the roots of the last [`Runtime::push_roots`].
+    pub(crate) fn pop_roots(&mut self) {
+        self.nested_roots.pop();
+    }
+
+    /// Runs a full collection now, with the globals, pinned objects, the
+    /// embedder's handles and
     /// `extra_roots` (scanned conservatively) as roots.
     pub fn collect(&mut self, extra_roots: &[Word]) {
         let globals = Typed {
             words: &self.globals,
             types: &self.global_types,
         };
-        self.heap.collect(&[&globals, &Conservative(extra_roots)]);
+        let nested = NestedRoots(&self.nested_roots);
+        self.heap
+            .collect(&[&globals, &self.handles, &Conservative(extra_roots), &nested]);
     }
 
-    /// Reserves `bytes`, with the globals and `roots` as GC roots.
+    /// Reserves `bytes`, with the globals, the embedder's handles and
+    /// `roots` as GC roots.
     fn reserve_with(&mut self, bytes: usize, roots: &[&dyn RootSource]) -> Result<(), TrapCode> {
         let globals = Typed {
             words: &self.globals,
             types: &self.global_types,
         };
-        let mut all: Vec<&dyn RootSource> = Vec::with_capacity(roots.len() + 1);
+        let nested = NestedRoots(&self.nested_roots);
+        let mut all: Vec<&dyn RootSource> = Vec::with_capacity(roots.len() + 3);
         all.push(&globals);
+        all.push(&self.handles);
+        all.push(&nested);
         all.extend_from_slice(roots);
         self.heap.reserve(bytes, &all)
     }
@@ -353,6 +409,17 @@ impl Host for Runtime {
                 Ok(())
             }
             Some(f) => {
+                if let Some(y) = &self.fuel_yield {
+                    // A resumable call: wait for the embedder's fuel.
+                    let mut have = *f;
+                    while let Some(more) = y.pause() {
+                        have = have.saturating_add(more);
+                        if have >= units {
+                            *f = have - units;
+                            return self.interrupts.check();
+                        }
+                    }
+                }
                 *f = 0;
                 Err(TrapCode::OutOfFuel)
             }

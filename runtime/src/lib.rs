@@ -42,11 +42,15 @@ pub mod hostfn;
 pub mod output;
 
 pub use api::{
-    ArrayElem, Config, Engine, Instance, InterruptHandle, Module, Store, TypedFunc, TypedParam,
-    TypedParams, TypedResult,
+    ArrayElem, ArrayRef, CallState, Config, Engine, HeapElem, Instance, InterruptHandle, Module,
+    NumericElem, PausedCall, ResourceLimiter, Store, StrRef, TypedFunc, TypedParam, TypedParams,
+    TypedResult,
 };
 pub use driver::{run_source, RunOptions, RunOutcome, Tier};
-pub use engine::{EngineConfig, FunctionInfo, GlobalInfo, HostFunctionInfo, Session, Val};
+pub use engine::{
+    EngineConfig, FunctionInfo, GlobalInfo, HostFunctionInfo, Session, TierEvent, TierHook,
+    TierOptions, TierThresholds, Val,
+};
 pub use error::{Diagnostic, Error, Location, RuntimeError, Severity};
 pub use hostfn::{Caller, HostArg, HostResult, HostRet};
 pub use output::OutputSink;

@@ -6,7 +6,6 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use waddle::engine::AVAILABLE_TIERS;
 use waddle::{Config, Engine, Error, Module, OutputSink, Store, Tier, TrapCode, Val};
 
 const PROGRAM: &str = r#"
@@ -25,12 +24,9 @@ print("loaded");
 "#;
 
 fn engines() -> Vec<(Tier, Engine)> {
-    AVAILABLE_TIERS
-        .iter()
-        .map(|name| {
-            let tier: Tier = name.parse().unwrap();
-            (tier, Engine::new(&Config::new().tier(tier)).unwrap())
-        })
+    Tier::available()
+        .into_iter()
+        .map(|tier| (tier, Engine::new(&Config::new().tier(tier)).unwrap()))
         .collect()
 }
 
@@ -336,8 +332,7 @@ fn compile_errors_are_structured() {
 #[test]
 fn an_interruptible_session_stops_an_entry_and_keeps_its_state() {
     use waddle::{EngineConfig, Session};
-    for name in AVAILABLE_TIERS {
-        let tier: Tier = name.parse().unwrap();
+    for tier in Tier::available() {
         let mut s = Session::with_config(EngineConfig {
             tier,
             output: OutputSink::Capture,

@@ -51,7 +51,7 @@ fn every_tier_runs_or_is_unavailable() {
                 ..RunOptions::default()
             },
         );
-        if waddle::engine::AVAILABLE_TIERS.contains(&tier.name()) {
+        if tier.is_available() {
             assert_eq!(o.exit_code, 0, "{tier}: {}", o.stderr);
         } else {
             assert_eq!(o.exit_code, 1);

@@ -6,14 +6,10 @@
     any(target_arch = "x86_64", target_arch = "aarch64")
 ))]
 
-use waddle::engine::AVAILABLE_TIERS;
 use waddle::{EngineConfig, Error, OutputSink, Session as Engine, Tier};
 
 fn tiers() -> Vec<Tier> {
-    (Tier::ALL.iter())
-        .filter(|(n, _)| AVAILABLE_TIERS.contains(n))
-        .map(|&(_, t)| t)
-        .collect()
+    Tier::available()
 }
 
 fn engine(tier: Tier, allow_ffi: bool) -> Engine {

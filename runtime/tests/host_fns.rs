@@ -6,15 +6,11 @@
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 
-use waddle::engine::AVAILABLE_TIERS;
 use waddle::{Caller, EngineConfig, Error, OutputSink, Session as Engine, Tier};
 
 /// Every tier of this build (by `--tier` name).
 fn tiers() -> Vec<Tier> {
-    (Tier::ALL.iter())
-        .filter(|(n, _)| AVAILABLE_TIERS.contains(n))
-        .map(|&(_, t)| t)
-        .collect()
+    Tier::available()
 }
 
 fn engine(tier: Tier) -> Engine {

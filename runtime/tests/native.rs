@@ -210,30 +210,65 @@ fn collection_with_compiled_frames_keeps_live_arrays_and_frees_garbage() {
     assert!(e.heap_stats().live_bytes < 1 << 20, "{:?}", e.heap_stats());
 }
 
+/// An `auto` session that promotes loop-free functions after `calls` calls.
+fn auto_engine(calls: u32) -> Session {
+    Session::with_config(EngineConfig {
+        tier: Tier::Auto,
+        output: OutputSink::Capture,
+        tiering: waddle::TierOptions {
+            thresholds: waddle::TierThresholds { calls, loops: 0 },
+            sync: true,
+            ..waddle::TierOptions::default()
+        },
+        ..EngineConfig::default()
+    })
+    .unwrap()
+}
+
 #[test]
-fn auto_compiles_functions_and_interprets_cold_top_level_code() {
-    let mut e = engine(Tier::Auto);
+fn auto_starts_on_the_interpreter_and_promotes_by_counters() {
+    let mut e = auto_engine(3);
     e.eval("fn sq(x: int) -> int { return x * x; }").unwrap();
-    assert_eq!(e.function_tier("sq").unwrap(), Tier::Opt);
+    assert_eq!(e.function_tier("sq").unwrap(), Tier::Interp);
     e.eval("print(sq(5));").unwrap();
     assert_eq!(out(&mut e), "25\n");
+    assert_eq!(e.function_tier("sq").unwrap(), Tier::Interp);
+    assert_eq!(e.function_counters("sq").unwrap().0, 2);
+    // The third call promotes it (from Rust or from interpreted code).
+    e.eval("print(sq(6) + sq(7));").unwrap();
+    assert_eq!(out(&mut e), "85\n");
+    assert_eq!(e.function_tier("sq").unwrap(), Tier::Opt);
+    assert_eq!(e.promotions(), 1);
+    // A function with a loop is compiled before its first run (no OSR).
+    e.eval("fn total(n: int) -> int { var t = 0; for i in 0..n { t += sq(i); } return t; }")
+        .unwrap();
+    assert_eq!(e.function_tier("total").unwrap(), Tier::Interp);
+    assert_eq!(e.call("total", &[Val::Int(4)]).unwrap(), Val::Int(14));
+    assert_eq!(e.function_tier("total").unwrap(), Tier::Opt);
     let before = e.native_code();
     // Straight-line top-level code that calls nothing compiles nothing.
     e.eval("print(1 + 2); let s = \"a\" + \"b\"; print(s);")
         .unwrap();
     assert_eq!(out(&mut e), "3\nab\n");
     assert_eq!(e.native_code(), before);
+    // A redefinition starts over on the interpreter.
+    e.eval("fn sq(x: int) -> int { return x * x * x; }")
+        .unwrap();
+    assert_eq!(e.function_tier("sq").unwrap(), Tier::Interp);
+    assert_eq!(e.call("total", &[Val::Int(4)]).unwrap(), Val::Int(36));
     e.set_tier(Tier::Interp).unwrap();
     e.eval("print(sq(6));").unwrap();
-    assert_eq!(out(&mut e), "36\n");
+    assert_eq!(out(&mut e), "216\n");
     assert_eq!(e.function_tier("sq").unwrap(), Tier::Interp);
+    assert_eq!(e.function_tier("total").unwrap(), Tier::Interp);
     assert_eq!(e.native_code().units, 0);
 }
 
 #[test]
 fn top_level_code_and_replaced_programs_free_their_units() {
-    let mut e = engine(Tier::Auto);
+    let mut e = auto_engine(1);
     e.eval("fn sq(x: int) -> int { return x * x; }").unwrap();
+    e.eval("print(sq(2));").unwrap();
     let one = e.native_code();
     assert_eq!(one.units, 1, "{one:?}");
     // Top-level code with a loop is compiled in its own unit, which is
@@ -242,7 +277,7 @@ fn top_level_code_and_replaced_programs_free_their_units() {
         e.eval("var t = 0; for i in 0..10 { t += sq(i); } print(t);")
             .unwrap();
     }
-    assert_eq!(out(&mut e), "285\n".repeat(50));
+    assert_eq!(out(&mut e), format!("4\n{}", "285\n".repeat(50)));
     assert_eq!(e.native_code(), one);
     // `run` replaces the whole program and its code.
     for _ in 0..20 {
@@ -253,13 +288,15 @@ fn top_level_code_and_replaced_programs_free_their_units() {
         .unwrap();
     }
     assert_eq!(out(&mut e), "2\n".repeat(20));
-    assert_eq!(e.native_code().units, 1);
+    // `f` is inlined into the top-level code, whose unit is freed once it
+    // has run: nothing is left.
+    assert_eq!(e.native_code().units, 0);
 }
 
 #[test]
 fn string_constants_stay_right_across_units_on_every_native_tier() {
     for tier in [Tier::Baseline, Tier::Opt] {
-        if !waddle::engine::AVAILABLE_TIERS.contains(&tier.name()) {
+        if !tier.is_available() {
             continue;
         }
         let mut e = engine(tier);

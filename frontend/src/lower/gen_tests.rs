@@ -239,7 +239,7 @@ fn run(p: &Program) -> (Vec<i64>, Result<Word, Trap>) {
         out: Vec::new(),
         fuel: 100_000_000,
     };
-    let mut interp = Interpreter::new(p, &mut host);
+    let interp = Interpreter::new(p, &mut host);
     let r = interp.call(&mut host, p.main.expect("main"), &[]);
     (host.out, r)
 }

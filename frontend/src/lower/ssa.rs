@@ -119,21 +119,23 @@ impl SsaBuilder {
     /// Ends `block` with a jump to `to` passing `args` (one per explicit
     /// parameter of `to`).
     pub fn jump(&mut self, block: Block, to: Block, args: Vec<Value>) {
-        self.func.blocks[block].term = Terminator::jump(BlockCall::new(to, args));
+        FunctionBuilder::new(&mut self.func)
+            .set_terminator(block, Terminator::jump(BlockCall::new(to, args)));
         self.add_pred(to, block);
     }
 
     /// Ends `block` with a two-way branch on `cond`.
     pub fn branch(&mut self, block: Block, cond: Value, then: BlockCall, otherwise: BlockCall) {
         let (t, e) = (then.block, otherwise.block);
-        self.func.blocks[block].term = Terminator::branch(cond, then, otherwise);
+        FunctionBuilder::new(&mut self.func)
+            .set_terminator(block, Terminator::branch(cond, then, otherwise));
         self.add_pred(t, block);
         self.add_pred(e, block);
     }
 
     /// Ends `block` with a return.
     pub fn ret(&mut self, block: Block, value: Option<Value>) {
-        self.func.blocks[block].term = Terminator::Return(value);
+        FunctionBuilder::new(&mut self.func).set_terminator(block, Terminator::Return(value));
     }
 
     /// Number of (distinct) predecessors of `block` so far.
@@ -280,7 +282,7 @@ impl SsaBuilder {
             return v;
         }
         let ty = self.var_type(var);
-        let entry = self.func.layout[0];
+        let entry = self.func.layout()[0];
         let v = zero_value(&mut self.func, entry, ty);
         self.undef.insert(var, v);
         v
@@ -288,11 +290,15 @@ impl SsaBuilder {
 
     /// Sets the argument for `param` on every edge `pred → block`.
     fn set_edge_arg(&mut self, pred: Block, block: Block, param: Value, arg: Value) {
-        let ValueDef::Param(_, index) = self.func.values[param].def else {
+        let ValueDef::Param(_, index) = self.func.values()[param].def else {
             return;
         };
         let index = index as usize;
-        for call in self.func.blocks[pred].term.successors_mut() {
+        for call in FunctionBuilder::new(&mut self.func)
+            .block_mut(pred)
+            .term
+            .successors_mut()
+        {
             if call.block == block {
                 if call.args.len() <= index {
                     call.args.resize(index + 1, arg);
@@ -323,12 +329,12 @@ impl SsaBuilder {
     /// The single value other than `param` that `param`'s arguments carry,
     /// if there is exactly one (then `param` is trivial).
     fn trivial_value(&mut self, param: Value) -> Option<Value> {
-        let ValueDef::Param(block, index) = self.func.values[param].def else {
+        let ValueDef::Param(block, index) = self.func.values()[param].def else {
             return None;
         };
         let mut args = Vec::new();
         for &pred in self.preds(block) {
-            for call in self.func.blocks[pred].term.successors() {
+            for call in self.func.blocks()[pred].term.successors() {
                 if call.block == block {
                     args.push(call.args.get(index as usize).copied());
                 }
@@ -376,16 +382,16 @@ impl SsaBuilder {
     /// applies the replacements, drops removed parameters and their edge
     /// arguments, and removes blocks not reachable from the entry.
     pub fn finish(mut self) -> Function {
-        if self.func.layout.is_empty() {
+        if self.func.layout().is_empty() {
             return self.func;
         }
-        let all_blocks: Vec<Block> = self.func.layout.clone();
+        let all_blocks: Vec<Block> = self.func.layout().to_vec();
         for &b in &all_blocks {
             self.seal(b);
         }
         let params: Vec<Value> = all_blocks
             .iter()
-            .flat_map(|&b| self.func.blocks[b].params.clone())
+            .flat_map(|&b| self.func.blocks()[b].params.clone())
             .collect();
         for &p in &params {
             self.filled.insert(p);
@@ -393,26 +399,31 @@ impl SsaBuilder {
         for &p in &params {
             self.try_remove_trivial(p);
         }
-        self.func.layout = reverse_postorder(&self.func);
-        let layout = self.func.layout.clone();
+        let layout = reverse_postorder(&self.func);
+        FunctionBuilder::new(&mut self.func).set_layout(layout.clone());
         // Apply replacements.
         for &b in &layout {
-            let insts = self.func.blocks[b].insts.clone();
+            let insts = self.func.blocks()[b].insts.clone();
             for inst in insts {
-                let mut kind = std::mem::replace(&mut self.func.insts[inst].kind, InstKind::Clock);
+                let mut kind = std::mem::replace(
+                    &mut FunctionBuilder::new(&mut self.func).inst_mut(inst).kind,
+                    InstKind::Clock,
+                );
                 kind.for_each_arg_mut(|v| *v = self.resolve(*v));
-                self.func.insts[inst].kind = kind;
+                FunctionBuilder::new(&mut self.func).inst_mut(inst).kind = kind;
             }
-            let mut term =
-                std::mem::replace(&mut self.func.blocks[b].term, Terminator::Return(None));
+            let mut term = std::mem::replace(
+                &mut FunctionBuilder::new(&mut self.func).block_mut(b).term,
+                Terminator::Return(None),
+            );
             term.for_each_arg_mut(|v| *v = self.resolve(*v));
-            self.func.blocks[b].term = term;
+            FunctionBuilder::new(&mut self.func).set_terminator(b, term);
         }
         // Drop removed parameters and their arguments.
         let keep: FxHashMap<Block, Vec<bool>> = layout
             .iter()
             .map(|&b| {
-                let mask = self.func.blocks[b]
+                let mask = self.func.blocks()[b]
                     .params
                     .iter()
                     .map(|p| !self.removed.contains(p))
@@ -421,7 +432,11 @@ impl SsaBuilder {
             })
             .collect();
         for &b in &layout {
-            for call in self.func.blocks[b].term.successors_mut() {
+            for call in FunctionBuilder::new(&mut self.func)
+                .block_mut(b)
+                .term
+                .successors_mut()
+            {
                 let mask = keep.get(&call.block).map_or(&[][..], Vec::as_slice);
                 let mut i = 0;
                 call.args.retain(|_| {
@@ -433,10 +448,7 @@ impl SsaBuilder {
         }
         for &b in &layout {
             let removed = &self.removed;
-            self.func.blocks[b].params.retain(|p| !removed.contains(p));
-            for (i, &p) in self.func.blocks[b].params.iter().enumerate() {
-                self.func.values[p].def = ValueDef::Param(b, i as u32);
-            }
+            FunctionBuilder::new(&mut self.func).retain_block_params(b, |p| !removed.contains(&p));
         }
         self.func
     }
@@ -446,11 +458,15 @@ impl SsaBuilder {
 /// visited last-edge-first so that a branch's `then` side prints before its
 /// `else` side and a loop body before the loop's exit.
 fn reverse_postorder(func: &Function) -> Vec<Block> {
-    let entry = func.layout[0];
+    let entry = func.layout()[0];
     let mut seen = FxHashSet::default();
     seen.insert(entry);
     let succs = |b: Block| -> Vec<Block> {
-        let mut v: Vec<Block> = func.blocks[b].term.successors().map(|c| c.block).collect();
+        let mut v: Vec<Block> = func.blocks()[b]
+            .term
+            .successors()
+            .map(|c| c.block)
+            .collect();
         v.reverse();
         v
     };

@@ -40,18 +40,18 @@ fn func<'p>(p: &'p Program, name: &str) -> &'p Function {
 
 /// Every instruction of `f` in layout order.
 fn insts(f: &Function) -> Vec<&InstKind> {
-    f.layout
+    f.layout()
         .iter()
-        .flat_map(|&b| f.blocks[b].insts.iter().map(|&i| &f.insts[i].kind))
+        .flat_map(|&b| f.blocks()[b].insts.iter().map(|&i| &f.insts()[i].kind))
         .collect()
 }
 
 fn loc_of(f: &Function, pred: impl Fn(&InstKind) -> bool) -> SrcLoc {
-    f.layout
+    f.layout()
         .iter()
-        .flat_map(|&b| f.blocks[b].insts.iter())
-        .find(|&&i| pred(&f.insts[i].kind))
-        .map(|&i| f.insts[i].loc)
+        .flat_map(|&b| f.blocks()[b].insts.iter())
+        .find(|&&i| pred(&f.insts()[i].kind))
+        .map(|&i| f.insts()[i].loc)
         .expect("instruction present")
 }
 
@@ -74,17 +74,17 @@ fn check_ssa(f: &Function) {
     let dom = DomTree::compute(f, &cfg);
     let text = format!("{f:#?}");
     let mut pos = std::collections::HashMap::new();
-    for &b in &f.layout {
+    for &b in f.layout() {
         assert!(dom.is_reachable(b), "unreachable {b} in {}", f.name);
-        for (i, &inst) in f.blocks[b].insts.iter().enumerate() {
+        for (i, &inst) in f.blocks()[b].insts.iter().enumerate() {
             pos.insert(inst, (b, i));
         }
-        for (i, &v) in f.blocks[b].params.iter().enumerate() {
-            assert_eq!(f.values[v].def, ValueDef::Param(b, i as u32));
+        for (i, &v) in f.blocks()[b].params.iter().enumerate() {
+            assert_eq!(f.values()[v].def, ValueDef::Param(b, i as u32));
         }
     }
     let defined_before = |v: Value, b: Block, index: usize| -> bool {
-        match f.values[v].def {
+        match f.values()[v].def {
             ValueDef::Param(db, _) => dom.dominates(db, b),
             ValueDef::Inst(i) => match pos.get(&i) {
                 Some(&(db, di)) => (db == b && di < index) || (db != b && dom.dominates(db, b)),
@@ -92,10 +92,10 @@ fn check_ssa(f: &Function) {
             },
         }
     };
-    for &b in &f.layout {
-        let bd = &f.blocks[b];
+    for &b in f.layout() {
+        let bd = &f.blocks()[b];
         for (idx, &inst) in bd.insts.iter().enumerate() {
-            f.insts[inst].kind.for_each_arg(|v| {
+            f.insts()[inst].kind.for_each_arg(|v| {
                 assert!(
                     defined_before(v, b, idx),
                     "{v} not dominating use in {b}\n{text}"
@@ -105,7 +105,7 @@ fn check_ssa(f: &Function) {
         bd.term
             .for_each_arg(|v| assert!(defined_before(v, b, usize::MAX), "{v} in term of {b}"));
         for call in bd.term.successors() {
-            let params = &f.blocks[call.block].params;
+            let params = &f.blocks()[call.block].params;
             assert_eq!(
                 params.len(),
                 call.args.len(),
@@ -121,14 +121,14 @@ fn check_ssa(f: &Function) {
         }
     }
     // No trivial parameters.
-    for &b in &f.layout {
-        for (i, &p) in f.blocks[b].params.iter().enumerate() {
+    for &b in f.layout() {
+        for (i, &p) in f.blocks()[b].params.iter().enumerate() {
             if b == f.entry() {
                 continue;
             }
             let mut others = HashSet::new();
             for &pred in cfg.preds(b) {
-                for call in f.blocks[pred].term.successors() {
+                for call in f.blocks()[pred].term.successors() {
                     if call.block == b && call.args[i] != p {
                         others.insert(call.args[i]);
                     }
@@ -142,10 +142,10 @@ fn check_ssa(f: &Function) {
 fn loop_header_params(f: &Function) -> Vec<usize> {
     let cfg = ControlFlowGraph::compute(f);
     let dom = DomTree::compute(f, &cfg);
-    f.layout
+    f.layout()
         .iter()
         .filter(|&&b| cfg.preds(b).iter().any(|&p| dom.dominates(b, p)))
-        .map(|&b| f.blocks[b].params.len())
+        .map(|&b| f.blocks()[b].params.len())
         .collect()
 }
 
@@ -214,9 +214,9 @@ fn unreachable_code_is_dropped() {
     // nothing falls off the end.
     let g = func(&p, "g");
     assert!(g
-        .layout
+        .layout()
         .iter()
-        .all(|&b| !matches!(g.blocks[b].term, Terminator::Return(None))));
+        .all(|&b| !matches!(g.blocks()[b].term, Terminator::Return(None))));
 }
 
 #[test]
@@ -271,13 +271,13 @@ fn short_circuit_is_control_flow() {
     let f = func(&p, "f");
     // Two joins, each with one bool parameter.
     let joins: Vec<_> = f
-        .layout
+        .layout()
         .iter()
-        .filter(|&&b| b != f.entry() && !f.blocks[b].params.is_empty())
+        .filter(|&&b| b != f.entry() && !f.blocks()[b].params.is_empty())
         .collect();
     assert_eq!(joins.len(), 2);
     for &&b in &joins {
-        assert_eq!(f.value_type(f.blocks[b].params[0]), Type::Bool);
+        assert_eq!(f.value_type(f.blocks()[b].params[0]), Type::Bool);
     }
 }
 
@@ -331,11 +331,11 @@ fn strings_and_builtins() {
     )));
     // The empty array literal takes its type from context.
     let ty_of_lits: Vec<Type> = main
-        .layout
+        .layout()
         .iter()
-        .flat_map(|&b| main.blocks[b].insts.iter())
-        .filter(|&&i| matches!(main.insts[i].kind, InstKind::ArrayLit(_)))
-        .map(|&i| main.value_type(main.insts[i].result.unwrap()))
+        .flat_map(|&b| main.blocks()[b].insts.iter())
+        .filter(|&&i| matches!(main.insts()[i].kind, InstKind::ArrayLit(_)))
+        .map(|&i| main.value_type(main.insts()[i].result.unwrap()))
         .collect();
     assert!(ty_of_lits.contains(&Type::Float.array_of().unwrap()));
     assert!(ty_of_lits.contains(&Type::Int.array_of().unwrap()));
@@ -467,11 +467,11 @@ fn hand_built_ast() {
     assert_eq!(loop_header_params(main), vec![1]);
     // The print after the loop reads the header's parameter.
     let header = main
-        .layout
+        .layout()
         .iter()
         .copied()
-        .find(|&b| !main.blocks[b].params.is_empty())
+        .find(|&b| !main.blocks()[b].params.is_empty())
         .unwrap();
-    let param = main.blocks[header].params[0];
+    let param = main.blocks()[header].params[0];
     assert!(insts(main).iter().any(|k| **k == InstKind::Print(param)));
 }

@@ -306,7 +306,7 @@ pub(crate) fn emit_function<B: Backend>(b: &mut B, cx: &FnCx<'_>) {
     for (i, &bl) in cx.plan.order.iter().enumerate() {
         let next = cx.plan.order.get(i + 1).copied();
         e.b.bind(e.label(bl));
-        for &inst in &cx.func.blocks[bl].insts {
+        for &inst in &cx.func.blocks()[bl].insts {
             let data: &InstData = cx.func.inst(inst);
             e.b.begin_inst(&data.kind);
             isel::lower(e.b, cx, data, &mut cold);
@@ -390,7 +390,7 @@ impl<B: Backend> Driver<'_, '_, B> {
         if cx.recursive {
             b.depth_enter(overflow);
         }
-        let params = &cx.func.blocks[cx.func.entry()].params;
+        let params = &cx.func.blocks()[cx.func.entry()].params;
         let (locs, _) = B::arg_locs(&cx.func.sig.params);
         for (&p, &loc) in params.iter().zip(&locs) {
             b.spill_param(p, loc, cx.func.value_type(p) == Type::Bool);
@@ -405,7 +405,7 @@ impl<B: Backend> Driver<'_, '_, B> {
 
     /// Whether taking edge `bc` from `from` needs no code besides the jump.
     fn trivial(&self, from: Block, bc: &BlockCall) -> bool {
-        let params = &self.cx.func.blocks[bc.block].params;
+        let params = &self.cx.func.blocks()[bc.block].params;
         let back = self.cx.env.fuel && self.cx.plan.is_back_edge(from, bc.block);
         !back && bc.args.iter().zip(params).all(|(a, p)| a == p)
     }
@@ -419,7 +419,7 @@ impl<B: Backend> Driver<'_, '_, B> {
         next: Option<Block>,
         cold: &mut ColdPaths<B::Label>,
     ) {
-        let params = &self.cx.func.blocks[bc.block].params;
+        let params = &self.cx.func.blocks()[bc.block].params;
         self.pairs.clear();
         self.pairs.extend(
             params
@@ -443,7 +443,7 @@ impl<B: Backend> Driver<'_, '_, B> {
     /// The terminator of `bl`; `next` is the block emitted after it.
     fn terminator(&mut self, bl: Block, next: Option<Block>, cold: &mut ColdPaths<B::Label>) {
         let cx = self.cx;
-        match &cx.func.blocks[bl].term {
+        match &cx.func.blocks()[bl].term {
             Terminator::Return(v) => {
                 self.b.set_flags(None);
                 if let Some(v) = *v {

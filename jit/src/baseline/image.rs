@@ -135,7 +135,7 @@ pub fn compile_aarch64_image(
 ) -> Result<BaselineImage, CompileError> {
     let start = Instant::now();
     verify_program(program).map_err(CompileError::Verify)?;
-    let (texts, string_index) = collect_strings(program);
+    let (texts, string_index) = collect_strings(program, opts.string_table.as_deref());
     let nglobals = globals_used(program);
     check_limits(program, texts.len(), nglobals)?;
     if let Some(f) = program

@@ -84,7 +84,7 @@ fn check_limits(program: &Program, strings: usize, globals: usize) -> Result<(),
     }
     for f in program.funcs.values() {
         let scratch: usize = f
-            .insts
+            .insts()
             .values()
             .map(|i| match &i.kind {
                 InstKind::ArrayLit(e) => e.len(),
@@ -92,7 +92,7 @@ fn check_limits(program: &Program, strings: usize, globals: usize) -> Result<(),
             })
             .max()
             .unwrap_or(0);
-        if f.values.len() + scratch >= MAX_INDEX {
+        if f.values().len() + scratch >= MAX_INDEX {
             return Err(too_big(&f.name, "frame"));
         }
     }
@@ -107,7 +107,7 @@ fn check_limits(program: &Program, strings: usize, globals: usize) -> Result<(),
 pub fn compile(program: &Program, opts: &JitOptions) -> Result<BaselineProgram, CompileError> {
     let start = Instant::now();
     verify_program(program).map_err(CompileError::Verify)?;
-    let (texts, string_index) = collect_strings(program);
+    let (texts, string_index) = collect_strings(program, opts.string_table.as_deref());
     let nglobals = globals_used(program);
     check_limits(program, texts.len(), nglobals)?;
     if !cfg!(target_arch = "x86_64") {

@@ -36,18 +36,18 @@ impl FuncPlan {
     /// Plans `func` (which must have a body).
     pub fn new(func: &Function) -> FuncPlan {
         let mut pos = SecondaryMap::with_default(u32::MAX);
-        for (i, &b) in func.layout.iter().enumerate() {
+        for (i, &b) in func.layout().iter().enumerate() {
             pos[b] = i as u32;
         }
         let mut reached: SecondaryMap<Block, bool> = SecondaryMap::new();
         let mut stack = Vec::new();
         let mut scratch = 0;
-        if let Some(&entry) = func.layout.first() {
+        if let Some(&entry) = func.layout().first() {
             reached[entry] = true;
             stack.push(entry);
         }
         while let Some(b) = stack.pop() {
-            let data = &func.blocks[b];
+            let data = &func.blocks()[b];
             for &i in &data.insts {
                 if let InstKind::ArrayLit(elems) | InstKind::HostCall(_, elems) = &func.inst(i).kind
                 {
@@ -62,7 +62,7 @@ impl FuncPlan {
             }
         }
         let order: Vec<Block> = func
-            .layout
+            .layout()
             .iter()
             .copied()
             .filter(|&b| reached[b])
@@ -70,7 +70,7 @@ impl FuncPlan {
         let mut uses: SecondaryMap<Value, u32> = SecondaryMap::new();
         let mut consts = Vec::new();
         for &b in &order {
-            let data = &func.blocks[b];
+            let data = &func.blocks()[b];
             for &i in &data.insts {
                 let inst = func.inst(i);
                 inst.kind.for_each_arg(|v| uses[v] += 1);
@@ -88,7 +88,7 @@ impl FuncPlan {
         }
         let mut fused = SecondaryMap::new();
         for &b in &order {
-            let data = &func.blocks[b];
+            let data = &func.blocks()[b];
             let (
                 Some(&last),
                 Terminator::Switch {
@@ -114,7 +114,7 @@ impl FuncPlan {
         FuncPlan {
             order,
             pos,
-            slots: func.values.len(),
+            slots: func.values().len(),
             scratch,
             fused,
             consts,
@@ -136,8 +136,8 @@ impl FuncPlan {
 
 /// The integer constant `v` is defined as, if any.
 pub(crate) fn int_const(func: &Function, v: Value) -> Option<i64> {
-    match func.values.get(v)?.def {
-        ValueDef::Inst(i) => match func.insts.get(i)?.kind {
+    match func.values().get(v)?.def {
+        ValueDef::Inst(i) => match func.insts().get(i)?.kind {
             InstKind::IConst(k) => Some(k),
             _ => None,
         },

@@ -42,6 +42,11 @@ impl BaselineProgram {
         self.code.len()
     }
 
+    /// The unit's tables (entry slots, strings, the entry from Rust).
+    pub(crate) fn tables(&self) -> &UnitTables {
+        &self.tables
+    }
+
     /// Compile-time statistics.
     pub fn stats(&self) -> &CompileStats {
         self.tables.stats()
@@ -73,14 +78,18 @@ impl BaselineProgram {
     /// threads at once. Needs code that loads constants through
     /// `VmCtx::strings` (see [`crate::JitOptions::strings_from_ctx`]);
     /// a table shorter than the texts traps `assertion failed`.
+    /// `stack_budget` overrides the program's stack budget for this call
+    /// (a per-store limit).
     pub fn call_shared(
         &self,
         host: &mut dyn Host,
         func: FuncId,
         args: &[Word],
         strings: &[Word],
+        stack_budget: Option<usize>,
     ) -> Result<Word, Trap> {
-        self.tables.call_shared(host, func, args, strings)
+        self.tables
+            .call_shared(host, func, args, strings, stack_budget)
     }
 
     /// The machine code of `func`, `None` for declarations.
@@ -112,7 +121,7 @@ impl BaselineProgram {
     /// `code` must be a function with `func`'s native signature under the
     /// calling convention of [`crate::abi`], and stay executable for as long
     /// as this program may run.
-    pub unsafe fn set_entry(&mut self, func: FuncId, code: *const u8) {
+    pub unsafe fn set_entry(&self, func: FuncId, code: *const u8) {
         self.tables.set_entry(func, code);
     }
 

@@ -8,6 +8,7 @@
 //! read-write pages and makes them read-execute (never both) in
 //! `finalize_definitions`, before any of it runs.
 
+mod stub;
 mod trampoline;
 pub(crate) mod translate;
 
@@ -28,6 +29,8 @@ use crate::options::{CompileError, CompileStats, FuncStats, JitOptions};
 use crate::program::CompiledProgram;
 use crate::tables::{collect_strings, globals_used};
 use translate::{native_signature, Addressing, Env, Translator};
+
+pub use stub::{compile_stubs, InterpStubs};
 
 /// Cranelift instructions past which a function is register-allocated by
 /// the single-pass allocator (by default, see
@@ -84,7 +87,7 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
     let mut huge_isa = None;
     let call_conv = isa.default_call_conv();
     let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
-    let (texts, string_index) = collect_strings(program);
+    let (texts, string_index) = collect_strings(program, opts.string_table.as_deref());
     let strings: Box<[Word]> = vec![0; texts.len().max(1)].into_boxed_slice();
     let env = Env {
         program,

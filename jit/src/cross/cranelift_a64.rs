@@ -8,7 +8,10 @@
 //! No module (JIT or object) is needed: the code has no relocations, which
 //! [`compile_aarch64`] checks for every function. Constants Cranelift needs
 //! (float literals, jump tables) live in the function's own code, reached
-//! PC-relative. Stack limit: the translator's prologue compares the stack
+//! PC-relative. [`compile_functions`] is the same compilation for either
+//! architecture, returning each function's code (for filetests and
+//! inspection: the code holds no host address, so it prints the same on
+//! every run). Stack limit: the translator's prologue compares the stack
 //! pointer after the frame is allocated with `VmCtx::stack_limit`; frames
 //! larger than a page are probed inline (`probestack_strategy=inline`, a
 //! loop of stores on AArch64), so the protocol of [`crate::abi`] holds as on
@@ -23,15 +26,16 @@ use cranelift_codegen::settings::{self, Configurable};
 use cranelift_codegen::Context;
 use cranelift_entity::EntityRef;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
-use waddle_opt::ir::{verify_program, Program};
+use waddle_opt::ir::{verify_program, FuncId, Program};
 
 use super::image::{Arch, CodeImage, ImageBuilder};
 use crate::cranelift::translate::{native_signature, Addressing, Env, Translator};
+use crate::disasm::Arch as Isa;
 use crate::options::{CompileError, JitOptions};
 use crate::tables::collect_strings;
 
-/// The Cranelift ISA for AArch64 Linux with Waddle's settings.
-fn aarch64_isa(opts: &JitOptions) -> Result<OwnedTargetIsa, CompileError> {
+/// The Cranelift ISA for `arch` Linux with Waddle's settings.
+fn target_isa(opts: &JitOptions, arch: Isa) -> Result<OwnedTargetIsa, CompileError> {
     let isa_err = |e: &dyn fmt::Display| CompileError::Isa(e.to_string());
     let mut fb = settings::builder();
     let opt = if opts.optimize { "speed" } else { "none" };
@@ -51,20 +55,41 @@ fn aarch64_isa(opts: &JitOptions) -> Result<OwnedTargetIsa, CompileError> {
     ] {
         fb.set(k, v).map_err(|e| isa_err(&e))?;
     }
-    let builder = isa::lookup_by_name("aarch64-unknown-linux-gnu").map_err(|e| isa_err(&e))?;
+    let triple = match arch {
+        Isa::Aarch64 => "aarch64-unknown-linux-gnu",
+        Isa::X86_64 => "x86_64-unknown-linux-gnu",
+    };
+    let builder = isa::lookup_by_name(triple).map_err(|e| isa_err(&e))?;
     builder
         .finish(settings::Flags::new(fb))
         .map_err(|e| isa_err(&e))
 }
 
-/// Compiles every function of `program` for AArch64 into a code image
-/// (Cranelift's AArch64 back end). `opts.disasm` is ignored.
-pub fn compile_aarch64(program: &Program, opts: &JitOptions) -> Result<CodeImage, CompileError> {
+/// The machine code of one function, from [`compile_functions`].
+#[derive(Clone, Debug)]
+pub struct FuncCode {
+    /// The function.
+    pub func: FuncId,
+    /// Its machine code (the native entry is at offset 0).
+    pub code: Vec<u8>,
+    /// The alignment the code needs, in bytes.
+    pub align: u64,
+}
+
+/// Compiles every function with a body of `program` for `arch` with the
+/// opt tier's Cranelift translator in its position-independent mode (no
+/// relocations; helpers, strings and calls through the `VmCtx` tables).
+/// `opts.disasm` is ignored.
+pub fn compile_functions(
+    program: &Program,
+    opts: &JitOptions,
+    arch: Isa,
+) -> Result<Vec<FuncCode>, CompileError> {
     verify_program(program).map_err(CompileError::Verify)?;
     super::image::reject_host_calls(program)?;
-    let isa = aarch64_isa(opts)?;
+    let isa = target_isa(opts, arch)?;
     let call_conv = isa.default_call_conv();
-    let (texts, string_index) = collect_strings(program);
+    let (_, string_index) = collect_strings(program, opts.string_table.as_deref());
     let env = Env {
         program,
         call_conv,
@@ -80,14 +105,10 @@ pub fn compile_aarch64(program: &Program, opts: &JitOptions) -> Result<CodeImage
         func: func.to_string(),
         message,
     };
-    let image_err = |e: super::image::ImageError| CompileError::Codegen {
-        func: "<image>".to_string(),
-        message: e.to_string(),
-    };
-    let mut image = ImageBuilder::new(Arch::Aarch64, program, texts, opts.fuel);
-    let min_align = u64::from(isa.function_alignment().minimum).max(16);
+    let min_align = u64::from(isa.function_alignment().minimum);
     let mut ctx = Context::new();
     let mut fctx = FunctionBuilderContext::new();
+    let mut out = Vec::new();
     for (fid, f) in program.funcs.iter() {
         if f.is_declaration() {
             continue;
@@ -112,9 +133,28 @@ pub fn compile_aarch64(program: &Program, opts: &JitOptions) -> Result<CodeImage
                 format!("unexpected relocation in position-independent code: {r:?}"),
             ));
         }
-        let align = u64::from(code.buffer.alignment).max(min_align);
+        out.push(FuncCode {
+            func: fid,
+            code: code.code_buffer().to_vec(),
+            align: u64::from(code.buffer.alignment).max(min_align),
+        });
+    }
+    Ok(out)
+}
+
+/// Compiles every function of `program` for AArch64 into a code image
+/// (Cranelift's AArch64 back end). `opts.disasm` is ignored.
+pub fn compile_aarch64(program: &Program, opts: &JitOptions) -> Result<CodeImage, CompileError> {
+    let funcs = compile_functions(program, opts, Isa::Aarch64)?;
+    let (texts, _) = collect_strings(program, opts.string_table.as_deref());
+    let image_err = |e: super::image::ImageError| CompileError::Codegen {
+        func: "<image>".to_string(),
+        message: e.to_string(),
+    };
+    let mut image = ImageBuilder::new(Arch::Aarch64, program, texts, opts.fuel);
+    for f in funcs {
         image
-            .add_function(fid, code.code_buffer(), 0, align)
+            .add_function(f.func, &f.code, 0, f.align.max(16))
             .map_err(image_err)?;
     }
     image.finish().map_err(image_err)

@@ -21,8 +21,8 @@ pub const HELPER_COUNT: u32 = 15;
 /// a separate process with no embedder to call back into.
 pub(crate) fn reject_host_calls(program: &Program) -> Result<(), crate::CompileError> {
     for f in program.funcs.values() {
-        for &b in &f.layout {
-            for &i in &f.blocks[b].insts {
+        for &b in f.layout() {
+            for &i in &f.blocks()[b].insts {
                 if let waddle_opt::ir::InstKind::HostCall(h, _) = &f.inst(i).kind {
                     let name = program.host_fns.get(*h).map_or("?", |d| d.name.as_str());
                     return Err(crate::CompileError::Codegen {

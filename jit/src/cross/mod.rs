@@ -79,7 +79,7 @@ pub mod image;
 pub mod toolchain;
 
 pub use baseline_a64::compile_baseline_aarch64;
-pub use cranelift_a64::compile_aarch64;
+pub use cranelift_a64::{compile_aarch64, compile_functions, FuncCode};
 pub use exec::{
     run_image, run_image_with, CrossRun, Ending, PrintValue, RunLimits, DEFAULT_CROSS_MEMORY_LIMIT,
 };

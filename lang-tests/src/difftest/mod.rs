@@ -42,6 +42,8 @@ pub struct Config {
     pub opt_level: u8,
     /// Architecture.
     pub arch: Arch,
+    /// `auto`'s chaos seed (`--tier-chaos`), if any.
+    pub chaos: Option<u64>,
 }
 
 impl Config {
@@ -52,6 +54,19 @@ impl Config {
             tier,
             opt_level,
             arch: Arch::Host,
+            chaos: None,
+        }
+    }
+
+    /// `auto` in chaos mode with `seed`: functions promoted at random
+    /// points to random tiers, so calls cross tiers everywhere.
+    pub fn chaos(seed: u64) -> Config {
+        Config {
+            name: format!("auto-chaos{seed}-O2"),
+            tier: Tier::Auto,
+            opt_level: 2,
+            arch: Arch::Host,
+            chaos: Some(seed),
         }
     }
 
@@ -62,6 +77,7 @@ impl Config {
             tier,
             opt_level,
             arch: Arch::Aarch64,
+            chaos: None,
         }
     }
 
@@ -89,6 +105,10 @@ impl Limits {
     }
 }
 
+/// The seeds `auto`'s chaos mode runs with in the differential tests and
+/// the corpus (`lang-tests/src/tiers.rs`).
+pub const CHAOS_SEEDS: [u64; 5] = [1, 2, 3, 5, 8];
+
 /// The host configurations this build can run: every tier at -O0 and -O2
 /// (the interpreter at -O0 first: the reference), plus `opt-O1` and
 /// `auto-O2`.
@@ -98,21 +118,21 @@ pub fn host_configs() -> Vec<Config> {
         Config::host(Tier::Interp, 1),
         Config::host(Tier::Interp, 2),
     ];
-    let native = waddle_jit::available_tiers();
-    if native.contains(&"baseline") {
+    if Tier::Baseline.is_available() {
         out.push(Config::host(Tier::Baseline, 0));
         out.push(Config::host(Tier::Baseline, 2));
     }
-    if native.contains(&"opt") {
+    if Tier::Opt.is_available() {
         out.push(Config::host(Tier::Opt, 0));
         out.push(Config::host(Tier::Opt, 1));
         out.push(Config::host(Tier::Opt, 2));
     }
-    if native.contains(&"full") {
+    if Tier::Full.is_available() {
         out.push(Config::host(Tier::Full, 0));
         out.push(Config::host(Tier::Full, 2));
     }
     out.push(Config::host(Tier::Auto, 2));
+    out.extend(CHAOS_SEEDS.iter().map(|&s| Config::chaos(s)));
     out
 }
 
@@ -139,6 +159,7 @@ pub fn run(config: &Config, limits: Limits, name: &str, source: &str) -> RunOutc
                 fuel: limits.fuel,
                 memory_limit: limits.memory_limit,
                 allow_ffi: false,
+                tier_chaos: config.chaos,
             },
         ),
         Arch::Aarch64 => waddle::cross::run_source_aarch64(

@@ -16,7 +16,9 @@
 //! preheader and every shared exit is re-dedicated for both loops by edge
 //! set splitting (§7.4); finally the branch is folded in each loop by if
 //! simplification (§9.2), which deletes the dead edges with the repair of
-//! §8.2.
+//! §8.2. Loop *versioning* is the same construction on a condition computed
+//! in the preheader, without the fold: the bounds-check elimination pass
+//! uses it to pick a check-free copy when the loop's index range fits.
 
 use cranelift_entity::SecondaryMap;
 
@@ -142,16 +144,40 @@ impl Editor<'_> {
         if self.def_block(c).is_none_or(|d| self.loop_contains(l, d)) {
             return false;
         }
+        let Some(bmap) = self.version_loop(l, c) else {
+            return false;
+        };
+        let b2 = bmap[b].expect("mapped");
+        // The original loop always takes the false edge, the copy the true one.
+        let n_edges = 2;
+        self.fold_switch(b, n_edges - 1);
+        self.fold_switch(b2, 0);
+        true
+    }
+
+    /// Loop versioning: duplicates loop `l` and makes its preheader branch
+    /// on `c` (a bool defined outside `l`) to the copy when true and to the
+    /// original when false, each loop with a dedicated preheader and
+    /// dedicated exits (the unswitching steps of Fritz §9.5 without the
+    /// final fold). Returns the block map of the copy, or None (nothing
+    /// changed) when `c` is defined inside `l`.
+    pub fn version_loop(
+        &mut self,
+        l: LoopId,
+        c: Value,
+    ) -> Option<SecondaryMap<Block, Option<Block>>> {
+        if self.def_block(c).is_none_or(|d| self.loop_contains(l, d)) {
+            return None;
+        }
         let h = self.header(l);
         let p = self.preheader(l);
         let body = self.body(l);
         let exits = self.exits(l);
         let Terminator::Switch { default: entry, .. } = self.term(p).clone() else {
-            return false;
+            return None;
         };
         let bmap = self.duplicate_loop(l);
         let h2 = bmap[h].expect("mapped");
-        let b2 = bmap[b].expect("mapped");
         self.raw_set_term(
             p,
             Terminator::branch(
@@ -185,11 +211,7 @@ impl Editor<'_> {
         }
         self.raw_split_edge_set(h, &[p]);
         self.raw_split_edge_set(h2, &[p]);
-        self.finish("unswitch (duplicate, dedicate)");
-        // The original loop always takes the false edge, the copy the true one.
-        let n_edges = 2;
-        self.fold_switch(b, n_edges - 1);
-        self.fold_switch(b2, 0);
-        true
+        self.finish("version_loop (duplicate, dedicate)");
+        Some(bmap)
     }
 }

@@ -11,6 +11,8 @@
 //! and the side tables, so the executor may access slots without bounds
 //! checks.
 
+use std::cell::Cell;
+
 use crate::ir::{Cmp, SrcLoc, Type};
 
 /// Index of a frame slot.
@@ -243,6 +245,36 @@ pub(crate) struct Code {
     /// Whether the function is recursive ([`crate::analysis::callgraph`]):
     /// only its frames count against the recursion depth.
     pub recursive: bool,
+    /// The function's index in the program (set by the interpreter).
+    pub func: u32,
+    /// Tiering state shared with the host (see [`super::Interpreter::set_external`]).
+    pub tier: TierCell,
+}
+
+/// A function's tiering state as the dispatch loop sees it: two counters
+/// that count down (a decrement and a branch on the hot paths) and the flag
+/// that sends calls to another tier.
+#[derive(Clone, Debug)]
+pub(crate) struct TierCell {
+    /// Calls left until the slow call path runs (it tells the host the
+    /// function is hot, or calls it on another tier). Never positive for
+    /// an external function, so every call of it takes the slow path.
+    pub calls: Cell<i32>,
+    /// Loop back edges left until the host hears the function loops hot.
+    pub edges: Cell<i32>,
+    /// Whether calls run the function on another tier through the host.
+    pub external: Cell<bool>,
+}
+
+impl Default for TierCell {
+    /// Counters that never run out (no tiering), not external.
+    fn default() -> TierCell {
+        TierCell {
+            calls: Cell::new(i32::MAX),
+            edges: Cell::new(i32::MAX),
+            external: Cell::new(false),
+        }
+    }
 }
 
 impl Code {
@@ -260,6 +292,8 @@ impl Code {
             nslots: nparams,
             max_global: None,
             recursive: false,
+            func: 0,
+            tier: TierCell::default(),
         }
     }
 

@@ -1,12 +1,12 @@
-//! The interface through which the interpreter (and later the compiled
-//! tiers' runtime helpers) reaches the runtime: heap allocation, printing,
-//! globals, clock and fuel.
+//! The interface through which the interpreter and the native tiers'
+//! runtime helpers (`waddle-jit`'s `helpers`) reach the runtime: heap
+//! allocation, printing, globals, clock, fuel and host functions.
 //!
 //! Reading heap objects (lengths, elements, string bytes) needs no host: it
 //! follows the layouts of [`crate::abi`] directly, as compiled code does.
 
-use crate::abi::{TrapCode, Word};
-use crate::ir::{HostFnId, Type};
+use crate::abi::{Trap, TrapCode, Word};
+use crate::ir::{FuncId, HostFnId, SrcLoc, Type};
 
 /// Services the runtime provides to executing Waddle code.
 ///
@@ -54,6 +54,34 @@ pub trait Host {
     fn host_call(&mut self, id: HostFnId, args: &[Word], roots: &[Word]) -> Result<Word, TrapCode> {
         let _ = (id, args, roots);
         Err(TrapCode::HostError)
+    }
+
+    /// Runs Waddle function `func` with `args` on the tier that runs it
+    /// now and returns its result word: how the interpreter calls a
+    /// function it treats as external (compiled), and how compiled code
+    /// reaches a function that is still interpreted (through an
+    /// interpreter-entry stub). `roots` are the caller's frames (GC roots
+    /// for as long as the callee runs). A trap raised before the callee's
+    /// first instruction (stack overflow, fuel) has location
+    /// [`SrcLoc::NONE`], so the caller reports its call site. The default
+    /// is a host with one tier: calling an external function is an
+    /// internal error (`assertion failed`).
+    fn call_func(&mut self, func: FuncId, args: &[Word], roots: &[Word]) -> Result<Word, Trap> {
+        let _ = (func, args, roots);
+        Err(Trap {
+            code: TrapCode::AssertionFailed,
+            loc: SrcLoc::NONE,
+        })
+    }
+
+    /// The interpreter's counter of `func` ran out: its call counter, or
+    /// its loop back-edge counter when `back_edge`. The host may compile
+    /// the function and make it external (the call that ran the counter
+    /// out then goes to the new code), or re-arm the counter; a host that
+    /// does neither hears about every later call. Called between
+    /// instructions, so the interpreter's state is consistent.
+    fn hot(&mut self, func: FuncId, back_edge: bool) {
+        let _ = (func, back_edge);
     }
 
     /// Seconds since an arbitrary start.

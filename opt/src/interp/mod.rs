@@ -36,6 +36,19 @@
 //! Fuel: one unit per function entry and per loop back edge, charged to the
 //! host in batches of 1024 and flushed when [`Interpreter::call`] returns; an
 //! exhausted budget found at that flush turns the result into `out of fuel`.
+//!
+//! # Mixed tiers
+//! A function can be marked *external* ([`Interpreter::set_external`]):
+//! calls of it go to [`Host::call_func`], which runs it on another tier,
+//! with the value stack up to the caller's frame as GC roots. Another tier
+//! can call back into the interpreter at any depth: [`Interpreter::call`]
+//! takes `&self` and each activation runs on its own value and frame
+//! stacks (from a pool), charged against what is left of the stack budget
+//! after the activations below it. Each function has a call counter and a
+//! loop back-edge counter ([`Interpreter::set_counters`]) that count down
+//! on every call and back edge; when one runs out the interpreter tells
+//! [`Host::hot`], which decides about promotion. A fresh interpreter's
+//! counters never run out.
 
 mod code;
 mod exec;
@@ -44,6 +57,8 @@ mod moves;
 mod prepare;
 
 pub use host::Host;
+
+use std::cell::{Cell, RefCell};
 
 use cranelift_entity::EntityRef;
 
@@ -58,10 +73,11 @@ pub struct Interpreter {
     funcs: Vec<Option<Box<Code>>>,
     /// Each function's declaration location (for traps raised on entry).
     locs: Vec<SrcLoc>,
-    /// The value stack, reused between calls.
-    stack: Vec<u64>,
-    /// The frame stack, reused between calls.
-    frames: Vec<Frame>,
+    /// Value and frame stacks for activations, reused between calls (one
+    /// pair per nesting level in use).
+    pool: RefCell<Vec<(Vec<u64>, Vec<Frame>)>>,
+    /// Stack-budget bytes used by the activations below the running one.
+    outer_used: Cell<usize>,
     /// Stack budget in bytes.
     budget: usize,
     /// The highest global index any prepared code uses.
@@ -75,8 +91,8 @@ impl Interpreter {
         let mut interp = Interpreter {
             funcs: Vec::new(),
             locs: Vec::new(),
-            stack: Vec::new(),
-            frames: Vec::new(),
+            pool: RefCell::new(Vec::new()),
+            outer_used: Cell::new(0),
             budget: DEFAULT_STACK_BUDGET,
             max_global: None,
         };
@@ -115,7 +131,15 @@ impl Interpreter {
         }
         let i = func.index();
         if i < self.funcs.len() {
-            self.funcs[i] = prepare::prepare(program, func, host).map(Box::new);
+            let old = self.funcs[i].take();
+            self.funcs[i] = prepare::prepare(program, func, host).map(|mut c| {
+                c.func = i as u32;
+                if let Some(old) = old {
+                    // Redefinition keeps the counters (the host decides).
+                    c.tier = old.tier.clone();
+                }
+                Box::new(c)
+            });
             self.locs[i] = program.funcs.get(func).map_or(SrcLoc::NONE, |f| f.loc);
         }
         self.max_global = self
@@ -131,10 +155,64 @@ impl Interpreter {
         self.budget = bytes;
     }
 
+    /// Makes calls of `func` from interpreted code go to
+    /// [`Host::call_func`] (`true`: it runs on another tier now) or run on
+    /// the interpreter again (`false`). Allowed while code runs.
+    pub fn set_external(&self, func: FuncId, external: bool) {
+        if let Some(Some(c)) = self.funcs.get(func.index()) {
+            c.tier.external.set(external);
+            if external {
+                c.tier.calls.set(0);
+            } else if c.tier.calls.get() <= 0 {
+                c.tier.calls.set(i32::MAX);
+            }
+        }
+    }
+
+    /// Whether calls of `func` go to another tier.
+    pub fn is_external(&self, func: FuncId) -> bool {
+        matches!(self.funcs.get(func.index()), Some(Some(c)) if c.tier.external.get())
+    }
+
+    /// Re-arms `func`'s counters: [`Host::hot`] hears about it after
+    /// `calls` more calls or `edges` more loop back edges (`i32::MAX`:
+    /// practically never). No effect on the call counter of an external
+    /// function. Allowed while code runs.
+    pub fn set_counters(&self, func: FuncId, calls: i32, edges: i32) {
+        if let Some(Some(c)) = self.funcs.get(func.index()) {
+            if !c.tier.external.get() {
+                c.tier.calls.set(calls.max(1));
+            }
+            c.tier.edges.set(edges.max(1));
+        }
+    }
+
+    /// `func`'s counters: calls and back edges left before [`Host::hot`].
+    pub fn counters(&self, func: FuncId) -> Option<(i32, i32)> {
+        let c = self.funcs.get(func.index())?.as_ref()?;
+        Some((c.tier.calls.get(), c.tier.edges.get()))
+    }
+
     /// Runs `func` with `args` (one word per parameter); returns the result
-    /// word (0 for `void`).
-    pub fn call(&mut self, host: &mut dyn Host, func: FuncId, args: &[Word]) -> Result<Word, Trap> {
+    /// word (0 for `void`). Re-entrant: another tier may call back into the
+    /// interpreter while it runs (see the module docs).
+    pub fn call(&self, host: &mut dyn Host, func: FuncId, args: &[Word]) -> Result<Word, Trap> {
         let loc = self.locs.get(func.index()).copied().unwrap_or(SrcLoc::NONE);
+        self.call_at(host, func, args, loc)
+    }
+
+    /// [`Interpreter::call`], reporting traps raised before the function's
+    /// first instruction (stack overflow, wrong arguments) at `entry_loc`
+    /// (the declaration for a call from Rust, [`SrcLoc::NONE`] for a call
+    /// from compiled code, which then reports its call site).
+    pub fn call_at(
+        &self,
+        host: &mut dyn Host,
+        func: FuncId,
+        args: &[Word],
+        entry_loc: SrcLoc,
+    ) -> Result<Word, Trap> {
+        let loc = entry_loc;
         let fail = |code| Err(Trap { code, loc });
         let Some(Some(entry)) = self.funcs.get(func.index()) else {
             return fail(TrapCode::AssertionFailed);
@@ -149,23 +227,30 @@ impl Interpreter {
             return fail(TrapCode::AssertionFailed);
         }
         let top = entry.nslots as usize;
-        if top * 8 + FRAME_OVERHEAD > self.budget
-            || (self.stack.len() < top && self.stack.try_reserve(top).is_err())
-        {
-            return fail(TrapCode::StackOverflow);
-        }
-        let depth_left = max_call_depth(self.budget) - i64::from(entry.recursive);
+        let budget = self.budget.saturating_sub(self.outer_used.get());
+        // Nested activations (calls back from compiled code) get the depth
+        // of what is left of the budget.
+        let depth_left = max_call_depth(budget) - i64::from(entry.recursive);
         if depth_left < 0 {
             return fail(TrapCode::StackOverflow);
         }
-        exec::run(
+        let mut bufs = self.pool.borrow_mut().pop().unwrap_or_default();
+        if top * 8 + FRAME_OVERHEAD > budget
+            || (bufs.0.len() < top && bufs.0.try_reserve(top).is_err())
+        {
+            self.pool.borrow_mut().push(bufs);
+            return fail(TrapCode::StackOverflow);
+        }
+        let r = exec::run(
             &self.funcs,
-            &mut self.stack,
-            &mut self.frames,
-            (self.budget, depth_left),
+            &mut bufs,
+            (budget, depth_left),
+            &self.outer_used,
             host,
             entry,
             args,
-        )
+        );
+        self.pool.borrow_mut().push(bufs);
+        r
     }
 }

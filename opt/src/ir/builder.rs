@@ -90,4 +90,44 @@ impl<'f> FunctionBuilder<'f> {
     pub fn set_terminator(&mut self, block: Block, term: Terminator) {
         self.func.blocks[block].term = term;
     }
+
+    /// Replaces the block order (entry first); blocks left out are
+    /// dropped from the function.
+    pub fn set_layout(&mut self, layout: Vec<Block>) {
+        self.func.layout = layout;
+    }
+
+    /// `block`'s parameters, instructions and terminator, for construction
+    /// that needs more than appending (SSA construction adds edge arguments
+    /// to jumps emitted before the target's parameters existed). Like the
+    /// rest of the builder, it can make IR the verifier rejects.
+    pub fn block_mut(&mut self, block: Block) -> &mut BlockData {
+        &mut self.func.blocks[block]
+    }
+
+    /// `inst`'s operation, result and location (SSA construction
+    /// substitutes operands).
+    pub fn inst_mut(&mut self, inst: Inst) -> &mut InstData {
+        &mut self.func.insts[inst]
+    }
+
+    /// `value`'s type and recorded definition.
+    pub fn value_mut(&mut self, value: Value) -> &mut ValueData {
+        &mut self.func.values[value]
+    }
+
+    /// The block order, entry first.
+    pub fn layout_mut(&mut self) -> &mut Vec<Block> {
+        &mut self.func.layout
+    }
+
+    /// Keeps the parameters of `block` for which `keep` holds, renumbering
+    /// the rest's definitions. Edge arguments are the caller's business.
+    pub fn retain_block_params(&mut self, block: Block, mut keep: impl FnMut(Value) -> bool) {
+        let func = &mut *self.func;
+        func.blocks[block].params.retain(|&p| keep(p));
+        for (i, &p) in func.blocks[block].params.iter().enumerate() {
+            func.values[p].def = ValueDef::Param(block, i as u32);
+        }
+    }
 }

@@ -4,7 +4,7 @@
 use cranelift_entity::PrimaryMap;
 
 use super::entities::{Block, FuncId, GlobalId, HostFnId, Inst, Value};
-use super::instructions::{InstData, SrcLoc, Terminator};
+use super::instructions::{InstData, InstKind, SrcLoc, Terminator};
 use super::types::Type;
 
 /// Where an SSA value comes from.
@@ -48,9 +48,18 @@ pub struct Signature {
 /// A function: a control-flow graph of blocks with an entry block.
 ///
 /// Blocks, values and instructions live in arenas indexed by typed ids;
-/// `layout` lists the blocks that belong to the function, entry first.
+/// the layout lists the blocks that belong to the function, entry first.
 /// Blocks or instructions removed by a transformation stay in the arenas but
-/// are no longer reachable from `layout` / a block's `insts`.
+/// are no longer reachable from the layout / a block's `insts`.
+///
+/// Outside this crate the body is read-only ([`Function::blocks`],
+/// [`Function::insts`], [`Function::values`], [`Function::layout`]): it is
+/// built by the [`crate::ir::FunctionBuilder`] or the text parser and
+/// changed only through the always-canonical [`crate::editor::Editor`] and
+/// the passes of this crate, so nothing else can break the invariants the
+/// editor maintains. The few edits other crates need that keep every
+/// invariant (renumbering callees and source files when linking) are
+/// methods here.
 #[derive(Clone, PartialEq, Debug)]
 pub struct Function {
     /// Source-level name (`.main` for a program's top-level code).
@@ -59,14 +68,14 @@ pub struct Function {
     /// function's parameters.
     pub sig: Signature,
     /// Block arena.
-    pub blocks: PrimaryMap<Block, BlockData>,
+    pub(crate) blocks: PrimaryMap<Block, BlockData>,
     /// Instruction arena.
-    pub insts: PrimaryMap<Inst, InstData>,
+    pub(crate) insts: PrimaryMap<Inst, InstData>,
     /// Value arena.
-    pub values: PrimaryMap<Value, ValueData>,
+    pub(crate) values: PrimaryMap<Value, ValueData>,
     /// The function's blocks in print order, entry first. Empty for a
     /// function that is only declared (REPL prelude, see [`Function::is_declaration`]).
-    pub layout: Vec<Block>,
+    pub(crate) layout: Vec<Block>,
     /// Where the function is declared.
     pub loc: SrcLoc,
 }
@@ -82,6 +91,50 @@ impl Function {
             values: PrimaryMap::new(),
             layout: Vec::new(),
             loc: SrcLoc::NONE,
+        }
+    }
+
+    /// The block arena (blocks no longer in the layout included).
+    pub fn blocks(&self) -> &PrimaryMap<Block, BlockData> {
+        &self.blocks
+    }
+
+    /// The instruction arena (instructions no longer in a block included).
+    pub fn insts(&self) -> &PrimaryMap<Inst, InstData> {
+        &self.insts
+    }
+
+    /// The value arena.
+    pub fn values(&self) -> &PrimaryMap<Value, ValueData> {
+        &self.values
+    }
+
+    /// The function's blocks in print order, entry first; empty for a
+    /// declaration.
+    pub fn layout(&self) -> &[Block] {
+        &self.layout
+    }
+
+    /// Replaces every direct callee `c` by `map(c)` (linking a function into
+    /// another program's id space).
+    pub fn remap_callees(&mut self, mut map: impl FnMut(FuncId) -> FuncId) {
+        for data in self.insts.values_mut() {
+            if let InstKind::Call(callee, _) = &mut data.kind {
+                *callee = map(*callee);
+            }
+        }
+    }
+
+    /// Adds `base` to the file index of every known source location of the
+    /// function (linking its program's file table after another's).
+    pub fn offset_files(&mut self, base: u32) {
+        for data in self.insts.values_mut() {
+            if data.loc.is_known() {
+                data.loc.file += base;
+            }
+        }
+        if self.loc.is_known() {
+            self.loc.file += base;
         }
     }
 

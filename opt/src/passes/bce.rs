@@ -13,9 +13,20 @@
 //! `len(a)` must also be unchanged between its computation and the loop:
 //! the blocks on the dominator-tree path from its definition to the
 //! preheader each have a single predecessor and contain no pop or call.
+//!
+//! Other checks indexed by `i` (`for j in 0..n { c[j] += x * b[j]; }`, the
+//! inner loop of a matrix multiply) are removed by *loop versioning*: the
+//! preheader computes `n <= min(len(c), len(b))`, a test that holds for
+//! the whole loop because nothing in it changes an array's length, and
+//! branches to a copy of the loop without those checks when it holds and to
+//! the original, checks and all, when it does not (so an out-of-bounds
+//! index still traps at the same iteration). Only innermost loops of at
+//! most [`MAX_VERSION_INSTS`] instructions are versioned, at most
+//! [`MAX_VERSIONS`] per function and run; the duplication is
+//! [`Editor::version_loop`], the unswitching construction of Fritz §9.5.
 
 use crate::editor::{Editor, LoopId};
-use crate::ir::{BinaryOp, Block, Cmp, InstKind, Terminator, Value, ValueDef};
+use crate::ir::{BinaryOp, Block, Cmp, InstKind, Terminator, Type, Value, ValueDef};
 
 /// The constant an int value is defined as, if any.
 fn int_const(ed: &Editor, v: Value) -> Option<i64> {
@@ -35,9 +46,36 @@ fn may_shrink(ed: &Editor, b: Block, after: usize) -> bool {
         .any(|&i| matches!(ed.inst(i).kind, InstKind::ArrayPop(_) | InstKind::Call(..)))
 }
 
-/// The array `a` and induction parameter `i` of a counted loop `l` whose
-/// body block `t` is entered only when `i < len(a)`, or None.
-fn counted_loop(ed: &Editor, l: LoopId) -> Option<(Value, Value, Block)> {
+/// A counted loop: its header `h` ends in `br (i < n), t, exit`, where `i`
+/// is a parameter of `h` that enters as a constant `>= 0` and comes back
+/// from the latch as `i + 1`, `n` is defined outside the loop, `t` is
+/// entered only from `h`, and the body resizes no array and calls nothing.
+/// Inside blocks dominated by `t`, `0 <= i < n` holds.
+struct Counted {
+    /// The induction parameter.
+    i: Value,
+    /// Its index among the header's parameters.
+    idx: usize,
+    /// The bound.
+    n: Value,
+    /// The body block entered when `i < n`.
+    t: Block,
+}
+
+/// Whether an instruction can change an array's length (or do anything,
+/// like a call, that might).
+fn resizes(kind: &InstKind) -> bool {
+    matches!(
+        kind,
+        InstKind::ArrayPop(_)
+            | InstKind::ArrayPush(..)
+            | InstKind::Call(..)
+            | InstKind::HostCall(..)
+    )
+}
+
+/// Recognises a counted loop (see [`Counted`]).
+fn counted(ed: &Editor, l: LoopId) -> Option<Counted> {
     let h = ed.header(l);
     let Terminator::Switch {
         value: Some(c),
@@ -63,17 +101,7 @@ fn counted_loop(ed: &Editor, l: LoopId) -> Option<(Value, Value, Block)> {
     let ValueDef::Param(pb, idx) = ed.func().values[i].def else {
         return None;
     };
-    if pb != h {
-        return None;
-    }
-    let ValueDef::Inst(ni) = ed.func().values[n].def else {
-        return None;
-    };
-    let InstKind::ArrayLen(a) = ed.inst(ni).kind else {
-        return None;
-    };
-    let nb = ed.inst_block(ni)?;
-    if ed.loop_contains(l, nb) {
+    if pb != h || ed.def_block(n).is_none_or(|d| ed.loop_contains(l, d)) {
         return None;
     }
     // i enters as a constant >= 0 and steps by +1 along the backedge.
@@ -93,20 +121,32 @@ fn counted_loop(ed: &Editor, l: LoopId) -> Option<(Value, Value, Block)> {
     if x != i || int_const(ed, one) != Some(1) {
         return None;
     }
-    // No resizing or calls in the loop.
-    for b in ed.body(l) {
-        for &ins in ed.insts(b) {
-            if matches!(
-                ed.inst(ins).kind,
-                InstKind::ArrayPop(_) | InstKind::ArrayPush(..) | InstKind::Call(..)
-            ) {
-                return None;
-            }
-        }
-    }
-    // len(a) unchanged from its computation to the preheader.
+    let quiet = ed
+        .body(l)
+        .into_iter()
+        .all(|b| ed.insts(b).iter().all(|&ins| !resizes(&ed.inst(ins).kind)));
+    quiet.then_some(Counted {
+        i,
+        idx: idx as usize,
+        n,
+        t,
+    })
+}
+
+/// The array `a` when the bound of the counted loop `c` is `len(a)`,
+/// computed outside the loop and unchanged from there to the preheader:
+/// the blocks on the dominator-tree path from its definition to the
+/// preheader each have a single predecessor and contain no pop or call.
+fn len_bound(ed: &Editor, l: LoopId, c: &Counted) -> Option<Value> {
+    let ValueDef::Inst(ni) = ed.func().values[c.n].def else {
+        return None;
+    };
+    let InstKind::ArrayLen(a) = ed.inst(ni).kind else {
+        return None;
+    };
+    let nb = ed.inst_block(ni)?;
     let pos = ed.insts(nb).iter().position(|&x| x == ni)? + 1;
-    let mut cur = ph;
+    let mut cur = ed.preheader(l);
     loop {
         if cur == nb {
             if may_shrink(ed, nb, pos) {
@@ -119,7 +159,7 @@ fn counted_loop(ed: &Editor, l: LoopId) -> Option<(Value, Value, Block)> {
         }
         cur = ed.idom(cur)?;
     }
-    Some((a, i, t))
+    Some(a)
 }
 
 /// The `idx`-th argument of the (single) edge from `from` to `to`.
@@ -136,23 +176,132 @@ fn edge_arg(ed: &Editor, from: Block, to: Block, idx: usize) -> Option<Value> {
     found
 }
 
+/// The checks `bounds_check x, i` of loop `l` in blocks dominated by `c.t`
+/// (as block and position) whose array `x` is defined outside the loop and
+/// is not `skip`.
+fn index_checks(
+    ed: &Editor,
+    l: LoopId,
+    c: &Counted,
+    skip: Option<Value>,
+) -> Vec<(Block, usize, Value)> {
+    let mut out = Vec::new();
+    for b in ed.body(l) {
+        if !ed.dominates(c.t, b) {
+            continue;
+        }
+        for (pos, &ins) in ed.insts(b).iter().enumerate() {
+            if let InstKind::BoundsCheck(x, i) = ed.inst(ins).kind {
+                let outside = ed.def_block(x).is_some_and(|d| !ed.loop_contains(l, d));
+                if i == c.i && outside && Some(x) != skip {
+                    out.push((b, pos, x));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Largest loop body (instructions) that is versioned.
+pub const MAX_VERSION_INSTS: usize = 200;
+/// Most loops versioned per function and run.
+pub const MAX_VERSIONS: usize = 4;
+
+/// Versions the innermost counted loop `l`, whose checks `checks` index
+/// arrays defined outside it by `i`: the preheader tests `n <= len(x)` for
+/// every such array `x` (the lengths cannot change in the loop), and the
+/// copy it enters when that holds has none of these checks, since there
+/// `0 <= i < n <= len(x)`. Returns the number of checks removed.
+fn version(ed: &mut Editor, l: LoopId, c: &Counted, checks: &[(Block, usize, Value)]) -> usize {
+    let ph = ed.preheader(l);
+    let loc = ed.inst(ed.insts(checks[0].0)[checks[0].1]).loc;
+    let mut arrays: Vec<Value> = checks.iter().map(|&(_, _, x)| x).collect();
+    arrays.sort_unstable();
+    arrays.dedup();
+    let mut min_len = None;
+    for x in arrays {
+        let end = ed.insts(ph).len();
+        let (_, len) = ed.insert_inst(ph, end, InstKind::ArrayLen(x), Type::Int, loc);
+        let len = len.expect("array_len has a result");
+        min_len = Some(match min_len {
+            None => len,
+            Some(m) => {
+                let end = ed.insts(ph).len();
+                let kind = InstKind::Binary(BinaryOp::IMin, m, len);
+                ed.insert_inst(ph, end, kind, Type::Int, loc)
+                    .1
+                    .expect("result")
+            }
+        });
+    }
+    let Some(min_len) = min_len else {
+        return 0;
+    };
+    let end = ed.insts(ph).len();
+    let fits = InstKind::Binary(BinaryOp::ICmp(Cmp::Le), c.n, min_len);
+    let fits = ed
+        .insert_inst(ph, end, fits, Type::Bool, loc)
+        .1
+        .expect("result");
+    let h = ed.header(l);
+    let Some(bmap) = ed.version_loop(l, fits) else {
+        return 0;
+    };
+    let Some(h2) = bmap[h] else {
+        return 0;
+    };
+    let i2 = ed.params(h2)[c.idx];
+    // The copy has the same instructions in the same order.
+    let copies: Vec<_> = checks
+        .iter()
+        .filter_map(|&(b, pos, x)| {
+            let ins = *ed.insts(bmap[b]?).get(pos)?;
+            (ed.inst(ins).kind == InstKind::BoundsCheck(x, i2)).then_some(ins)
+        })
+        .collect();
+    ed.remove_insts(&copies)
+}
+
 /// Removes the provably redundant bounds checks; returns how many.
+///
+/// In a counted loop bounded by `len(a)`, the checks of `a[i]` go. In an
+/// innermost counted loop with another bound, or with checks of other
+/// arrays indexed by `i`, the loop is versioned (see [`version`]) so that
+/// the common case runs without them.
 pub fn bce(ed: &mut Editor) -> usize {
     let mut n = 0;
+    let mut versions = 0;
     ed.refresh_numbers();
     for l in ed.loops() {
-        let Some((a, i, t)) = counted_loop(ed, l) else {
+        let Some(c) = counted(ed, l) else {
             continue;
         };
-        for b in ed.body(l) {
-            if !ed.dominates(t, b) {
-                continue;
+        let a = len_bound(ed, l, &c);
+        if let Some(a) = a {
+            for b in ed.body(l) {
+                if !ed.dominates(c.t, b) {
+                    continue;
+                }
+                let checks: Vec<_> = (ed.insts(b).iter())
+                    .copied()
+                    .filter(|&ins| ed.inst(ins).kind == InstKind::BoundsCheck(a, c.i))
+                    .collect();
+                n += ed.remove_insts(&checks);
             }
-            let checks: Vec<_> = (ed.insts(b).iter())
-                .copied()
-                .filter(|&ins| ed.inst(ins).kind == InstKind::BoundsCheck(a, i))
-                .collect();
-            n += ed.remove_insts(&checks);
+        }
+        let body = ed.body(l);
+        let innermost = body
+            .iter()
+            .all(|&b| b == ed.header(l) || ed.loop_headed_by(b).is_none());
+        let size: usize = body.iter().map(|&b| ed.insts(b).len() + 1).sum();
+        if versions >= MAX_VERSIONS || !innermost || size > MAX_VERSION_INSTS {
+            continue;
+        }
+        let checks = index_checks(ed, l, &c, a);
+        if !checks.is_empty() {
+            n += version(ed, l, &c, &checks);
+            versions += 1;
+            ed.refresh_numbers();
         }
     }
     n

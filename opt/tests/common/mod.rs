@@ -296,7 +296,7 @@ impl<'g, 'p> BodyGen<'g, 'p> {
                     }
                 }
             }
-            for v in b.func.blocks[blocks[i]].params.clone() {
+            for v in b.func.blocks()[blocks[i]].params.clone() {
                 self.add(b.func, v);
             }
             for _ in 0..self.g.below(8) {
@@ -304,9 +304,9 @@ impl<'g, 'p> BodyGen<'g, 'p> {
             }
             let term = self.terminator(&mut b, blocks[i], &targets[i], &blocks, &sig);
             b.set_terminator(blocks[i], term);
-            let mut mine = b.func.blocks[blocks[i]].params.clone();
-            for &inst in &b.func.blocks[blocks[i]].insts {
-                mine.extend(b.func.insts[inst].result);
+            let mut mine = b.func.blocks()[blocks[i]].params.clone();
+            for &inst in &b.func.blocks()[blocks[i]].insts {
+                mine.extend(b.func.insts()[inst].result);
             }
             defined[i] = mine;
         }
@@ -497,7 +497,7 @@ impl<'g, 'p> BodyGen<'g, 'p> {
     }
 
     fn edge(&mut self, b: &mut FunctionBuilder<'_>, blk: Block, target: Block) -> BlockCall {
-        let params = b.func.blocks[target].params.clone();
+        let params = b.func.blocks()[target].params.clone();
         let args = params
             .iter()
             .map(|&p| {

@@ -7,7 +7,7 @@ use waddle_opt::ir::{
     SrcLoc, Terminator, Type, UnaryOp, Value,
 };
 
-use super::host::TestHost;
+use waddle_test_support::TestHost;
 
 /// A location on line `line`, column `col` of file 0.
 pub fn loc(line: u32, col: u32) -> SrcLoc {
@@ -30,12 +30,12 @@ pub fn declare(p: &mut Program, name: &str, params: &[Type], ret: Type) -> FuncI
 /// Builds the body of declared function `id` with `body(builder, params)`.
 pub fn define(p: &mut Program, id: FuncId, body: impl FnOnce(&mut B<'_>, Vec<Value>)) {
     let f = &mut p.funcs[id];
-    f.layout.clear();
     let params = f.sig.params.clone();
     let mut b = B {
         b: FunctionBuilder::new(f),
         blk: Block::from_u32(0),
     };
+    b.b.set_layout(Vec::new());
     let entry = b.b.create_block();
     b.blk = entry;
     let vals = params
@@ -60,7 +60,7 @@ pub fn func(
 
 /// Runs `f(args)` on a fresh interpreter.
 pub fn run(p: &Program, host: &mut TestHost, f: FuncId, args: &[Word]) -> Result<Word, Trap> {
-    let mut it = Interpreter::new(p, host);
+    let it = Interpreter::new(p, host);
     it.call(host, f, args)
 }
 

@@ -6,7 +6,7 @@ use waddle_opt::interp::Interpreter;
 use waddle_opt::ir::{BinaryOp, Cmp, FuncId, InstKind, Program, Type};
 
 use crate::build::{declare, define, func, loc, run};
-use crate::host::TestHost;
+use waddle_test_support::host::TestHost;
 
 /// `fib(n)` the recursive way.
 pub fn fib_program() -> (Program, FuncId) {
@@ -37,7 +37,7 @@ pub fn fib_program() -> (Program, FuncId) {
 fn recursive_fib() {
     let (p, fib) = fib_program();
     let mut h = TestHost::new(0);
-    let mut it = Interpreter::new(&p, &mut h);
+    let it = Interpreter::new(&p, &mut h);
     for (n, want) in [(0, 0), (1, 1), (2, 1), (10, 55), (20, 6765)] {
         assert_eq!(it.call(&mut h, fib, &[n]), Ok(want));
     }
@@ -69,7 +69,7 @@ fn depth_program() -> (Program, FuncId) {
 fn deep_recursion_within_default_budget() {
     let (p, d) = depth_program();
     let mut h = TestHost::new(0);
-    let mut it = Interpreter::new(&p, &mut h);
+    let it = Interpreter::new(&p, &mut h);
     assert_eq!(it.call(&mut h, d, &[10_000]), Ok(10_000));
     // Exactly `max_call_depth` frames of the recursive function: `d(n)`
     // nests `n + 1` of them.
@@ -136,9 +136,14 @@ fn void_calls_and_arguments() {
     });
     let mut h = TestHost::new(0);
     assert_eq!(run(&p, &mut h, main, &[]), Ok(3));
-    assert_eq!(h.out, ["three", "3", "3.5", "three", "3", "3.5"]);
+    assert_eq!(h.lines(), ["three", "3", "3.5", "three", "3", "3.5"]);
     assert_eq!(
-        run(&p, &mut h, show, &[1, crate::host::new_str("x"), 0]),
+        run(
+            &p,
+            &mut h,
+            show,
+            &[1, waddle_test_support::host::new_str("x"), 0]
+        ),
         Ok(0)
     );
 }
@@ -158,7 +163,7 @@ fn unexecutable_calls_trap_instead_of_panicking() {
         b.ret(r);
     });
     let mut h = TestHost::new(0);
-    let mut it = Interpreter::new(&p, &mut h);
+    let it = Interpreter::new(&p, &mut h);
     let e = it.call(&mut h, caller, &[]).unwrap_err();
     assert_eq!((e.code, e.loc), (TrapCode::AssertionFailed, loc(4, 2)));
     let e = it.call(&mut h, wrong_arity, &[]).unwrap_err();

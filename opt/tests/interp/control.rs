@@ -5,7 +5,7 @@ use waddle_opt::abi::{TrapCode, Word};
 use waddle_opt::ir::{BinaryOp, BlockCall, Cmp, InstKind, Program, Terminator, Type};
 
 use crate::build::{func, loc, run, B};
-use crate::host::TestHost;
+use waddle_test_support::host::TestHost;
 
 const CMPS: [Cmp; 6] = [Cmp::Eq, Cmp::Ne, Cmp::Lt, Cmp::Le, Cmp::Gt, Cmp::Ge];
 
@@ -383,7 +383,8 @@ fn sum_loop(read_after: bool, n: i64) -> (Word, Vec<String>, u64) {
     });
     let mut h = TestHost::new(0);
     let r = run(&p, &mut h, f, &[n as Word]).unwrap();
-    (r, h.out, h.fuel_charged)
+    let out = h.lines().into_iter().map(String::from).collect();
+    (r, out, h.fuel_charged)
 }
 
 #[test]

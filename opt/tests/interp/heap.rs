@@ -5,7 +5,7 @@ use waddle_opt::abi::{TrapCode, Word};
 use waddle_opt::ir::{BinaryOp, Cmp, GlobalData, InstKind, Program, ScalarType, Type};
 
 use crate::build::{func, loc, run};
-use crate::host::{elems, new_array, new_str, text, TestHost};
+use waddle_test_support::host::{elems, new_array, new_str, text, TestHost};
 
 const INTS: Type = Type::Array {
     elem: ScalarType::Int,
@@ -37,7 +37,7 @@ fn strings() {
     let mut h = TestHost::new(0);
     let r = run(&p, &mut h, f, &[new_str(" world")]).unwrap();
     assert_eq!(text(r), "12héllo world");
-    assert_eq!(h.out, ["6", "héllo world"]);
+    assert_eq!(h.lines(), ["6", "héllo world"]);
 }
 
 #[test]
@@ -65,7 +65,7 @@ fn string_comparisons_are_bytewise() {
         run(&p, &mut h, f, &[new_str(x), new_str(y)]).unwrap();
         let (x, y) = (x.as_bytes(), y.as_bytes());
         let want = [x == y, x != y, x < y, x <= y, x > y, x >= y].map(|w| w.to_string());
-        assert_eq!(h.out, want, "{x:?} {y:?}");
+        assert_eq!(h.lines(), want, "{x:?} {y:?}");
     }
 }
 
@@ -87,7 +87,7 @@ fn print_and_to_str_pass_the_type() {
     run(&p, &mut h, f, &[]).unwrap();
     let want = ["-12", "0.1", "1e100", "false", "q\"", r#"["x\n", "x\n"]"#];
     let doubled: Vec<&str> = want.iter().flat_map(|w| [*w, *w]).collect();
-    assert_eq!(h.out, doubled);
+    assert_eq!(h.lines(), doubled);
 }
 
 #[test]
@@ -119,7 +119,7 @@ fn arrays() {
     let mut h = TestHost::new(0);
     let r = run(&p, &mut h, f, &[new_array(Type::Int, &[5])]).unwrap();
     assert_eq!(elems(r), [10, 40, 30, 3]);
-    assert_eq!(h.out, ["3", "[10, 40, 30, 3]", "5"]);
+    assert_eq!(h.lines(), ["3", "[10, 40, 30, 3]", "5"]);
 }
 
 #[test]
@@ -303,7 +303,7 @@ fn gc_roots_cover_live_references() {
     h.log_allocs = true;
     let arg = new_str("ab");
     run(&p, &mut h, main, &[arg]).unwrap();
-    assert_eq!(h.out, ["[1, 1, 1]", r#"[["abab6"]]"#]);
+    assert_eq!(h.lines(), ["[1, 1, 1]", r#"[["abab6"]]"#]);
     // Every operand of every allocating call is among its roots, the
     // argument always is, and once the caller's array exists (first
     // allocation) it stays rooted, also while the callee runs.

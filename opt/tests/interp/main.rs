@@ -10,6 +10,5 @@ mod build;
 mod calls;
 mod control;
 mod heap;
-mod host;
 mod ops;
 mod random;

@@ -5,7 +5,7 @@ use waddle_opt::abi::{Trap, TrapCode, Word};
 use waddle_opt::ir::{BinaryOp, Cmp, InstKind, Program, Type, UnaryOp};
 
 use crate::build::{func, loc, run};
-use crate::host::TestHost;
+use waddle_test_support::host::TestHost;
 
 fn ty_of(op: BinaryOp) -> Type {
     use BinaryOp::*;
@@ -274,5 +274,5 @@ fn copy_and_constants() {
     });
     let mut h = TestHost::new(0);
     assert_eq!(run(&p, &mut h, f, &[]), Ok(0));
-    assert_eq!(h.out, ["-7", "2.5", "true", "hi", "-7"]);
+    assert_eq!(h.lines(), ["-7", "2.5", "true", "hi", "-7"]);
 }

@@ -9,7 +9,7 @@ use waddle_opt::interp::Interpreter;
 use waddle_opt::ir::Type;
 
 use crate::common;
-use crate::host::{new_array, new_str, TestHost};
+use waddle_test_support::host::{new_array, new_str, TestHost};
 
 /// A zero value of `ty` (empty string / empty array for references).
 fn zero(ty: Type) -> Word {

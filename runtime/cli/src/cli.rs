@@ -10,10 +10,12 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use waddle::driver::{run_on_big_stack, Tier};
-use waddle::engine::{compile_source_with_ffi, EngineConfig, OptOptions, PassLog, PassTrace};
+use waddle::engine::{
+    compile_source_with_ffi, EngineConfig, OptOptions, PassLog, PassTrace, Validation,
+};
 use waddle::error::Error;
 use waddle::output::OutputSink;
-use waddle::{Config, Engine, Module, Store};
+use waddle::{Config, Engine, Module, Store, TierHook, TierOptions, TierThresholds};
 
 /// The Waddle JIT compiler runtime.
 #[derive(Parser, Debug)]
@@ -48,6 +50,40 @@ pub struct TierArgs {
     /// Let scripts declare and call C functions (`extern "lib" fn ...;`).
     #[arg(long)]
     pub allow_ffi: bool,
+    /// When `auto` promotes a function from the interpreter: after CALLS
+    /// calls (functions without a loop) or LOOPS loop back edges (0:
+    /// functions with a loop compile before their first run).
+    #[arg(long, value_name = "CALLS,LOOPS", default_value_t = TierThresholds::default())]
+    pub tier_thresholds: TierThresholds,
+    /// Compile promotions at once on the running thread instead of on the
+    /// background compiler thread (deterministic, for tests and timing).
+    #[arg(long)]
+    pub jit_sync: bool,
+    /// Print every promotion (function, tiers, compile time, code size) to
+    /// standard error.
+    #[arg(long)]
+    pub trace_tiers: bool,
+    /// Chaos mode for testing: promotion points and tiers picked
+    /// pseudo-randomly from SEED (functions run on mixed tiers).
+    #[arg(long, value_name = "SEED")]
+    pub tier_chaos: Option<u64>,
+}
+
+impl TierArgs {
+    /// The tiering options these arguments ask for.
+    pub fn tiering(&self) -> TierOptions {
+        let hook = self.trace_tiers.then(|| {
+            TierHook(std::sync::Arc::new(|e: &waddle::TierEvent| {
+                eprintln!("{e}");
+            }))
+        });
+        TierOptions {
+            thresholds: self.tier_thresholds,
+            sync: self.jit_sync,
+            hook,
+            chaos: self.tier_chaos,
+        }
+    }
 }
 
 /// Arguments of `waddle run`.
@@ -69,6 +105,19 @@ pub struct RunArgs {
     /// separate with commas for several passes.
     #[arg(long, value_delimiter = ',', value_name = "PASS")]
     pub print_after: Vec<String>,
+    /// Validate every optimized function against the unoptimized one and
+    /// print `validated N of M functions` and each alarm (to standard
+    /// error); `guard` also keeps a function that does not validate
+    /// unoptimized (validated tier-up).
+    #[arg(
+        long,
+        value_enum,
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "report",
+        value_name = "MODE"
+    )]
+    pub validate: Option<ValidateArg>,
     /// Execution budget: stop with `out of fuel` after this many units.
     #[arg(long, value_name = "N")]
     pub fuel: Option<u64>,
@@ -107,6 +156,15 @@ impl From<TierArg> for Tier {
             TierArg::Auto => Tier::Auto,
         }
     }
+}
+
+/// `--validate` values.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ValidateArg {
+    /// Validate and report.
+    Report,
+    /// Validate, report, and keep functions that do not validate unoptimized.
+    Guard,
 }
 
 /// `--target` values.
@@ -148,6 +206,10 @@ pub fn main_with_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32
             tier: TierArg::Auto,
             opt_level: 2,
             allow_ffi: false,
+            tier_thresholds: TierThresholds::default(),
+            jit_sync: false,
+            trace_tiers: false,
+            tier_chaos: None,
         }),
         Some(Command::Repl(t)) => repl(t),
         Some(Command::Run(args)) => run(args),
@@ -160,6 +222,7 @@ fn repl(t: TierArgs) -> i32 {
         tier: t.tier.into(),
         opt_level: t.opt_level,
         allow_ffi: t.allow_ffi,
+        tiering: t.tiering(),
         ..EngineConfig::default()
     };
     run_on_big_stack(|| crate::repl::run_interactive(config)).unwrap_or_else(|msg| {
@@ -225,6 +288,11 @@ fn trace(args: &RunArgs) -> PassTrace {
     PassTrace {
         time: args.time_passes,
         print_after: args.print_after.clone(),
+        validate: match args.validate {
+            None => Validation::Off,
+            Some(ValidateArg::Report) => Validation::Report,
+            Some(ValidateArg::Guard) => Validation::Guard,
+        },
     }
 }
 
@@ -243,6 +311,7 @@ fn run_program(name: &str, source: &str, args: &RunArgs) -> Result<(), Error> {
         .interruptible(args.fuel.is_some());
     config.passes = args.passes.clone();
     config.allow_ffi = args.tier.allow_ffi;
+    config.tiering = args.tier.tiering();
     config.trace = trace(args);
     let engine = Engine::new(&config)?;
     let module = Module::new(&engine, name, source)?;

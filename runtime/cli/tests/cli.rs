@@ -38,6 +38,7 @@ fn help_and_version() {
         "--fuel",
         "--time-passes",
         "--print-after",
+        "--validate",
     ] {
         assert!(help.contains(flag), "{flag} missing from {help}");
     }
@@ -91,7 +92,11 @@ fn every_tier_runs_or_exits_1() {
     let p = program("tier.wdl", "print(1);\n");
     for tier in ["interp", "baseline", "opt", "full", "auto"] {
         let out = waddle(&["run", "--tier", tier, p.to_str().unwrap()]);
-        if waddle::engine::AVAILABLE_TIERS.contains(&tier) {
+        let available: Vec<&str> = waddle::Tier::available()
+            .into_iter()
+            .map(waddle::Tier::name)
+            .collect();
+        if available.contains(&tier) {
             assert_eq!(out.status.code(), Some(0), "{tier}");
             assert_eq!(text(&out.stdout), "1\n", "{tier}");
             continue;
@@ -101,7 +106,7 @@ fn every_tier_runs_or_exits_1() {
             text(&out.stderr),
             format!(
                 "error: tier `{tier}` is not available in this build (available: {})\n",
-                waddle::engine::AVAILABLE_TIERS.join(", ")
+                available.join(", ")
             )
         );
         assert!(out.stdout.is_empty());
@@ -218,6 +223,28 @@ fn pass_diagnostics() {
     let out = waddle(&["run", "--print-after", "no-such-pass", path]);
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("unknown pass `no-such-pass`"));
+}
+
+#[test]
+fn validate_reports_and_guards() {
+    let p = program(
+        "validate.wdl",
+        "fn f(x: int) -> int { let y = x * 2; return x + 1; }\nprint(f(1));\n",
+    );
+    let path = p.to_str().unwrap();
+    for mode in ["--validate", "--validate=report", "--validate=guard"] {
+        let out = waddle(&["run", "--tier", "opt", mode, path]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        assert_eq!(text(&out.stdout), "2\n");
+        let err = text(&out.stderr);
+        assert!(err.contains(" of 2 functions"), "{err}");
+        assert!(
+            err.contains("validated 1 of") || err.contains("validated 2 of"),
+            "{err}"
+        );
+    }
+    let out = waddle(&["run", "--validate=sometimes", path]);
+    assert_eq!(out.status.code(), Some(1));
 }
 
 #[test]

@@ -39,6 +39,9 @@ pub struct Config {
     /// Whether scripts may declare `extern "lib" fn` (FFI; see
     /// [`crate::Session::allow_ffi`]). Off by default.
     pub allow_ffi: bool,
+    /// How `auto` promotes functions from the interpreter to compiled
+    /// code (see [`crate::TierOptions`]).
+    pub tiering: crate::TierOptions,
 }
 
 impl Default for Config {
@@ -53,6 +56,7 @@ impl Default for Config {
             gc_stress: false,
             trace: PassTrace::default(),
             allow_ffi: false,
+            tiering: crate::TierOptions::default(),
         }
     }
 }
@@ -61,6 +65,15 @@ impl Config {
     /// The default configuration (tier `auto`, `-O2`, interruptible).
     pub fn new() -> Config {
         Config::default()
+    }
+
+    /// Sets translation validation of optimized code
+    /// ([`crate::engine::Validation`]): `Guard` is the validated tier-up,
+    /// where a function whose optimization does not validate keeps its
+    /// unoptimized IR, and the module's pass log says why.
+    pub fn validation(mut self, mode: crate::engine::Validation) -> Config {
+        self.trace.validate = mode;
+        self
     }
 
     /// Sets the execution tier.
@@ -95,6 +108,12 @@ impl Config {
     /// interpreter always checks.
     pub fn interruptible(mut self, yes: bool) -> Config {
         self.interruptible = yes;
+        self
+    }
+
+    /// Sets how `auto` promotes functions (see [`crate::TierOptions`]).
+    pub fn tiering(mut self, tiering: crate::TierOptions) -> Config {
+        self.tiering = tiering;
         self
     }
 

@@ -7,6 +7,7 @@ use std::marker::PhantomData;
 use waddle_opt::abi::Word;
 use waddle_opt::ir::{FuncId, ScalarType, Type};
 
+use super::handle::{ArrayRef, HeapElem, StrRef};
 use super::store::Store;
 use crate::engine::val::{from_word, to_word};
 use crate::engine::{FromVal, IntoVal, Val};
@@ -17,8 +18,9 @@ use crate::host::Runtime;
 pub const MAX_TYPED_PARAMS: usize = 8;
 
 /// A Rust type a Waddle parameter can be passed as: `i64` (`int`), `f64`
-/// (`float`), `bool`, `&str`/`String` (`str`), `Vec<T>` (`[T]`, copied),
-/// and [`Val`] (checked when called).
+/// (`float`), `bool`, `&str`/`String` (`str`, copied), `Vec<T>` (`[T]`,
+/// copied), [`ArrayRef`]/[`StrRef`] (by value or reference: the object
+/// itself, not copied) and [`Val`] (checked when called).
 pub trait TypedParam {
     /// Whether a parameter of Waddle type `ty` accepts this Rust type.
     fn accepts(ty: Type) -> bool;
@@ -29,16 +31,19 @@ pub trait TypedParam {
 }
 
 /// A Rust type a Waddle result can be read as: `()` (`void`), `i64`,
-/// `f64`, `bool`, `String`, `Vec<T>` (copied), and [`Val`] (any type).
+/// `f64`, `bool`, `String`, `Vec<T>` (copied), [`ArrayRef`]/[`StrRef`]
+/// (a handle to the object, not copied) and [`Val`] (any type).
 pub trait TypedResult: Sized {
     /// Whether a result of Waddle type `ty` converts to this Rust type.
     fn accepts(ty: Type) -> bool;
-    /// The Rust value of the result word `w` of type `ty`.
+    /// The Rust value of the result word `w` of type `ty` (handles root
+    /// it in `rt`).
     ///
     /// # Safety
-    /// `w` must be a live value of type `ty`, which `accepts`.
+    /// `w` must be a live value of type `ty`, which `accepts`, of the heap
+    /// of `rt`.
     #[doc(hidden)]
-    unsafe fn from_word(ty: Type, w: Word) -> Self;
+    unsafe fn from_word(ty: Type, w: Word, rt: &mut Runtime) -> Self;
 }
 
 macro_rules! scalar {
@@ -58,7 +63,7 @@ macro_rules! scalar {
                 ty == $ty
             }
             #[inline]
-            unsafe fn from_word(_: Type, $w: Word) -> Self {
+            unsafe fn from_word(_: Type, $w: Word, _: &mut Runtime) -> Self {
                 $from
             }
         }
@@ -72,7 +77,7 @@ impl TypedResult for () {
     fn accepts(ty: Type) -> bool {
         ty == Type::Unit
     }
-    unsafe fn from_word(_: Type, _: Word) -> Self {}
+    unsafe fn from_word(_: Type, _: Word, _: &mut Runtime) -> Self {}
 }
 
 impl TypedParam for &str {
@@ -101,7 +106,7 @@ impl TypedResult for String {
     fn accepts(ty: Type) -> bool {
         ty == Type::Str
     }
-    unsafe fn from_word(ty: Type, w: Word) -> Self {
+    unsafe fn from_word(ty: Type, w: Word, _: &mut Runtime) -> Self {
         // SAFETY: forwarded contract.
         match unsafe { from_word(ty, w) } {
             Val::Str(s) => s,
@@ -143,7 +148,7 @@ impl<T: ArrayElem> ArrayElem for Vec<T> {
 }
 
 /// The array type with elements of type `elem`.
-fn array_of(elem: Type) -> Type {
+pub(crate) fn array_of(elem: Type) -> Type {
     let scalar = |t| match t {
         Type::Int => Some(ScalarType::Int),
         Type::Float => Some(ScalarType::Float),
@@ -176,7 +181,7 @@ impl<T: ArrayElem> TypedResult for Vec<T> {
     fn accepts(ty: Type) -> bool {
         ty == array_of(T::elem_type())
     }
-    unsafe fn from_word(ty: Type, w: Word) -> Self {
+    unsafe fn from_word(ty: Type, w: Word, _: &mut Runtime) -> Self {
         // SAFETY: forwarded contract.
         FromVal::from_val(unsafe { from_word(ty, w) }).unwrap_or_default()
     }
@@ -195,9 +200,73 @@ impl TypedResult for Val {
     fn accepts(_: Type) -> bool {
         true
     }
-    unsafe fn from_word(ty: Type, w: Word) -> Self {
+    unsafe fn from_word(ty: Type, w: Word, _: &mut Runtime) -> Self {
         // SAFETY: forwarded contract.
         unsafe { from_word(ty, w) }
+    }
+}
+
+impl<T: HeapElem> TypedParam for &ArrayRef<T> {
+    fn accepts(ty: Type) -> bool {
+        ty == ArrayRef::<T>::waddle_type()
+    }
+    #[inline]
+    fn to_word(self, _: Type, rt: &mut Runtime, _: &mut Vec<Word>) -> Result<Word, Error> {
+        // Rooted by the handle, which outlives the call.
+        self.word_in(rt)
+    }
+}
+
+impl<T: HeapElem> TypedParam for ArrayRef<T> {
+    fn accepts(ty: Type) -> bool {
+        ty == ArrayRef::<T>::waddle_type()
+    }
+    #[inline]
+    fn to_word(self, _: Type, rt: &mut Runtime, roots: &mut Vec<Word>) -> Result<Word, Error> {
+        // The handle ends here: later arguments' allocations must see it.
+        let w = self.word_in(rt)?;
+        roots.push(w);
+        Ok(w)
+    }
+}
+
+impl<T: HeapElem> TypedResult for ArrayRef<T> {
+    fn accepts(ty: Type) -> bool {
+        ty == ArrayRef::<T>::waddle_type()
+    }
+    unsafe fn from_word(_: Type, w: Word, rt: &mut Runtime) -> Self {
+        ArrayRef::from_root(rt, w)
+    }
+}
+
+impl TypedParam for &StrRef {
+    fn accepts(ty: Type) -> bool {
+        ty == Type::Str
+    }
+    #[inline]
+    fn to_word(self, _: Type, rt: &mut Runtime, _: &mut Vec<Word>) -> Result<Word, Error> {
+        self.word_in(rt)
+    }
+}
+
+impl TypedParam for StrRef {
+    fn accepts(ty: Type) -> bool {
+        ty == Type::Str
+    }
+    #[inline]
+    fn to_word(self, _: Type, rt: &mut Runtime, roots: &mut Vec<Word>) -> Result<Word, Error> {
+        let w = self.word_in(rt)?;
+        roots.push(w);
+        Ok(w)
+    }
+}
+
+impl TypedResult for StrRef {
+    fn accepts(ty: Type) -> bool {
+        ty == Type::Str
+    }
+    unsafe fn from_word(_: Type, w: Word, rt: &mut Runtime) -> Self {
+        StrRef::from_root(rt, w)
     }
 }
 
@@ -310,8 +379,8 @@ impl<P: TypedParams, R: TypedResult> TypedFunc<P, R> {
         params.write(&self.params, store.runtime_mut(), args)?;
         let w = store.invoke(self.func, args)?;
         // SAFETY: `w` is the function's result, of type `self.ret`, which
-        // `R` accepts (checked when `self` was made); nothing allocated
-        // since the call returned.
-        Ok(unsafe { R::from_word(self.ret, w) })
+        // `R` accepts (checked when `self` was made), in the store's heap;
+        // nothing allocated since the call returned.
+        Ok(unsafe { R::from_word(self.ret, w, store.runtime_mut()) })
     }
 }

@@ -24,14 +24,20 @@
 
 mod engine;
 mod func;
+pub(crate) mod handle;
 pub(crate) mod interrupt;
+mod limits;
 mod module;
+pub(crate) mod resumable;
 mod store;
 
 pub use engine::{Config, Engine};
 pub use func::{ArrayElem, TypedFunc, TypedParam, TypedParams, TypedResult, MAX_TYPED_PARAMS};
+pub use handle::{ArrayRef, HeapElem, NumericElem, StrRef};
 pub use interrupt::InterruptHandle;
+pub use limits::{ResourceLimiter, MEMORY_PAGE};
 pub use module::Module;
+pub use resumable::{CallState, PausedCall, FUEL_BATCH};
 pub use store::{Instance, Store};
 
 #[cfg(test)]

@@ -12,8 +12,10 @@
 //!   fills with its own interned copies when it instantiates the module.
 //! - the interpreter's prepared code resolves string constants to objects
 //!   of one heap, so each store prepares it lazily for itself, the first
-//!   time it runs something on the interpreter (tier `interp`, or `auto`'s
-//!   cold top-level code).
+//!   time it runs something on the interpreter (tier `interp`, or `auto`).
+//! - `auto` compiles nothing up front: each store's executor starts every
+//!   function on the interpreter and promotes hot ones by counters into
+//!   units of its own (`engine::tiering`).
 
 use std::sync::Arc;
 
@@ -102,14 +104,13 @@ impl Module {
         let mut is_native = vec![false; program.funcs.len()];
         let mut native = None;
         let mut native_tier = None;
-        if let Some(ntier) = tiering::native_tier(tier) {
+        // `auto` compiles per store, by counters (`engine::exec`).
+        let eager = tiering::native_tier(tier).filter(|_| tier != Tier::Auto);
+        if let Some(ntier) = eager {
             let funcs: Vec<FuncId> = program
                 .funcs
                 .iter()
-                .filter(|&(id, f)| {
-                    let cold_main = Some(id) == program.main && tiering::interpret_main(tier, f);
-                    !(f.is_declaration() || cold_main)
-                })
+                .filter(|(_, f)| !f.is_declaration())
                 .map(|(id, _)| id)
                 .collect();
             let unit = if funcs.is_empty() {
@@ -136,7 +137,6 @@ impl Module {
                     native_tier = Some(ntier);
                 }
                 Ok(None) => {}
-                Err(_) if tier == Tier::Auto => {}
                 Err(e) => return Err(e),
             }
         } else {

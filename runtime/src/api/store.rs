@@ -7,19 +7,21 @@ use std::time::{Duration, Instant};
 
 use cranelift_entity::EntityRef;
 use waddle_opt::abi::{Trap, Word};
-use waddle_opt::interp::{Host, Interpreter};
+use waddle_opt::interp::Host;
 use waddle_opt::ir::{FuncId, SrcLoc, Type};
 
 use super::engine::Engine;
 use super::func::{TypedFunc, TypedParams, TypedResult};
 use super::interrupt::InterruptHandle;
 use super::module::Module;
+use crate::engine::exec::Executor;
 use crate::engine::val::{from_word, to_word};
 use crate::engine::{panic_error, Val};
 use crate::error::{Error, RuntimeError};
 use crate::heap::{HeapConfig, HeapStats};
 use crate::host::Runtime;
 use crate::output::OutputSink;
+use crate::Tier;
 
 /// Source of unique store identities (checked by typed functions).
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
@@ -50,6 +52,8 @@ pub struct Store {
     engine: Engine,
     runtime: Runtime,
     instance: Option<InstanceState>,
+    /// Stack bytes a call may use (see [`Store::set_stack_limit`]).
+    stack_limit: usize,
 }
 
 /// What a store keeps of its instance.
@@ -57,20 +61,11 @@ struct InstanceState {
     module: Module,
     /// The store's interned copies of the native unit's string constants.
     strings: Box<[Word]>,
-    /// The interpreter's code prepared for this store's heap (lazily).
-    interp: Option<SendInterpreter>,
+    /// The interpreter (prepared for this store's heap) and, on `auto`, the
+    /// code promoted by counters: built lazily by the first call that does
+    /// not run in the module's shared unit.
+    exec: Option<Executor>,
 }
-
-/// An [`Interpreter`] that may move between threads with its store.
-struct SendInterpreter(Interpreter);
-
-// SAFETY: the interpreter is not `Send` only because its reusable frame
-// stack holds raw pointers to its own boxed, prepared code (meaningful only
-// during a call). It has no thread-local or thread-affine state, and the
-// boxes do not move when the interpreter does, so moving it to another
-// thread between calls (as part of its store, used by one thread at a
-// time) is sound.
-unsafe impl Send for SendInterpreter {}
 
 /// A module instantiated in a [`Store`]: the handle to get its functions
 /// and globals. Cheap to clone; only usable with its store.
@@ -104,16 +99,24 @@ impl Store {
             stress: config.gc_stress,
             ..HeapConfig::default()
         };
+        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+        let mut runtime = Runtime::new(heap, sink, None);
+        runtime.handles.store_id = id;
         Store {
-            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            id,
             engine: engine.clone(),
-            runtime: Runtime::new(heap, sink, None),
+            runtime,
             instance: None,
+            stack_limit: config.stack_budget,
         }
     }
 
     pub(crate) fn id(&self) -> u64 {
         self.id
+    }
+
+    pub(crate) fn runtime(&self) -> &Runtime {
+        &self.runtime
     }
 
     pub(crate) fn runtime_mut(&mut self) -> &mut Runtime {
@@ -168,7 +171,7 @@ impl Store {
         self.instance = Some(InstanceState {
             module: module.clone(),
             strings,
-            interp: None,
+            exec: None,
         });
         if let Some(main) = m.program.main {
             if let Err(e) = self.invoke(main, &[]) {
@@ -199,28 +202,41 @@ impl Store {
             )));
         }
         let runtime = &mut self.runtime;
+        let stack_limit = self.stack_limit;
         let outcome = match (&m.native, m.is_native.get(func.index())) {
             (Some(unit), Some(true)) => catch_unwind(AssertUnwindSafe(|| {
-                unit.call_shared(runtime, func, args, &inst.strings)
+                unit.call_shared(runtime, func, args, &inst.strings, Some(stack_limit))
             })),
             _ => {
-                let interp = match &mut inst.interp {
-                    Some(i) => &mut i.0,
+                let program = &m.program;
+                let exec = match &mut inst.exec {
+                    Some(e) => e,
                     None => {
-                        let program = &m.program;
+                        let config = m.engine.config();
                         let prepared = catch_unwind(AssertUnwindSafe(|| {
-                            let mut i = Interpreter::new(program, runtime);
-                            i.set_stack_budget(m.engine.config().stack_budget);
-                            i
+                            let mut e = Executor::new(
+                                program,
+                                runtime,
+                                stack_limit,
+                                config.tiering.clone(),
+                            );
+                            let tier = match config.tier {
+                                Tier::Auto => Tier::Auto,
+                                _ => Tier::Interp,
+                            };
+                            e.prepare(program, runtime, tier, config.interruptible)
+                                .map(|()| e)
                         }))
-                        .map_err(|p| panic_error("the interpreter", p))?;
-                        &mut inst.interp.insert(SendInterpreter(prepared)).0
+                        .map_err(|p| panic_error("the interpreter", p))?
+                        .map_err(Error::Internal)?;
+                        inst.exec.insert(prepared)
                     }
                 };
-                let outcome = catch_unwind(AssertUnwindSafe(|| interp.call(runtime, func, args)));
+                let outcome =
+                    catch_unwind(AssertUnwindSafe(|| exec.call(runtime, program, func, args)));
                 if outcome.is_err() {
                     // Its state is unknown after a panic: prepare afresh.
-                    inst.interp = None;
+                    inst.exec = None;
                 }
                 outcome
             }
@@ -239,6 +255,20 @@ impl Store {
             }
             Err(p) => Err(panic_error("execution", p)),
         }
+    }
+
+    /// Records the stack limit; the prepared interpreter takes it now,
+    /// native code at each call.
+    pub(crate) fn set_stack_limit_inner(&mut self, bytes: usize) {
+        self.stack_limit = bytes;
+        if let Some(exec) = self.instance.as_mut().and_then(|i| i.exec.as_mut()) {
+            exec.set_stack_budget(bytes);
+        }
+    }
+
+    /// The stack limit in bytes ([`Store::set_stack_limit`]).
+    pub fn stack_limit(&self) -> usize {
+        self.stack_limit
     }
 
     /// Sets the data host functions reach with [`crate::Caller::data`]
@@ -263,8 +293,14 @@ impl Store {
     }
 
     /// Sets the remaining fuel (`None`: unlimited). Fuel is charged one
-    /// unit per function entry and loop back edge on every tier; running
-    /// out is [`crate::TrapCode::OutOfFuel`], after which the store can be
+    /// unit per function entry and loop back edge of the code as
+    /// optimized: for one [`crate::Config::opt_level`] every tier charges
+    /// the same, while optimizations that remove entries or back edges
+    /// (inlining, unrolling) make `-O2` code use fewer units than `-O0`.
+    /// Units are paid in batches of [`crate::api::FUEL_BATCH`], so a call
+    /// stops (or, with [`crate::TypedFunc::call_resumable`], pauses) when
+    /// the fuel left cannot pay the next batch. Running out is
+    /// [`crate::TrapCode::OutOfFuel`], after which the store can be
     /// refueled and used again. Refused when the engine's native code does
     /// not count fuel ([`crate::Config::interruptible`] off).
     pub fn set_fuel(&mut self, fuel: Option<u64>) -> Result<(), Error> {

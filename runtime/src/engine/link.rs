@@ -10,8 +10,62 @@
 //! - appends new globals (old globals keep their storage),
 //! - renumbers calls and source-file indices of the linked bodies.
 
+use std::fmt;
+
 use cranelift_entity::EntityRef;
-use waddle_opt::ir::{FuncId, InstKind, Program, Type};
+use waddle_opt::ir::{FuncId, GlobalId, InstKind, Program, Type};
+
+/// Why an entry could not be linked: it does not extend the master's
+/// prelude (a frontend bug, reported as an internal error).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub(crate) enum LinkError {
+    /// The entry has fewer functions than its prelude.
+    FewerFunctions {
+        /// Functions in the entry.
+        entry: usize,
+        /// Functions in the master.
+        prelude: usize,
+    },
+    /// A prelude function has another name in the entry.
+    Renamed {
+        /// The function.
+        func: FuncId,
+        /// Its name in the entry.
+        found: String,
+        /// Its name in the master.
+        expected: String,
+    },
+    /// The entry has fewer host functions than its prelude.
+    DroppedHostFns,
+    /// The entry has fewer globals than its prelude.
+    DroppedGlobals,
+    /// A prelude global has another name or type in the entry.
+    ChangedGlobal(GlobalId),
+}
+
+impl fmt::Display for LinkError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LinkError::FewerFunctions { entry, prelude } => write!(
+                f,
+                "entry has {entry} functions, fewer than the {prelude} of its prelude"
+            ),
+            LinkError::Renamed {
+                func,
+                found,
+                expected,
+            } => write!(
+                f,
+                "prelude function {func} is `{found}`, expected `{expected}`"
+            ),
+            LinkError::DroppedHostFns => f.write_str("entry drops prelude host functions"),
+            LinkError::DroppedGlobals => f.write_str("entry drops prelude globals"),
+            LinkError::ChangedGlobal(g) => write!(f, "prelude global {g} changed"),
+        }
+    }
+}
+
+impl std::error::Error for LinkError {}
 
 /// What linking changed.
 #[derive(Debug, Default)]
@@ -40,7 +94,7 @@ pub(crate) fn callers_of(program: &Program, targets: &[FuncId], exclude: &[FuncI
             if hit[id.index()] || f.is_declaration() {
                 continue;
             }
-            let calls_hit = f.insts.values().any(|i| match &i.kind {
+            let calls_hit = f.insts().values().any(|i| match &i.kind {
                 InstKind::Call(c, _) => hit.get(c.index()).copied().unwrap_or(false),
                 _ => false,
             });
@@ -59,34 +113,35 @@ pub(crate) fn callers_of(program: &Program, targets: &[FuncId], exclude: &[FuncI
 
 /// Links `entry` into `master`. `Err` on an entry that does not extend the
 /// master's prelude (a frontend bug, reported as an internal error).
-pub(crate) fn link(master: &mut Program, entry: Program) -> Result<Linked, String> {
+pub(crate) fn link(master: &mut Program, entry: Program) -> Result<Linked, LinkError> {
     let n_old = master.funcs.len();
     if entry.funcs.len() < n_old {
-        return Err(format!(
-            "entry has {} functions, fewer than the {n_old} of its prelude",
-            entry.funcs.len()
-        ));
+        return Err(LinkError::FewerFunctions {
+            entry: entry.funcs.len(),
+            prelude: n_old,
+        });
     }
     for (id, f) in master.funcs.iter() {
         let e = &entry.funcs[id];
         if e.name != f.name {
-            return Err(format!(
-                "prelude function {id} is `{}`, expected `{}`",
-                e.name, f.name
-            ));
+            return Err(LinkError::Renamed {
+                func: id,
+                found: e.name.clone(),
+                expected: f.name.clone(),
+            });
         }
     }
     if entry.host_fns.len() < master.host_fns.len() {
-        return Err("entry drops prelude host functions".to_string());
+        return Err(LinkError::DroppedHostFns);
     }
     // Host-function ids are the engine's: the entry's table extends the master's.
     master.host_fns = entry.host_fns.clone();
     if entry.globals.len() < master.globals.len() {
-        return Err("entry drops prelude globals".to_string());
+        return Err(LinkError::DroppedGlobals);
     }
     for (id, g) in master.globals.iter() {
         if entry.globals[id] != *g {
-            return Err(format!("prelude global {id} changed"));
+            return Err(LinkError::ChangedGlobal(id));
         }
     }
 
@@ -120,17 +175,8 @@ pub(crate) fn link(master: &mut Program, entry: Program) -> Result<Linked, Strin
         if f.is_declaration() && id.index() < n_old {
             continue;
         }
-        for data in f.insts.values_mut() {
-            if let InstKind::Call(callee, _) = &mut data.kind {
-                *callee = remap[callee.index()];
-            }
-            if data.loc.is_known() {
-                data.loc.file += file_base;
-            }
-        }
-        if f.loc.is_known() {
-            f.loc.file += file_base;
-        }
+        f.remap_callees(|callee| remap[callee.index()]);
+        f.offset_files(file_base);
         let new_id = remap[id.index()];
         if Some(id) == main {
             main_func = Some(f);
@@ -204,7 +250,7 @@ mod tests {
     }
 
     fn callee_of(p: &Program, f: FuncId) -> Option<FuncId> {
-        p.funcs[f].insts.values().find_map(|d| match d.kind {
+        p.funcs[f].insts().values().find_map(|d| match d.kind {
             InstKind::Call(c, _) => Some(c),
             _ => None,
         })
@@ -270,7 +316,7 @@ mod tests {
         assert_eq!(callee_of(&master, main), Some(b));
         assert_eq!(callee_of(&master, b), Some(a));
         // Source locations point into the master's file table.
-        let loc = master.funcs[b].insts.values().next().unwrap().loc;
+        let loc = master.funcs[b].insts().values().next().unwrap().loc;
         assert_eq!(master.files[loc.file as usize], "<2>");
         drop_last_function(&mut master, main);
         assert_eq!(master.funcs.len(), 2);
@@ -283,7 +329,16 @@ mod tests {
         master.funcs.push(func("a", 0, Some((1, None))));
         let mut entry = Program::default();
         entry.funcs.push(func("zzz", 0, None));
-        assert!(link(&mut master, entry).is_err());
-        assert!(link(&mut master, Program::default()).is_err());
+        assert!(matches!(
+            link(&mut master, entry),
+            Err(LinkError::Renamed { found, expected, .. }) if found == "zzz" && expected == "a"
+        ));
+        assert_eq!(
+            link(&mut master, Program::default()).err(),
+            Some(LinkError::FewerFunctions {
+                entry: 0,
+                prelude: 1
+            })
+        );
     }
 }

@@ -41,6 +41,8 @@
 
 pub(crate) mod backend;
 mod compile;
+mod compiler;
+pub(crate) mod exec;
 mod host_api;
 mod link;
 pub(crate) mod native;
@@ -49,7 +51,7 @@ pub(crate) mod val;
 
 pub use compile::{
     check_passes, compile_source, compile_source_with_ffi, optimize, CompiledIr, OptOptions,
-    PassLog, PassTrace,
+    PassLog, PassTrace, Validation, ValidationLog,
 };
 pub(crate) use compile::{compile_with_options, panic_error};
 pub(crate) use host_api::check_host_name;
@@ -69,20 +71,8 @@ use crate::error::{Error, RuntimeError};
 use crate::heap::{HeapConfig, HeapStats};
 use crate::host::Runtime;
 use crate::output::OutputSink;
-use backend::Executor;
-
-/// Tiers this build can run (`auto`'s policy is in the `tiering` module:
-/// T2 for everything but cold top-level code when T2 exists). Matches
-/// `waddle_jit::available_tiers()` plus `interp` and `auto`.
-#[cfg(target_arch = "x86_64")]
-pub const AVAILABLE_TIERS: &[&str] = &["interp", "baseline", "opt", "full", "auto"];
-/// Tiers this build can run (the baseline tier's host back end is x86-64;
-/// its AArch64 back end runs through cross-execution images).
-#[cfg(target_arch = "aarch64")]
-pub const AVAILABLE_TIERS: &[&str] = &["interp", "opt", "full", "auto"];
-/// Tiers this build can run (no native tier on this architecture).
-#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-pub const AVAILABLE_TIERS: &[&str] = &["interp", "auto"];
+use exec::Executor;
+pub use tiering::{TierEvent, TierHook, TierOptions, TierThresholds};
 
 /// Native code an engine holds (see [`Engine::native_code`]).
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
@@ -124,6 +114,9 @@ pub struct EngineConfig {
     /// [`Engine::interrupt_handle`] stops running loops on every tier (the
     /// REPL's Ctrl-C). Off by default: `waddle run` loops stay tick-free.
     pub interruptible: bool,
+    /// How `auto` promotes functions (thresholds, background compiles,
+    /// the promotion hook, chaos mode: see [`TierOptions`]).
+    pub tiering: TierOptions,
 }
 
 impl Default for EngineConfig {
@@ -140,6 +133,7 @@ impl Default for EngineConfig {
             gc_stress: false,
             allow_ffi: false,
             interruptible: false,
+            tiering: TierOptions::default(),
         }
     }
 }
@@ -179,6 +173,7 @@ pub struct Engine {
     pass_log: PassLog,
     stack_budget: usize,
     interruptible: bool,
+    tiering: TierOptions,
     /// The linked program, optimized.
     program: Program,
     /// The same functions before optimization (for `:ir`).
@@ -240,6 +235,7 @@ impl Engine {
             pass_log: PassLog::default(),
             stack_budget: config.stack_budget,
             interruptible: config.interruptible,
+            tiering: config.tiering,
             program: Program::default(),
             source_ir: Program::default(),
             global_mutable: Vec::new(),
@@ -482,12 +478,58 @@ impl Engine {
         Ok(self.running_tier(name))
     }
 
+    /// Pins function `name` to `tier` (`Some(Tier::Interp)` included), or
+    /// hands it back to the engine's policy (`None`), from the next call
+    /// or entry on. Pinning places functions on chosen tiers, so code on
+    /// different tiers calls each other (what `auto` does by counters).
+    pub fn set_function_tier(&mut self, name: &str, tier: Option<Tier>) -> Result<(), Error> {
+        let id = self.func_id(name)?;
+        if let Some(t) = tier {
+            check_tier(t)?;
+            if t == Tier::Auto {
+                return Err(Error::UnsupportedTier(t));
+            }
+        }
+        self.ensure_executor();
+        if let Some(exec) = self.exec.as_mut() {
+            exec.pin(id, tier);
+        }
+        Ok(())
+    }
+
+    /// Function `name`'s interpreter counters: calls and loop back edges
+    /// left before `auto` promotes it (`i32::MAX`: not counting).
+    pub fn function_counters(&self, name: &str) -> Result<(i32, i32), Error> {
+        let id = self.func_id(name)?;
+        Ok((self.exec.as_ref())
+            .and_then(|e| e.counters(id))
+            .unwrap_or((i32::MAX, i32::MAX)))
+    }
+
+    /// Waits for the background compiler and installs what it finished
+    /// (otherwise installed at the next safe point while code runs).
+    pub fn finish_compiles(&mut self) {
+        if let Some(exec) = &self.exec {
+            exec.finish_compiles(&self.program, &mut self.runtime);
+        }
+    }
+
+    /// Whether background compiles are queued or running.
+    pub fn compiling(&self) -> bool {
+        self.exec.as_ref().is_some_and(|e| e.compiling())
+    }
+
+    /// How many functions `auto` has promoted by counters so far.
+    pub fn promotions(&self) -> u64 {
+        self.exec.as_ref().map_or(0, |e| e.promotions())
+    }
+
     /// The machine code of function `name`, disassembled (REPL `:asm`);
     /// a note naming the tier when it has no native code.
     pub fn function_asm(&self, name: &str) -> Result<String, Error> {
         let id = self.func_id(name)?;
         let code = self.exec.as_ref().and_then(|e| e.code(id));
-        let (Some(code), Some(arch)) = (code, waddle_jit::disasm::Arch::host()) else {
+        let (Some(code), Some(arch)) = (code.as_deref(), waddle_jit::disasm::Arch::host()) else {
             let tier = self.running_tier(name);
             return Ok(format!(
                 "no native code: {name} runs on the interpreter (tier {tier})\n"
@@ -554,6 +596,7 @@ impl Engine {
                 &self.program,
                 &mut self.runtime,
                 self.stack_budget,
+                self.tiering.clone(),
             ));
         }
     }
@@ -567,11 +610,11 @@ impl Engine {
             .map(|g| g.mutable)
             .collect();
         let n_before = self.program.funcs.len();
-        let mut linked =
-            link::link(&mut self.program, compiled.optimized).map_err(Error::Internal)?;
+        let link_error = |e: link::LinkError| Error::Internal(format!("linking: {e}"));
+        let mut linked = link::link(&mut self.program, compiled.optimized).map_err(link_error)?;
         self.global_mutable = mutable;
         // The unoptimized mirror links the same way (same ids by construction).
-        let _ = link::link(&mut self.source_ir, compiled.frontend.program);
+        link::link(&mut self.source_ir, compiled.frontend.program).map_err(link_error)?;
         self.reoptimize_inliners(n_before, &mut linked)?;
         let globals = self.runtime.add_globals(&linked.new_globals);
         let mut result = globals.map_err(|code| Error::Runtime(RuntimeError::new(code, None)));
@@ -581,6 +624,7 @@ impl Engine {
                     &self.program,
                     &mut self.runtime,
                     self.stack_budget,
+                    self.tiering.clone(),
                 ))
             }
             Some(exec) => {
@@ -644,8 +688,9 @@ impl Engine {
         };
         let fuel = self.runtime.fuel().is_some() || self.interruptible;
         let (program, runtime, tier) = (&self.program, &mut self.runtime, self.tier);
+        let _ = run;
         let outcome = catch_unwind(AssertUnwindSafe(|| {
-            exec.prepare(program, runtime, tier, fuel, run)
+            exec.prepare(program, runtime, tier, fuel)
         }));
         match outcome {
             Ok(r) => r.map_err(|e| Error::Internal(format!("native code generation failed: {e}"))),
@@ -663,23 +708,23 @@ impl Engine {
             return Err(Error::Internal("no executor".to_string()));
         };
         let runtime = &mut self.runtime;
-        let outcome = catch_unwind(AssertUnwindSafe(|| exec.call(runtime, func, args)));
+        let program = &self.program;
+        let outcome = catch_unwind(AssertUnwindSafe(|| exec.call(runtime, program, func, args)));
         match outcome {
             Err(p) => {
                 // The executor's state is unknown after a panic: rebuild it.
                 self.exec = None;
                 Err(compile::panic_error("execution", p))
             }
-            Ok(Err(msg)) => Err(Error::Internal(msg)),
-            Ok(Ok(Err(trap))) => Err(Error::Runtime(self.trap_error(trap))),
-            Ok(Ok(Ok(w))) => Ok(w),
+            Ok(Err(trap)) => Err(Error::Runtime(self.trap_error(trap))),
+            Ok(Ok(w)) => Ok(w),
         }
     }
 }
 
 /// `Ok` for tiers this build can run, else [`Error::UnsupportedTier`].
 pub fn check_tier(tier: Tier) -> Result<(), Error> {
-    if AVAILABLE_TIERS.contains(&tier.name()) {
+    if tier.is_available() {
         Ok(())
     } else {
         Err(Error::UnsupportedTier(tier))

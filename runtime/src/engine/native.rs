@@ -1,45 +1,136 @@
 //! The native code cache: compilation units of the native tiers, the
-//! function → unit map, entry-slot linking between units, and freeing of
-//! replaced code.
+//! function → unit map, entry-slot linking between units, interpreter-entry
+//! stubs for functions that are not native, the string table every unit
+//! shares, and deferred freeing of replaced code.
 //!
-//! A *unit* is one call of a native code generator (one `JITModule` for
-//! T2) over a set of functions; the other functions of the program appear
-//! in it as declarations whose entry slots point at their code in other
-//! units. Installing a unit
-//! 1. compiles it and interns its string constants,
-//! 2. makes it the *owner* of its functions (the previous owners lose them),
-//! 3. links: the new unit's slots get every other native function's current
-//!    code, and every older unit's slots for the new functions get the new
-//!    code (so all callers see a redefinition at once, docs/architecture.md "Tiers"),
-//! 4. frees every unit that owns no function any more.
+//! A *unit* is one call of a native code generator over a set of functions;
+//! the other functions of the program appear in it as declarations whose
+//! entry slots point at their current code: another unit's, or the
+//! interpreter-entry stub of a function that is still interpreted
+//! (`waddle_jit::cranelift::compile_stubs`). Installing a unit
+//! 1. compiles it against the shared string table ([`StringPool`]) and
+//!    interns the constants it adds,
+//! 2. compiles stubs for its callees that have none yet,
+//! 3. makes it the *owner* of its functions (the previous owners lose them),
+//! 4. links: the new unit's slots get every other function's current code,
+//!    and every older unit's slots for the new functions get the new code
+//!    (so all callers see a promotion or redefinition at once),
+//! 5. retires every unit that owns no function any more.
 //!
-//! Freeing is safe because the engine never installs, invalidates or frees
-//! while Waddle code runs (installing happens between entries and calls,
-//! and nothing in Waddle code can re-enter the engine). So REPL
-//! redefinitions hold at most one unit per live function: memory stays
-//! bounded however often a function is redefined.
+//! Installation may happen while Waddle code runs (a promotion decided by
+//! a counter), so a retired unit may still have frames on the stack: it is
+//! only freed by [`NativeCode::free_retired`], which the executor calls
+//! when no Waddle code runs. Every unit reads string constants through
+//! `VmCtx::strings`, which is the pool's table for every entry, so code of
+//! any unit reached through an entry slot of any other reads the right
+//! constants.
+
+use std::sync::Arc;
 
 use cranelift_entity::EntityRef;
+use rustc_hash::FxHashMap;
+use waddle_jit::cranelift::InterpStubs;
 use waddle_jit::{JitOptions, NativeProgram};
-use waddle_opt::abi::{Trap, Word};
+use waddle_opt::abi::Word;
 use waddle_opt::interp::Host;
-use waddle_opt::ir::{FuncId, Function, Program};
+use waddle_opt::ir::{FuncId, Function, InstKind, Program, Signature};
 
 use crate::driver::Tier;
 
+/// Most string constants the units of one executor can share (the table
+/// is reserved up front, so its address never changes while code runs;
+/// untouched pages cost nothing).
+const POOL_CAPACITY: usize = 1 << 16;
+
+/// The string table shared by every unit of a [`NativeCode`]: constant
+/// texts in index order and their interned objects.
+pub(crate) struct StringPool {
+    texts: Vec<Box<str>>,
+    index: FxHashMap<Box<str>, usize>,
+    /// `POOL_CAPACITY` words, the first `texts.len()` interned objects.
+    words: std::ptr::NonNull<Word>,
+}
+
+// SAFETY: the pool owns its word buffer (a leaked boxed slice freed in
+// `Drop`); nothing else holds the pointer beyond a call that borrows the
+// pool's executor, so moving the pool between threads is sound.
+unsafe impl Send for StringPool {}
+
+impl StringPool {
+    fn new() -> StringPool {
+        let words: Box<[Word]> = vec![0; POOL_CAPACITY].into_boxed_slice();
+        let ptr = Box::into_raw(words).cast::<Word>();
+        StringPool {
+            texts: Vec::new(),
+            index: FxHashMap::default(),
+            // SAFETY: `Box::into_raw` never returns null.
+            words: unsafe { std::ptr::NonNull::new_unchecked(ptr) },
+        }
+    }
+
+    /// The interned table, as compiled code reads it through
+    /// `VmCtx::strings`.
+    pub(crate) fn table(&self) -> &[Word] {
+        // SAFETY: the first `texts.len()` words are initialized; later
+        // installs only write past them.
+        unsafe { std::slice::from_raw_parts(self.words.as_ptr(), self.texts.len()) }
+    }
+
+    /// Adds `texts` (a unit's table, which starts with this pool's) past
+    /// the pool's end, interning them through `host`. `Err` when the unit
+    /// was compiled against an older state of the pool that has grown
+    /// differently since (a background compile), or the pool is full.
+    fn extend(&mut self, texts: &[Box<str>], host: &mut dyn Host) -> Result<(), String> {
+        if texts.len() > POOL_CAPACITY {
+            return Err("too many distinct string constants for one engine".to_string());
+        }
+        let common = texts.len().min(self.texts.len());
+        if texts[..common] != self.texts[..common] {
+            return Err("the unit's string table is out of date".to_string());
+        }
+        for t in texts.iter().skip(self.texts.len()) {
+            let w = host.intern_str(t);
+            // SAFETY: `texts.len() < POOL_CAPACITY` here, so the index is
+            // inside the buffer; no reference covers words past `len`.
+            unsafe { *self.words.as_ptr().add(self.texts.len()) = w };
+            self.index.insert(t.clone(), self.texts.len());
+            self.texts.push(t.clone());
+        }
+        Ok(())
+    }
+}
+
+impl Drop for StringPool {
+    fn drop(&mut self) {
+        let slice = std::ptr::slice_from_raw_parts_mut(self.words.as_ptr(), POOL_CAPACITY);
+        // SAFETY: the buffer came from `Box::into_raw` of a slice of this
+        // length and is freed once.
+        drop(unsafe { Box::from_raw(slice) });
+    }
+}
+
 /// One compilation unit.
 struct Unit {
-    program: Box<dyn NativeProgram>,
+    program: Arc<dyn NativeProgram>,
     tier: Tier,
-    /// How many of them it still owns.
+    /// How many functions it still owns.
     live: usize,
 }
 
-/// The native code of an engine's functions.
+/// The native code of an executor's functions.
 pub(crate) struct NativeCode {
     units: Vec<Option<Unit>>,
     /// The unit running each function, by `FuncId` index.
     owner: Vec<Option<usize>>,
+    /// Each function's interpreter-entry stub and the signature it was
+    /// built for.
+    stubs: Vec<Option<(Signature, usize)>>,
+    /// The memory of the stubs (kept while the executor lives).
+    stub_sets: Vec<InterpStubs>,
+    pool: StringPool,
+    /// Units replaced while code may have run in them, freed by
+    /// [`NativeCode::free_retired`].
+    retired: Vec<Arc<dyn NativeProgram>>,
     stack_budget: usize,
     /// Whether the code counts fuel (compiled for a host with a budget).
     fuel: bool,
@@ -51,6 +142,10 @@ impl NativeCode {
         NativeCode {
             units: Vec::new(),
             owner: Vec::new(),
+            stubs: Vec::new(),
+            stub_sets: Vec::new(),
+            pool: StringPool::new(),
+            retired: Vec::new(),
             stack_budget,
             fuel: false,
         }
@@ -67,11 +162,6 @@ impl NativeCode {
         self.units[u].as_ref().map(|u| u.tier)
     }
 
-    /// Whether a live unit was compiled by `tier`.
-    pub(crate) fn has_tier(&self, tier: Tier) -> bool {
-        self.units.iter().flatten().any(|u| u.tier == tier)
-    }
-
     /// Whether no function has native code.
     pub(crate) fn is_empty(&self) -> bool {
         self.units.iter().all(Option::is_none)
@@ -82,28 +172,84 @@ impl NativeCode {
         self.fuel
     }
 
-    /// Forgets `func`'s native code (its body changed or it was removed);
-    /// frees its unit if that was the unit's last function.
+    /// Forgets `func`'s native code (its body changed, it was removed or
+    /// demoted): callers in other units reach its stub again.
     pub(crate) fn invalidate(&mut self, func: FuncId) {
         if let Some(Some(u)) = self.owner.get(func.index()).copied() {
             self.owner[func.index()] = None;
+            let stub = self.stub(func).unwrap_or(0);
+            for unit in self.units.iter().flatten() {
+                // SAFETY: `stub` is `func`'s interpreter-entry stub (kept
+                // while the executor lives) or null, which traps.
+                unsafe { unit.program.set_entry(func, stub as *const u8) };
+            }
             self.release(u);
         }
     }
 
-    /// Drops all native code.
+    /// Drops all native code (freed once no Waddle code runs).
     pub(crate) fn clear(&mut self) {
-        self.units.clear();
+        for u in self.units.drain(..).flatten() {
+            self.retired.push(u.program);
+        }
         self.owner.clear();
+    }
+
+    /// Frees the units retired since the last call. Only when no Waddle
+    /// code runs.
+    pub(crate) fn free_retired(&mut self) {
+        self.retired.clear();
     }
 
     fn release(&mut self, u: usize) {
         if let Some(unit) = self.units[u].as_mut() {
             unit.live -= 1;
             if unit.live == 0 {
-                self.units[u] = None;
+                if let Some(unit) = self.units[u].take() {
+                    self.retired.push(unit.program);
+                }
             }
         }
+    }
+
+    fn stub(&self, func: FuncId) -> Option<usize> {
+        self.stubs
+            .get(func.index())
+            .and_then(|s| s.as_ref())
+            .map(|s| s.1)
+    }
+
+    /// Compiles interpreter-entry stubs for every function of `funcs` that
+    /// has none for its current signature.
+    fn ensure_stubs(&mut self, program: &Program, funcs: &[FuncId]) -> Result<(), String> {
+        if self.stubs.len() < program.funcs.len() {
+            self.stubs.resize(program.funcs.len(), None);
+        }
+        let missing: Vec<FuncId> = (funcs.iter().copied())
+            .filter(|&f| {
+                let sig = &program.funcs[f].sig;
+                !matches!(&self.stubs[f.index()], Some((s, _)) if s == sig)
+            })
+            .collect();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        let set =
+            waddle_jit::cranelift::compile_stubs(program, &missing).map_err(|e| e.to_string())?;
+        for &f in &missing {
+            if let Some(code) = set.get(f) {
+                self.stubs[f.index()] = Some((program.funcs[f].sig.clone(), code as usize));
+                if !self.has(f) {
+                    for unit in self.units.iter().flatten() {
+                        // SAFETY: the stub has `f`'s signature and lives
+                        // as long as the executor.
+                        unsafe { unit.program.set_entry(f, code) };
+                    }
+                }
+            }
+        }
+        self.stub_sets.push(set);
+        Ok(())
     }
 
     /// Compiles `funcs` of `program` with `tier` into a new unit and links
@@ -119,14 +265,104 @@ impl NativeCode {
         if funcs.is_empty() {
             return Ok(());
         }
+        let (unit_program, native, opts) = self.job(program, funcs, tier, fuel)?;
+        let compiled =
+            waddle_jit::compile(native, &unit_program, &opts).map_err(|e| e.to_string())?;
+        self.link(program, funcs, compiled, tier, fuel, host)
+    }
+
+    /// What compiling `funcs` with `tier` takes: the unit's program, the
+    /// code generator and its options (against the string table as it is
+    /// now), so the compile can run elsewhere.
+    pub(crate) fn job(
+        &self,
+        program: &Program,
+        funcs: &[FuncId],
+        tier: Tier,
+        fuel: bool,
+    ) -> Result<(Program, waddle_jit::Tier, JitOptions), String> {
         if !self.is_empty() && fuel != self.fuel {
             return Err("native units with and without fuel cannot be mixed".to_string());
         }
-        let unit_program = unit_program(program, funcs);
-        let mut compiled = compile_unit(&unit_program, tier, fuel, false)?;
-        compiled.set_stack_budget(self.stack_budget);
-        compiled.bind_strings(host);
+        let native = tier
+            .native()
+            .ok_or_else(|| format!("tier `{tier}` has no native code generator"))?;
+        let opts = JitOptions {
+            fuel,
+            strings_from_ctx: true,
+            string_table: Some(self.pool.texts.clone()),
+            ..JitOptions::default()
+        };
+        Ok((unit_program(program, funcs), native, opts))
+    }
+
+    /// Links `compiled` (a unit of `funcs` built as [`NativeCode::job`]
+    /// says) into the cache (see the module docs).
+    pub(crate) fn link(
+        &mut self,
+        program: &Program,
+        funcs: &[FuncId],
+        compiled: Box<dyn NativeProgram>,
+        tier: Tier,
+        fuel: bool,
+        host: &mut dyn Host,
+    ) -> Result<(), String> {
+        if !self.is_empty() && fuel != self.fuel {
+            return Err("native units with and without fuel cannot be mixed".to_string());
+        }
+        let mut compiled: Arc<dyn NativeProgram> = Arc::from(compiled);
+        if let Some(c) = Arc::get_mut(&mut compiled) {
+            c.set_stack_budget(self.stack_budget);
+        }
+        self.pool.extend(compiled.string_texts(), host)?;
+        let callees = callees(program, funcs);
+        self.ensure_stubs(program, &callees)?;
         self.fuel = fuel;
+        if self.owner.len() < program.funcs.len() {
+            self.owner.resize(program.funcs.len(), None);
+        }
+        // Slots of the new unit: every other function's current code.
+        for i in 0..program.funcs.len() {
+            let f = FuncId::new(i);
+            if funcs.contains(&f) {
+                continue;
+            }
+            let code = match self.owner[i] {
+                Some(o) => self.units[o]
+                    .as_ref()
+                    .and_then(|u| u.program.code(f))
+                    .map(|c| c.as_ptr() as usize),
+                None => self.stub(f),
+            };
+            if let Some(code) = code {
+                // SAFETY: `code` is `f`'s native code in a live unit or its
+                // stub; units are freed only when retired and no Waddle
+                // code runs, and then no slot of a live unit points into
+                // them (owners' code and stubs are what slots hold).
+                unsafe { compiled.set_entry(f, code as *const u8) };
+            }
+        }
+        // Slots of the older units: the new code.
+        let new_code: Vec<(FuncId, usize)> = funcs
+            .iter()
+            .filter_map(|&f| Some((f, compiled.code(f)?.as_ptr() as usize)))
+            .collect();
+        for unit in self.units.iter().flatten() {
+            for &(f, code) in &new_code {
+                // SAFETY: as above.
+                unsafe { unit.program.set_entry(f, code as *const u8) };
+            }
+        }
+        for &(f, _) in &new_code {
+            if let Some(Some(old)) = self.owner.get(f.index()).copied() {
+                self.owner[f.index()] = None;
+                self.release(old);
+            }
+        }
+        if new_code.is_empty() {
+            self.retired.push(compiled);
+            return Ok(());
+        }
         let u = match self.units.iter().position(Option::is_none) {
             Some(free) => free,
             None => {
@@ -134,44 +370,6 @@ impl NativeCode {
                 self.units.len() - 1
             }
         };
-        if self.owner.len() < program.funcs.len() {
-            self.owner.resize(program.funcs.len(), None);
-        }
-        // Slots of the new unit: every other function's current code.
-        let others: Vec<(FuncId, usize)> = self
-            .owner
-            .iter()
-            .enumerate()
-            .filter_map(|(i, o)| {
-                let f = FuncId::new(i);
-                let o = (*o)?;
-                if funcs.contains(&f) {
-                    return None;
-                }
-                let code = self.units[o].as_ref()?.program.code(f)?;
-                Some((f, code.as_ptr() as usize))
-            })
-            .collect();
-        for (f, code) in others {
-            // SAFETY: `code` is `f`'s native code in a live unit; a unit is
-            // freed only when it owns no function, and then no slot of a
-            // live unit points into it (owners' code is what slots hold).
-            unsafe { compiled.set_entry(f, code as *const u8) };
-        }
-        // Slots of the older units: the new code.
-        let new_code: Vec<(FuncId, usize)> = funcs
-            .iter()
-            .filter_map(|&f| Some((f, compiled.code(f)?.as_ptr() as usize)))
-            .collect();
-        for unit in self.units.iter_mut().flatten() {
-            for &(f, code) in &new_code {
-                // SAFETY: as above.
-                unsafe { unit.program.set_entry(f, code as *const u8) };
-            }
-        }
-        for &(f, _) in &new_code {
-            self.invalidate(f);
-        }
         for &(f, _) in &new_code {
             self.owner[f.index()] = Some(u);
         }
@@ -180,22 +378,20 @@ impl NativeCode {
             tier,
             live: new_code.len(),
         });
-        if new_code.is_empty() {
-            self.units[u] = None;
-        }
         Ok(())
     }
 
-    /// Runs `func` natively; `None` when it has no native code.
-    pub(crate) fn call(
-        &mut self,
-        host: &mut dyn Host,
-        func: FuncId,
-        args: &[Word],
-    ) -> Option<Result<Word, Trap>> {
+    /// The unit running `func` natively, if any (a clone, so the caller
+    /// may run it while the cache changes).
+    pub(crate) fn unit_of(&self, func: FuncId) -> Option<Arc<dyn NativeProgram>> {
         let u = (*self.owner.get(func.index())?)?;
-        let unit = self.units[u].as_mut()?;
-        Some(unit.program.call(host, func, args))
+        Some(self.units[u].as_ref()?.program.clone())
+    }
+
+    /// The shared string table (what every entry passes as
+    /// `VmCtx::strings`).
+    pub(crate) fn strings(&self) -> &[Word] {
+        self.pool.table()
     }
 
     /// The machine code of `func`, if native.
@@ -210,6 +406,24 @@ impl NativeCode {
         let bytes = live.clone().map(|u| u.program.code_bytes()).sum();
         (live.count(), bytes)
     }
+}
+
+/// The functions with a body that `funcs` call directly, other than
+/// `funcs` themselves.
+fn callees(program: &Program, funcs: &[FuncId]) -> Vec<FuncId> {
+    let mut out: Vec<FuncId> = Vec::new();
+    for &f in funcs {
+        for inst in program.funcs[f].insts().values() {
+            if let InstKind::Call(c, _) = &inst.kind {
+                let c = *c;
+                let bodied = program.funcs.get(c).is_some_and(|g| !g.is_declaration());
+                if bodied && !funcs.contains(&c) && !out.contains(&c) {
+                    out.push(c);
+                }
+            }
+        }
+    }
+    out
 }
 
 /// `program` with only `funcs` keeping their bodies: the rest become
@@ -238,9 +452,9 @@ pub(crate) fn unit_program(program: &Program, funcs: &[FuncId]) -> Program {
     p
 }
 
-/// Runs the native code generator of `tier` (the one place that names each
-/// native tier). With `shared`, the code loads its string constants through
-/// the context, so the unit can run for many stores
+/// Runs the native code generator of `tier` on all of `program` (the
+/// eager tiers' one unit). With `shared`, the code loads its string
+/// constants through the context, so the unit can run for many stores
 /// ([`waddle_jit::NativeProgram::call_shared`]).
 pub(crate) fn compile_unit(
     program: &Program,
@@ -253,16 +467,8 @@ pub(crate) fn compile_unit(
         strings_from_ctx: shared,
         ..JitOptions::default()
     };
-    match tier {
-        // T3 differs from T2 in its passes only.
-        Tier::Opt | Tier::Full => waddle_jit::compile(program, &opts)
-            .map(|p| Box::new(p) as Box<dyn NativeProgram>)
-            .map_err(|e| e.to_string()),
-        Tier::Baseline => waddle_jit::baseline::compile(program, &opts)
-            .map(|p| Box::new(p) as Box<dyn NativeProgram>)
-            .map_err(|e| e.to_string()),
-        other => Err(format!(
-            "tier `{other}` has no native code generator in this build"
-        )),
-    }
+    let native = tier
+        .native()
+        .ok_or_else(|| format!("tier `{tier}` has no native code generator"))?;
+    waddle_jit::compile(native, program, &opts).map_err(|e| e.to_string())
 }

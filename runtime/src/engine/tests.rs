@@ -141,7 +141,7 @@ fn compile_errors_are_rendered() {
 fn unavailable_tiers_are_clear_errors() {
     let mut e = engine();
     for tier in [Tier::Baseline, Tier::Opt, Tier::Full, Tier::Auto] {
-        if super::AVAILABLE_TIERS.contains(&tier.name()) {
+        if tier.is_available() {
             assert!(e.set_tier(tier).is_ok());
             continue;
         }
@@ -155,7 +155,11 @@ fn unavailable_tiers_are_clear_errors() {
             err.to_string(),
             format!(
                 "tier `{tier}` is not available in this build (available: {})",
-                super::AVAILABLE_TIERS.join(", ")
+                Tier::available()
+                    .into_iter()
+                    .map(Tier::name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
             )
         );
         assert_eq!(err.exit_code(), 1);
@@ -255,8 +259,7 @@ fn inspection_helpers() {
 
 #[test]
 fn redefinition_reaches_callers_that_inlined_the_old_body() {
-    for &tier in AVAILABLE_TIERS {
-        let tier: Tier = tier.parse().unwrap();
+    for tier in Tier::available() {
         let mut e = Engine::with_config(EngineConfig {
             tier,
             opt_level: 1,

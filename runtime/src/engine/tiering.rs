@@ -1,78 +1,166 @@
-//! The tiering policy: which tier runs which function.
+//! The tiering policy: which tier runs which function, and when a
+//! function moves.
 //!
-//! - `interp`: everything on the interpreter; native code is dropped.
-//! - `opt`: every function with a body is compiled by T2 before anything
-//!   runs (a program's top-level code included).
-//! - `auto` (the default): T2 for every function when this build has it;
-//!   the one exception is an entry's top-level code that is *cold by
-//!   construction* (no loop and no call of a Waddle function: it runs each
-//!   statement once, e.g. a REPL line `print(1 + 2)` or a declaration), which
-//!   the interpreter runs at once instead of paying a Cranelift compile.
-//!   When T2 cannot compile a program (an internal limitation), auto falls
-//!   back to the interpreter for it instead of failing.
+//! - `interp`: everything on the interpreter (T0); native code is dropped.
+//! - `baseline`, `opt`, `full`: every function with a body is compiled by
+//!   that tier before anything runs (a program's top-level code included).
+//! - `auto` (the default) starts every function on the interpreter and
+//!   promotes it to T2 (Cranelift) by counters ([`TierThresholds`]):
+//!   - a function without a loop after `calls` calls (counted by the
+//!     interpreter: a decrement and a branch per call);
+//!   - a function with a loop after `loops` loop back edges in T0; with
+//!     `loops = 0` (the default) before its first run. There is no
+//!     on-stack replacement yet, so a loop that starts on the interpreter
+//!     finishes there: compiling such functions when they are first called
+//!     is what keeps `auto` as fast as `opt` on loop kernels called once.
+//!   - top-level code is a function like any other: cold top-level code
+//!     (`print(1 + 2)`, declarations, a REPL line) runs on the interpreter
+//!     with no compile at all.
 //!
-//! The invariant behind this policy: the set of natively compiled functions
-//! is closed under calls (it is either empty or every bodied function except
-//! cold top-level code), because compiled code calls its callees through
-//! entry slots and the interpreter cannot be entered from there; the
-//! interpreter can run any function, so it is always kept up to date. A
-//! function's native code is dropped when its body changes and recompiled
-//! before the next execution.
-//!
-//! Why not counters yet: counter-driven promotion (interpret first, compile
-//! a function when its call or loop counter crosses a threshold, swap its
-//! entry slot) needs the interpreter to call compiled code, and without
-//! on-stack replacement a function whose hot loop is already running on the
-//! interpreter (typically a program's top-level code or a kernel called
-//! once) could never be promoted, which would make `waddle run` several
-//! times slower than compiling up front (T2 compiles a 70-line program in
-//! a few milliseconds). The entry slots and per-unit code freeing of
-//! [`super::native`] are what such a controller will use.
+//!   Promotion compiles one function into its own unit and swaps its entry
+//!   slot; the interpreter then calls it through [`waddle_opt::interp::Host::call_func`],
+//!   and compiled code calls functions still interpreted through
+//!   interpreter-entry stubs (`super::native`). Replaced code is freed when
+//!   no Waddle code runs. When T2 cannot compile a function (an internal
+//!   limitation) it stays on the interpreter.
 
-use waddle_opt::ir::{Function, InstKind, Terminator};
+use std::fmt;
+use std::str::FromStr;
+
+use waddle_opt::ir::Function;
 
 use crate::driver::Tier;
 
+/// When `auto` promotes a function from the interpreter (see the module
+/// docs). `waddle run --tier-thresholds CALLS,LOOPS`.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct TierThresholds {
+    /// Calls after which a function without a loop is compiled (at least 1).
+    pub calls: u32,
+    /// Loop back edges in T0 after which a function with a loop is
+    /// compiled for its next call; 0 compiles it before its first run.
+    pub loops: u32,
+}
+
+impl Default for TierThresholds {
+    /// 1000 calls; loop functions before their first run.
+    fn default() -> TierThresholds {
+        TierThresholds {
+            calls: 1000,
+            loops: 0,
+        }
+    }
+}
+
+impl fmt::Display for TierThresholds {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{},{}", self.calls, self.loops)
+    }
+}
+
+impl FromStr for TierThresholds {
+    type Err = String;
+    /// `CALLS,LOOPS`, e.g. `1000,0`.
+    fn from_str(s: &str) -> Result<TierThresholds, String> {
+        let bad = || format!("invalid tier thresholds `{s}` (expected CALLS,LOOPS, e.g. 1000,0)");
+        let (c, l) = s.split_once(',').ok_or_else(bad)?;
+        let calls: u32 = c.trim().parse().map_err(|_| bad())?;
+        let loops: u32 = l.trim().parse().map_err(|_| bad())?;
+        if calls == 0 || calls > i32::MAX as u32 || loops > i32::MAX as u32 {
+            return Err(bad());
+        }
+        Ok(TierThresholds { calls, loops })
+    }
+}
+
+/// One promotion, as `--trace-tiers` prints it and
+/// [`TierHook`] receives it.
+#[derive(Clone, PartialEq, Debug)]
+pub struct TierEvent {
+    /// The function.
+    pub function: String,
+    /// The tier it ran on before.
+    pub from: Tier,
+    /// The tier it runs on now.
+    pub to: Tier,
+    /// What triggered it: `calls`, `loop` (back edges) or `first run`
+    /// (a function with a loop, compiled before it runs).
+    pub reason: &'static str,
+    /// Time spent in the code generator.
+    pub compile: std::time::Duration,
+    /// Bytes of machine code of the new unit.
+    pub code_bytes: usize,
+    /// Whether it was compiled on the background compiler thread.
+    pub background: bool,
+}
+
+impl fmt::Display for TierEvent {
+    /// `tier: NAME FROM -> TO (REASON), compiled in N us[ in the background], B bytes`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "tier: {} {} -> {} ({}), compiled in {} us{}, {} bytes",
+            self.function,
+            self.from,
+            self.to,
+            self.reason,
+            self.compile.as_micros(),
+            if self.background {
+                " in the background"
+            } else {
+                ""
+            },
+            self.code_bytes
+        )
+    }
+}
+
+/// A callback the engine calls for every promotion (an `Engine` hook;
+/// the CLI's `--trace-tiers` prints each event to standard error).
+#[derive(Clone)]
+pub struct TierHook(pub std::sync::Arc<dyn Fn(&TierEvent) + Send + Sync>);
+
+impl fmt::Debug for TierHook {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("TierHook(..)")
+    }
+}
+
+/// How the tiering controller runs (besides [`TierThresholds`]).
+#[derive(Clone, Debug, Default)]
+pub struct TierOptions {
+    /// When `auto` promotes.
+    pub thresholds: TierThresholds,
+    /// Compile promotions on the calling thread, at once (deterministic:
+    /// `--jit-sync`); otherwise T2 compiles on a background thread and is
+    /// installed at the next safe point.
+    pub sync: bool,
+    /// Called for every promotion.
+    pub hook: Option<TierHook>,
+    /// Chaos mode (`--tier-chaos SEED`): promotion points and background
+    /// installation are picked pseudo-randomly from the seed.
+    pub chaos: Option<u64>,
+}
+
 /// The native tier `tier` compiles with, `None` for interpreter-only.
 pub(crate) fn native_tier(tier: Tier) -> Option<Tier> {
-    let available = |name: &str| waddle_jit::available_tiers().contains(&name);
     match tier {
         Tier::Interp => None,
-        Tier::Auto => available("opt").then_some(Tier::Opt),
-        t => available(t.name()).then_some(t),
+        Tier::Auto => Tier::Opt.is_available().then_some(Tier::Opt),
+        t => t.is_available().then_some(t),
     }
 }
 
-/// Whether `f` runs each instruction at most once and calls no Waddle
-/// function: no edge goes to a block at the same or an earlier layout
-/// position, and there is no `call`.
-pub(crate) fn is_straight_line(f: &Function) -> bool {
-    let pos = |b| f.layout.iter().position(|&x| x == b);
-    for (i, &b) in f.layout.iter().enumerate() {
-        let block = &f.blocks[b];
-        if block
-            .insts
-            .iter()
-            .any(|&inst| matches!(f.inst(inst).kind, InstKind::Call(..)))
-        {
-            return false;
-        }
-        if let Terminator::Switch { .. } = &block.term {
-            if block
-                .term
-                .successors()
-                .any(|s| pos(s.block).is_none_or(|p| p <= i))
-            {
-                return false;
-            }
-        }
-    }
-    true
-}
-
-/// Whether `auto` leaves top-level code `main` on the interpreter.
-pub(crate) fn interpret_main(tier: Tier, main: &Function) -> bool {
-    tier == Tier::Auto && is_straight_line(main)
+/// Whether `f` has a loop: an edge to a block at the same or an earlier
+/// layout position (the interpreter's back-edge rule).
+pub(crate) fn has_loop(f: &Function) -> bool {
+    let pos = |b| f.layout().iter().position(|&x| x == b);
+    f.layout().iter().enumerate().any(|(i, &b)| {
+        f.blocks()[b]
+            .term
+            .successors()
+            .any(|s| pos(s.block).is_none_or(|p| p <= i))
+    })
 }
 
 #[cfg(test)]
@@ -89,15 +177,28 @@ mod tests {
     }
 
     #[test]
-    fn straight_line_detection() {
-        assert!(is_straight_line(&main_of("print(1 + 2); let a = [1, 2];")));
-        assert!(is_straight_line(&main_of(
+    fn loop_detection() {
+        assert!(!has_loop(&main_of("print(1 + 2); let a = [1, 2];")));
+        assert!(!has_loop(&main_of(
             "if 1 < 2 { print(1); } else { print(2); }"
         )));
-        assert!(!is_straight_line(&main_of(
-            "var i = 0; while i < 3 { i += 1; }"
-        )));
-        assert!(!is_straight_line(&main_of("fn f() {} f();")));
-        assert!(!interpret_main(Tier::Opt, &main_of("print(1);")));
+        assert!(has_loop(&main_of("var i = 0; while i < 3 { i += 1; }")));
+        assert!(!has_loop(&main_of("fn f() {} f();")));
+    }
+
+    #[test]
+    fn thresholds_parse_and_print() {
+        let t: TierThresholds = "10,0".parse().unwrap();
+        assert_eq!(
+            t,
+            TierThresholds {
+                calls: 10,
+                loops: 0
+            }
+        );
+        assert_eq!(t.to_string(), "10,0");
+        for bad in ["", "1", "0,0", "a,b", "1,2,3", "-1,2"] {
+            assert!(bad.parse::<TierThresholds>().is_err(), "{bad}");
+        }
     }
 }

@@ -60,6 +60,7 @@ fn sweep(heap: &mut Heap) {
     let mut freed_bytes = 0usize;
     let mut freed_objects = 0usize;
     let index = &mut heap.index;
+    let pool = &mut heap.pool;
     heap.objects.retain(|&obj| {
         // SAFETY: tracked, live object.
         unsafe {
@@ -70,7 +71,7 @@ fn sweep(heap: &mut Heap) {
                 freed_bytes += object::object_bytes(obj);
                 freed_objects += 1;
                 index.remove(&(obj as usize));
-                object::free_object(obj);
+                object::free_object(pool, obj);
                 false
             }
         }

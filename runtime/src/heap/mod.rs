@@ -25,9 +25,13 @@
 //!   grows with the live data (`max(2 × live, min_gc_threshold)`), so a
 //!   program that allocates garbage in a loop runs in bounded memory.
 //! - Pinned objects (interned string constants) are never freed.
+//! - Large array buffers freed by a collection are kept in a pool (bounded
+//!   by the collection threshold) and reused, instead of being returned to
+//!   the system and faulted back in by the next allocations ([`pool`]).
 
 mod gc;
 mod object;
+mod pool;
 mod roots;
 
 pub use roots::{Conservative, RootSource, Typed};
@@ -81,6 +85,12 @@ pub struct Heap {
     min_threshold: usize,
     next_gc: usize,
     stress: bool,
+    pool: pool::BufferPool,
+    /// Bytes the heap may use without asking `limiter` (a multiple of
+    /// [`crate::api::MEMORY_PAGE`]; never shrinks).
+    granted: usize,
+    /// The embedder's say over growth past `granted`.
+    limiter: Option<Box<dyn crate::api::ResourceLimiter>>,
 }
 
 // SAFETY: the heap exclusively owns every object it tracks; raw pointers
@@ -105,6 +115,9 @@ impl Heap {
             min_threshold: config.min_gc_threshold,
             next_gc: config.min_gc_threshold,
             stress: config.stress,
+            pool: pool::BufferPool::new(config.min_gc_threshold),
+            granted: 0,
+            limiter: None,
         }
     }
 
@@ -134,9 +147,12 @@ impl Heap {
             .checked_add(bytes)
             .ok_or(TrapCode::OutOfMemory)?;
         let over_limit = |heap: &Heap, want: usize| heap.limit.is_some_and(|l| want > l);
+        let mut collected = false;
+        let mut want = want;
         if self.stress || want > self.next_gc || over_limit(self, want) {
             self.collect(roots);
-            let want = self
+            collected = true;
+            want = self
                 .stats
                 .live_bytes
                 .checked_add(bytes)
@@ -145,7 +161,49 @@ impl Heap {
                 return Err(TrapCode::OutOfMemory);
             }
         }
+        if want > self.granted && !self.grow_grant(want) {
+            // Denied: make room within what is granted, if garbage allows.
+            if !collected {
+                self.collect(roots);
+            }
+            let want = self
+                .stats
+                .live_bytes
+                .checked_add(bytes)
+                .ok_or(TrapCode::OutOfMemory)?;
+            if want > self.granted {
+                return Err(TrapCode::OutOfMemory);
+            }
+        }
         Ok(())
+    }
+
+    /// Raises the grant to cover `want` bytes, asking the limiter (if
+    /// any); `false` when it refuses.
+    fn grow_grant(&mut self, want: usize) -> bool {
+        let page = crate::api::MEMORY_PAGE;
+        let desired = want.div_ceil(page).saturating_mul(page);
+        if let Some(limiter) = &mut self.limiter {
+            if !limiter.memory_growing(self.granted, desired, self.limit) {
+                return false;
+            }
+        }
+        self.granted = desired;
+        true
+    }
+
+    /// Installs (or removes) the growth limiter; what is in use now counts
+    /// as granted.
+    pub(crate) fn set_limiter(&mut self, limiter: Option<Box<dyn crate::api::ResourceLimiter>>) {
+        let page = crate::api::MEMORY_PAGE;
+        let used = self.stats.live_bytes.div_ceil(page).saturating_mul(page);
+        self.granted = self.granted.max(used);
+        self.limiter = limiter;
+    }
+
+    /// Bytes granted so far (see [`crate::api::ResourceLimiter`]).
+    pub fn granted(&self) -> usize {
+        self.granted
     }
 
     fn account(&mut self, obj: *mut ObjHeader, bytes: usize) {
@@ -220,28 +278,41 @@ impl Heap {
         let cap = cap.max(elems.len());
         let size = object::array_bytes_for(cap).ok_or(TrapCode::OutOfMemory)?;
         self.check_limit(size)?;
-        let obj = object::new_array(elems, cap, refs).ok_or(TrapCode::OutOfMemory)?;
+        let (obj, _) = object::new_array(&mut self.pool, elems, cap, refs, false)
+            .ok_or(TrapCode::OutOfMemory)?;
         self.account(obj as *mut ObjHeader, size);
         Ok(obj as Word)
     }
 
-    /// Allocates an array of `len` copies of `fill` (never collects).
+    /// Allocates an array of `len` copies of `fill` (never collects). A
+    /// zero `fill` (0, 0.0, false) is written only when the buffer is not
+    /// fresh from the system, which hands out zeroed pages.
     pub fn alloc_array_filled(
         &mut self,
         fill: Word,
         len: usize,
         refs: bool,
     ) -> Result<Word, TrapCode> {
-        let arr = self.alloc_array(&[], len, refs)?;
+        let size = object::array_bytes_for(len).ok_or(TrapCode::OutOfMemory)?;
+        self.check_limit(size)?;
+        let (obj, zero) = object::new_array(&mut self.pool, &[], len, refs, fill == 0)
+            .ok_or(TrapCode::OutOfMemory)?;
+        self.account(obj as *mut ObjHeader, size);
         // SAFETY: just allocated with capacity `len`.
         unsafe {
-            let a = &mut *(arr as *mut ArrayObj);
+            let a = &mut *obj;
             if len > 0 {
-                std::slice::from_raw_parts_mut(a.data, len).fill(fill);
+                if fill == 0 {
+                    if !zero {
+                        a.data.write_bytes(0, len);
+                    }
+                } else {
+                    std::slice::from_raw_parts_mut(a.data, len).fill(fill);
+                }
             }
             a.len = len as u64;
         }
-        Ok(arr)
+        Ok(obj as Word)
     }
 
     /// Bytes that must be free to push one element onto `arr`: when the
@@ -307,14 +378,22 @@ impl Heap {
             .live_bytes
             .saturating_mul(2)
             .max(self.min_threshold);
+        self.pool.set_limit(self.next_gc);
+    }
+
+    /// Bytes of freed array buffers kept for reuse (not live, not counted
+    /// against the memory limit).
+    pub fn pooled_bytes(&self) -> usize {
+        self.pool.pooled_bytes()
     }
 }
 
 impl Drop for Heap {
     fn drop(&mut self) {
+        self.pool.set_limit(0);
         for &obj in &self.objects {
             // SAFETY: every tracked object is live and owned by the heap.
-            unsafe { object::free_object(obj) };
+            unsafe { object::free_object(&mut self.pool, obj) };
         }
     }
 }

@@ -4,10 +4,13 @@
 //!
 //! Every allocation goes through `std::alloc` with a null check, so a
 //! request the system cannot satisfy is reported as `None` instead of
-//! aborting the process.
+//! aborting the process. Array element buffers go through the heap's
+//! [`BufferPool`], which keeps large freed buffers for reuse.
 
 use std::alloc::{self, Layout};
-use std::ptr;
+use std::ptr::{self, NonNull};
+
+use super::pool::{self, BufferPool};
 
 use waddle_opt::abi::{obj_kind, ArrayObj, ObjHeader, StrObj, Word};
 
@@ -63,15 +66,22 @@ fn header(kind: u8, elems_are_refs: bool) -> ObjHeader {
     }
 }
 
-/// Allocates a buffer of `cap` words; `Some(null)` for `cap == 0`.
-fn alloc_words(cap: usize) -> Option<*mut Word> {
+/// Layout of a word buffer of capacity `cap` (large ones page-rounded, see
+/// [`pool::rounded_bytes`]); `None` on overflow.
+fn words_layout(cap: usize) -> Option<Layout> {
+    let bytes = pool::rounded_bytes(cap.checked_mul(size_of::<Word>())?)?;
+    Layout::from_size_align(bytes, align_of::<Word>()).ok()
+}
+
+/// Allocates a buffer of `cap` words (`null` for `cap == 0`), and whether
+/// it is known to hold zeros (it is when `want_zero` and it is fresh).
+fn alloc_words(pool: &mut BufferPool, cap: usize, want_zero: bool) -> Option<(*mut Word, bool)> {
     if cap == 0 {
-        return Some(ptr::null_mut());
+        return Some((ptr::null_mut(), true));
     }
-    let layout = Layout::array::<Word>(cap).ok()?;
-    // SAFETY: the layout has non-zero size.
-    let p = unsafe { alloc::alloc(layout) } as *mut Word;
-    (!p.is_null()).then_some(p)
+    let layout = words_layout(cap)?;
+    let (p, zero) = pool.alloc(layout.size(), want_zero)?;
+    Some((p.as_ptr() as *mut Word, zero))
 }
 
 /// Allocates a string object holding a copy of `bytes`.
@@ -117,10 +127,17 @@ pub(crate) fn new_str_with(len: usize, fill: impl FnOnce(&mut [u8])) -> Option<*
 }
 
 /// Allocates an array object with capacity `cap` whose first
-/// `elems.len()` words are `elems` (`cap >= elems.len()`).
-pub(crate) fn new_array(elems: &[Word], cap: usize, refs: bool) -> Option<*mut ArrayObj> {
+/// `elems.len()` words are `elems` (`cap >= elems.len()`), and whether its
+/// remaining capacity is known to hold zeros (asked for by `want_zero`).
+pub(crate) fn new_array(
+    pool: &mut BufferPool,
+    elems: &[Word],
+    cap: usize,
+    refs: bool,
+    want_zero: bool,
+) -> Option<(*mut ArrayObj, bool)> {
     debug_assert!(cap >= elems.len());
-    let data = alloc_words(cap)?;
+    let (data, zero) = alloc_words(pool, cap, want_zero)?;
     if !elems.is_empty() {
         // SAFETY: `data` has room for `cap >= elems.len()` words.
         unsafe { ptr::copy_nonoverlapping(elems.as_ptr(), data, elems.len()) };
@@ -128,7 +145,8 @@ pub(crate) fn new_array(elems: &[Word], cap: usize, refs: bool) -> Option<*mut A
     // SAFETY: ArrayObj has non-zero size.
     let obj = unsafe { alloc::alloc(Layout::new::<ArrayObj>()) } as *mut ArrayObj;
     if obj.is_null() {
-        free_words(data, cap);
+        // SAFETY: allocated just above with capacity `cap`, never used.
+        unsafe { free_words(pool, data, cap) };
         return None;
     }
     // SAFETY: `obj` is valid for writes of an ArrayObj.
@@ -140,13 +158,21 @@ pub(crate) fn new_array(elems: &[Word], cap: usize, refs: bool) -> Option<*mut A
             data,
         })
     };
-    Some(obj)
+    Some((obj, zero))
 }
 
-fn free_words(data: *mut Word, cap: usize) {
-    if !data.is_null() && cap > 0 {
-        // SAFETY: allocated by `alloc_words(cap)`.
-        unsafe { alloc::dealloc(data as *mut u8, Layout::array::<Word>(cap).unwrap()) };
+/// Releases a word buffer of capacity `cap` to the pool.
+///
+/// # Safety
+/// `data` must come from `alloc_words(_, cap, _)` (or `grow_array` to `cap`)
+/// and not be used afterwards.
+unsafe fn free_words(pool: &mut BufferPool, data: *mut Word, cap: usize) {
+    let (Some(p), Some(layout)) = (NonNull::new(data as *mut u8), words_layout(cap)) else {
+        return;
+    };
+    if cap > 0 {
+        // SAFETY: allocated with this layout, per the caller.
+        unsafe { pool.free(p, layout.size()) };
     }
 }
 
@@ -163,16 +189,16 @@ pub(crate) unsafe fn grow_array(arr: *mut ArrayObj, new_cap: usize) -> bool {
     if new_cap <= old_cap {
         return true;
     }
-    let Ok(new_layout) = Layout::array::<Word>(new_cap) else {
+    let Some(new_layout) = words_layout(new_cap) else {
         return false;
     };
-    let p = if a.data.is_null() || old_cap == 0 {
+    let p = match (a.data.is_null() || old_cap == 0, words_layout(old_cap)) {
+        (false, Some(old_layout)) => {
+            // SAFETY: `data` was allocated with `old_layout`; the new size is non-zero.
+            unsafe { alloc::realloc(a.data as *mut u8, old_layout, new_layout.size()) }
+        }
         // SAFETY: non-zero size.
-        unsafe { alloc::alloc(new_layout) }
-    } else {
-        let old_layout = Layout::array::<Word>(old_cap).unwrap();
-        // SAFETY: `data` was allocated with `old_layout`; the new size is non-zero.
-        unsafe { alloc::realloc(a.data as *mut u8, old_layout, new_layout.size()) }
+        _ => unsafe { alloc::alloc(new_layout) },
     };
     if p.is_null() {
         return false;
@@ -186,7 +212,7 @@ pub(crate) unsafe fn grow_array(arr: *mut ArrayObj, new_cap: usize) -> bool {
 ///
 /// # Safety
 /// `obj` must be a live object allocated by this module, not used afterwards.
-pub(crate) unsafe fn free_object(obj: *mut ObjHeader) {
+pub(crate) unsafe fn free_object(pool: &mut BufferPool, obj: *mut ObjHeader) {
     // SAFETY: `obj` is live and was allocated here with the layouts used
     // below; the caller never uses it again.
     unsafe {
@@ -201,7 +227,7 @@ pub(crate) unsafe fn free_object(obj: *mut ObjHeader) {
             }
             _ => {
                 let a = obj as *mut ArrayObj;
-                free_words((*a).data, (*a).cap as usize);
+                free_words(pool, (*a).data, (*a).cap as usize);
                 alloc::dealloc(a as *mut u8, Layout::new::<ArrayObj>());
             }
         }

@@ -173,6 +173,63 @@ fn threshold_triggers_collections_in_a_garbage_loop() {
     assert!(heap.contains(keep));
 }
 
+#[test]
+fn large_buffers_are_reused_and_zero_fill_stays_exact() {
+    let mut heap = Heap::new(HeapConfig {
+        memory_limit: None,
+        min_gc_threshold: 4 << 20,
+        stress: false,
+    });
+    let n = 100_000;
+    let dirty = heap.alloc_array_filled(7, n, false).unwrap();
+    // SAFETY: live array.
+    unsafe { assert!(array_elems(dirty).iter().all(|&e| e == 7)) };
+    heap.collect(&none());
+    assert_eq!(heap.stats().live_bytes, 0);
+    assert!(heap.pooled_bytes() >= n * 8, "the freed buffer is parked");
+    // The parked (dirty) buffer comes back and must still read as zeros.
+    let zeros = heap.alloc_array_filled(0, n, false).unwrap();
+    assert_eq!(heap.pooled_bytes(), 0);
+    // SAFETY: live array.
+    unsafe { assert!(array_elems(zeros).iter().all(|&e| e == 0)) };
+    // Accounting counts the requested capacity, not the page-rounded buffer.
+    assert_eq!(heap.stats().live_bytes, object::array_bytes_for(n).unwrap());
+    // A pushed-onto array keeps its elements across a grow from a pooled size.
+    for i in 0..10 {
+        // SAFETY: live array.
+        let cost = unsafe { heap.push_cost(zeros) };
+        heap.reserve(cost, &[&Conservative(&[zeros])]).unwrap();
+        heap.push(zeros, i).unwrap();
+    }
+    // SAFETY: live array.
+    let elems = unsafe { array_elems(zeros) };
+    assert_eq!(elems.len(), n + 10);
+    assert!(elems[..n].iter().all(|&e| e == 0));
+    assert_eq!(&elems[n..], &(0..10).collect::<Vec<u64>>()[..]);
+}
+
+#[test]
+fn the_pool_stays_under_the_collection_threshold() {
+    let threshold = 1 << 20;
+    let mut heap = Heap::new(HeapConfig {
+        memory_limit: Some(4 << 20),
+        min_gc_threshold: threshold,
+        stress: false,
+    });
+    for round in 0..200 {
+        let cap = 20_000 + (round % 7) * 3_000;
+        let size = object::array_bytes_for(cap).unwrap();
+        heap.reserve(size, &none()).unwrap();
+        heap.alloc_array_filled(round as u64, cap, false).unwrap();
+        assert!(heap.pooled_bytes() <= threshold);
+    }
+    let s = heap.stats();
+    assert!(s.collections > 10, "{s:?}");
+    assert!(s.peak_bytes <= 4 << 20, "{s:?}");
+    heap.collect(&none());
+    assert!(heap.pooled_bytes() <= threshold);
+}
+
 /// The AArch64 loader accounts objects with the same overhead.
 #[test]
 fn loader_counts_the_same_object_overhead() {

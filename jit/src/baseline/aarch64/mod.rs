@@ -202,7 +202,7 @@ pub(crate) fn mov_imm(ops: &mut Asm, r: u8, k: i64) {
 fn outgoing_words(cx: &FnCx<'_>) -> usize {
     let mut out = 0;
     for &b in &cx.plan.order {
-        for &i in &cx.func.blocks[b].insts {
+        for &i in &cx.func.blocks()[b].insts {
             if let InstKind::Call(callee, _) = &cx.func.inst(i).kind {
                 if let Some(f) = cx.env.program.funcs.get(*callee) {
                     out = out.max(Aarch64::arg_locs(&f.sig.params).1);

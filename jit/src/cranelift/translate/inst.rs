@@ -420,7 +420,7 @@ impl Translator<'_, '_> {
         y: ir::Value,
         loc: SrcLoc,
     ) -> ir::Value {
-        let known = match self.func.values[b].def {
+        let known = match self.func.values()[b].def {
             waddle_opt::ir::ValueDef::Inst(i) => match self.func.inst(i).kind {
                 InstKind::IConst(k) => Some(k),
                 _ => None,

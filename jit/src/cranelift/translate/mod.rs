@@ -11,6 +11,7 @@
 //! returns a zero result (the protocol of [`crate::abi`]).
 //! Instructions are in [`inst`].
 
+mod gc_live;
 mod inst;
 
 use std::collections::HashMap;
@@ -122,6 +123,9 @@ pub(crate) struct Translator<'a, 'b> {
     /// Imported signatures of helpers and callees.
     helper_sigs: HashMap<Helper, SigRef>,
     callee_sigs: HashMap<FuncId, SigRef>,
+    /// References live across an instruction that may collect
+    /// ([`gc_live`]): only these get stack maps.
+    stack_mapped: std::collections::HashSet<Value>,
     /// Whether the function is recursive: its prologue takes a frame from
     /// `VmCtx::depth_left` and its returns give it back.
     recursive: bool,
@@ -148,7 +152,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             vmctx,
             blocks: HashMap::new(),
             pos: func
-                .layout
+                .layout()
                 .iter()
                 .enumerate()
                 .map(|(i, &bl)| (bl, i))
@@ -160,12 +164,14 @@ impl<'a, 'b> Translator<'a, 'b> {
             pending: Vec::new(),
             helper_sigs: HashMap::new(),
             callee_sigs: HashMap::new(),
+            stack_mapped: Default::default(),
             recursive,
         };
         let order = t.reverse_postorder();
+        t.stack_mapped = gc_live::needs_stack_map(func, &order);
         for &bl in &order {
             let cb = t.b.create_block();
-            for &p in &func.blocks[bl].params {
+            for &p in &func.blocks()[bl].params {
                 let ty = func.value_type(p);
                 let v =
                     t.b.append_block_param(cb, native_type(ty).unwrap_or(types::I64));
@@ -186,7 +192,7 @@ impl<'a, 'b> Translator<'a, 'b> {
     /// Blocks reachable from the entry, in reverse postorder.
     fn reverse_postorder(&self) -> Vec<Block> {
         let f = self.func;
-        let Some(&entry) = f.layout.first() else {
+        let Some(&entry) = f.layout().first() else {
             return Vec::new();
         };
         let mut seen = std::collections::HashSet::new();
@@ -194,7 +200,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         let mut stack: Vec<(Block, usize)> = vec![(entry, 0)];
         seen.insert(entry);
         while let Some(&mut (bl, ref mut i)) = stack.last_mut() {
-            let succ = f.blocks[bl].term.successors().nth(*i).map(|c| c.block);
+            let succ = f.blocks()[bl].term.successors().nth(*i).map(|c| c.block);
             *i += 1;
             match succ {
                 Some(s) => {
@@ -212,10 +218,11 @@ impl<'a, 'b> Translator<'a, 'b> {
         post
     }
 
-    /// Records the Cranelift value of a Waddle value; references get stack
-    /// maps so they are on the stack at every call (see [`crate::abi`]).
+    /// Records the Cranelift value of a Waddle value; references live
+    /// across a call that may collect get stack maps, so they are on the
+    /// stack at every call (see [`crate::abi`] and [`gc_live`]).
     fn def(&mut self, v: Value, cv: ir::Value) {
-        if self.func.value_type(v).is_ref() {
+        if self.stack_mapped.contains(&v) {
             self.b.declare_value_needs_stack_map(cv);
         }
         self.vals.insert(v, cv);
@@ -483,7 +490,7 @@ impl<'a, 'b> Translator<'a, 'b> {
     fn block(&mut self, bl: Block) {
         let cb = self.blocks[&bl];
         self.b.switch_to_block(cb);
-        for &i in &self.func.blocks[bl].insts {
+        for &i in &self.func.blocks()[bl].insts {
             self.inst(i);
         }
         self.terminator(bl);
@@ -516,7 +523,7 @@ impl<'a, 'b> Translator<'a, 'b> {
 
     /// Translates the terminator of `bl`.
     fn terminator(&mut self, bl: Block) {
-        match &self.func.blocks[bl].term {
+        match &self.func.blocks()[bl].term {
             Terminator::Return(v) => {
                 let rets: Vec<ir::Value> = v.iter().map(|&v| self.val(v)).collect();
                 if self.recursive {

@@ -14,6 +14,13 @@
 //!
 //! Fuel is charged one unit per function entry and per loop back edge, in
 //! batches of [`FUEL_BATCH`]; the remainder is flushed before returning.
+//! A call of an external function charges nothing here: the other tier
+//! charges its entry.
+//!
+//! Tiering counters (`Code::tier`): a call decrements the callee's call
+//! counter and a back edge the running function's edge counter; at zero
+//! the slow path ([`slow::call_slow`], [`slow::edge_slow`]) tells the host
+//! or calls the function on another tier.
 //!
 //! For speed, the loop keeps only the op pointer, the pc and the frame
 //! pointer in locals; everything else sits in [`State`] behind a pointer,
@@ -24,6 +31,8 @@ mod arith;
 mod slow;
 
 use arith::{cmp_holds, f, fmax, fmin, unary};
+
+use std::cell::Cell;
 
 use super::code::{Code, Op};
 use super::host::Host;
@@ -77,15 +86,18 @@ pub(crate) struct State<'a> {
     globals: *mut Word,
     /// Fuel units left in the current batch.
     fuel_left: u32,
+    /// Stack-budget bytes of the activations below this one (raised while
+    /// this one calls out, so nested activations see what is left).
+    outer_used: &'a Cell<usize>,
 }
 
 /// Runs `entry` with `args` (the caller checked the arity, the globals area
 /// and the budget for the first frame).
 pub(crate) fn run(
     funcs: &[Option<Box<Code>>],
-    stack: &mut Vec<u64>,
-    frames: &mut Vec<Frame>,
+    (stack, frames): &mut (Vec<u64>, Vec<Frame>),
     (budget, depth_left): (usize, i64),
+    outer_used: &Cell<usize>,
     host: &mut dyn Host,
     entry: &Code,
     args: &[Word],
@@ -111,6 +123,7 @@ pub(crate) fn run(
         globals,
         // The entry's unit of fuel.
         fuel_left: FUEL_BATCH - 1,
+        outer_used,
     };
     // SAFETY: the frame `0..top` is allocated; see `dispatch`.
     unsafe {
@@ -350,11 +363,26 @@ fn dispatch(st: &mut State<'_>) -> Result<Word, Trap> {
                     }
                 }
                 Op::Call { dst, func, aux } => {
-                    tick!();
                     let Some(Some(callee)) = st.funcs.get(func as usize) else {
                         trap!(TrapCode::AssertionFailed);
                     };
                     let callee: &Code = callee;
+                    let left = callee.tier.calls.get() - 1;
+                    callee.tier.calls.set(left);
+                    if left <= 0 {
+                        match slow::call_slow(st, callee, pc - 1, fp) {
+                            Ok(slow::Called::Here) => {}
+                            Ok(slow::Called::Elsewhere(w)) => {
+                                // The callee may have grown nothing of ours,
+                                // but the globals may have moved.
+                                fp = st.sp0.add(st.base);
+                                s!(dst) = w;
+                                continue;
+                            }
+                            Err(t) => break Err(t),
+                        }
+                    }
+                    tick!();
                     let aux = (*st.cur).aux.as_ptr().add(aux as usize);
                     let n = *aux as usize;
                     if n != callee.nparams as usize {
@@ -403,6 +431,12 @@ fn dispatch(st: &mut State<'_>) -> Result<Word, Trap> {
                 Op::Jump { t } => pc = t as usize,
                 Op::JumpBack { t } => {
                     tick!();
+                    let code = &*st.cur;
+                    let left = code.tier.edges.get() - 1;
+                    code.tier.edges.set(left);
+                    if left <= 0 {
+                        slow::edge_slow(st);
+                    }
                     pc = t as usize;
                 }
                 Op::BrTrue { c, t } => br!(s!(c) != 0, t),

@@ -1,9 +1,104 @@
 //! Out-of-line paths of the dispatch loop: host calls (allocation,
-//! printing, clock), fuel refills and stack growth.
+//! printing, clock), fuel refills, stack growth, and the tiering paths
+//! (counters that ran out, calls of functions on another tier).
 
-use super::{State, FUEL_BATCH};
-use crate::abi::{TrapCode, Word};
-use crate::interp::code::Op;
+use cranelift_entity::EntityRef;
+
+use super::{State, FRAME_OVERHEAD, FUEL_BATCH};
+use crate::abi::{Trap, TrapCode, Word};
+use crate::interp::code::{Code, Op};
+use crate::ir::{FuncId, SrcLoc};
+
+/// Where a call that took the slow path runs.
+pub(super) enum Called {
+    /// On the interpreter, as usual.
+    Here,
+    /// On another tier, which returned this result word.
+    Elsewhere(Word),
+}
+
+/// A call whose callee's call counter ran out (the op at `call_pc` of the
+/// running function): tells the host the callee is hot, then runs an
+/// external callee through [`crate::interp::Host::call_func`] with the value
+/// stack up to this frame as GC roots.
+///
+/// # Safety
+/// `fp` is the running frame and the op at `call_pc` a validated `Call`.
+#[cold]
+#[inline(never)]
+pub(super) unsafe fn call_slow(
+    st: &mut State<'_>,
+    callee: &Code,
+    call_pc: usize,
+    fp: *mut u64,
+) -> Result<Called, Trap> {
+    let func = FuncId::new(callee.func as usize);
+    if !callee.tier.external.get() {
+        st.host.hot(func, false);
+        st.globals = st.host.globals().as_mut_ptr();
+        if !callee.tier.external.get() {
+            if callee.tier.calls.get() <= 0 {
+                // Not re-armed: the host is not interested.
+                callee.tier.calls.set(i32::MAX);
+            }
+            return Ok(Called::Here);
+        }
+    }
+    callee.tier.calls.set(0);
+    // SAFETY: `cur` is live code and `call_pc` one of its validated ops.
+    let code = unsafe { &*st.cur };
+    let loc = code.locs.get(call_pc).copied().unwrap_or(SrcLoc::NONE);
+    let Some(&Op::Call { aux, .. }) = code.ops.get(call_pc) else {
+        return Err(Trap {
+            code: TrapCode::AssertionFailed,
+            loc,
+        });
+    };
+    // SAFETY: validated: `aux` starts a count followed by that many slots
+    // of the frame at `fp`.
+    let args: Vec<Word> = unsafe {
+        let aux = code.aux.as_ptr().add(aux as usize);
+        let n = *aux as usize;
+        (0..n).map(|k| *fp.add(*aux.add(1 + k) as usize)).collect()
+    };
+    if args.len() != callee.nparams as usize {
+        return Err(Trap {
+            code: TrapCode::AssertionFailed,
+            loc,
+        });
+    }
+    // SAFETY: slots `0..top` of the value stack are initialized.
+    let roots = unsafe { std::slice::from_raw_parts(st.sp0 as *const u64, st.top) };
+    let before = st.outer_used.get();
+    let used = st.top * 8 + (st.frames.len() + 1) * FRAME_OVERHEAD;
+    st.outer_used.set(before + used);
+    let r = st.host.call_func(func, &args, roots);
+    st.outer_used.set(before);
+    st.globals = st.host.globals().as_mut_ptr();
+    match r {
+        Ok(w) => Ok(Called::Elsewhere(w)),
+        Err(mut t) => {
+            if t.loc == SrcLoc::NONE {
+                t.loc = loc;
+            }
+            Err(t)
+        }
+    }
+}
+
+/// A loop back edge of the running function ran its edge counter out:
+/// tells the host.
+#[cold]
+#[inline(never)]
+pub(super) fn edge_slow(st: &mut State<'_>) {
+    // SAFETY: `cur` is live code.
+    let code = unsafe { &*st.cur };
+    st.host.hot(FuncId::new(code.func as usize), true);
+    st.globals = st.host.globals().as_mut_ptr();
+    if code.tier.edges.get() <= 0 {
+        code.tier.edges.set(i32::MAX);
+    }
+}
 
 /// Charges a full fuel batch and starts the next one.
 #[cold]

@@ -49,6 +49,8 @@ impl<'p> Emitter<'p> {
                 nslots: 0,
                 max_global: None,
                 recursive: false,
+                func: 0,
+                tier: Default::default(),
             },
             next_slot,
             temp: None,

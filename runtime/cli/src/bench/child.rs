@@ -192,17 +192,13 @@ fn replay_phases(name: &str, source: &str, tier: Tier, phases: &mut Phases) -> R
         ..waddle_jit::JitOptions::default()
     };
     let start = Instant::now();
-    let stats = match tier {
-        Tier::Opt | Tier::Full => waddle_jit::compile(&program, &opts)
-            .map_err(|e| e.to_string())?
-            .stats()
-            .clone(),
-        Tier::Baseline => waddle_jit::baseline::compile(&program, &opts)
-            .map_err(|e| e.to_string())?
-            .stats()
-            .clone(),
-        _ => return Ok(()),
+    let Some(native) = tier.native() else {
+        return Ok(());
     };
+    let stats = waddle_jit::compile(native, &program, &opts)
+        .map_err(|e| e.to_string())?
+        .stats()
+        .clone();
     let total = start.elapsed();
     record_codegen(phases, total, &stats);
     Ok(())

@@ -42,7 +42,13 @@ use waddle::driver::Tier;
 
 /// Tiers measured when `--tiers` is not given (those this build lacks are
 /// skipped with a note).
-pub const DEFAULT_TIERS: [Tier; 4] = [Tier::Interp, Tier::Baseline, Tier::Opt, Tier::Full];
+pub const DEFAULT_TIERS: [Tier; 5] = [
+    Tier::Interp,
+    Tier::Baseline,
+    Tier::Opt,
+    Tier::Full,
+    Tier::Auto,
+];
 
 /// Arguments of `waddle bench`.
 #[derive(clap::Args, Debug, Clone)]

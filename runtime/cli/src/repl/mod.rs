@@ -212,10 +212,21 @@ impl Repl {
             (":opt", Some(name)) => self.engine.function_opt_ir(name),
             (":vsdg", Some(name)) => self.engine.function_vsdg(name),
             (":asm", Some(name)) => self.engine.function_asm(name),
-            (":tier", Some(name)) => self
-                .engine
-                .function_tier(name)
-                .map(|tier| format!("{name} runs on tier {tier}\n")),
+            (":tier", Some(name)) => self.engine.function_tier(name).and_then(|tier| {
+                let (calls, loops) = self.engine.function_counters(name)?;
+                let count = |n: i32| {
+                    if n == i32::MAX {
+                        "-".to_string()
+                    } else {
+                        n.max(0).to_string()
+                    }
+                };
+                Ok(format!(
+                    "{name} runs on tier {tier} (calls left before promotion: {}, loop back edges left: {})\n",
+                    count(calls),
+                    count(loops)
+                ))
+            }),
             (":tier", None) => Ok(format!("tier for new code: {}\n", self.engine.tier())),
             (":set-tier", Some(t)) => t
                 .parse::<Tier>()

@@ -1,0 +1,707 @@
+//! The executor: runs the functions of one program on mixed tiers and
+//! moves them between tiers (the tiering controller).
+//!
+//! It owns the interpreter (T0, always up to date for every function) and
+//! the native code cache ([`NativeCode`]). A call from Rust enters the tier
+//! that runs the function now. Inside a run every call between tiers goes
+//! through [`TieredHost::call_func`], the [`Host`] the executor hands to
+//! both the interpreter and compiled code:
+//! - the interpreter calls a compiled function it marks external
+//!   (`Interpreter::set_external`) through it;
+//! - compiled code calls a function that is still interpreted through the
+//!   function's interpreter-entry stub, whose helper calls it too.
+//!
+//! Across the boundary: traps carry their location back (the calling tier
+//! fills in its call site when the callee's entry raised it); the stack
+//! budget is shared (nested native entries keep the outer stack limit, the
+//! interpreter charges nested activations against what is left); fuel is
+//! charged once per entry by the tier entered; and the caller's frames are
+//! GC roots while the callee runs ([`Runtime::push_roots`]: the
+//! interpreter's value stack, or the native stack above the stub).
+//!
+//! Promotion (`auto`, see [`super::tiering`]) happens in [`Host::hot`],
+//! between two instructions of the interpreter: the function is compiled
+//! into a new unit, its entry slots are swapped and the interpreter marks it
+//! external; the call that ran its counter out already goes to the new
+//! code. Units replaced meanwhile are freed when the outermost call
+//! returns, so no frame can still be running in them.
+
+use std::cell::{Cell, RefCell};
+use std::time::{Duration, Instant};
+
+use cranelift_entity::EntityRef;
+use waddle_opt::abi::{Trap, TrapCode, Word};
+use waddle_opt::interp::{Host, Interpreter};
+use waddle_opt::ir::{FuncId, HostFnId, Program, SrcLoc, Type};
+
+use super::compiler::{Compiler, Done, Job};
+use super::native::NativeCode;
+use super::tiering::{self, TierEvent, TierOptions};
+use crate::driver::Tier;
+use crate::host::Runtime;
+
+/// Calls (and back edges) after which a function whose background compile
+/// is pending comes back to [`Host::hot`], a safe point to install it.
+const POLL_CALLS: i32 = 64;
+const POLL_EDGES: i32 = 4096;
+
+/// A well-mixed, never-zero generator state from a chaos seed (splitmix64).
+fn splitmix(seed: u64) -> u64 {
+    let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    (z ^ (z >> 31)) | 1
+}
+
+/// Runs functions of a program on the interpreter and native tiers.
+pub(crate) struct Executor {
+    interp: Interpreter,
+    native: RefCell<NativeCode>,
+    /// The tier policy of the last [`Executor::prepare`].
+    tier: Cell<Tier>,
+    options: TierOptions,
+    /// The background compiler, started by the first job.
+    compiler: RefCell<Option<Compiler>>,
+    /// Per function: bumped when its body changes (stale jobs are dropped).
+    generation: RefCell<Vec<u64>>,
+    /// Per function: a background job is queued or running.
+    queued: RefCell<Vec<bool>>,
+    /// Chaos mode's generator state (xorshift64*).
+    chaos: Cell<u64>,
+    /// Finished background compiles chaos mode holds back for a later
+    /// safe point.
+    deferred: RefCell<Vec<Done>>,
+    /// Whether native code counts fuel.
+    fuel: Cell<bool>,
+    /// Stack bytes a call may use (every tier).
+    stack_budget: Cell<usize>,
+    /// Per function: its counters are armed for `auto`.
+    armed: RefCell<Vec<bool>>,
+    /// Per function: a tier it is pinned to (`None`: the policy decides).
+    pins: Vec<Option<Tier>>,
+    /// Auto's compile of the current program failed: interpret until a
+    /// function changes.
+    native_failed: Cell<bool>,
+    /// Calls from Rust running now (0: no Waddle code runs).
+    depth: Cell<usize>,
+    /// Functions promoted by counters so far.
+    promotions: Cell<u64>,
+}
+
+// SAFETY: the interpreter is not `Send` only because its pooled frame
+// stacks hold raw pointers to its own boxed, prepared code (meaningful only
+// during a call), and its tiering counters are `Cell`s used by the thread
+// running a call. Nothing is thread-affine, and the boxes do not move when
+// the executor does, so moving it to another thread between calls (as part
+// of its session or store, used by one thread at a time) is sound.
+unsafe impl Send for Executor {}
+
+impl Executor {
+    /// Prepares every bodied function of `program` for the interpreter.
+    pub(crate) fn new(
+        program: &Program,
+        host: &mut dyn Host,
+        stack_budget: usize,
+        options: TierOptions,
+    ) -> Executor {
+        let mut interp = Interpreter::new(program, host);
+        interp.set_stack_budget(stack_budget);
+        Executor {
+            interp,
+            native: RefCell::new(NativeCode::new(stack_budget)),
+            tier: Cell::new(Tier::Interp),
+            chaos: Cell::new(options.chaos.map_or(0, splitmix)),
+            deferred: RefCell::new(Vec::new()),
+            options,
+            compiler: RefCell::new(None),
+            generation: RefCell::new(Vec::new()),
+            queued: RefCell::new(Vec::new()),
+            fuel: Cell::new(false),
+            stack_budget: Cell::new(stack_budget),
+            armed: RefCell::new(Vec::new()),
+            pins: Vec::new(),
+            native_failed: Cell::new(false),
+            depth: Cell::new(0),
+            promotions: Cell::new(0),
+        }
+    }
+
+    /// Re-prepares `func` after it was added or redefined; its native code
+    /// (if any) is dropped and it starts over on the interpreter.
+    pub(crate) fn update(&mut self, program: &Program, func: FuncId, host: &mut dyn Host) {
+        self.interp.update(program, func, host);
+        let g = self.generation.get_mut();
+        if g.len() <= func.index() {
+            g.resize(func.index() + 1, 0);
+        }
+        g[func.index()] += 1;
+        if let Some(q) = self.queued.get_mut().get_mut(func.index()) {
+            *q = false;
+        }
+        self.drop_native(func);
+        if let Some(a) = self.armed.get_mut().get_mut(func.index()) {
+            *a = false;
+        }
+        self.native_failed.set(false);
+    }
+
+    /// Sets the stack budget of later calls (every tier).
+    pub(crate) fn set_stack_budget(&mut self, bytes: usize) {
+        self.interp.set_stack_budget(bytes);
+        self.stack_budget.set(bytes);
+    }
+
+    /// Forgets `func`'s native code (an entry's top-level code after it ran).
+    pub(crate) fn forget(&mut self, func: FuncId) {
+        self.drop_native(func);
+    }
+
+    fn drop_native(&self, func: FuncId) {
+        self.native.borrow_mut().invalidate(func);
+        self.interp.set_external(func, false);
+    }
+
+    /// Pins `func` to `tier` (`None`: the policy decides again); applied
+    /// by the next [`Executor::prepare`].
+    pub(crate) fn pin(&mut self, func: FuncId, tier: Option<Tier>) {
+        if self.pins.len() <= func.index() {
+            self.pins.resize(func.index() + 1, None);
+        }
+        self.pins[func.index()] = tier;
+        self.drop_native(func);
+        if let Some(a) = self.armed.get_mut().get_mut(func.index()) {
+            *a = false;
+        }
+    }
+
+    fn pin_of(&self, func: FuncId) -> Option<Tier> {
+        self.pins.get(func.index()).copied().flatten()
+    }
+
+    /// Brings the native code in line with `tier` before `run` (if any)
+    /// executes: an eager tier compiles every function that is not native
+    /// yet; `auto` arms the counters of new functions (and compiles `run`
+    /// at once when the policy says so). `Err` when `tier` is an explicit
+    /// native tier that cannot compile.
+    pub(crate) fn prepare(
+        &mut self,
+        program: &Program,
+        host: &mut Runtime,
+        tier: Tier,
+        fuel: bool,
+    ) -> Result<(), String> {
+        let native = tiering::native_tier(tier);
+        if native.is_none() && tier != Tier::Interp {
+            return Err(format!("tier `{tier}` is not available in this build"));
+        }
+        if tier != self.tier.get() {
+            // `set_tier`: code of the old policy goes (item 7 of the
+            // tiering issue); pinned functions keep theirs.
+            self.native.get_mut().clear();
+            for id in program.funcs.keys() {
+                if self.pin_of(id).is_none() {
+                    self.interp.set_external(id, false);
+                }
+            }
+            self.armed.get_mut().clear();
+            self.native_failed.set(false);
+            self.tier.set(tier);
+        }
+        if fuel && !self.native.get_mut().counts_fuel() {
+            // Code compiled without fuel checks cannot enforce a budget.
+            self.native.get_mut().clear();
+            for id in program.funcs.keys() {
+                self.interp.set_external(id, false);
+            }
+            self.armed.get_mut().clear();
+        }
+        self.fuel.set(fuel);
+        // Pinned functions first.
+        let mut by_tier: Vec<(Tier, Vec<FuncId>)> = Vec::new();
+        for (id, f) in program.funcs.iter() {
+            if f.is_declaration() {
+                continue;
+            }
+            let want = match self.pin_of(id) {
+                Some(Tier::Interp) => None,
+                Some(t) => Some(t),
+                None => match tier {
+                    Tier::Auto | Tier::Interp => None,
+                    t => Some(t),
+                },
+            };
+            let have = self.native.get_mut().tier_of(id);
+            if want.is_some() && want == have {
+                continue;
+            }
+            match want {
+                None => {
+                    if have.is_some() && self.pin_of(id) == Some(Tier::Interp) {
+                        self.drop_native(id);
+                    }
+                }
+                Some(t) => match by_tier.iter_mut().find(|(bt, _)| *bt == t) {
+                    Some((_, v)) => v.push(id),
+                    None => by_tier.push((t, vec![id])),
+                },
+            }
+        }
+        for (t, funcs) in by_tier {
+            if !t.is_available() {
+                return Err(format!("tier `{t}` is not available in this build"));
+            }
+            let r = self
+                .native
+                .get_mut()
+                .install(program, &funcs, t, fuel, host);
+            match r {
+                Ok(()) => {
+                    for &f in &funcs {
+                        let native = self.native.get_mut().has(f);
+                        self.interp.set_external(f, native);
+                    }
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        if tier == Tier::Auto && !self.native_failed.get() && native.is_some() {
+            self.arm(program);
+        }
+        Ok(())
+    }
+
+    /// Arms the interpreter's counters of every function `auto` may promote
+    /// and has not armed yet.
+    fn arm(&self, program: &Program) {
+        let mut armed = self.armed.borrow_mut();
+        if armed.len() < program.funcs.len() {
+            armed.resize(program.funcs.len(), false);
+        }
+        let t = self.options.thresholds;
+        for (id, f) in program.funcs.iter() {
+            if armed[id.index()] || f.is_declaration() || self.pin_of(id).is_some() {
+                continue;
+            }
+            armed[id.index()] = true;
+            if self.native.borrow().has(id) {
+                continue;
+            }
+            if self.options.chaos.is_some() {
+                // Chaos: promotion after a few calls or back edges, picked
+                // at random per function (or never).
+                let calls = match self.random(4) {
+                    0 => i32::MAX,
+                    _ => 1 + self.random(6) as i32,
+                };
+                let edges = match self.random(3) {
+                    0 => i32::MAX,
+                    _ => 1 + self.random(50) as i32,
+                };
+                self.interp.set_counters(id, calls, edges);
+                continue;
+            }
+            let (calls, edges) = if tiering::has_loop(f) {
+                if t.loops == 0 {
+                    (1, i32::MAX)
+                } else {
+                    (i32::MAX, t.loops as i32)
+                }
+            } else {
+                (t.calls as i32, i32::MAX)
+            };
+            self.interp.set_counters(id, calls, edges);
+        }
+    }
+
+    /// Calls `func` with `args` on the tier that runs it; traps come back
+    /// as `Err` at the function's location when raised on entry.
+    pub(crate) fn call(
+        &self,
+        host: &mut Runtime,
+        program: &Program,
+        func: FuncId,
+        args: &[Word],
+    ) -> Result<Word, Trap> {
+        let mut th = TieredHost {
+            rt: host,
+            exec: self,
+            program,
+        };
+        self.poll(program, th.rt);
+        // A call from Rust counts like a call from the interpreter.
+        th.count_call(func);
+        self.depth.set(self.depth.get() + 1);
+        let unit = self.native.borrow().unit_of(func);
+        let r = match unit {
+            Some(unit) => {
+                let strings = self.native.borrow().strings().as_ptr();
+                let n = self.native.borrow().strings().len();
+                // SAFETY: the pool's first `n` words stay initialized and in
+                // place while the executor lives (installs only append).
+                let strings = unsafe { std::slice::from_raw_parts(strings, n) };
+                unit.call_shared(&mut th, func, args, strings, Some(self.stack_budget.get()))
+            }
+            None => self.interp.call(&mut th, func, args),
+        };
+        self.depth.set(self.depth.get() - 1);
+        if self.depth.get() == 0 {
+            self.native.borrow_mut().free_retired();
+        }
+        r
+    }
+
+    /// A pseudo-random number below `n` (chaos mode).
+    fn random(&self, n: u64) -> u64 {
+        let mut x = self.chaos.get();
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.chaos.set(x);
+        x.wrapping_mul(0x2545_f491_4f6c_dd1d) % n.max(1)
+    }
+
+    /// Promotes `func` (a counter ran out, for `reason`): compiles it with
+    /// T2 now (`sync`), or with T1 now and T2 on the compiler thread, and
+    /// makes every caller reach the new code. On failure it stays on the
+    /// tier it is on and is not counted again.
+    fn promote(
+        &self,
+        program: &Program,
+        func: FuncId,
+        host: &mut Runtime,
+        reason: &'static str,
+        sync: bool,
+    ) {
+        let fuel = self.fuel.get();
+        if self.queued.borrow().get(func.index()) == Some(&true) {
+            // Already compiling in the background: look again later.
+            self.interp.set_counters(func, POLL_CALLS, POLL_EDGES);
+            return;
+        }
+        let mut target = Tier::Opt;
+        if self.options.chaos.is_some() && Tier::Baseline.is_available() && self.random(2) == 0 {
+            target = Tier::Baseline;
+        }
+        if !sync {
+            if Tier::Baseline.is_available() && self.tier_of(func) == Tier::Interp {
+                // T1 compiles in microseconds: run it while T2 compiles.
+                self.install_now(program, func, host, Tier::Baseline, reason);
+            }
+            if let Ok((unit_program, native, options)) =
+                (self.native.borrow()).job(program, &[func], Tier::Opt, fuel)
+            {
+                let mut compiler = self.compiler.borrow_mut();
+                if compiler.is_none() {
+                    *compiler = Compiler::start();
+                }
+                if let Some(c) = compiler.as_ref() {
+                    let generation = self.generation_of(func);
+                    c.submit(Job {
+                        func,
+                        generation,
+                        program: unit_program,
+                        tier: native,
+                        options,
+                    });
+                    let mut q = self.queued.borrow_mut();
+                    if q.len() <= func.index() {
+                        q.resize(func.index() + 1, false);
+                    }
+                    q[func.index()] = true;
+                    self.interp.set_counters(func, POLL_CALLS, POLL_EDGES);
+                    return;
+                }
+            }
+        }
+        if !self.install_now(program, func, host, target, reason) {
+            self.interp.set_counters(func, i32::MAX, i32::MAX);
+        }
+    }
+
+    fn generation_of(&self, func: FuncId) -> u64 {
+        self.generation
+            .borrow()
+            .get(func.index())
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// Compiles `func` with `tier` on this thread and installs it; whether
+    /// it runs natively now.
+    fn install_now(
+        &self,
+        program: &Program,
+        func: FuncId,
+        host: &mut Runtime,
+        tier: Tier,
+        reason: &'static str,
+    ) -> bool {
+        let from = self.tier_of(func);
+        let start = Instant::now();
+        let r = self
+            .native
+            .borrow_mut()
+            .install(program, &[func], tier, self.fuel.get(), host);
+        let took = start.elapsed();
+        if r.is_ok() && self.native.borrow().has(func) {
+            self.installed(program, func, from, tier, reason, took, false);
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Records that `func` moved from `from` to `to`.
+    #[allow(clippy::too_many_arguments)]
+    fn installed(
+        &self,
+        program: &Program,
+        func: FuncId,
+        from: Tier,
+        to: Tier,
+        reason: &'static str,
+        took: Duration,
+        background: bool,
+    ) {
+        self.interp.set_external(func, true);
+        self.promotions.set(self.promotions.get() + 1);
+        if let Some(hook) = &self.options.hook {
+            let code_bytes = self.native.borrow().code(func).map_or(0, <[u8]>::len);
+            (hook.0)(&TierEvent {
+                function: program.funcs[func].name.clone(),
+                from,
+                to,
+                reason,
+                compile: took,
+                code_bytes,
+                background,
+            });
+        }
+    }
+
+    /// Installs the background compiles that finished (a safe point: no
+    /// frame is between two instructions of a function being replaced).
+    fn poll(&self, program: &Program, host: &mut Runtime) {
+        let mut done = match self.compiler.borrow().as_ref() {
+            Some(c) => c.take_done(),
+            None => return,
+        };
+        if self.options.chaos.is_some() {
+            // Chaos: each finished compile waits a random number of safe
+            // points before it is installed.
+            done.append(&mut self.deferred.borrow_mut());
+            let (now, later): (Vec<Done>, Vec<Done>) =
+                done.into_iter().partition(|_| self.random(3) == 0);
+            *self.deferred.borrow_mut() = later;
+            done = now;
+        }
+        for d in done {
+            if let Some(q) = self.queued.borrow_mut().get_mut(d.func.index()) {
+                *q = false;
+            }
+            if d.generation != self.generation_of(d.func)
+                || program.funcs.get(d.func).is_none_or(|f| f.is_declaration())
+                || self.tier.get() != Tier::Auto
+                || self.pin_of(d.func).is_some()
+            {
+                continue;
+            }
+            let from = self.tier_of(d.func);
+            let ok = d.unit.and_then(|unit| {
+                self.native.borrow_mut().link(
+                    program,
+                    &[d.func],
+                    unit,
+                    Tier::Opt,
+                    self.fuel.get(),
+                    host,
+                )
+            });
+            if ok.is_ok() && self.native.borrow().has(d.func) {
+                self.installed(program, d.func, from, Tier::Opt, "calls", d.took, true);
+            } else if from == Tier::Interp {
+                // Out of date (the string table moved on) or failed: count
+                // again from the start.
+                let t = self.options.thresholds;
+                self.interp
+                    .set_counters(d.func, t.calls as i32, t.loops.max(1) as i32);
+            }
+        }
+    }
+
+    /// Waits for the background compiler and installs everything it
+    /// finished (tests and measurements).
+    pub(crate) fn finish_compiles(&self, program: &Program, host: &mut Runtime) {
+        if let Some(c) = self.compiler.borrow().as_ref() {
+            c.wait_idle();
+        }
+        while !self.deferred.borrow().is_empty() || self.compiling() {
+            self.poll(program, host);
+        }
+        self.poll(program, host);
+    }
+
+    /// Whether background compiles are queued or running.
+    pub(crate) fn compiling(&self) -> bool {
+        self.compiler
+            .borrow()
+            .as_ref()
+            .is_some_and(Compiler::pending)
+    }
+
+    /// The tier running `func` now.
+    pub(crate) fn tier_of(&self, func: FuncId) -> Tier {
+        self.native.borrow().tier_of(func).unwrap_or(Tier::Interp)
+    }
+
+    /// `func`'s interpreter counters: calls and loop back edges left
+    /// before `auto` promotes it (`None` without a body).
+    pub(crate) fn counters(&self, func: FuncId) -> Option<(i32, i32)> {
+        self.interp.counters(func)
+    }
+
+    /// Functions promoted by counters so far.
+    pub(crate) fn promotions(&self) -> u64 {
+        self.promotions.get()
+    }
+
+    /// `func`'s machine code, if it runs natively (a copy).
+    pub(crate) fn code(&self, func: FuncId) -> Option<Vec<u8>> {
+        self.native.borrow().code(func).map(<[u8]>::to_vec)
+    }
+
+    /// Live native units and the machine-code bytes they hold.
+    pub(crate) fn native_memory(&self) -> (usize, usize) {
+        self.native.borrow().memory()
+    }
+}
+
+/// The host every tier sees during a call of the executor: the runtime,
+/// plus calls between tiers and promotion.
+pub(crate) struct TieredHost<'a> {
+    rt: &'a mut Runtime,
+    exec: &'a Executor,
+    program: &'a Program,
+}
+
+impl TieredHost<'_> {
+    /// Counts a call of `func` that did not come from the interpreter's
+    /// call instruction (from Rust, or from compiled code through a stub),
+    /// promoting it when its counter runs out.
+    fn count_call(&mut self, func: FuncId) {
+        let exec = self.exec;
+        if exec.tier.get() != Tier::Auto || exec.interp.is_external(func) {
+            return;
+        }
+        if let Some((calls, edges)) = exec.interp.counters(func) {
+            if calls <= 1 {
+                self.hot(func, false);
+            } else if calls != i32::MAX {
+                exec.interp.set_counters(func, calls - 1, edges);
+            }
+        }
+    }
+}
+
+impl Host for TieredHost<'_> {
+    fn intern_str(&mut self, s: &str) -> Word {
+        self.rt.intern_str(s)
+    }
+    fn globals(&mut self) -> &mut [Word] {
+        self.rt.globals()
+    }
+    fn array_new(&mut self, elem: Type, elems: &[Word], roots: &[Word]) -> Result<Word, TrapCode> {
+        self.rt.array_new(elem, elems, roots)
+    }
+    fn array_repeat(
+        &mut self,
+        elem: Type,
+        value: Word,
+        count: i64,
+        roots: &[Word],
+    ) -> Result<Word, TrapCode> {
+        self.rt.array_repeat(elem, value, count, roots)
+    }
+    fn array_push(&mut self, array: Word, value: Word, roots: &[Word]) -> Result<(), TrapCode> {
+        self.rt.array_push(array, value, roots)
+    }
+    fn str_concat(&mut self, a: Word, b: Word, roots: &[Word]) -> Result<Word, TrapCode> {
+        self.rt.str_concat(a, b, roots)
+    }
+    fn to_str(&mut self, ty: Type, value: Word, roots: &[Word]) -> Result<Word, TrapCode> {
+        self.rt.to_str(ty, value, roots)
+    }
+    fn print(&mut self, ty: Type, value: Word) {
+        self.rt.print(ty, value)
+    }
+    fn host_call(&mut self, id: HostFnId, args: &[Word], roots: &[Word]) -> Result<Word, TrapCode> {
+        self.rt.host_call(id, args, roots)
+    }
+    fn clock(&mut self) -> f64 {
+        self.rt.clock()
+    }
+    fn consume_fuel(&mut self, units: u64) -> Result<(), TrapCode> {
+        self.rt.consume_fuel(units)
+    }
+
+    fn call_func(&mut self, func: FuncId, args: &[Word], roots: &[Word]) -> Result<Word, Trap> {
+        let exec = self.exec;
+        // SAFETY: `roots` are the caller's frames (the interpreter's value
+        // stack of a suspended activation, or the native stack above a
+        // stub's helper); neither moves nor is freed before the callee
+        // returns, when the range is popped.
+        unsafe { self.rt.push_roots(roots) };
+        exec.poll(self.program, self.rt);
+        self.count_call(func);
+        let unit = exec.native.borrow().unit_of(func);
+        let r = match unit {
+            Some(unit) => {
+                let (ptr, n) = {
+                    let native = exec.native.borrow();
+                    (native.strings().as_ptr(), native.strings().len())
+                };
+                // SAFETY: as in `Executor::call`.
+                let strings = unsafe { std::slice::from_raw_parts(ptr, n) };
+                unit.call_nested(self, func, args, strings, Some(exec.stack_budget.get()))
+            }
+            None => {
+                if !exec.interp.is_external(func) {
+                    exec.interp.call_at(self, func, args, SrcLoc::NONE)
+                } else {
+                    // Marked external but without code: an internal error.
+                    Err(Trap {
+                        code: TrapCode::AssertionFailed,
+                        loc: SrcLoc::NONE,
+                    })
+                }
+            }
+        };
+        self.rt.pop_roots();
+        r
+    }
+
+    fn hot(&mut self, func: FuncId, back_edge: bool) {
+        let exec = self.exec;
+        if exec.tier.get() != Tier::Auto || exec.pin_of(func).is_some() {
+            exec.interp.set_counters(func, i32::MAX, i32::MAX);
+            return;
+        }
+        exec.poll(self.program, self.rt);
+        if exec.interp.is_external(func) {
+            return;
+        }
+        // Without OSR a loop that starts on the interpreter stays there, so
+        // a loop function promoted before its first run compiles at once.
+        let first_run = !back_edge
+            && exec.options.thresholds.loops == 0
+            && exec.options.chaos.is_none()
+            && tiering::has_loop(&self.program.funcs[func]);
+        let reason = match (back_edge, first_run) {
+            (true, _) => "loop",
+            (false, true) => "first run",
+            (false, false) => "calls",
+        };
+        let sync = exec.options.sync || first_run;
+        exec.promote(self.program, func, self.rt, reason, sync);
+    }
+}
