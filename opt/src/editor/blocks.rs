@@ -144,7 +144,15 @@ impl Editor<'_> {
             self.st.innermost[nb] = self.st.innermost[b];
             let old_children = self.st.children[b].clone();
             self.st.set_idom(nb, Some(p));
-            self.reset_idom_to_nca(b);
+            // `b` only lost the predecessor `p`: its old immediate dominator
+            // still dominates the others, and stays the nearest common one
+            // while it is a predecessor itself (every `||`/`&&` operand
+            // threaded into a long chain's join: without this shortcut
+            // each thread walked the whole chain, quadratic in its length).
+            let d = self.st.idom[b].expand();
+            if !d.is_some_and(|d| self.st.preds[b].contains(&d) && !self.st.is_backedge(d, b)) {
+                self.reset_idom_to_nca(b);
+            }
             loop {
                 let mut changed = false;
                 for &c in &old_children {
@@ -202,6 +210,12 @@ impl Editor<'_> {
         let Some((&first, rest)) = fwd.split_first() else {
             return false;
         };
+        // With valid numbers each `nca` walk starts where the last ended
+        // and only climbs: O(preds + depth) for all of them. Stale numbers
+        // would make each walk cost the distance to the answer instead.
+        if rest.len() >= 8 && !self.st.numbers_valid {
+            self.st.renumber(self.func);
+        }
         let mut n = first;
         for &q in rest {
             n = self.st.nca(n, q);

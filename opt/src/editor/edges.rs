@@ -191,6 +191,12 @@ impl Editor<'_> {
                 let Some((&first, rest)) = fwd.split_first() else {
                     continue;
                 };
+                // Valid numbers make the walks below O(preds + depth) in
+                // all; stale ones cost the distance to the answer per
+                // predecessor (cubic on long `||` chains).
+                if rest.len() >= 8 && !self.st.numbers_valid {
+                    self.st.renumber(self.func);
+                }
                 let mut n = first;
                 for &p in rest {
                     n = self.st.nca(n, p);

@@ -115,6 +115,13 @@ impl<'f> Editor<'f> {
         &self.stats
     }
 
+    /// Blocks visited so far by the dominator-tree repairs (`nca` and
+    /// `dominates` walks, renumbering): a work count that tests bound to
+    /// catch super-linear behaviour without timing anything.
+    pub fn dom_steps(&self) -> u64 {
+        self.st.dom_steps.get()
+    }
+
     /// The function (read-only). Blocks removed by a primitive may still
     /// be listed in its layout until [`Editor::settled`]; use
     /// [`Editor::blocks`] for the live blocks.

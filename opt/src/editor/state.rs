@@ -51,6 +51,10 @@ pub(super) struct State {
     pub(super) pre: SecondaryMap<Block, u32>,
     pub(super) post: SecondaryMap<Block, u32>,
     pub(super) numbers_valid: bool,
+    /// Work done on the dominator tree: blocks visited by `nca` walks,
+    /// `dominates` walks and renumbering. Tests bound it to catch
+    /// super-linear repairs without timing anything.
+    pub(super) dom_steps: std::cell::Cell<u64>,
     pub(super) loops: PrimaryMap<LoopId, LoopData>,
     pub(super) innermost: SecondaryMap<Block, PackedOption<LoopId>>,
     pub(super) header_of: SecondaryMap<Block, PackedOption<LoopId>>,
@@ -116,11 +120,13 @@ impl State {
             return;
         };
         let mut counter = 0u32;
+        let mut steps = 0u64;
         let mut stack: Vec<(Block, usize)> = vec![(entry, 0)];
         self.pre[entry] = counter;
         counter += 1;
         while let Some(top) = stack.last_mut() {
             let (b, i) = *top;
+            steps += 1;
             if let Some(&c) = self.children[b].get(i) {
                 top.1 += 1;
                 self.pre[c] = counter;
@@ -133,6 +139,7 @@ impl State {
             }
         }
         self.numbers_valid = true;
+        self.dom_steps.set(self.dom_steps.get() + steps);
     }
 
     /// Whether `a` dominates `b` (reflexive).
@@ -143,6 +150,7 @@ impl State {
         }
         let mut cur = Some(b);
         while let Some(c) = cur {
+            self.step();
             if c == a {
                 return true;
             }
@@ -158,6 +166,7 @@ impl State {
         if self.numbers_valid {
             let mut cur = Some(a);
             while let Some(c) = cur {
+                self.step();
                 if self.dominates(c, b) {
                     return c;
                 }
@@ -168,6 +177,7 @@ impl State {
         let mut seen = rustc_hash::FxHashSet::default();
         let (mut ca, mut cb) = (Some(a), Some(b));
         while ca.is_some() || cb.is_some() {
+            self.step();
             if let Some(x) = ca {
                 if !seen.insert(x) {
                     return x;
@@ -182,6 +192,11 @@ impl State {
             }
         }
         a
+    }
+
+    /// Counts one unit of dominator-tree work.
+    fn step(&self) {
+        self.dom_steps.set(self.dom_steps.get() + 1);
     }
 
     /// Whether the edge `p -> b` is a backedge: `b` heads a live loop that

@@ -1,0 +1,73 @@
+//! Jump threading on a long `||` chain (issue 13). Every threaded edge
+//! recomputed nearest common dominators over all of the join's (and, in
+//! the edge-deletion repair, the `then` block's) predecessors with stale
+//! dominator-tree numbers, each walk costing the distance to the answer:
+//! cubic in the chain's length (62.5 M steps for 500 operands). With the
+//! numbers refreshed before a many-predecessor `nca` and the join's
+//! dominator kept when it is still a predecessor, it is quadratic (1.0 M
+//! steps): still a renumbering per threaded edge, see
+//! /work/notes/reliab.md. The work is counted, not timed
+//! (`Editor::dom_steps`): doubling the chain must not multiply it by 5 or
+//! more (cubic gives 8).
+
+use waddle_opt::canon::canonicalize;
+use waddle_opt::editor::Editor;
+use waddle_opt::ir::{parse_program, FuncId};
+use waddle_opt::passes;
+
+/// The IR the frontend lowers `if f() || f() || ... { print 1 }` to:
+/// every operand branches to the join with its own condition.
+fn chain(n: usize) -> String {
+    let mut s = String::from(
+        "fn fn0 \"f\"() -> bool {\nblock0:\n    v0: bool = bconst true\n    return v0\n}\n\
+         fn fn1 \"main\"() -> void {\n",
+    );
+    for k in 0..n {
+        s += &format!("block{k}:\n    v{k}: bool = call fn0 \"f\"()\n");
+        if k + 1 < n {
+            s += &format!("    br v{k}, block{n}(v{k}), block{}\n", k + 1);
+        } else {
+            s += &format!("    jump block{n}(v{k})\n");
+        }
+    }
+    let c = n + 1;
+    s += &format!(
+        "block{n}(v{c}: bool):\n    br v{c}, block{}, block{}\n\
+         block{}:\n    v{}: int = iconst 1\n    print v{}\n    jump block{}\n\
+         block{}:\n    return\n}}\n",
+        n + 1,
+        n + 2,
+        n + 1,
+        c + 1,
+        c + 1,
+        n + 2,
+        n + 2
+    );
+    s
+}
+
+/// Dominator-tree steps of jump threading on a chain of `n` operands, and
+/// the number of threaded edges.
+fn steps(n: usize) -> (u64, usize) {
+    let mut p = parse_program(&chain(n)).expect("the chain parses");
+    let f = &mut p.funcs[FuncId::from_u32(1)];
+    canonicalize(f);
+    let mut ed = Editor::new(f);
+    ed.set_checking(false);
+    let before = ed.dom_steps();
+    let threaded = passes::jump_thread(&mut ed);
+    (ed.dom_steps() - before, threaded)
+}
+
+#[test]
+fn threading_a_long_or_chain_is_not_cubic() {
+    let (small, t_small) = steps(250);
+    let (large, t_large) = steps(500);
+    eprintln!("dominator steps: {small} for 250 operands, {large} for 500");
+    assert!(t_small >= 249 && t_large >= 499, "{t_small} {t_large}");
+    assert!(
+        large < small * 5,
+        "dominator work grows faster than quadratically: {small} steps for 250 operands, {large} for 500"
+    );
+    assert!(large < 8 * 500 * 500, "{large} steps for 500 operands");
+}
