@@ -11,6 +11,7 @@
 //!   (Fritz ch. 6–9), with a from-scratch checker.
 //! - [`passes`]: optimization passes and per-level pipelines.
 //! - [`vsdg`]: the VSDG round trip of tier T3 (Lawrence 2007).
+//! - [`validate`]: translation validation of optimizations (Govereau 2012).
 
 pub mod abi;
 pub mod analysis;
@@ -19,4 +20,5 @@ pub mod editor;
 pub mod interp;
 pub mod ir;
 pub mod passes;
+pub mod validate;
 pub mod vsdg;

@@ -36,6 +36,7 @@
 
 mod bce;
 mod cfg;
+pub(crate) mod fault;
 mod gvn;
 mod inline;
 mod licm;

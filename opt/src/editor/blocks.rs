@@ -54,7 +54,11 @@ impl Editor<'_> {
         };
         // Simulate the edge: b's parameters become the edge arguments.
         let params = self.func.blocks[b].params.clone();
-        for (&p, &e) in params.iter().zip(&default.args) {
+        let mut args = default.args.clone();
+        if crate::passes::fault::on(crate::passes::fault::Fault::SwapsJoinArgs) {
+            args.reverse();
+        }
+        for (&p, &e) in params.iter().zip(&args) {
             self.raw_replace_all_uses(p, e);
         }
         let insts = std::mem::take(&mut self.func.blocks[b].insts);

@@ -207,100 +207,169 @@ pub enum InstKind {
     Clock,
 }
 
+/// The instructions whose operands are values only, each described once (in
+/// the manner of LuaJIT's `IRDEF` table): the variant with its operands,
+/// the text-format mnemonic (operands follow it, separated by `, `), its
+/// effects — `trap`: may raise a runtime error; `effect`: writes state or
+/// does I/O; `reads`: reads mutable state (globals, array contents) — and
+/// its typing rule: given the function `f` and the operands, the result
+/// type (`Unit` for none) or, through `?`, a message for an ill-typed
+/// operand (the rule is expanded in the verifier, whose `want` and
+/// `elem_of` it calls).
+///
+/// `value_insts!(m)` calls macro `m` with the table. The text printer and
+/// parser, operand iteration ([`InstKind::for_each_arg`]) and the effect
+/// queries ([`InstKind::may_trap`], [`InstKind::has_side_effects`],
+/// [`InstKind::reads_memory`]) and the verifier's typing are generated from
+/// it, so adding such an instruction is one row here plus its meaning in
+/// the interpreter and code generators. Instructions with
+/// immediates (constants, operators, callees, globals, conditions) and
+/// `clock` are described by hand next to the generated code.
+macro_rules! value_insts {
+    ($m:ident) => {
+        $m! {
+            Copy(a) "copy" { trap: false, effect: false, reads: false }
+                (f) => { f.value_type(a) };
+            ArrayRepeat(a, n) "array_repeat" { trap: true, effect: false, reads: false }
+                (f) => {
+                    want(f, n, Type::Int, "count")?;
+                    let t = f.value_type(a);
+                    t.array_of()
+                        .ok_or_else(|| format!("no array type has elements of type {t}"))?
+                };
+            ArrayLen(a) "array_len" { trap: false, effect: false, reads: true }
+                (f) => { elem_of(f, a)?; Type::Int };
+            BoundsCheck(a, i) "bounds_check" { trap: true, effect: false, reads: false }
+                (f) => { elem_of(f, a)?; want(f, i, Type::Int, "index")?; Type::Unit };
+            ArrayGet(a, i) "array_get" { trap: false, effect: false, reads: true }
+                (f) => { let e = elem_of(f, a)?; want(f, i, Type::Int, "index")?; e };
+            ArraySet(a, i, v) "array_set" { trap: false, effect: true, reads: false }
+                (f) => {
+                    let e = elem_of(f, a)?;
+                    want(f, i, Type::Int, "index")?;
+                    want(f, v, e, "stored value")?;
+                    Type::Unit
+                };
+            ArrayPush(a, v) "array_push" { trap: true, effect: false, reads: false }
+                (f) => { let e = elem_of(f, a)?; want(f, v, e, "pushed value")?; Type::Unit };
+            ArrayPop(a) "array_pop" { trap: true, effect: false, reads: true }
+                (f) => { elem_of(f, a)? };
+            StrLen(a) "str_len" { trap: false, effect: false, reads: false }
+                (f) => { want(f, a, Type::Str, "operand")?; Type::Int };
+            StrConcat(a, b) "str_concat" { trap: true, effect: false, reads: false }
+                (f) => {
+                    want(f, a, Type::Str, "left operand")?;
+                    want(f, b, Type::Str, "right operand")?;
+                    Type::Str
+                };
+            ToStr(a) "to_str" { trap: true, effect: false, reads: false }
+                (f) => { Type::Str };
+            Print(a) "print" { trap: false, effect: true, reads: false }
+                (f) => { Type::Unit };
+            Assert(a) "assert" { trap: true, effect: false, reads: false }
+                (f) => { want(f, a, Type::Bool, "condition")?; Type::Unit };
+        }
+    };
+}
+pub(crate) use value_insts;
+
+/// What an instruction of the [`value_insts`] table may do.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+struct Effects {
+    trap: bool,
+    effect: bool,
+    reads: bool,
+}
+
+macro_rules! gen_operand_queries {
+    ($($v:ident($first:ident $(, $rest:ident)*) $name:literal
+        { trap: $trap:literal, effect: $eff:literal, reads: $rd:literal }
+        ($f:ident) => $typing:block;)*) => {
+        impl InstKind {
+            /// The table effects of a [`value_insts`] instruction.
+            fn table_effects(&self) -> Option<Effects> {
+                match self {
+                    $(InstKind::$v(..) => Some(Effects { trap: $trap, effect: $eff, reads: $rd }),)*
+                    _ => None,
+                }
+            }
+
+            /// Calls `f` on the operands of a [`value_insts`] instruction;
+            /// `false` for other instructions.
+            fn for_each_table_arg(&self, f: &mut impl FnMut(Value)) -> bool {
+                match self {
+                    $(InstKind::$v($first $(, $rest)*) => {
+                        f(*$first);
+                        $(f(*$rest);)*
+                        true
+                    })*
+                    _ => false,
+                }
+            }
+
+            /// [`InstKind::for_each_table_arg`] with mutable operands.
+            fn for_each_table_arg_mut(&mut self, f: &mut impl FnMut(&mut Value)) -> bool {
+                match self {
+                    $(InstKind::$v($first $(, $rest)*) => {
+                        f($first);
+                        $(f($rest);)*
+                        true
+                    })*
+                    _ => false,
+                }
+            }
+        }
+    };
+}
+value_insts!(gen_operand_queries);
+
 impl InstKind {
     /// Calls `f` on every value operand, in order.
     pub fn for_each_arg(&self, mut f: impl FnMut(Value)) {
+        if self.for_each_table_arg(&mut f) {
+            return;
+        }
         match self {
-            InstKind::IConst(_)
-            | InstKind::FConst(_)
-            | InstKind::BConst(_)
-            | InstKind::SConst(_)
-            | InstKind::GlobalGet(_)
-            | InstKind::Clock => {}
-            InstKind::Copy(a)
-            | InstKind::Unary(_, a)
-            | InstKind::GlobalSet(_, a)
-            | InstKind::ArrayLen(a)
-            | InstKind::ArrayPop(a)
-            | InstKind::StrLen(a)
-            | InstKind::ToStr(a)
-            | InstKind::Print(a)
-            | InstKind::Assert(a) => f(*a),
-            InstKind::Binary(_, a, b)
-            | InstKind::ArrayRepeat(a, b)
-            | InstKind::BoundsCheck(a, b)
-            | InstKind::ArrayGet(a, b)
-            | InstKind::ArrayPush(a, b)
-            | InstKind::StrConcat(a, b)
-            | InstKind::StrCmp(_, a, b) => {
+            InstKind::Unary(_, a) | InstKind::GlobalSet(_, a) => f(*a),
+            InstKind::Binary(_, a, b) | InstKind::StrCmp(_, a, b) => {
                 f(*a);
                 f(*b)
-            }
-            InstKind::ArraySet(a, b, c) => {
-                f(*a);
-                f(*b);
-                f(*c)
             }
             InstKind::Call(_, args) | InstKind::HostCall(_, args) | InstKind::ArrayLit(args) => {
                 args.iter().copied().for_each(f)
             }
+            _ => {}
         }
     }
 
     /// Calls `f` on a mutable reference to every value operand, in order.
     pub fn for_each_arg_mut(&mut self, mut f: impl FnMut(&mut Value)) {
+        if self.for_each_table_arg_mut(&mut f) {
+            return;
+        }
         match self {
-            InstKind::IConst(_)
-            | InstKind::FConst(_)
-            | InstKind::BConst(_)
-            | InstKind::SConst(_)
-            | InstKind::GlobalGet(_)
-            | InstKind::Clock => {}
-            InstKind::Copy(a)
-            | InstKind::Unary(_, a)
-            | InstKind::GlobalSet(_, a)
-            | InstKind::ArrayLen(a)
-            | InstKind::ArrayPop(a)
-            | InstKind::StrLen(a)
-            | InstKind::ToStr(a)
-            | InstKind::Print(a)
-            | InstKind::Assert(a) => f(a),
-            InstKind::Binary(_, a, b)
-            | InstKind::ArrayRepeat(a, b)
-            | InstKind::BoundsCheck(a, b)
-            | InstKind::ArrayGet(a, b)
-            | InstKind::ArrayPush(a, b)
-            | InstKind::StrConcat(a, b)
-            | InstKind::StrCmp(_, a, b) => {
+            InstKind::Unary(_, a) | InstKind::GlobalSet(_, a) => f(a),
+            InstKind::Binary(_, a, b) | InstKind::StrCmp(_, a, b) => {
                 f(a);
                 f(b)
-            }
-            InstKind::ArraySet(a, b, c) => {
-                f(a);
-                f(b);
-                f(c)
             }
             InstKind::Call(_, args) | InstKind::HostCall(_, args) | InstKind::ArrayLit(args) => {
                 args.iter_mut().for_each(f)
             }
+            _ => {}
         }
     }
 
     /// Whether the instruction may raise a runtime error.
     pub fn may_trap(&self) -> bool {
+        if let Some(e) = self.table_effects() {
+            return e.trap;
+        }
         match self {
             InstKind::Binary(op, _, _) => op.may_trap(),
-            InstKind::Call(..)
-            | InstKind::HostCall(..)
-            | InstKind::ArrayRepeat(..)
-            | InstKind::BoundsCheck(..)
-            | InstKind::ArrayPop(..)
-            | InstKind::Assert(..) => true,
-            // Allocation can run out of memory.
-            InstKind::ArrayLit(..)
-            | InstKind::ArrayPush(..)
-            | InstKind::StrConcat(..)
-            | InstKind::ToStr(..) => true,
+            // Calls can overflow the stack or fail in the host; allocation
+            // can run out of memory.
+            InstKind::Call(..) | InstKind::HostCall(..) | InstKind::ArrayLit(..) => true,
             _ => false,
         }
     }
@@ -310,25 +379,18 @@ impl InstKind {
     /// without side effects may be removed when their result is unused.
     pub fn has_side_effects(&self) -> bool {
         self.may_trap()
-            || matches!(
-                self,
-                InstKind::GlobalSet(..)
-                    | InstKind::ArraySet(..)
-                    | InstKind::Print(..)
-                    | InstKind::Clock
-            )
+            || self.table_effects().is_some_and(|e| e.effect)
+            || matches!(self, InstKind::GlobalSet(..) | InstKind::Clock)
     }
 
     /// Whether the instruction reads mutable state (globals or array
     /// contents), so it cannot be moved across writes.
     pub fn reads_memory(&self) -> bool {
-        matches!(
-            self,
-            InstKind::GlobalGet(..) | InstKind::ArrayGet(..) | InstKind::ArrayLen(..)
-        ) || matches!(
-            self,
-            InstKind::Call(..) | InstKind::HostCall(..) | InstKind::ArrayPop(..)
-        )
+        self.table_effects().is_some_and(|e| e.reads)
+            || matches!(
+                self,
+                InstKind::GlobalGet(..) | InstKind::Call(..) | InstKind::HostCall(..)
+            )
     }
 }
 

@@ -200,6 +200,24 @@ fn value_list(vals: &[super::Value]) -> String {
         .join(", ")
 }
 
+macro_rules! gen_format_table_inst {
+    ($($v:ident($first:ident $(, $rest:ident)*) $name:literal { $($effects:tt)* }
+        ($f:ident) => $typing:block;)*) => {
+        /// The text of a [`super::instructions::value_insts`] instruction:
+        /// its mnemonic and operands.
+        fn format_table_inst(kind: &InstKind) -> Option<String> {
+            match kind {
+                $(InstKind::$v($first $(, $rest)*) => {
+                    let operands: &[super::Value] = &[*$first $(, *$rest)*];
+                    Some(format!("{} {}", $name, value_list(operands)))
+                })*
+                _ => None,
+            }
+        }
+    };
+}
+super::instructions::value_insts!(gen_format_table_inst);
+
 /// The body of an instruction (opcode and operands) without result or loc.
 fn format_kind(p: &Program, kind: &InstKind) -> String {
     match kind {
@@ -207,7 +225,6 @@ fn format_kind(p: &Program, kind: &InstKind) -> String {
         InstKind::FConst(bits) => format!("fconst {}", format_float_bits(*bits)),
         InstKind::BConst(b) => format!("bconst {b}"),
         InstKind::SConst(s) => format!("sconst {}", quote(s)),
-        InstKind::Copy(a) => format!("copy {a}"),
         InstKind::Unary(op, a) => format!("{} {a}", unary_name(*op)),
         InstKind::Binary(op, a, b) => match op {
             BinaryOp::ICmp(c) | BinaryOp::FCmp(c) | BinaryOp::BCmp(c) => {
@@ -226,20 +243,10 @@ fn format_kind(p: &Program, kind: &InstKind) -> String {
         InstKind::GlobalGet(g) => format!("global_get {g}"),
         InstKind::GlobalSet(g, a) => format!("global_set {g}, {a}"),
         InstKind::ArrayLit(elems) => format!("array_lit [{}]", value_list(elems)),
-        InstKind::ArrayRepeat(a, n) => format!("array_repeat {a}, {n}"),
-        InstKind::ArrayLen(a) => format!("array_len {a}"),
-        InstKind::BoundsCheck(a, i) => format!("bounds_check {a}, {i}"),
-        InstKind::ArrayGet(a, i) => format!("array_get {a}, {i}"),
-        InstKind::ArraySet(a, i, v) => format!("array_set {a}, {i}, {v}"),
-        InstKind::ArrayPush(a, v) => format!("array_push {a}, {v}"),
-        InstKind::ArrayPop(a) => format!("array_pop {a}"),
-        InstKind::StrLen(a) => format!("str_len {a}"),
-        InstKind::StrConcat(a, b) => format!("str_concat {a}, {b}"),
         InstKind::StrCmp(c, a, b) => format!("str_cmp {} {a}, {b}", cmp_name(*c)),
-        InstKind::ToStr(a) => format!("to_str {a}"),
-        InstKind::Print(a) => format!("print {a}"),
-        InstKind::Assert(a) => format!("assert {a}"),
         InstKind::Clock => "clock".to_string(),
+        other => format_table_inst(other)
+            .expect("every instruction not printed above is in the value_insts table"),
     }
 }
 

@@ -25,6 +25,9 @@ fn const_key(ed: &Editor, v: Value) -> Option<i64> {
 /// are all identical, become jumps. Returns the number of applications.
 pub fn if_simplify(ed: &mut Editor) -> usize {
     let mut n = 0;
+    if super::fault::on(super::fault::Fault::InvertedCondition) {
+        n += super::fault::invert_conditions(ed);
+    }
     for b in ed.dom_preorder().into_iter().rev() {
         if !ed.is_live(b) {
             continue;

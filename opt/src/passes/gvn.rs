@@ -9,7 +9,7 @@
 use rustc_hash::FxHashMap;
 
 use crate::editor::Editor;
-use crate::ir::{Block, InstKind, User, Value};
+use crate::ir::{BinaryOp, Block, Cmp, InstKind, User, Value};
 
 /// Runs GVN; returns the number of instructions removed. Linear in the
 /// size of the function (expected): one hash probe per instruction, and
@@ -40,7 +40,8 @@ pub fn gvn(ed: &mut Editor) -> usize {
             if matches!(data.kind, InstKind::SConst(_)) {
                 continue;
             }
-            if let Some(&prev) = table.get(&data.kind) {
+            let kind = mutant_key(&data.kind);
+            if let Some(&prev) = table.get(&kind) {
                 let ok = ed.uses(r).iter().all(|&u| {
                     let ub = match u {
                         User::Inst(x) => ed.inst_block(x),
@@ -54,7 +55,7 @@ pub fn gvn(ed: &mut Editor) -> usize {
                 }
                 continue;
             }
-            let key = data.kind.clone();
+            let key = kind;
             table.insert(key.clone(), r);
             added.push(key);
         }
@@ -67,4 +68,18 @@ pub fn gvn(ed: &mut Editor) -> usize {
         }
     }
     n
+}
+
+/// The table key of an instruction: the instruction itself, except under
+/// the test-only fault N2, which wrongly treats `<` and `-` as commutative.
+fn mutant_key(kind: &InstKind) -> InstKind {
+    use super::fault::{on, Fault};
+    match *kind {
+        InstKind::Binary(op @ (BinaryOp::ICmp(Cmp::Lt) | BinaryOp::ISub), a, b)
+            if on(Fault::GvnCommutes) && b < a =>
+        {
+            InstKind::Binary(op, b, a)
+        }
+        _ => kind.clone(),
+    }
 }

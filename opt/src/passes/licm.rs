@@ -21,7 +21,11 @@ use crate::ir::{Block, InstKind, Value};
 
 /// Runs LICM; returns the number of hoisted instructions.
 pub fn licm(ed: &mut Editor) -> usize {
+    use super::fault::{on, Fault};
     let mut n = 0;
+    if on(Fault::OffByOne) {
+        n += super::fault::off_by_one(ed);
+    }
     for l in ed.loops() {
         let ph = ed.preheader(l);
         let body = ed.body(l);
@@ -45,6 +49,16 @@ pub fn licm(ed: &mut Editor) -> usize {
                 let i = ed.insts(b)[idx];
                 let kind = &ed.inst(i).kind;
                 let movable = match kind {
+                    InstKind::ArrayGet(..) | InstKind::GlobalGet(_)
+                        if on(Fault::LicmHoistsLoads) =>
+                    {
+                        true
+                    }
+                    InstKind::Binary(op, _, _)
+                        if op.may_trap() && on(Fault::SpeculatesDivision) =>
+                    {
+                        true
+                    }
                     InstKind::ArrayLen(_) => !calls && !resizes,
                     InstKind::GlobalGet(g) => !calls && !global_writes.contains(g),
                     k => !k.has_side_effects() && !k.reads_memory(),

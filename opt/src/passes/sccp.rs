@@ -75,6 +75,11 @@ pub(crate) fn fold(kind: &InstKind, arg: impl Fn(Value) -> Option<Konst>) -> Opt
         InstKind::Binary(op, a, b) => {
             let (x, y) = (arg(*a)?, arg(*b)?);
             match (op, x, y) {
+                (BinaryOp::IAdd, Int(x), Int(y))
+                    if super::fault::on(super::fault::Fault::FoldsWithoutWrap) =>
+                {
+                    Int(x.saturating_add(y))
+                }
                 (BinaryOp::IAdd, Int(x), Int(y)) => Int(x.wrapping_add(y)),
                 (BinaryOp::ISub, Int(x), Int(y)) => Int(x.wrapping_sub(y)),
                 (BinaryOp::IMul, Int(x), Int(y)) => Int(x.wrapping_mul(y)),
@@ -316,7 +321,10 @@ pub fn sccp(ed: &mut Editor) -> bool {
         let Some(k) = s.konst(*v).and_then(key) else {
             continue;
         };
-        if let Some(idx) = taken_edge(term, k) {
+        if let Some(mut idx) = taken_edge(term, k) {
+            if super::fault::on(super::fault::Fault::SccpWrongEdge) {
+                idx = term.successors().count() - 1 - idx;
+            }
             ed.fold_switch(b, idx);
             changed = true;
         }

@@ -19,6 +19,9 @@ use crate::ir::{InstKind, Terminator, User, Value, ValueDef};
 /// Copy propagation. Returns whether anything changed.
 pub fn copy_propagate(ed: &mut Editor) -> bool {
     let mut changed = false;
+    if super::fault::on(super::fault::Fault::LoopResultIsInit) {
+        changed |= super::fault::loop_result_is_init(ed) > 0;
+    }
     loop {
         let mut round = false;
         let mut copies = Vec::new();
@@ -101,6 +104,9 @@ fn trivial_param(ed: &Editor, b: crate::ir::Block, idx: usize) -> Option<Value> 
 
 /// Dead code elimination. Returns whether anything changed.
 pub fn dce(ed: &mut Editor) -> bool {
+    if super::fault::on(super::fault::Fault::DropsStore) && super::fault::drop_store(ed) > 0 {
+        return true;
+    }
     let mut live = SecondaryMap::<Value, bool>::new();
     let mut work: Vec<Value> = Vec::new();
     let mark = |v: Value, live: &mut SecondaryMap<Value, bool>, work: &mut Vec<Value>| {

@@ -10,7 +10,9 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use waddle::driver::{run_on_big_stack, Tier};
-use waddle::engine::{compile_source_with_ffi, EngineConfig, OptOptions, PassLog, PassTrace};
+use waddle::engine::{
+    compile_source_with_ffi, EngineConfig, OptOptions, PassLog, PassTrace, Validation,
+};
 use waddle::error::Error;
 use waddle::output::OutputSink;
 use waddle::{Config, Engine, Module, Store, TierHook, TierOptions, TierThresholds};
@@ -103,6 +105,19 @@ pub struct RunArgs {
     /// separate with commas for several passes.
     #[arg(long, value_delimiter = ',', value_name = "PASS")]
     pub print_after: Vec<String>,
+    /// Validate every optimized function against the unoptimized one and
+    /// print `validated N of M functions` and each alarm (to standard
+    /// error); `guard` also keeps a function that does not validate
+    /// unoptimized (validated tier-up).
+    #[arg(
+        long,
+        value_enum,
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "report",
+        value_name = "MODE"
+    )]
+    pub validate: Option<ValidateArg>,
     /// Execution budget: stop with `out of fuel` after this many units.
     #[arg(long, value_name = "N")]
     pub fuel: Option<u64>,
@@ -141,6 +156,15 @@ impl From<TierArg> for Tier {
             TierArg::Auto => Tier::Auto,
         }
     }
+}
+
+/// `--validate` values.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ValidateArg {
+    /// Validate and report.
+    Report,
+    /// Validate, report, and keep functions that do not validate unoptimized.
+    Guard,
 }
 
 /// `--target` values.
@@ -264,6 +288,11 @@ fn trace(args: &RunArgs) -> PassTrace {
     PassTrace {
         time: args.time_passes,
         print_after: args.print_after.clone(),
+        validate: match args.validate {
+            None => Validation::Off,
+            Some(ValidateArg::Report) => Validation::Report,
+            Some(ValidateArg::Guard) => Validation::Guard,
+        },
     }
 }
 

@@ -38,6 +38,7 @@ fn help_and_version() {
         "--fuel",
         "--time-passes",
         "--print-after",
+        "--validate",
     ] {
         assert!(help.contains(flag), "{flag} missing from {help}");
     }
@@ -222,6 +223,28 @@ fn pass_diagnostics() {
     let out = waddle(&["run", "--print-after", "no-such-pass", path]);
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("unknown pass `no-such-pass`"));
+}
+
+#[test]
+fn validate_reports_and_guards() {
+    let p = program(
+        "validate.wdl",
+        "fn f(x: int) -> int { let y = x * 2; return x + 1; }\nprint(f(1));\n",
+    );
+    let path = p.to_str().unwrap();
+    for mode in ["--validate", "--validate=report", "--validate=guard"] {
+        let out = waddle(&["run", "--tier", "opt", mode, path]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        assert_eq!(text(&out.stdout), "2\n");
+        let err = text(&out.stderr);
+        assert!(err.contains(" of 2 functions"), "{err}");
+        assert!(
+            err.contains("validated 1 of") || err.contains("validated 2 of"),
+            "{err}"
+        );
+    }
+    let out = waddle(&["run", "--validate=sometimes", path]);
+    assert_eq!(out.status.code(), Some(1));
 }
 
 #[test]

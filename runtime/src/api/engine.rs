@@ -67,6 +67,15 @@ impl Config {
         Config::default()
     }
 
+    /// Sets translation validation of optimized code
+    /// ([`crate::engine::Validation`]): `Guard` is the validated tier-up,
+    /// where a function whose optimization does not validate keeps its
+    /// unoptimized IR, and the module's pass log says why.
+    pub fn validation(mut self, mode: crate::engine::Validation) -> Config {
+        self.trace.validate = mode;
+        self
+    }
+
     /// Sets the execution tier.
     pub fn tier(mut self, tier: Tier) -> Config {
         self.tier = tier;

@@ -5,7 +5,7 @@
 use waddle_opt::ir::{FuncId, Program};
 use waddle_opt::passes::{PassError, Pipeline, PipelineOptions, PrintAfter};
 
-use super::compile::{PassLog, PassTrace};
+use super::compile::{PassLog, PassTrace, Validation, ValidationLog};
 
 /// Names of the available passes.
 pub(crate) fn pass_names() -> Vec<String> {
@@ -38,11 +38,41 @@ pub(crate) fn run_pipeline(
         passes: trace.print_after.clone(),
         out: String::new(),
     };
+    let original = (trace.validate != Validation::Off).then(|| program.clone());
     let report = pipeline.run(program, &options, &mut print)?;
     Ok(PassLog {
         report: trace.time.then_some(report),
         printed: print.out,
+        validation: original.map(|o| validate(o, program, trace.validate)),
     })
+}
+
+/// Validates every function of `program` against `original` (the program
+/// before the pipeline); in [`Validation::Guard`] mode a function that
+/// does not validate gets its canonical original back.
+fn validate(mut original: Program, program: &mut Program, mode: Validation) -> ValidationLog {
+    for f in original.funcs.values_mut() {
+        if !f.is_declaration() {
+            waddle_opt::canon::canonicalize(f);
+        }
+    }
+    let opts = waddle_opt::validate::Options::default();
+    let result = waddle_opt::validate::validate_program(&original, program, &opts);
+    let mut findings = Vec::new();
+    for (f, &id) in result.findings.iter().zip(&result.failed) {
+        let kept = if mode == Validation::Guard {
+            program.funcs[id] = original.funcs[id].clone();
+            " (kept unoptimized)"
+        } else {
+            ""
+        };
+        findings.push(format!("validation: `{}`{kept}: {}", f.func, f.message));
+    }
+    ValidationLog {
+        total: result.total,
+        validated: result.equal,
+        findings,
+    }
 }
 
 /// Checks the IR's well-formedness; `Err` describes the first problem.

@@ -32,6 +32,35 @@ pub struct PassTrace {
     pub time: bool,
     /// Print every function after each of these passes.
     pub print_after: Vec<String>,
+    /// Translation validation of the optimized functions.
+    pub validate: Validation,
+}
+
+/// Translation validation after the pipeline (`waddle run --validate`,
+/// `waddle_opt::validate`): each optimized function is checked against
+/// its unoptimized, canonical original.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum Validation {
+    /// No validation.
+    #[default]
+    Off,
+    /// Validate and report (`validated N of M functions` and each alarm).
+    Report,
+    /// Validated tier-up: as `Report`, and a function that does not
+    /// validate keeps its unoptimized IR.
+    Guard,
+}
+
+/// What translation validation found (see [`Validation`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ValidationLog {
+    /// Functions compared.
+    pub total: u32,
+    /// Functions validated.
+    pub validated: u32,
+    /// One line per function that did not validate (and, in
+    /// [`Validation::Guard`] mode, was kept unoptimized).
+    pub findings: Vec<String>,
 }
 
 /// What the optimizer reported besides the IR (see [`PassTrace`]).
@@ -43,12 +72,23 @@ pub struct PassLog {
     /// The functions printed after the passes of
     /// [`PassTrace::print_after`], each under a `; after PASS` line.
     pub printed: String,
+    /// What validation found ([`PassTrace::validate`]).
+    pub validation: Option<ValidationLog>,
 }
 
 impl PassLog {
     /// Appends `other` (a later optimization run) to this log.
     pub fn merge(&mut self, other: PassLog) {
         self.printed.push_str(&other.printed);
+        match (&mut self.validation, other.validation) {
+            (Some(mine), Some(theirs)) => {
+                mine.total += theirs.total;
+                mine.validated += theirs.validated;
+                mine.findings.extend(theirs.findings);
+            }
+            (mine @ None, theirs) => *mine = theirs,
+            (Some(_), None) => {}
+        }
         match (&mut self.report, other.report) {
             (Some(mine), Some(theirs)) => mine.merge(&theirs),
             (mine @ None, theirs) => *mine = theirs,
@@ -61,6 +101,16 @@ impl PassLog {
         let mut out = self.printed.clone();
         if let Some(r) = &self.report {
             out.push_str(&r.to_string());
+        }
+        if let Some(v) = &self.validation {
+            for f in &v.findings {
+                out.push_str(f);
+                out.push('\n');
+            }
+            out.push_str(&format!(
+                "validated {} of {} functions\n",
+                v.validated, v.total
+            ));
         }
         out
     }

@@ -51,7 +51,7 @@ pub(crate) mod val;
 
 pub use compile::{
     check_passes, compile_source, compile_source_with_ffi, optimize, CompiledIr, OptOptions,
-    PassLog, PassTrace,
+    PassLog, PassTrace, Validation, ValidationLog,
 };
 pub(crate) use compile::{compile_with_options, panic_error};
 pub(crate) use host_api::check_host_name;

@@ -217,9 +217,39 @@ fn parse_inst(p: &mut Parser, body: &mut Body, refs: &mut Refs) -> Result<Inst, 
     Ok(inst)
 }
 
+macro_rules! gen_parse_table_inst {
+    ($($v:ident($first:ident $(, $rest:ident)*) $name:literal { $($effects:tt)* }
+        ($f:ident) => $typing:block;)*) => {
+        /// The operands of the [`crate::ir::instructions::value_insts`]
+        /// instruction with mnemonic `op` (already read); `None` for other
+        /// mnemonics.
+        fn parse_table_inst(
+            op: &str,
+            p: &mut Parser,
+            body: &mut Body,
+        ) -> Result<Option<InstKind>, ParseError> {
+            Ok(Some(match op {
+                $($name => {
+                    let $first = value(p, body)?;
+                    $(
+                        p.expect(&Tok::Comma)?;
+                        let $rest = value(p, body)?;
+                    )*
+                    InstKind::$v($first $(, $rest)*)
+                })*
+                _ => return Ok(None),
+            }))
+        }
+    };
+}
+crate::ir::instructions::value_insts!(gen_parse_table_inst);
+
 /// An opcode and its operands.
 fn parse_kind(p: &mut Parser, body: &mut Body, refs: &mut Refs) -> Result<InstKind, ParseError> {
     let (op, t) = p.expect_word("an instruction")?;
+    if let Some(kind) = parse_table_inst(&op, p, body)? {
+        return Ok(kind);
+    }
     let kind = match op.as_str() {
         "iconst" => InstKind::IConst(p.expect_i64()?),
         "fconst" => InstKind::FConst(float_bits(p)?),
@@ -238,7 +268,6 @@ fn parse_kind(p: &mut Parser, body: &mut Body, refs: &mut Refs) -> Result<InstKi
             }
         }
         "sconst" => InstKind::SConst(p.expect_str()?.into_boxed_str()),
-        "copy" => InstKind::Copy(value(p, body)?),
         "icmp" | "fcmp" | "bcmp" => {
             let c = cond(p)?;
             let (a, b) = two_values(p, body)?;
@@ -281,42 +310,11 @@ fn parse_kind(p: &mut Parser, body: &mut Body, refs: &mut Refs) -> Result<InstKi
             p.expect(&Tok::LBracket)?;
             InstKind::ArrayLit(value_list(p, body, &Tok::RBracket)?)
         }
-        "array_repeat" => {
-            let (a, b) = two_values(p, body)?;
-            InstKind::ArrayRepeat(a, b)
-        }
-        "array_len" => InstKind::ArrayLen(value(p, body)?),
-        "bounds_check" => {
-            let (a, b) = two_values(p, body)?;
-            InstKind::BoundsCheck(a, b)
-        }
-        "array_get" => {
-            let (a, b) = two_values(p, body)?;
-            InstKind::ArrayGet(a, b)
-        }
-        "array_set" => {
-            let (a, b) = two_values(p, body)?;
-            p.expect(&Tok::Comma)?;
-            InstKind::ArraySet(a, b, value(p, body)?)
-        }
-        "array_push" => {
-            let (a, b) = two_values(p, body)?;
-            InstKind::ArrayPush(a, b)
-        }
-        "array_pop" => InstKind::ArrayPop(value(p, body)?),
-        "str_len" => InstKind::StrLen(value(p, body)?),
-        "str_concat" => {
-            let (a, b) = two_values(p, body)?;
-            InstKind::StrConcat(a, b)
-        }
         "str_cmp" => {
             let c = cond(p)?;
             let (a, b) = two_values(p, body)?;
             InstKind::StrCmp(c, a, b)
         }
-        "to_str" => InstKind::ToStr(value(p, body)?),
-        "print" => InstKind::Print(value(p, body)?),
-        "assert" => InstKind::Assert(value(p, body)?),
         "clock" => InstKind::Clock,
         _ => {
             if let Some(u) = ALL_UNARY.into_iter().find(|&u| unary_name(u) == op) {

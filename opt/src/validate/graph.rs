@@ -1,0 +1,533 @@
+//! The shared value graph: one arena of hash-consed nodes holding the
+//! denotations of both functions (Govereau §2.2 step 3, "shared value
+//! graph"; digest §5.3 sketch).
+//!
+//! A node is an operator with a payload, a type and argument nodes. Pure
+//! operators are total (the interpreter's wrapping and shift-masking
+//! semantics; a division's trap is a separate effect), so evaluating a
+//! node speculatively is harmless, as the synchronous reading of the
+//! thesis (§4.0.3) requires. Effects are threaded through one token
+//! (Moggi's state monad, §2.3.1 and §3.3): every [`Op::Eff`] takes the
+//! token as its last argument and is a pair whose [`Op::Proj`] 0 is the
+//! result value and 1 the next token; an [`Op::Load`] reads the token and
+//! produces a value only. Control is explicit through gated φ (§2.3.2),
+//! μ at loop headers and η at loop exits (§2.3.3), indexed by loop-nest
+//! depth instead of the thesis's σ (§4.0.3: "indexing all of the μ and η
+//! nodes ... is equivalent").
+//!
+//! Nodes are hash-consed when created ([`Graph::intern`]) except μ nodes,
+//! which are created open and patched once the loop body exists
+//! ([`Graph::open_mu`], [`Graph::patch_mu`]); maximal sharing, including
+//! of cycles, is then computed by partition refinement (`refine`).
+
+use std::fmt::Write as _;
+
+use rustc_hash::FxHashMap;
+
+use crate::ir::{BinaryOp, Cmp, FuncId, GlobalId, HostFnId, SrcLoc, Type, UnaryOp};
+
+/// A node of the shared graph.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub struct Id(pub u32);
+
+impl Id {
+    /// The arena index.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// What reads memory without changing it ([`Op::Load`]).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum LoadKind {
+    /// `global_get g`: args `[tok]`.
+    Global(GlobalId),
+    /// `array_get a, i`: args `[a, i, tok]`.
+    Elem,
+    /// `array_len a`: args `[a, tok]`.
+    Len,
+}
+
+/// An effect on the token ([`Op::Eff`]); the token is the last argument.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum EffKind {
+    /// Direct call (may do anything, may trap).
+    Call(FuncId),
+    /// Host call (may do anything, may trap).
+    HostCall(HostFnId),
+    /// `global_set g, v`.
+    GlobalSet(GlobalId),
+    /// Array literal with this element type (allocates).
+    ArrayLit(Type),
+    /// `[v; n]` (allocates, may trap).
+    ArrayRepeat,
+    /// `array_set a, i, v`.
+    ArraySet,
+    /// `array_push a, v` (may reallocate).
+    ArrayPush,
+    /// `array_pop a` (may trap).
+    ArrayPop,
+    /// `bounds_check a, i` (trap only).
+    BoundsCheck,
+    /// The division-by-zero check of an `idiv`/`irem` by a value not
+    /// known to be non-zero (trap only).
+    DivCheck,
+    /// `assert c` (trap only).
+    Assert,
+    /// String concatenation (allocates).
+    StrConcat,
+    /// `to_str` of a value of this type (allocates).
+    ToStr(Type),
+    /// `print` of a value of this type (output).
+    Print(Type),
+    /// `clock` (reads the outside world).
+    Clock,
+}
+
+impl EffKind {
+    /// Whether the effect only checks a condition (may trap) and changes
+    /// no state when it passes.
+    pub fn is_check(self) -> bool {
+        matches!(
+            self,
+            EffKind::BoundsCheck | EffKind::DivCheck | EffKind::Assert
+        )
+    }
+
+    /// Whether the effect is an allocation of a fresh object (its value is
+    /// distinct from every object that existed before it).
+    pub fn allocates(self) -> bool {
+        matches!(
+            self,
+            EffKind::ArrayLit(_) | EffKind::ArrayRepeat | EffKind::StrConcat | EffKind::ToStr(_)
+        )
+    }
+}
+
+/// The operator of a node with its payload.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Op {
+    /// Function parameter `i` (shared by both sides).
+    Param(u32),
+    /// The effect token on entry (shared by both sides).
+    Tok0,
+    /// An `int`, `bool` (0/1) or `float` (IEEE bits) constant; the node's
+    /// type says which.
+    Const(u64),
+    /// A string constant.
+    Str(Box<str>),
+    /// A pure unary operation (never `BNot`, which is [`Op::Not`]).
+    Un(UnaryOp),
+    /// A pure, total binary operation (`IDiv`/`IRem` by zero is some value;
+    /// the trap is a [`EffKind::DivCheck`]). Never `Gt`/`Ge`: those are
+    /// built as `Lt`/`Le` with swapped operands.
+    Bin(BinaryOp),
+    /// Byte length of a string.
+    StrLen,
+    /// Byte-wise string comparison.
+    StrCmp(Cmp),
+    /// Boolean negation (also the IR's `bnot`).
+    Not,
+    /// Conjunction of gates (n-ary, a set).
+    And,
+    /// Disjunction of gates (n-ary, a set).
+    Or,
+    /// Gated φ: args are `gate0, value0, gate1, value1, ...`; the gates
+    /// are mutually exclusive, so the branches form a multiset.
+    Phi,
+    /// `μ_d(init, next)`: the value at loop depth `d` that is `init` on
+    /// the first iteration and `next` of the previous iteration after.
+    Mu(u16),
+    /// `η_d(cont, value)`: `value` at the first iteration of the depth-`d`
+    /// loop at which `cont` is false (the §4.0.3 polarity).
+    Eta(u16),
+    /// A memory read at the token (last argument).
+    Load(LoadKind),
+    /// An effect at the token (last argument): a pair (value, token).
+    Eff(EffKind),
+    /// Component 0 (value) or 1 (token) of an [`Op::Eff`].
+    Proj(u8),
+}
+
+impl Op {
+    /// Whether argument order does not matter (R0: canonical commutative
+    /// order and φ branch sorting).
+    pub fn commutative(&self) -> bool {
+        match self {
+            Op::Bin(b) => matches!(
+                b,
+                BinaryOp::IAdd
+                    | BinaryOp::IMul
+                    | BinaryOp::IAnd
+                    | BinaryOp::IOr
+                    | BinaryOp::IXor
+                    | BinaryOp::IMin
+                    | BinaryOp::IMax
+                    | BinaryOp::FAdd
+                    | BinaryOp::FMul
+                    | BinaryOp::ICmp(Cmp::Eq | Cmp::Ne)
+                    | BinaryOp::BCmp(Cmp::Eq | Cmp::Ne)
+            ),
+            Op::StrCmp(Cmp::Eq | Cmp::Ne) => true,
+            _ => false,
+        }
+    }
+
+    /// Whether the arguments form a set (duplicates do not matter).
+    pub fn is_set(&self) -> bool {
+        matches!(self, Op::And | Op::Or)
+    }
+}
+
+/// Which function a node was first built for (for reports).
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Side {
+    /// The function before the transformation.
+    Before,
+    /// The function after it.
+    After,
+}
+
+/// One node: operator, type (`Unit` for tokens and effect pairs) and
+/// arguments.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Node {
+    /// Operator and payload.
+    pub op: Op,
+    /// Result type.
+    pub ty: Type,
+    /// Argument nodes.
+    pub args: Vec<Id>,
+}
+
+/// Where a node came from: the side, the IR value's printed name and the
+/// instruction's source location.
+#[derive(Clone, Debug)]
+pub struct Origin {
+    /// The function it was built for.
+    pub side: Side,
+    /// The IR entity, e.g. `v12` or `block3 param 0`.
+    pub what: String,
+    /// The source location of the instruction (unknown for parameters).
+    pub loc: SrcLoc,
+}
+
+/// The arena of nodes with the hash-consing table.
+#[derive(Default)]
+pub struct Graph {
+    nodes: Vec<Node>,
+    table: FxHashMap<Node, Id>,
+    origins: FxHashMap<Id, Origin>,
+}
+
+impl Graph {
+    /// An empty graph.
+    pub fn new() -> Graph {
+        Graph::default()
+    }
+
+    /// Number of nodes ever created.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Whether no node exists.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// The node `id`.
+    pub fn node(&self, id: Id) -> &Node {
+        &self.nodes[id.index()]
+    }
+
+    /// Replaces argument `i` of `id` (used when substituting rewritten
+    /// nodes; the hash-consing table is not updated, refinement restores
+    /// sharing).
+    pub fn set_arg(&mut self, id: Id, i: usize, to: Id) {
+        self.nodes[id.index()].args[i] = to;
+    }
+
+    /// The node with this operator, type and arguments, created if new.
+    pub fn intern(&mut self, op: Op, ty: Type, args: Vec<Id>) -> Id {
+        let node = Node { op, ty, args };
+        if let Some(&id) = self.table.get(&node) {
+            return id;
+        }
+        let id = Id(self.nodes.len() as u32);
+        self.nodes.push(node.clone());
+        self.table.insert(node, id);
+        id
+    }
+
+    /// A new μ node of depth `depth` with `init`; its `next` is itself
+    /// until [`Graph::patch_mu`].
+    pub fn open_mu(&mut self, depth: u16, ty: Type, init: Id) -> Id {
+        let id = Id(self.nodes.len() as u32);
+        self.nodes.push(Node {
+            op: Op::Mu(depth),
+            ty,
+            args: vec![init, id],
+        });
+        id
+    }
+
+    /// Sets the `next` argument of an open μ.
+    pub fn patch_mu(&mut self, mu: Id, next: Id) {
+        self.nodes[mu.index()].args[1] = next;
+    }
+
+    /// Records where `id` came from, unless it already has an origin.
+    pub fn set_origin(&mut self, id: Id, origin: Origin) {
+        self.origins.entry(id).or_insert(origin);
+    }
+
+    /// Where `id` came from, if recorded.
+    pub fn origin(&self, id: Id) -> Option<&Origin> {
+        self.origins.get(&id)
+    }
+
+    /// A constant of type `ty` with bits `bits`.
+    pub fn konst(&mut self, ty: Type, bits: u64) -> Id {
+        self.intern(Op::Const(bits), ty, Vec::new())
+    }
+
+    /// The `bool` constant `b`.
+    pub fn boolean(&mut self, b: bool) -> Id {
+        self.konst(Type::Bool, b as u64)
+    }
+
+    /// The constant bits of `id` if it is a constant.
+    pub fn const_of(&self, id: Id) -> Option<u64> {
+        match self.node(id).op {
+            Op::Const(k) => Some(k),
+            _ => None,
+        }
+    }
+
+    /// The `bool` value of `id` if it is a `bool` constant.
+    pub fn bool_of(&self, id: Id) -> Option<bool> {
+        let n = self.node(id);
+        match n.op {
+            Op::Const(k) if n.ty == Type::Bool => Some(k != 0),
+            _ => None,
+        }
+    }
+
+    /// `¬a`, simplified on construction (constants, double negation,
+    /// integer comparisons).
+    pub fn not(&mut self, a: Id) -> Id {
+        if let Some(b) = self.bool_of(a) {
+            return self.boolean(!b);
+        }
+        let n = self.node(a).clone();
+        match n.op {
+            Op::Not => n.args[0],
+            Op::Bin(BinaryOp::ICmp(cc)) => {
+                let (x, y) = (n.args[0], n.args[1]);
+                match cc {
+                    // ¬(x < y) = y <= x; ¬(x <= y) = y < x (integers only).
+                    Cmp::Lt => self.cmp(BinaryOp::ICmp(Cmp::Le), y, x),
+                    Cmp::Le => self.cmp(BinaryOp::ICmp(Cmp::Lt), y, x),
+                    Cmp::Eq => self.cmp(BinaryOp::ICmp(Cmp::Ne), x, y),
+                    Cmp::Ne => self.cmp(BinaryOp::ICmp(Cmp::Eq), x, y),
+                    Cmp::Gt => self.cmp(BinaryOp::ICmp(Cmp::Le), x, y),
+                    Cmp::Ge => self.cmp(BinaryOp::ICmp(Cmp::Lt), x, y),
+                }
+            }
+            Op::Bin(BinaryOp::BCmp(Cmp::Eq)) => {
+                self.cmp(BinaryOp::BCmp(Cmp::Ne), n.args[0], n.args[1])
+            }
+            Op::Bin(BinaryOp::BCmp(Cmp::Ne)) => {
+                self.cmp(BinaryOp::BCmp(Cmp::Eq), n.args[0], n.args[1])
+            }
+            _ => self.intern(Op::Not, Type::Bool, vec![a]),
+        }
+    }
+
+    /// The existing node that is `¬x`, if any (without creating one).
+    pub fn negation(&self, x: Id) -> Option<Id> {
+        let n = self.node(x);
+        let look = |op: Op, args: Vec<Id>| {
+            self.table.get(&Node {
+                op,
+                ty: Type::Bool,
+                args,
+            })
+        };
+        match n.op {
+            Op::Not => Some(n.args[0]),
+            Op::Bin(BinaryOp::ICmp(cc)) => {
+                let (a, b) = (n.args[0], n.args[1]);
+                let (c, args) = match cc {
+                    Cmp::Lt => (Cmp::Le, vec![b, a]),
+                    Cmp::Le => (Cmp::Lt, vec![b, a]),
+                    Cmp::Eq => (Cmp::Ne, vec![a, b]),
+                    Cmp::Ne => (Cmp::Eq, vec![a, b]),
+                    _ => return None,
+                };
+                look(Op::Bin(BinaryOp::ICmp(c)), args)
+                    .or_else(|| look(Op::Not, vec![x]))
+                    .copied()
+            }
+            _ => look(Op::Not, vec![x]).copied(),
+        }
+    }
+
+    /// A comparison, with `>`/`>=` built as `<`/`<=` of swapped operands.
+    pub fn cmp(&mut self, op: BinaryOp, a: Id, b: Id) -> Id {
+        let swap = |cc: Cmp| match cc {
+            Cmp::Gt => (Cmp::Lt, true),
+            Cmp::Ge => (Cmp::Le, true),
+            c => (c, false),
+        };
+        let (op, s) = match op {
+            BinaryOp::ICmp(cc) => {
+                let (c, s) = swap(cc);
+                (BinaryOp::ICmp(c), s)
+            }
+            BinaryOp::FCmp(cc) => {
+                let (c, s) = swap(cc);
+                (BinaryOp::FCmp(c), s)
+            }
+            BinaryOp::BCmp(cc) => {
+                let (c, s) = swap(cc);
+                (BinaryOp::BCmp(c), s)
+            }
+            other => (other, false),
+        };
+        let (a, b) = if s { (b, a) } else { (a, b) };
+        self.intern(Op::Bin(op), Type::Bool, vec![a, b])
+    }
+
+    /// A binary operation of result type `ty`.
+    pub fn bin(&mut self, op: BinaryOp, ty: Type, a: Id, b: Id) -> Id {
+        match op {
+            BinaryOp::ICmp(_) | BinaryOp::FCmp(_) | BinaryOp::BCmp(_) => self.cmp(op, a, b),
+            _ => self.intern(Op::Bin(op), ty, vec![a, b]),
+        }
+    }
+
+    /// Conjunction, flattened, with constants folded.
+    pub fn and(&mut self, parts: &[Id]) -> Id {
+        self.junction(Op::And, parts)
+    }
+
+    /// Disjunction, flattened, with constants folded.
+    pub fn or(&mut self, parts: &[Id]) -> Id {
+        self.junction(Op::Or, parts)
+    }
+
+    fn junction(&mut self, op: Op, parts: &[Id]) -> Id {
+        let unit = op == Op::And; // the neutral element
+        let mut out: Vec<Id> = Vec::with_capacity(parts.len());
+        for &p in parts {
+            let n = self.node(p);
+            if n.op == op {
+                out.extend(n.args.iter().copied());
+                continue;
+            }
+            match self.bool_of(p) {
+                Some(b) if b == unit => {}
+                Some(_) => return self.boolean(!unit),
+                None => out.push(p),
+            }
+        }
+        out.sort();
+        out.dedup();
+        for &x in &out {
+            if self
+                .negation(x)
+                .is_some_and(|nx| out.binary_search(&nx).is_ok())
+            {
+                return self.boolean(!unit);
+            }
+        }
+        match out.len() {
+            0 => self.boolean(unit),
+            1 => out[0],
+            _ => self.intern(op, Type::Bool, out),
+        }
+    }
+
+    /// A gated φ of type `ty` over `(gate, value)` branches; a single
+    /// branch or equal values give the value itself.
+    pub fn phi(&mut self, ty: Type, branches: &[(Id, Id)]) -> Id {
+        let live: Vec<(Id, Id)> = branches
+            .iter()
+            .copied()
+            .filter(|&(g, _)| self.bool_of(g) != Some(false))
+            .collect();
+        if let Some(&(_, v)) = live.iter().find(|&&(g, _)| self.bool_of(g) == Some(true)) {
+            return v;
+        }
+        if !live.is_empty() && live.iter().all(|&(_, v)| v == live[0].1) {
+            return live[0].1;
+        }
+        let mut args = Vec::with_capacity(live.len() * 2);
+        let mut sorted = live;
+        sorted.sort();
+        for (g, v) in sorted {
+            args.push(g);
+            args.push(v);
+        }
+        self.intern(Op::Phi, ty, args)
+    }
+
+    /// Pretty-prints `id` to `depth` levels (deeper arguments as `#id`).
+    pub fn show(&self, id: Id, depth: usize) -> String {
+        let mut s = String::new();
+        self.show_into(&mut s, id, depth);
+        s
+    }
+
+    fn show_into(&self, s: &mut String, id: Id, depth: usize) {
+        let n = self.node(id);
+        match &n.op {
+            Op::Const(k) => {
+                let _ = match n.ty {
+                    Type::Bool => write!(s, "{}", *k != 0),
+                    Type::Float => write!(s, "{:?}", f64::from_bits(*k)),
+                    _ => write!(s, "{}", *k as i64),
+                };
+                return;
+            }
+            Op::Param(i) => {
+                let _ = write!(s, "param{i}");
+                return;
+            }
+            Op::Tok0 => {
+                s.push_str("tok0");
+                return;
+            }
+            Op::Str(t) => {
+                let _ = write!(s, "{t:?}");
+                return;
+            }
+            op => {
+                let name = match op {
+                    Op::Un(u) => format!("{u:?}"),
+                    Op::Bin(b) => format!("{b:?}"),
+                    Op::Mu(d) => format!("mu{d}"),
+                    Op::Eta(d) => format!("eta{d}"),
+                    Op::Load(k) => format!("load.{k:?}"),
+                    Op::Eff(k) => format!("eff.{k:?}"),
+                    Op::Proj(i) => format!("proj{i}"),
+                    other => format!("{other:?}"),
+                };
+                let _ = write!(s, "{name}#{}", id.0);
+            }
+        }
+        if depth == 0 {
+            return;
+        }
+        s.push('(');
+        for (i, &a) in n.args.iter().enumerate() {
+            if i > 0 {
+                s.push_str(", ");
+            }
+            self.show_into(s, a, depth - 1);
+        }
+        s.push(')');
+    }
+}

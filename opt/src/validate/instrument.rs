@@ -1,0 +1,178 @@
+//! Validation modes (digest §5.1): per pass, as pipeline
+//! [`Instrumentation`] that validates every function after every pass
+//! against its state before the pass (this localizes a bug to a pass), and
+//! per pipeline ([`validate_program`]), comparing each function of the
+//! unoptimized program with the optimized one, as LLVM M.D.'s `vopt`
+//! does (Govereau §2.2, Fig. 7.2).
+
+use std::time::{Duration, Instant};
+
+use super::{validate_with, Options, Verdict};
+use crate::ir::{FuncId, Function, Program};
+use crate::passes::Instrumentation;
+
+/// Validation figures of one pass (summed over functions and positions).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PassStats {
+    /// The pass.
+    pub name: &'static str,
+    /// Functions it ran on.
+    pub runs: u32,
+    /// Runs that changed the function.
+    pub changed: u32,
+    /// Changed runs validated `Equal`.
+    pub equal: u32,
+    /// Changed runs with an alarm.
+    pub alarms: u32,
+    /// Changed runs the validator could not judge.
+    pub unsupported: u32,
+    /// Time spent validating.
+    pub time: Duration,
+}
+
+/// A function that did not validate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    /// The pass (or `pipeline`).
+    pub pass: &'static str,
+    /// The function's name.
+    pub func: String,
+    /// The verdict (an alarm or unsupported).
+    pub verdict: Verdict,
+    /// One line saying why, with source locations.
+    pub message: String,
+}
+
+/// Pipeline instrumentation that validates every changed function after
+/// every pass.
+#[derive(Default)]
+pub struct Validator {
+    /// How to validate.
+    pub opts: Options,
+    /// One row per pass, in order of first appearance.
+    pub stats: Vec<PassStats>,
+    /// Every alarm and unsupported verdict.
+    pub findings: Vec<Finding>,
+    saved: Option<Function>,
+}
+
+impl Validator {
+    /// A validator with options `opts`.
+    pub fn new(opts: Options) -> Validator {
+        Validator {
+            opts,
+            ..Validator::default()
+        }
+    }
+
+    fn row(&mut self, name: &'static str) -> &mut PassStats {
+        let i = match self.stats.iter().position(|s| s.name == name) {
+            Some(i) => i,
+            None => {
+                self.stats.push(PassStats {
+                    name,
+                    ..PassStats::default()
+                });
+                self.stats.len() - 1
+            }
+        };
+        &mut self.stats[i]
+    }
+}
+
+impl Instrumentation for Validator {
+    fn before_pass(&mut self, _: &'static str, _: &Program, _: FuncId, func: &Function) {
+        self.saved = Some(func.clone());
+    }
+
+    fn after_pass(
+        &mut self,
+        pass: &'static str,
+        program: &Program,
+        _: FuncId,
+        func: &Function,
+        changed: bool,
+    ) {
+        let before = self.saved.take();
+        let row = self.row(pass);
+        row.runs += 1;
+        if !changed {
+            return;
+        }
+        row.changed += 1;
+        let Some(before) = before else { return };
+        let t = Instant::now();
+        let verdict = validate_with(&before, func, &self.opts);
+        let elapsed = t.elapsed();
+        let row = self.row(pass);
+        row.time += elapsed;
+        match &verdict {
+            Verdict::Equal => row.equal += 1,
+            Verdict::Alarm(_) => row.alarms += 1,
+            Verdict::Unsupported(_) => row.unsupported += 1,
+        }
+        if let Some(message) = describe(&verdict, Some(program)) {
+            self.findings.push(Finding {
+                pass,
+                func: func.name.clone(),
+                verdict,
+                message,
+            });
+        }
+    }
+}
+
+/// One line for a verdict that is not `Equal`.
+pub fn describe(v: &Verdict, program: Option<&Program>) -> Option<String> {
+    match v {
+        Verdict::Equal => None,
+        Verdict::Alarm(r) => Some(format!("alarm: {}", r.render(program))),
+        Verdict::Unsupported(why) => Some(format!("unsupported: {why}")),
+    }
+}
+
+/// The outcome of validating a whole optimized program.
+#[derive(Clone, Debug, Default)]
+pub struct ProgramValidation {
+    /// Functions with a body compared.
+    pub total: u32,
+    /// Functions validated `Equal`.
+    pub equal: u32,
+    /// The others, with reasons.
+    pub findings: Vec<Finding>,
+    /// The ids of the functions that did not validate.
+    pub failed: Vec<FuncId>,
+}
+
+/// Validates every function of `after` against the same function of
+/// `before` (the program before the pipeline ran).
+pub fn validate_program(before: &Program, after: &Program, opts: &Options) -> ProgramValidation {
+    let mut out = ProgramValidation::default();
+    for (id, fa) in after.funcs.iter() {
+        let Some(fb) = before.funcs.get(id) else {
+            continue;
+        };
+        if fa.is_declaration() || fb.is_declaration() {
+            continue;
+        }
+        out.total += 1;
+        let verdict = if fa == fb {
+            Verdict::Equal
+        } else {
+            validate_with(fb, fa, opts)
+        };
+        match describe(&verdict, Some(after)) {
+            None => out.equal += 1,
+            Some(message) => {
+                out.failed.push(id);
+                out.findings.push(Finding {
+                    pass: "pipeline",
+                    func: fa.name.clone(),
+                    verdict,
+                    message,
+                });
+            }
+        }
+    }
+    out
+}

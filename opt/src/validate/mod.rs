@@ -1,0 +1,192 @@
+//! Translation validation of optimizations: does the optimized function
+//! mean what the original meant? (Govereau, *Denotational Translation
+//! Validation*, 2012; the plan of `seeds/digests/translation-validation.md`
+//! §5.)
+//!
+//! [`validate`] compiles both functions into **one** shared, hash-consed
+//! value graph ([`graph`], §2.2 step 3) through Monadic Gated SSA
+//! ([`build`], §2.3, ch. 6 simplified by canonical form), normalizes it by
+//! oriented rewrite rules that mirror what the optimizer does ([`rules`],
+//! §2.4, R1–R7) alternating with maximal sharing by partition refinement
+//! ([`refine`], R0, §8.0.4), and answers [`Verdict::Equal`] when the
+//! results and the final effect tokens of both functions end in the same
+//! class (§2.2 steps 4–5). It never builds a simulation relation and knows
+//! nothing about the passes: the same check validates one pass or a whole
+//! pipeline (§1, `∀O. ⊢ [[p]] ≡ [[O(p)]]`).
+//!
+//! # Semantic contract (digest §5.2)
+//! The denotation of a function is `(ret, eff)`: its result and its final
+//! effect token. One token threads every observable effect in program
+//! order: loads (which read it), stores, allocations, calls and host calls
+//! (uninterpreted), output, and every possible trap (division by a value
+//! not known to be non-zero, bounds checks, `assert`, `pop`, allocation
+//! failure). Pure operators are total, with the interpreter's semantics.
+//!
+//! **Guarantee:** `Equal` ⇒ for every input on which the original
+//! terminates, the optimized function returns the same value and produces
+//! the same effects, traps included. As in the thesis (§2.2) termination
+//! itself is not preserved by default (deleting a loop that never ends
+//! validates); [`Options::strict`] threads the token through every loop
+//! so that it is (test F3).
+//!
+//! # Independence (digest §5.1)
+//! The validator shares only the IR data types and the interpreter's
+//! operator semantics ([`fold`] runs the interpreter). Its dominators,
+//! loops and gates ([`cfg`], [`build`]) are its own.
+//!
+//! # Incompleteness (digest §5.7 F1–F6)
+//! Reassociation and distributivity are not rules; irreducible functions
+//! are [`Verdict::Unsupported`]; a loop moved to another nesting depth
+//! changes its μ depth and alarms; inlining, unrolling and peeling change
+//! the shape of calls and loops beyond the rules (the thesis does not
+//! handle them either, §1.2, §2.2).
+
+pub mod build;
+pub mod cfg;
+pub mod fold;
+pub mod graph;
+pub mod instrument;
+pub mod refine;
+pub mod report;
+pub mod rules;
+
+#[cfg(test)]
+mod mutants;
+#[cfg(test)]
+mod tests;
+
+use rustc_hash::FxHashMap;
+
+use crate::ir::Function;
+use build::build as build_denotation;
+use graph::{Graph, Id, Side};
+use refine::{refine, Classes};
+use rules::Rules;
+
+pub use instrument::{validate_program, Finding, PassStats, ProgramValidation, Validator};
+pub use report::Report;
+
+/// The answer of [`validate`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Both functions mean the same (see the guarantee above).
+    Equal,
+    /// The normal forms differ; the report names the first differing node.
+    Alarm(Report),
+    /// The validator cannot judge (irreducible control flow, a function
+    /// that is not canonical, or the rewrite budget ran out).
+    Unsupported(String),
+}
+
+impl Verdict {
+    /// Whether the verdict is [`Verdict::Equal`].
+    pub fn is_equal(&self) -> bool {
+        matches!(self, Verdict::Equal)
+    }
+}
+
+/// How [`validate_with`] works.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Strict-termination mode: no rule removes a loop from the token, so
+    /// deleting a loop that might not terminate is an alarm.
+    pub strict: bool,
+    /// Rounds of rewriting and sharing before giving up.
+    pub max_rounds: usize,
+    /// Nodes the graph may grow to before giving up.
+    pub max_nodes: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            strict: false,
+            max_rounds: 64,
+            max_nodes: 400_000,
+        }
+    }
+}
+
+/// Validates `after` against `before` with the default [`Options`].
+pub fn validate(before: &Function, after: &Function) -> Verdict {
+    validate_with(before, after, &Options::default())
+}
+
+/// Validates `after` against `before`.
+pub fn validate_with(before: &Function, after: &Function, opts: &Options) -> Verdict {
+    if before.sig != after.sig {
+        return Verdict::Unsupported("the signatures differ".into());
+    }
+    let mut g = Graph::new();
+    let db = match build_denotation(&mut g, before, Side::Before) {
+        Ok(d) => d,
+        Err(e) => return Verdict::Unsupported(format!("before: {e}")),
+    };
+    let da = match build_denotation(&mut g, after, Side::After) {
+        Ok(d) => d,
+        Err(e) => return Verdict::Unsupported(format!("after: {e}")),
+    };
+    let mut roots = [db.ret, db.eff, da.ret, da.eff];
+    for _ in 0..opts.max_rounds {
+        let cls = refine(&g, &roots);
+        if cls.same(roots[0], roots[2]) && cls.same(roots[1], roots[3]) {
+            return Verdict::Equal;
+        }
+        let subst = {
+            let mut rules = Rules::new(&mut g, &cls, opts.strict);
+            let mut subst: FxHashMap<u32, Id> = FxHashMap::default();
+            for &n in &cls.reached {
+                if rules.r(n) != n {
+                    continue;
+                }
+                if let Some(m) = rules.apply(n) {
+                    subst.insert(cls.of(n), m);
+                }
+            }
+            subst
+        };
+        if subst.is_empty() {
+            return Verdict::Alarm(report::explain(&g, &cls, &roots));
+        }
+        substitute(&mut g, &cls, &subst, &mut roots);
+        if g.len() > opts.max_nodes {
+            return Verdict::Unsupported(format!("the graph outgrew {} nodes", opts.max_nodes));
+        }
+    }
+    Verdict::Unsupported(format!("no normal form after {} rounds", opts.max_rounds))
+}
+
+/// Replaces every use of a rewritten class by its replacement.
+fn substitute(g: &mut Graph, cls: &Classes, subst: &FxHashMap<u32, Id>, roots: &mut [Id; 4]) {
+    let resolve = |x: Id| -> Id {
+        let mut x = x;
+        for _ in 0..64 {
+            let Some(&c) = cls.class.get(x.index()) else {
+                break;
+            };
+            match subst.get(&c) {
+                Some(&m) if m != x && c != u32::MAX => x = m,
+                _ => break,
+            }
+        }
+        x
+    };
+    for r in roots.iter_mut() {
+        *r = resolve(*r);
+    }
+    let mut seen = vec![false; g.len()];
+    let mut stack: Vec<Id> = roots.to_vec();
+    while let Some(n) = stack.pop() {
+        if std::mem::replace(&mut seen[n.index()], true) {
+            continue;
+        }
+        for i in 0..g.node(n).args.len() {
+            let a = g.node(n).args[i];
+            let m = resolve(a);
+            if m != a {
+                g.set_arg(n, i, m);
+            }
+            stack.push(m);
+        }
+    }
+}

@@ -1,0 +1,726 @@
+//! The normalization rules R1–R7 (digest §5.5; Govereau §2.4 rules
+//! 2.1–2.11, §2.4.2 steps 1–7, §7.3.2–7.3.3), applied to one node at a
+//! time modulo the current classes (digest §5.4 step 2). R0 (sharing,
+//! commutative order, φ-branch sorting) is `refine`.
+//!
+//! | rule | what | thesis |
+//! | --- | --- | --- |
+//! | R1 | constant folding by the interpreter (`fold`) | §2.4 "add 3 2 ↓ 5" |
+//! | R2 | `a = a ↓ true`, `a ≠ a ↓ false` on `int`/`bool`/`str` (never `float`), `a = true ↓ a`, `a ≠ false ↓ a`; integer identities (`x+0`, `x*1`, `x-x`, ...) | 2.1–2.4 |
+//! | R3 | φ: false branches dropped, a true branch is the value (2.5), equal values (2.6), one branch; gate algebra: negation normal form, flattening, complements, absorption and resolution of `Or` | 2.5, 2.6, §7.3.2 |
+//! | R4 | `μ_d(x, x) ↓ x` and `μ_d(x, μ) ↓ x`; η-invariance `η_d(c, x) ↓ x` when `x` varies with no loop of depth ≥ d; first-iteration peel `η_d(c, v) ↓ v₀` when `c₀` is false | 2.7–2.9, §2.4.2 steps 3–4 |
+//! | R5 | loads skip effects that cannot change what they read (distinct allocations, other globals, checks, output), forward a store to the same place, and skip a whole loop whose token cycle writes nothing they read | 2.10, 2.11 |
+//! | R6 | a check that passed earlier on the token chain passes again; a division check by a non-zero constant and `assert true` vanish; a store overwriting the same place drops the earlier one | — (digest R6) |
+//! | R7 | pass-mirroring, in the optimizer's orientation: `a + a ↓ a << 1`, `a * 2^k ↓ a << k` | §2.4 |
+//!
+//! In strict-termination mode (digest §5.2) R4's μ and η rules do not
+//! fire on tokens, so deleting a loop that might not terminate alarms.
+
+use rustc_hash::FxHashMap;
+
+use super::fold;
+use super::graph::{EffKind, Graph, Id, LoadKind, Op};
+use super::refine::Classes;
+use crate::ir::{BinaryOp, Cmp, Type};
+
+/// The rule engine's view of one round: the graph, the classes and a
+/// representative per class.
+pub struct Rules<'a> {
+    /// The shared graph (rules add nodes).
+    pub g: &'a mut Graph,
+    /// The current congruence.
+    pub cls: &'a Classes,
+    /// A representative node per class.
+    pub rep: Vec<Id>,
+    /// The loop depth each node varies with (0: invariant in every loop).
+    pub vd: Vec<u16>,
+    /// Strict-termination mode.
+    pub strict: bool,
+    peeled: FxHashMap<(Id, u16), Option<Id>>,
+}
+
+impl<'a> Rules<'a> {
+    /// Prepares a round over the classes `cls`.
+    pub fn new(g: &'a mut Graph, cls: &'a Classes, strict: bool) -> Rules<'a> {
+        let mut rep = vec![Id(u32::MAX); cls.count as usize];
+        for &n in &cls.reached {
+            let c = cls.of(n) as usize;
+            if rep[c].0 == u32::MAX {
+                rep[c] = n;
+            }
+        }
+        let vd = varying_depth(g, cls);
+        Rules {
+            g,
+            cls,
+            rep,
+            vd,
+            strict,
+            peeled: FxHashMap::default(),
+        }
+    }
+
+    /// The representative of `id`'s class (itself for new nodes).
+    pub fn r(&self, id: Id) -> Id {
+        match self.cls.class.get(id.index()) {
+            Some(&c) if c != u32::MAX => self.rep[c as usize],
+            _ => id,
+        }
+    }
+
+    fn same(&self, a: Id, b: Id) -> bool {
+        self.r(a) == self.r(b)
+    }
+
+    fn konst(&self, id: Id) -> Option<u64> {
+        self.g.const_of(self.r(id))
+    }
+
+    fn boolean(&self, id: Id) -> Option<bool> {
+        self.g.bool_of(self.r(id))
+    }
+
+    fn depth_of(&self, id: Id) -> u16 {
+        self.vd.get(id.index()).copied().unwrap_or(u16::MAX)
+    }
+
+    /// The node `n` rewrites to, if a rule applies.
+    pub fn apply(&mut self, n: Id) -> Option<Id> {
+        let node = self.g.node(n).clone();
+        let a: Vec<Id> = node.args.iter().map(|&x| self.r(x)).collect();
+        let ty = node.ty;
+        let out = match &node.op {
+            Op::Un(op) => {
+                let k = self.konst(a[0])?;
+                let t = self.g.node(a[0]).ty;
+                let v = fold::unary(*op, t, k)?;
+                Some(self.g.konst(ty, v))
+            }
+            Op::Bin(op) => self.binary(*op, ty, a[0], a[1]),
+            Op::StrLen => match &self.g.node(a[0]).op {
+                Op::Str(s) => {
+                    let len = s.len() as u64;
+                    Some(self.g.konst(Type::Int, len))
+                }
+                _ => None,
+            },
+            Op::StrCmp(cc) => {
+                if self.same(a[0], a[1]) {
+                    return Some(self.g.boolean(matches!(cc, Cmp::Eq | Cmp::Le | Cmp::Ge)));
+                }
+                match (&self.g.node(a[0]).op, &self.g.node(a[1]).op) {
+                    (Op::Str(x), Op::Str(y)) => {
+                        let o = x.as_bytes().cmp(y.as_bytes());
+                        let b = match cc {
+                            Cmp::Eq => o.is_eq(),
+                            Cmp::Ne => o.is_ne(),
+                            Cmp::Lt => o.is_lt(),
+                            Cmp::Le => o.is_le(),
+                            Cmp::Gt => o.is_gt(),
+                            Cmp::Ge => o.is_ge(),
+                        };
+                        Some(self.g.boolean(b))
+                    }
+                    _ => None,
+                }
+            }
+            Op::Not => {
+                let inner = self.g.node(a[0]).clone();
+                match inner.op {
+                    Op::And | Op::Or => {
+                        let negs: Vec<Id> = inner
+                            .args
+                            .iter()
+                            .map(|&x| {
+                                let x = self.r(x);
+                                self.g.not(x)
+                            })
+                            .collect();
+                        Some(if inner.op == Op::And {
+                            self.g.or(&negs)
+                        } else {
+                            self.g.and(&negs)
+                        })
+                    }
+                    _ => {
+                        let m = self.g.not(a[0]);
+                        (self.g.node(m).op != Op::Not).then_some(m)
+                    }
+                }
+            }
+            Op::And | Op::Or => self.junction(n, &node.op, &a),
+            Op::Phi => self.phi(n, ty, &a),
+            Op::Mu(_) => {
+                let tok_ok = !(self.strict && ty == Type::Unit);
+                (tok_ok && (self.same(a[1], n) || self.same(a[1], a[0]))).then_some(a[0])
+            }
+            Op::Eta(d) => self.eta(*d, ty, a[0], a[1]),
+            Op::Load(kind) => self.load(*kind, ty, &a),
+            Op::Proj(1) => self.check_passes(a[0]),
+            Op::Eff(EffKind::ArraySet) => {
+                // R6: a store over a store to the same place.
+                let prev = self.store_below(a[3])?;
+                let p = self.g.node(prev).clone();
+                let pa: Vec<Id> = p.args.iter().map(|&x| self.r(x)).collect();
+                (p.op == Op::Eff(EffKind::ArraySet)
+                    && self.same(pa[0], a[0])
+                    && self.same(pa[1], a[1]))
+                .then(|| {
+                    self.g.intern(
+                        Op::Eff(EffKind::ArraySet),
+                        ty,
+                        vec![a[0], a[1], a[2], pa[3]],
+                    )
+                })
+            }
+            _ => None,
+        }?;
+        (!self.same(out, n)).then_some(out)
+    }
+
+    /// The effect whose token `tok` is, if any.
+    fn store_below(&self, tok: Id) -> Option<Id> {
+        let t = self.g.node(self.r(tok));
+        (t.op == Op::Proj(1)).then(|| self.r(t.args[0]))
+    }
+
+    fn binary(&mut self, op: BinaryOp, ty: Type, x: Id, y: Id) -> Option<Id> {
+        let (tx, ty_) = (self.g.node(x).ty, self.g.node(y).ty);
+        if let (Some(kx), Some(ky)) = (self.konst(x), self.konst(y)) {
+            let v = fold::binary(op, tx, ty_, kx, ky)?;
+            return Some(self.g.konst(ty, v));
+        }
+        let (kx, ky) = (
+            self.konst(x).map(|k| k as i64),
+            self.konst(y).map(|k| k as i64),
+        );
+        let same = self.same(x, y);
+        use BinaryOp::*;
+        let zero = |s: &mut Self| s.g.konst(Type::Int, 0);
+        match op {
+            ICmp(cc) | BCmp(cc) if same => {
+                Some(self.g.boolean(matches!(cc, Cmp::Eq | Cmp::Le | Cmp::Ge)))
+            }
+            BCmp(Cmp::Eq) => match (self.boolean(x), self.boolean(y)) {
+                (_, Some(true)) => Some(x),
+                (Some(true), _) => Some(y),
+                (_, Some(false)) => Some(self.g.not(x)),
+                (Some(false), _) => Some(self.g.not(y)),
+                _ => None,
+            },
+            BCmp(Cmp::Ne) => match (self.boolean(x), self.boolean(y)) {
+                (_, Some(false)) => Some(x),
+                (Some(false), _) => Some(y),
+                (_, Some(true)) => Some(self.g.not(x)),
+                (Some(true), _) => Some(self.g.not(y)),
+                _ => None,
+            },
+            IAdd | IOr | IXor if ky == Some(0) => Some(x),
+            IAdd | IOr | IXor if kx == Some(0) => Some(y),
+            ISub | IShl | IShr if ky == Some(0) => Some(x),
+            IMul | IDiv if ky == Some(1) => Some(x),
+            IMul if kx == Some(1) => Some(y),
+            IMul | IAnd if ky == Some(0) || kx == Some(0) => Some(zero(self)),
+            IAnd if ky == Some(-1) => Some(x),
+            IAnd if kx == Some(-1) => Some(y),
+            IRem if ky == Some(1) || ky == Some(-1) => Some(zero(self)),
+            ISub | IXor if same => Some(zero(self)),
+            IAnd | IOr | IMin | IMax if same => Some(x),
+            // R7, in the optimizer's orientation: `a + a ↓ a << 1`,
+            // `a * 2^k ↓ a << k`.
+            IAdd if same => {
+                let one = self.g.konst(Type::Int, 1);
+                Some(self.g.bin(IShl, Type::Int, x, one))
+            }
+            IMul if ky.is_some_and(|k| k > 1 && (k as u64).is_power_of_two()) => {
+                let k = self.g.konst(Type::Int, u64::from(ky?.trailing_zeros()));
+                Some(self.g.bin(IShl, Type::Int, x, k))
+            }
+            IMul if kx.is_some_and(|k| k > 1 && (k as u64).is_power_of_two()) => {
+                let k = self.g.konst(Type::Int, u64::from(kx?.trailing_zeros()));
+                Some(self.g.bin(IShl, Type::Int, y, k))
+            }
+            _ => None,
+        }
+    }
+
+    /// R3 on `And`/`Or`: rebuilt from representatives (flattening,
+    /// constants, complements), then absorption and resolution for `Or`.
+    fn junction(&mut self, n: Id, op: &Op, a: &[Id]) -> Option<Id> {
+        let mut parts: Vec<Id> = a.to_vec();
+        if *op == Op::Or {
+            parts = self.simplify_or(parts);
+            // (A ∧ X) ∨ (A ∧ Y) = A ∧ (X ∨ Y).
+            let sets: Vec<Vec<Id>> = parts.iter().map(|&p| self.conjuncts(p)).collect();
+            if sets.len() >= 2 {
+                let common: Vec<Id> = sets[0]
+                    .iter()
+                    .copied()
+                    .filter(|c| sets[1..].iter().all(|s| s.contains(c)))
+                    .collect();
+                if !common.is_empty() {
+                    let rest: Vec<Id> = sets
+                        .iter()
+                        .map(|set| {
+                            let r: Vec<Id> = set
+                                .iter()
+                                .copied()
+                                .filter(|c| !common.contains(c))
+                                .collect();
+                            self.g.and(&r)
+                        })
+                        .collect();
+                    let mut all = common;
+                    all.push(self.g.or(&rest));
+                    return Some(self.g.and(&all));
+                }
+            }
+        }
+        let m = if *op == Op::And {
+            self.g.and(&parts)
+        } else {
+            self.g.or(&parts)
+        };
+        let mnode = self.g.node(m);
+        if mnode.op == *op {
+            let mut x: Vec<Id> = mnode.args.iter().map(|&i| self.r(i)).collect();
+            let mut y: Vec<Id> = self.g.node(n).args.iter().map(|&i| self.r(i)).collect();
+            x.sort();
+            x.dedup();
+            y.sort();
+            y.dedup();
+            if x == y {
+                return None;
+            }
+        }
+        Some(m)
+    }
+
+    /// The conjuncts of a gate (a literal is a one-element conjunction),
+    /// as sorted representatives.
+    fn conjuncts(&self, x: Id) -> Vec<Id> {
+        let node = self.g.node(x);
+        let mut v: Vec<Id> = if node.op == Op::And {
+            node.args.iter().map(|&i| self.r(i)).collect()
+        } else {
+            vec![self.r(x)]
+        };
+        v.sort();
+        v.dedup();
+        v
+    }
+
+    /// Absorption (`a ∨ (a ∧ b) = a`) and resolution
+    /// (`(S ∧ c) ∨ (S ∧ ¬c) = S`) over the disjuncts.
+    fn simplify_or(&mut self, parts: Vec<Id>) -> Vec<Id> {
+        let mut terms: Vec<Vec<Id>> = parts.iter().map(|&p| self.conjuncts(p)).collect();
+        let mut changed = true;
+        let mut fuel = 64;
+        while changed && fuel > 0 {
+            changed = false;
+            fuel -= 1;
+            'search: for i in 0..terms.len() {
+                for j in 0..terms.len() {
+                    if i == j {
+                        continue;
+                    }
+                    // Absorption: terms[i] ⊆ terms[j] makes j redundant.
+                    if terms[i].iter().all(|x| terms[j].contains(x)) {
+                        terms.remove(j);
+                        changed = true;
+                        break 'search;
+                    }
+                    // S∧l ∨ S∧¬l∧T = S∧l ∨ S∧T (resolution when T is empty).
+                    let missing: Vec<Id> = terms[i]
+                        .iter()
+                        .copied()
+                        .filter(|x| !terms[j].contains(x))
+                        .collect();
+                    if let [l] = missing[..] {
+                        let nl = self.g.not(l);
+                        let nl = self.r(nl);
+                        if let Some(pos) = terms[j].iter().position(|&x| x == nl) {
+                            terms[j].remove(pos);
+                            changed = true;
+                            break 'search;
+                        }
+                    }
+                    // Resolution on one complementary literal.
+                    if terms[i].len() == terms[j].len() {
+                        let di: Vec<Id> = terms[i]
+                            .iter()
+                            .copied()
+                            .filter(|x| !terms[j].contains(x))
+                            .collect();
+                        let dj: Vec<Id> = terms[j]
+                            .iter()
+                            .copied()
+                            .filter(|x| !terms[i].contains(x))
+                            .collect();
+                        if di.len() == 1 && dj.len() == 1 && self.complement(di[0], dj[0]) {
+                            let keep: Vec<Id> =
+                                terms[i].iter().copied().filter(|&x| x != di[0]).collect();
+                            let (lo, hi) = (i.min(j), i.max(j));
+                            terms.remove(hi);
+                            terms[lo] = keep;
+                            changed = true;
+                            break 'search;
+                        }
+                    }
+                }
+            }
+        }
+        terms.into_iter().map(|t| self.g.and(&t)).collect()
+    }
+
+    /// Whether `x` and `y` are each other's negation.
+    fn complement(&mut self, x: Id, y: Id) -> bool {
+        let nx = self.g.not(x);
+        self.same(nx, y)
+    }
+
+    /// R3 on φ.
+    fn phi(&mut self, n: Id, ty: Type, a: &[Id]) -> Option<Id> {
+        let mut branches: Vec<(Id, Id)> = Vec::with_capacity(a.len() / 2);
+        for c in a.chunks(2) {
+            let (g, v) = (c[0], c[1]);
+            match self.boolean(g) {
+                Some(false) => continue,
+                Some(true) => return Some(v),
+                None => {}
+            }
+            // Merge branches with the same value.
+            if let Some(b) = branches.iter_mut().find(|b| self.r(b.1) == self.r(v)) {
+                let gs = [b.0, g];
+                b.0 = self.g.or(&gs);
+                continue;
+            }
+            branches.push((g, v));
+        }
+        if branches.len() == 1 {
+            return Some(branches[0].1);
+        }
+        // The φ matters only where its block is reached, under the
+        // disjunction of its gates: conjuncts common to every gate are
+        // implied there and can go.
+        let sets: Vec<Vec<Id>> = branches.iter().map(|b| self.conjuncts(b.0)).collect();
+        let common: Vec<Id> = sets[0]
+            .iter()
+            .copied()
+            .filter(|c| sets[1..].iter().all(|s| s.contains(c)))
+            .collect();
+        if !common.is_empty() {
+            for (b, set) in branches.iter_mut().zip(&sets) {
+                let rest: Vec<Id> = set
+                    .iter()
+                    .copied()
+                    .filter(|c| !common.contains(c))
+                    .collect();
+                b.0 = self.g.and(&rest);
+            }
+        } else if ty == Type::Bool {
+            // A boolean φ is the disjunction of its gated values.
+            let terms: Vec<Id> = branches.iter().map(|&(g, v)| self.g.and(&[g, v])).collect();
+            return Some(self.g.or(&terms));
+        }
+        if common.is_empty() && branches.len() * 2 == a.len() {
+            return None;
+        }
+        let m = self.g.phi(ty, &branches);
+        (m != n).then_some(m)
+    }
+
+    /// R4 on η.
+    fn eta(&mut self, d: u16, ty: Type, c: Id, v: Id) -> Option<Id> {
+        let tok_ok = !(self.strict && ty == Type::Unit);
+        if tok_ok && self.depth_of(v) < d {
+            return Some(v);
+        }
+        if let Some(c0) = self.peel(c, d) {
+            if self.boolean(c0) == Some(false) {
+                return self.peel(v, d);
+            }
+        }
+        // η selects one iteration's value, so it commutes with every pure
+        // operator: pushed inward, η stands only on μ, loads and effects,
+        // whichever way a pass or the VSDG sequentializer placed the exit
+        // computations.
+        let vn = self.g.node(v).clone();
+        let pure = matches!(
+            vn.op,
+            Op::Un(_)
+                | Op::Bin(_)
+                | Op::StrLen
+                | Op::StrCmp(_)
+                | Op::Not
+                | Op::And
+                | Op::Or
+                | Op::Phi
+        );
+        if !pure {
+            return None;
+        }
+        let args: Vec<Id> = vn
+            .args
+            .iter()
+            .map(|&x| {
+                let x = self.r(x);
+                if self.depth_of(x) < d {
+                    x
+                } else {
+                    let t = self.g.node(x).ty;
+                    self.g.intern(Op::Eta(d), t, vec![c, x])
+                }
+            })
+            .collect();
+        Some(self.g.intern(vn.op.clone(), ty, args))
+    }
+
+    /// `x₀`: `x` on the first iteration of the depth-`d` loop (each
+    /// `μ_d(i, n)` replaced by `i`), when it has no deeper loop inside.
+    fn peel(&mut self, x: Id, d: u16) -> Option<Id> {
+        let x = self.r(x);
+        if self.depth_of(x) < d {
+            return Some(x);
+        }
+        if let Some(&p) = self.peeled.get(&(x, d)) {
+            return p;
+        }
+        self.peeled.insert((x, d), None);
+        let node = self.g.node(x).clone();
+        let out = match node.op {
+            Op::Mu(e) if e == d => Some(self.r(node.args[0])),
+            Op::Mu(_) | Op::Eta(_) => None,
+            _ => {
+                let mut args = Vec::with_capacity(node.args.len());
+                for &a in &node.args {
+                    args.push(self.peel(a, d)?);
+                }
+                let fresh = self.g.intern(node.op.clone(), node.ty, args);
+                Some(self.settle(fresh))
+            }
+        };
+        self.peeled.insert((x, d), out);
+        out
+    }
+
+    /// Applies the rules to a node built during this round (whose
+    /// arguments are already simplified) until none applies.
+    fn settle(&mut self, mut x: Id) -> Id {
+        for _ in 0..8 {
+            match self.apply(x) {
+                Some(y) if y != x => x = y,
+                _ => break,
+            }
+        }
+        x
+    }
+
+    /// R5: a load skips effects that cannot change what it reads and is
+    /// forwarded from a store to the same place.
+    fn load(&mut self, kind: LoadKind, ty: Type, a: &[Id]) -> Option<Id> {
+        let (addr, tok) = a.split_at(a.len() - 1);
+        let mut t = tok[0];
+        let start = t;
+        for _ in 0..10_000 {
+            let tn = self.g.node(t).clone();
+            match tn.op {
+                Op::Proj(1) => {
+                    let e = self.r(tn.args[0]);
+                    let en = self.g.node(e).clone();
+                    let Op::Eff(k) = en.op else { break };
+                    let ea: Vec<Id> = en.args.iter().map(|&x| self.r(x)).collect();
+                    if let Some(v) = self.forward(kind, addr, k, &ea) {
+                        return Some(v);
+                    }
+                    if k.allocates() && matches!(kind, LoadKind::Elem | LoadKind::Len) {
+                        // Reading the object this effect creates.
+                        let fresh = self.g.node(self.r(addr[0]));
+                        if fresh.op == Op::Proj(0) && self.same(fresh.args[0], e) {
+                            if let Some(v) = self.read_fresh(kind, addr, k, &ea) {
+                                return Some(v);
+                            }
+                            break;
+                        }
+                    }
+                    if self.clobbers(kind, addr, k, &ea) {
+                        break;
+                    }
+                    t = ea[ea.len() - 1];
+                }
+                Op::Mu(d) if self.loop_preserves(kind, addr, t, d) => t = self.r(tn.args[0]),
+                _ => break,
+            }
+        }
+        if t == start {
+            return None;
+        }
+        let mut args = addr.to_vec();
+        args.push(t);
+        Some(self.g.intern(Op::Load(kind), ty, args))
+    }
+
+    /// The stored value when effect `k` writes exactly what the load reads.
+    fn forward(&self, kind: LoadKind, addr: &[Id], k: EffKind, ea: &[Id]) -> Option<Id> {
+        match (kind, k) {
+            (LoadKind::Global(g), EffKind::GlobalSet(h)) if g == h => Some(ea[0]),
+            (LoadKind::Elem, EffKind::ArraySet)
+                if self.same(addr[0], ea[0]) && self.same(addr[1], ea[1]) =>
+            {
+                Some(ea[2])
+            }
+            _ => None,
+        }
+    }
+
+    /// A load from the array literal that creates its object.
+    fn read_fresh(&mut self, kind: LoadKind, addr: &[Id], k: EffKind, ea: &[Id]) -> Option<Id> {
+        let EffKind::ArrayLit(_) = k else { return None };
+        let elems = &ea[..ea.len() - 1];
+        match kind {
+            LoadKind::Len => Some(self.g.konst(Type::Int, elems.len() as u64)),
+            LoadKind::Elem => {
+                let i = self.konst(addr[1])? as i64;
+                usize::try_from(i).ok().and_then(|i| elems.get(i).copied())
+            }
+            LoadKind::Global(_) => None,
+        }
+    }
+
+    /// Whether `a` and `b` are results of two different allocations.
+    fn distinct_objects(&self, a: Id, b: Id) -> bool {
+        let fresh = |x: Id| {
+            let n = self.g.node(x);
+            n.op == Op::Proj(0)
+                && matches!(self.g.node(self.r(n.args[0])).op, Op::Eff(k) if k.allocates())
+        };
+        !self.same(a, b) && fresh(self.r(a)) && fresh(self.r(b))
+    }
+
+    /// The alias oracle: whether effect `k` (arguments `ea`) may change
+    /// what a `kind` load of `addr` reads.
+    fn clobbers(&self, kind: LoadKind, addr: &[Id], k: EffKind, ea: &[Id]) -> bool {
+        match k {
+            EffKind::Call(_) | EffKind::HostCall(_) => true,
+            EffKind::GlobalSet(h) => matches!(kind, LoadKind::Global(g) if g == h),
+            EffKind::ArraySet => match kind {
+                LoadKind::Elem => {
+                    let distinct_index = matches!(
+                        (self.konst(addr[1]), self.konst(ea[1])),
+                        (Some(x), Some(y)) if x != y
+                    );
+                    !(self.distinct_objects(addr[0], ea[0])
+                        || (self.same(addr[0], ea[0]) && distinct_index))
+                }
+                _ => false,
+            },
+            EffKind::ArrayPush | EffKind::ArrayPop => match kind {
+                LoadKind::Elem | LoadKind::Len => !self.distinct_objects(addr[0], ea[0]),
+                LoadKind::Global(_) => false,
+            },
+            _ => false,
+        }
+    }
+
+    /// Whether no effect on the token cycle of the depth-`d` loop whose
+    /// token is `mu` may change what the load reads.
+    fn loop_preserves(&self, kind: LoadKind, addr: &[Id], mu: Id, d: u16) -> bool {
+        let init = self.r(self.g.node(mu).args[0]);
+        let mut seen: Vec<Id> = Vec::new();
+        let mut work = vec![self.r(self.g.node(mu).args[1])];
+        while let Some(t) = work.pop() {
+            if t == mu || t == init || seen.contains(&t) {
+                continue;
+            }
+            if seen.len() > 4096 {
+                return false;
+            }
+            seen.push(t);
+            let tn = self.g.node(t);
+            match &tn.op {
+                Op::Proj(1) => {
+                    let e = self.g.node(self.r(tn.args[0]));
+                    let Op::Eff(k) = e.op else { return false };
+                    let ea: Vec<Id> = e.args.iter().map(|&x| self.r(x)).collect();
+                    if self.clobbers(kind, addr, k, &ea)
+                        || self.forward(kind, addr, k, &ea).is_some()
+                    {
+                        return false;
+                    }
+                    work.push(ea[ea.len() - 1]);
+                }
+                Op::Phi => work.extend(tn.args.chunks(2).map(|c| self.r(c[1]))),
+                Op::Mu(e) if *e > d => work.extend(tn.args.iter().map(|&x| self.r(x))),
+                Op::Eta(e) if *e > d => work.push(self.r(tn.args[1])),
+                _ => return false,
+            }
+        }
+        true
+    }
+
+    /// R6 on the token of a check: it passes for sure (a non-zero constant
+    /// divisor, `assert true`) or passed earlier on the chain.
+    fn check_passes(&mut self, e: Id) -> Option<Id> {
+        let en = self.g.node(e).clone();
+        let Op::Eff(k) = en.op else { return None };
+        if !k.is_check() {
+            return None;
+        }
+        let ea: Vec<Id> = en.args.iter().map(|&x| self.r(x)).collect();
+        let tok = ea[ea.len() - 1];
+        match k {
+            EffKind::DivCheck if self.konst(ea[0]).is_some_and(|k| k != 0) => return Some(tok),
+            EffKind::Assert if self.boolean(ea[0]) == Some(true) => return Some(tok),
+            _ => {}
+        }
+        // The same check earlier on the chain, with nothing in between
+        // that could change its outcome (array lengths for bounds checks).
+        let mut t = tok;
+        for _ in 0..64 {
+            let tn = self.g.node(t);
+            if tn.op != Op::Proj(1) {
+                return None;
+            }
+            let p = self.g.node(self.r(tn.args[0]));
+            let Op::Eff(pk) = p.op else { return None };
+            let pa: Vec<Id> = p.args.iter().map(|&x| self.r(x)).collect();
+            if pk == k && pa.len() == ea.len() && pa[..pa.len() - 1] == ea[..ea.len() - 1] {
+                return Some(tok);
+            }
+            let resizes = matches!(
+                pk,
+                EffKind::ArrayPush | EffKind::ArrayPop | EffKind::Call(_) | EffKind::HostCall(_)
+            );
+            if k == EffKind::BoundsCheck && resizes {
+                return None;
+            }
+            t = pa[pa.len() - 1];
+        }
+        None
+    }
+}
+
+/// The deepest loop each reached node varies with: `μ_d` varies at `d`,
+/// `η_d` at most at `d - 1`, everything else as its deepest argument
+/// (a fixpoint, for cycles through μ).
+fn varying_depth(g: &Graph, cls: &Classes) -> Vec<u16> {
+    let mut vd = vec![0u16; g.len()];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &n in &cls.reached {
+            let node = g.node(n);
+            let inner = node.args.iter().map(|a| vd[a.index()]).max().unwrap_or(0);
+            let v = match node.op {
+                Op::Mu(d) => inner.max(d),
+                Op::Eta(d) => inner.min(d.saturating_sub(1)),
+                _ => inner,
+            };
+            if v != vd[n.index()] {
+                vd[n.index()] = v;
+                changed = true;
+            }
+        }
+    }
+    vd
+}
