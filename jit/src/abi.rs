@@ -70,11 +70,15 @@
 //! stack from the helper's own frame up to `VmCtx::stack_base` (the stack
 //! pointer of the Rust frame that entered compiled code), read as words: a
 //! conservative scan of every compiled frame. Compiled code makes sure each
-//! live reference is in that region at every call: every reference-typed
-//! value is declared to Cranelift as needing a stack map
+//! live reference is in that region at every call that may collect: every
+//! reference-typed value live across such a call (a Waddle call, a host
+//! call, or an allocating helper; see `cranelift::translate::gc_live`) is
+//! declared to Cranelift as needing a stack map
 //! (`declare_value_needs_stack_map`), so Cranelift spills it to a stack slot
 //! of its frame across every call (a safepoint) instead of leaving it only
-//! in a callee-saved register. Array-literal elements are passed to the
+//! in a callee-saved register. References live only across calls that
+//! cannot collect (fuel, print, clock, math) stay in registers; those
+//! helpers take no roots. Array-literal elements are passed to the
 //! helper in a stack slot of the caller's frame, also inside the region.
 //! The collector is non-moving, so the spilled copies need no reloading.
 

@@ -300,6 +300,7 @@ impl UnitTables {
             host: cell.as_ctx_ptr(),
             helpers: self.helpers.as_ptr(),
             strings,
+            depth_left: waddle_opt::abi::max_call_depth(self.stack_budget),
         };
         let mut ret: Word = 0;
         // SAFETY: `tramp` is this unit's trampoline for a function whose

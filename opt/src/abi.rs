@@ -140,6 +140,20 @@ pub struct Trap {
 /// against it; exhausting it is the `stack overflow` runtime error.
 pub const DEFAULT_STACK_BUDGET: usize = 64 << 20;
 
+/// Stack bytes the budget reserves per recursive call: a budget of `B`
+/// bytes allows `B / STACK_BYTES_PER_CALL` nested frames of recursive
+/// functions on every tier ([`max_call_depth`]; 65 536 for the default
+/// budget). The byte check against the stack limit stays as a safety net
+/// for frames larger than this (functions with more than about a hundred
+/// values) and for deep chains of non-recursive calls.
+pub const STACK_BYTES_PER_CALL: usize = 1024;
+
+/// The recursion depth every tier allows under a stack budget of
+/// `stack_budget` bytes: nested frames of recursive functions.
+pub fn max_call_depth(stack_budget: usize) -> i64 {
+    (stack_budget / STACK_BYTES_PER_CALL) as i64
+}
+
 /// Reads the bytes of a string object.
 ///
 /// # Safety
@@ -219,6 +233,13 @@ pub struct VmCtx {
     /// string-constant number. Position-independent code loads string
     /// constants through it; null when the tier embeds the table address.
     pub strings: *const Word,
+    /// Frames of recursive functions ([`crate::analysis::callgraph`]) that
+    /// may still be entered: the prologue of a recursive function
+    /// decrements it and traps `stack overflow` when it would go below
+    /// zero, its return increments it. Set at each entry from Rust to
+    /// [`max_call_depth`] of the stack budget, so every tier allows the
+    /// same recursion depth (the interpreter counts the same frames).
+    pub depth_left: i64,
 }
 
 /// Byte offset of [`VmCtx::globals`].
@@ -247,11 +268,14 @@ pub const VMCTX_HOST_OFFSET: i32 = 64;
 pub const VMCTX_HELPERS_OFFSET: i32 = 72;
 /// Byte offset of [`VmCtx::strings`].
 pub const VMCTX_STRINGS_OFFSET: i32 = 80;
+/// Byte offset of [`VmCtx::depth_left`].
+pub const VMCTX_DEPTH_LEFT_OFFSET: i32 = 88;
 
 const _: () = {
     assert!(std::mem::offset_of!(VmCtx, globals) == VMCTX_GLOBALS_OFFSET as usize);
     assert!(std::mem::offset_of!(VmCtx, entries) == VMCTX_ENTRIES_OFFSET as usize);
     assert!(std::mem::offset_of!(VmCtx, stack_limit) == VMCTX_STACK_LIMIT_OFFSET as usize);
+    assert!(std::mem::offset_of!(VmCtx, depth_left) == VMCTX_DEPTH_LEFT_OFFSET as usize);
     assert!(std::mem::offset_of!(VmCtx, stack_base) == VMCTX_STACK_BASE_OFFSET as usize);
     assert!(std::mem::offset_of!(VmCtx, fuel) == VMCTX_FUEL_OFFSET as usize);
     assert!(std::mem::offset_of!(VmCtx, trap_code) == VMCTX_TRAP_CODE_OFFSET as usize);

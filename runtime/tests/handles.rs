@@ -15,6 +15,7 @@ fn fresh(n: int) -> [int] { return [7; n]; }
 fn grow(a: [int], n: int) { for i in 0..n { push(a, i); } }
 fn cat(a: str, b: str) -> str { return a + b; }
 fn echo(s: str) -> str { return s; }
+fn both(a: [int], s: str) -> int { return len(a) + len(s); }
 "#;
 
 fn engines(stress: bool) -> Vec<(Tier, Engine)> {
@@ -221,4 +222,42 @@ fn copying_conversions_stay_a_convenience() {
         double.call(&mut store, (vec![1, 2, 3],)).unwrap(),
         [2, 4, 6]
     );
+}
+
+#[test]
+fn a_handle_passed_by_value_survives_the_allocations_of_later_arguments() {
+    // Under GC stress every allocation collects: the `&str` argument is
+    // allocated after the array's handle was consumed, so the array must
+    // stay rooted through the argument list.
+    for (tier, engine) in engines(true) {
+        let (mut store, inst) = instance(&engine);
+        let both = inst
+            .typed_func::<(ArrayRef<i64>, &str), i64>(&store, "both")
+            .unwrap();
+        for round in 0..20 {
+            let a = store.array_filled(100 + round, 3i64).unwrap();
+            let r = both.call(&mut store, (a, "four")).unwrap();
+            assert_eq!(r, 104 + round as i64, "{tier}");
+        }
+    }
+}
+
+#[test]
+fn handles_dropped_on_other_threads_while_the_store_collects() {
+    let engine = Engine::default();
+    let (mut store, _inst) = instance(&engine);
+    let handles: Vec<_> = (0..2000)
+        .map(|i| store.array_from_slice(&[i as i64]).unwrap())
+        .collect();
+    let keep: Vec<_> = handles.iter().step_by(2).cloned().collect();
+    let dropper = std::thread::spawn(move || drop(handles));
+    for _ in 0..50 {
+        store.collect_garbage();
+    }
+    dropper.join().unwrap();
+    store.collect_garbage();
+    assert_eq!(store.live_handles(), 1000);
+    for (i, h) in keep.iter().enumerate() {
+        assert_eq!(h.get(&store, 0).unwrap(), Some(2 * i as i64));
+    }
 }

@@ -216,3 +216,18 @@ fn a_resumable_call_pauses_for_fuel_and_resumes_on_every_tier() {
         assert_eq!(r.unwrap(), 15, "{tier}");
     }
 }
+
+#[test]
+fn dropping_a_paused_call_ends_its_thread() {
+    let engine = Engine::default();
+    let module = Module::new(&engine, "limits.wdl", PROGRAM).unwrap();
+    let (mut store, inst) = store_for(&engine, &module);
+    store.set_fuel(Some(10)).unwrap();
+    let count = inst.typed_func::<(), ()>(&store, "count").unwrap();
+    let CallState::Paused(call) = count.call_resumable(store, ()) else {
+        panic!("an endless loop finished");
+    };
+    // The call's thread sees the cancellation and drops the store; the
+    // test would hang here otherwise (joined by the test harness exit).
+    drop(call);
+}

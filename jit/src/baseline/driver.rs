@@ -13,8 +13,8 @@ use std::time::Instant;
 use cranelift_entity::{EntityRef, SecondaryMap};
 use waddle_opt::abi::TrapCode;
 use waddle_opt::ir::{
-    Block, BlockCall, Function, InstData, InstKind, Program, Signature, SrcLoc, Terminator, Type,
-    UnaryOp, Value,
+    Block, BlockCall, FuncId, Function, InstData, InstKind, Program, Signature, SrcLoc, Terminator,
+    Type, UnaryOp, Value,
 };
 
 use super::cold::{Cold, ColdPaths};
@@ -33,6 +33,9 @@ pub(crate) struct Env<'a> {
     pub string_index: &'a HashMap<Box<str>, usize>,
     /// Whether to count fuel.
     pub fuel: bool,
+    /// Which functions are recursive: their frames count against the
+    /// recursion depth (`VmCtx::depth_left`).
+    pub recursive: SecondaryMap<FuncId, bool>,
 }
 
 /// The function being compiled, with its plan.
@@ -43,6 +46,8 @@ pub(crate) struct FnCx<'a> {
     pub func: &'a Function,
     /// Its plan (block order, frame).
     pub plan: &'a FuncPlan,
+    /// Whether it is recursive (its frames count against the depth).
+    pub recursive: bool,
 }
 
 /// What a baseline back end provides: encodings of the mid-level
@@ -109,6 +114,13 @@ pub(crate) trait Backend: Arith {
     fn enter(&mut self, cx: &FnCx<'_>, overflow: Self::Label);
     /// Pops the frame and returns (results already in register 0).
     fn epilogue(&mut self);
+    /// After [`Backend::enter`] of a recursive function: takes one frame
+    /// from `VmCtx::depth_left`, jumping to `overflow` when none is left
+    /// (argument registers are still live: scratch registers only).
+    fn depth_enter(&mut self, overflow: Self::Label);
+    /// Before the epilogue of a normal return of a recursive function:
+    /// gives the frame back (the result register is live).
+    fn depth_leave(&mut self);
     /// Stores parameter `p`, which arrives at `loc`, into its slot (a
     /// `bool` arrives in the low byte and is zero-extended).
     fn spill_param(&mut self, p: Value, loc: ArgLoc, is_bool: bool);
@@ -236,6 +248,7 @@ pub(crate) fn emit_unit<B: Backend>(
                 env,
                 func: f,
                 plan: &plan,
+                recursive: env.recursive[fid],
             },
         );
         let size = b.offset() - at;
@@ -374,6 +387,9 @@ impl<B: Backend> Driver<'_, '_, B> {
     fn prologue(&mut self, overflow: B::Label, cold: &mut ColdPaths<B::Label>) {
         let (b, cx) = (&mut *self.b, self.cx);
         b.enter(cx, overflow);
+        if cx.recursive {
+            b.depth_enter(overflow);
+        }
         let params = &cx.func.blocks()[cx.func.entry()].params;
         let (locs, _) = B::arg_locs(&cx.func.sig.params);
         for (&p, &loc) in params.iter().zip(&locs) {
@@ -436,6 +452,9 @@ impl<B: Backend> Driver<'_, '_, B> {
                     } else {
                         self.b.ld(0, v);
                     }
+                }
+                if cx.recursive {
+                    self.b.depth_leave();
                 }
                 self.b.epilogue();
             }

@@ -152,6 +152,7 @@ pub fn compile_aarch64_image(
         program,
         string_index: &string_index,
         fuel: opts.fuel,
+        recursive: waddle_opt::analysis::callgraph::recursive_functions(program),
     };
     let mut be = Aarch64::new();
     let mut stats = CompileStats::default();

@@ -95,6 +95,7 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
         string_table: strings.as_ptr() as usize,
         string_index: &string_index,
         fuel: opts.fuel,
+        recursive: waddle_opt::analysis::callgraph::recursive_functions(program),
         frontend: module.target_config(),
         addressing: Addressing::Absolute,
         strings_from_ctx: opts.strings_from_ctx,
@@ -119,7 +120,12 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
         let t0 = Instant::now();
         ctx.func.signature = sig;
         ctx.func.name = UserFuncName::user(0, fid.index() as u32);
-        Translator::run(&env, f, FunctionBuilder::new(&mut ctx.func, &mut fctx));
+        Translator::run(
+            &env,
+            f,
+            env.recursive[fid],
+            FunctionBuilder::new(&mut ctx.func, &mut fctx),
+        );
         let t1 = Instant::now();
         ctx.set_disasm(opts.disasm);
         if ctx.func.dfg.num_insts() > opts.huge_function_insts {

@@ -96,6 +96,7 @@ pub fn compile_functions(
         string_table: 0,
         string_index: &string_index,
         fuel: opts.fuel,
+        recursive: waddle_opt::analysis::callgraph::recursive_functions(program),
         frontend: isa.frontend_config(),
         addressing: Addressing::Tables,
         strings_from_ctx: true,
@@ -117,7 +118,12 @@ pub fn compile_functions(
             UserFuncName::user(0, fid.index() as u32),
             native_signature(&f.sig.params, f.sig.ret, call_conv),
         );
-        Translator::run(&env, f, FunctionBuilder::new(&mut ctx.func, &mut fctx));
+        Translator::run(
+            &env,
+            f,
+            env.recursive[fid],
+            FunctionBuilder::new(&mut ctx.func, &mut fctx),
+        );
         let code = ctx
             .compile(&*isa, &mut ControlPlane::default())
             .map_err(|e| codegen_err(&f.name, format!("{:?}", e.inner)))?;

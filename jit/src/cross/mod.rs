@@ -88,3 +88,17 @@ pub use toolchain::{
     check_tools, skip_test_without_tools, tool_decision, CrossError, ToolDecision,
     REQUIRE_CROSS_ENV,
 };
+
+#[cfg(test)]
+mod tests {
+    /// The loader's copies of the constants every tier must share.
+    #[test]
+    fn loader_constants_match_the_host() {
+        let common = include_str!("rt/common.h");
+        let want = format!(
+            "#define STACK_BYTES_PER_CALL {}",
+            waddle_opt::abi::STACK_BYTES_PER_CALL
+        );
+        assert!(common.contains(&want), "common.h lacks `{want}`");
+    }
+}

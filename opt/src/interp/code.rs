@@ -242,6 +242,9 @@ pub(crate) struct Code {
     pub nslots: u32,
     /// The highest global index used, if any.
     pub max_global: Option<u32>,
+    /// Whether the function is recursive ([`crate::analysis::callgraph`]):
+    /// only its frames count against the recursion depth.
+    pub recursive: bool,
     /// The function's index in the program (set by the interpreter).
     pub func: u32,
     /// Tiering state shared with the host (see [`super::Interpreter::set_external`]).
@@ -288,6 +291,7 @@ impl Code {
             nparams,
             nslots: nparams,
             max_global: None,
+            recursive: false,
             func: 0,
             tier: TierCell::default(),
         }

@@ -62,7 +62,7 @@ use std::cell::{Cell, RefCell};
 
 use cranelift_entity::EntityRef;
 
-use crate::abi::{Trap, TrapCode, Word, DEFAULT_STACK_BUDGET};
+use crate::abi::{max_call_depth, Trap, TrapCode, Word, DEFAULT_STACK_BUDGET};
 use crate::ir::{FuncId, Program, SrcLoc};
 use code::Code;
 use exec::{Frame, FRAME_OVERHEAD};
@@ -96,16 +96,34 @@ impl Interpreter {
             budget: DEFAULT_STACK_BUDGET,
             max_global: None,
         };
+        let recursive = crate::analysis::callgraph::recursive_functions(program);
         for id in program.funcs.keys() {
-            interp.update(program, id, host);
+            interp.prepare_one(program, id, host);
         }
+        interp.mark_recursive(&recursive);
         interp
+    }
+
+    /// Sets every prepared function's `recursive` flag.
+    fn mark_recursive(&mut self, recursive: &cranelift_entity::SecondaryMap<FuncId, bool>) {
+        for (i, code) in self.funcs.iter_mut().enumerate() {
+            if let Some(code) = code {
+                code.recursive = recursive[FuncId::new(i)];
+            }
+        }
     }
 
     /// Re-prepares one function after it was added or its body changed
     /// (REPL redefinition); the program may have grown (new functions or
     /// globals).
     pub fn update(&mut self, program: &Program, func: FuncId, host: &mut dyn Host) {
+        self.prepare_one(program, func, host);
+        // A new body may close or open a cycle of calls.
+        let recursive = crate::analysis::callgraph::recursive_functions(program);
+        self.mark_recursive(&recursive);
+    }
+
+    fn prepare_one(&mut self, program: &Program, func: FuncId, host: &mut dyn Host) {
         let n = program.funcs.len();
         if self.funcs.len() < n {
             self.funcs.resize_with(n, || None);
@@ -210,6 +228,12 @@ impl Interpreter {
         }
         let top = entry.nslots as usize;
         let budget = self.budget.saturating_sub(self.outer_used.get());
+        // Nested activations (calls back from compiled code) get the depth
+        // of what is left of the budget.
+        let depth_left = max_call_depth(budget) - i64::from(entry.recursive);
+        if depth_left < 0 {
+            return fail(TrapCode::StackOverflow);
+        }
         let mut bufs = self.pool.borrow_mut().pop().unwrap_or_default();
         if top * 8 + FRAME_OVERHEAD > budget
             || (bufs.0.len() < top && bufs.0.try_reserve(top).is_err())
@@ -220,7 +244,7 @@ impl Interpreter {
         let r = exec::run(
             &self.funcs,
             &mut bufs,
-            budget,
+            (budget, depth_left),
             &self.outer_used,
             host,
             entry,

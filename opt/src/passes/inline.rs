@@ -1,8 +1,10 @@
 //! Function inlining with a size budget (Fritz §9.4), over
 //! [`Editor::inline_call`].
 //!
-//! A direct call is inlined when the callee is not the caller, does not
-//! call itself, has at most [`CALLEE_BUDGET`] instructions, and every
+//! A direct call is inlined when the callee is not recursive (on no cycle
+//! of direct calls, [`crate::analysis::callgraph`]: recursion depth counts
+//! exactly the frames of recursive functions on every tier, so inlining
+//! must never remove one), has at most [`CALLEE_BUDGET`] instructions, and every
 //! block of it reaches a `return`; a caller stops growing past
 //! [`CALLER_LIMIT`] instructions. Callees are inlined as they were when
 //! the pass started (canonicalized copies), so one run inlines one level.
@@ -18,21 +20,12 @@ pub const CALLEE_BUDGET: usize = 40;
 /// A caller is not grown beyond this many instructions.
 pub const CALLER_LIMIT: usize = 4000;
 
-/// Whether `f` calls itself directly.
-fn self_recursive(id: FuncId, f: &Function) -> bool {
-    f.layout.iter().any(|&b| {
-        f.blocks[b]
-            .insts
-            .iter()
-            .any(|&i| matches!(f.insts[i].kind, InstKind::Call(c, _) if c == id))
-    })
-}
-
 /// Canonicalized copies of the functions small enough to inline.
 pub fn candidates(program: &Program) -> FxHashMap<FuncId, Function> {
     let mut out = FxHashMap::default();
+    let recursive = crate::analysis::callgraph::recursive_functions(program);
     for (id, f) in program.funcs.iter() {
-        if f.is_declaration() || f.inst_count() > CALLEE_BUDGET || self_recursive(id, f) {
+        if f.is_declaration() || f.inst_count() > CALLEE_BUDGET || recursive[id] {
             continue;
         }
         let mut copy = f.clone();

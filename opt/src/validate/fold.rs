@@ -23,8 +23,9 @@ use crate::ir::{
     Terminator, Type, UnaryOp, ValueData, ValueDef,
 };
 
-/// A host for pure operations: no heap, no globals, unlimited fuel.
-struct PureHost;
+/// A host for pure operations: no heap, no globals, unlimited fuel (also
+/// used by the soundness tests to run pure functions).
+pub(crate) struct PureHost;
 
 impl Host for PureHost {
     fn intern_str(&mut self, _s: &str) -> Word {

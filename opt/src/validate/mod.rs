@@ -53,6 +53,8 @@ pub mod rules;
 #[cfg(test)]
 mod mutants;
 #[cfg(test)]
+mod soundness;
+#[cfg(test)]
 mod tests;
 
 use rustc_hash::FxHashMap;

@@ -105,7 +105,11 @@ impl Graph {
                     | BinaryOp::ICmp(Cmp::Eq | Cmp::Ne)
                     | BinaryOp::BCmp(Cmp::Eq | Cmp::Ne)
             );
-            if commutative && inputs[1] < inputs[0] {
+            // Operands in a fixed order so `a+b` and `b+a` meet; a
+            // constant goes last, where the code generators expect an
+            // immediate (and where the `-O1` passes put it).
+            let key = |g: &Graph, p: Port| (g.const_int(p).is_some(), p);
+            if commutative && key(self, inputs[1]) < key(self, inputs[0]) {
                 inputs.swap(0, 1);
             }
         }

@@ -295,6 +295,11 @@ impl Graph {
 
     /// Whether region `inner` is `outer` or nested inside it.
     pub fn is_within(&self, mut inner: Region, outer: Region) -> bool {
+        super::work::tick(
+            1 + self.regions[inner]
+                .depth
+                .saturating_sub(self.regions[outer].depth) as u64,
+        );
         while self.regions[inner].depth > self.regions[outer].depth {
             inner = self.regions[inner]
                 .parent
@@ -305,6 +310,7 @@ impl Graph {
 
     /// The innermost region containing both `a` and `b`.
     pub fn lca(&self, mut a: Region, mut b: Region) -> Region {
+        let start = (self.regions[a].depth, self.regions[b].depth);
         while self.regions[a].depth > self.regions[b].depth {
             a = self.regions[a].parent.expect("parent");
         }
@@ -315,6 +321,8 @@ impl Graph {
             a = self.regions[a].parent.expect("parent");
             b = self.regions[b].parent.expect("parent");
         }
+        let d = self.regions[a].depth;
+        super::work::tick(1 + (start.0 - d) as u64 + (start.1 - d) as u64);
         a
     }
 

@@ -34,7 +34,7 @@ use rustc_hash::FxHashMap;
 
 use crate::analysis::loops::{Loop, LoopForest};
 use crate::analysis::{ControlFlowGraph, DomTree};
-use crate::ir::{Block, Function, InstKind, Terminator, Type, Value};
+use crate::ir::{Block, Function, Inst, InstKind, Terminator, Type, Value};
 
 use super::build::{is_stateful, template};
 use super::graph::{Graph, Op, Owner, Port, Region, Tail};
@@ -43,21 +43,34 @@ use super::Unsupported;
 /// Deepest nesting of regions the lifter builds (recursion bound).
 const MAX_DEPTH: usize = 400;
 
+/// Where the code being lifted stops: a γ's join block, and the values
+/// (besides the join's arguments) the arms yield to it.
+pub(super) type Stop<'a> = Option<(Block, &'a [Value])>;
+
 /// Postdominators of one context: `None` is the virtual exit.
-struct Pdom {
+pub(super) struct Pdom {
     ipdom: FxHashMap<Block, Option<Block>>,
 }
 
-struct Lifter<'f> {
-    func: &'f Function,
-    cfg: ControlFlowGraph,
-    loops: LoopForest,
-    g: Graph,
-    env: SecondaryMap<Value, Option<Port>>,
-    undo: Vec<(Value, Option<Port>)>,
-    pdoms: FxHashMap<Option<Loop>, Pdom>,
-    budget: usize,
-    depth: usize,
+pub(super) struct Lifter<'f> {
+    pub(super) func: &'f Function,
+    pub(super) cfg: ControlFlowGraph,
+    pub(super) loops: LoopForest,
+    pub(super) g: Graph,
+    pub(super) env: SecondaryMap<Value, Option<Port>>,
+    pub(super) undo: Vec<(Value, Option<Port>)>,
+    pub(super) pdoms: FxHashMap<Option<Loop>, Pdom>,
+    pub(super) budget: usize,
+    pub(super) depth: usize,
+    /// Predicates whose value is known on the path being lifted: inside
+    /// the arm of a branch on `p`, `p` is that arm's key.
+    pub(super) known: FxHashMap<Port, i64>,
+    /// Instructions of the join block being entered that were distributed
+    /// into the arms of the γ just finished, and the γ output they became.
+    pub(super) distributed: FxHashMap<Inst, Port>,
+    pub(super) dom: DomTree,
+    /// The blocks using each value (computed when first needed).
+    pub(super) use_blocks: Option<SecondaryMap<Value, Vec<Block>>>,
 }
 
 /// Lifts a canonical function into a VSDG.
@@ -88,6 +101,10 @@ pub fn lift(func: &Function) -> Result<Graph, Unsupported> {
         pdoms: FxHashMap::default(),
         budget: 4 * func.inst_count() + 256,
         depth: 0,
+        known: FxHashMap::default(),
+        distributed: FxHashMap::default(),
+        dom,
+        use_blocks: None,
     };
     let root = lifter.g.root;
     let mut args = lifter.g.region_args(root);
@@ -141,7 +158,7 @@ impl Lifter<'_> {
         mut state: Port,
         mut target: Block,
         mut args: Vec<Port>,
-        stop: Option<Block>,
+        stop: Stop<'_>,
         lp: Option<Loop>,
         mut entering: bool,
     ) -> Result<(), Unsupported> {
@@ -171,7 +188,10 @@ impl Lifter<'_> {
                     break;
                 }
             }
-            if Some(target) == stop && !first {
+            if let Some((_, carry)) = stop.filter(|&(j, _)| j == target && !first) {
+                for &v in carry {
+                    args.push(self.get(v)?);
+                }
                 args.push(state);
                 self.g.regions[region].tail = Tail::Yield(args);
                 break;
@@ -195,6 +215,7 @@ impl Lifter<'_> {
                 ));
             }
             self.budget -= data.insts.len() + 1;
+            super::work::tick(1 + data.insts.len() as u64);
             for &inst in &data.insts {
                 state = self.inst(region, state, inst)?;
             }
@@ -218,8 +239,10 @@ impl Lifter<'_> {
                     default,
                 } => {
                     let pred = self.get(*v)?;
-                    if let Some(k) = self.g.const_int(pred) {
-                        // Constant predicate: only the taken edge exists.
+                    let known = self.known.get(&pred).copied();
+                    if let Some(k) = self.g.const_int(pred).or(known) {
+                        // Constant predicate, or one tested on the way
+                        // here: only the taken edge exists.
                         let edge = cases
                             .iter()
                             .find(|(key, _)| *key == k)
@@ -235,21 +258,35 @@ impl Lifter<'_> {
                         .cloned()
                         .collect();
                     let keys: Vec<i64> = cases.iter().map(|(k, _)| *k).collect();
-                    let join = self.ipdom(lp, target)?;
+                    let (join, carry) = self.extended_join(lp, target, *v, stop)?;
+                    let bool_pred = self.g.ty(pred) == Type::Bool;
                     let loc = self.func.loc;
                     match join {
                         Some(j) => {
-                            let gm = self.g.begin_gamma(region, pred, state, keys, loc);
+                            let gm = self.g.begin_gamma(region, pred, state, keys.clone(), loc);
                             let arms = self.g.arms(gm).to_vec();
-                            for (arm, e) in arms.into_iter().zip(&edges) {
+                            for (i, (arm, e)) in arms.into_iter().zip(&edges).enumerate() {
                                 let mark = self.undo.len();
                                 let a = self.map(&e.args)?;
                                 let s = self.g.region_state(arm);
-                                self.run(arm, s, e.block, a, Some(j), lp, false)?;
+                                let saved = self.assume(pred, &keys, i, bool_pred);
+                                self.run(arm, s, e.block, a, Some((j, &carry)), lp, false)?;
+                                self.restore(pred, saved);
                                 self.rollback(mark);
                             }
-                            let tys = self.param_types(j);
-                            let (outs, st) = self.g.finish_gamma(gm, &tys);
+                            let mut tys = self.param_types(j);
+                            let n = tys.len();
+                            tys.extend(carry.iter().map(|&v| self.func.value_type(v)));
+                            let dist = self.distribute(gm, j, stop)?;
+                            tys.extend(dist.iter().map(|&(_, t)| t));
+                            let (mut outs, st) = self.g.finish_gamma(gm, &tys);
+                            let moved = outs.split_off(n + carry.len());
+                            for (&v, p) in carry.iter().zip(outs.split_off(n)) {
+                                self.set(v, p);
+                            }
+                            for (&(inst, _), p) in dist.iter().zip(moved) {
+                                self.distributed.insert(inst, p);
+                            }
                             state = st;
                             args = outs;
                             target = j;
@@ -265,7 +302,9 @@ impl Lifter<'_> {
                                 let mark = self.undo.len();
                                 let a = self.map(&e.args)?;
                                 let s = self.g.region_state(arm);
+                                let saved = self.assume(pred, &keys, i, bool_pred);
                                 self.run(arm, s, e.block, a, stop, lp, false)?;
+                                self.restore(pred, saved);
                                 self.rollback(mark);
                                 arms.push(arm);
                             }
@@ -286,13 +325,15 @@ impl Lifter<'_> {
     }
 
     /// Lifts one instruction; returns the next state.
-    fn inst(
-        &mut self,
-        region: Region,
-        state: Port,
-        inst: crate::ir::Inst,
-    ) -> Result<Port, Unsupported> {
+    fn inst(&mut self, region: Region, state: Port, inst: Inst) -> Result<Port, Unsupported> {
         let data = self.func.inst(inst);
+        if let Some(p) = self.distributed.remove(&inst) {
+            // Computed in the arms of the γ before (`distribute`).
+            if let Some(r) = data.result {
+                self.set(r, p);
+            }
+            return Ok(state);
+        }
         let mut vals = Vec::new();
         data.kind.for_each_arg(|v| vals.push(v));
         let inputs = self.map(&vals)?;
@@ -323,7 +364,11 @@ impl Lifter<'_> {
 
     /// The immediate postdominator of `b` in the context of loop `lp`
     /// (`None`: the virtual exit).
-    fn ipdom(&mut self, lp: Option<Loop>, b: Block) -> Result<Option<Block>, Unsupported> {
+    pub(super) fn ipdom(
+        &mut self,
+        lp: Option<Loop>,
+        b: Block,
+    ) -> Result<Option<Block>, Unsupported> {
         if !self.pdoms.contains_key(&lp) {
             let p = self.compute_pdom(lp)?;
             self.pdoms.insert(lp, p);
@@ -445,6 +490,7 @@ impl Lifter<'_> {
         let mut changed = true;
         while changed {
             changed = false;
+            super::work::tick(n as u64);
             for &x in order.iter().rev() {
                 if x == 0 {
                     continue;
@@ -491,7 +537,7 @@ impl Lifter<'_> {
         state: Port,
         l: Loop,
         mut args: Vec<Port>,
-        stop: Option<Block>,
+        stop: Stop<'_>,
         lp: Option<Loop>,
     ) -> Result<(), Unsupported> {
         let header = self.loops.header(l);

@@ -11,6 +11,7 @@
 //! | [`graph`] | node and region arenas, ports, tails | §2.6 |
 //! | [`build`] | the canonicalizing constructor: hash-consing, folding, `γ(p,x,x)→x` | §2.7.3, §3.2.3 |
 //! | [`lift`] | Waddle IR → VSDG: γ from postdominators, θ from the loop forest, one state | §2.2, App. B.4 |
+//! | `split` | at lift time: predicate normalization, γ-tupling, node distribution | Fig 3.6, ch. 7 |
 //! | [`dne`] | dead node elimination | §2.7.2 |
 //! | [`seq`] | sequentialization: call-by-need placement, scheduling, emission | ch. 3, §6.2 |
 //! | [`dot`] | Graphviz rendering, regions as clusters | |
@@ -27,6 +28,8 @@ pub mod dot;
 pub mod graph;
 pub mod lift;
 pub mod seq;
+mod split;
+pub mod work;
 
 pub use graph::{Graph, Node, Op, Port, Region, Sort, Tail};
 pub use lift::lift;

@@ -100,6 +100,7 @@ fn topo(g: &Graph, live: &Liveness) -> Vec<Node> {
 
 /// The child of `r` that contains `u` (a region strictly inside `r`).
 fn child_of(g: &Graph, r: Region, mut u: Region) -> Region {
+    super::work::tick(1 + g.regions[u].depth.saturating_sub(g.regions[r].depth) as u64);
     while g.regions[u].parent != Some(r) {
         u = g.regions[u].parent.expect("u is inside r");
     }
@@ -114,6 +115,7 @@ fn child_of(g: &Graph, r: Region, mut u: Region) -> Region {
 /// call-by-need column; digest §6.5 T1, T5). Otherwise the node stays in
 /// `r`, before the branches.
 fn sink(g: &Graph, r: Region, uses: &[Region], out: &mut Vec<Region>) {
+    super::work::tick(1 + uses.len() as u64);
     if uses.contains(&r) {
         out.push(r);
         return;
@@ -139,13 +141,33 @@ fn sink(g: &Graph, r: Region, uses: &[Region], out: &mut Vec<Region>) {
         out.push(r);
         return;
     }
-    for (_, us) in groups {
+    // Sink into each arm that needs the node. When every arm of the branch
+    // needs it unconditionally (directly in the arm's own region), each
+    // path evaluates it exactly once either way: one copy before the branch
+    // is smaller and keeps the operands' live ranges from crossing it.
+    let arity = match owner(groups[0].0) {
+        Owner::Arm(gm, _) | Owner::Exit(gm, _) => g.arms(gm).len(),
+        Owner::TailArm(sw, _) => match &g.regions[sw].tail {
+            Tail::Switch { arms, .. } => arms.len(),
+            _ => 0,
+        },
+        _ => 0,
+    };
+    let start = out.len();
+    let mut everywhere = groups.len() == arity;
+    for (c, us) in groups {
         let l = us
             .iter()
             .copied()
             .reduce(|a, b| g.lca(a, b))
             .expect("a use");
+        let at = out.len();
         sink(g, l, &us, out);
+        everywhere &= out.len() == at + 1 && out[at] == c;
+    }
+    if everywhere {
+        out.truncate(start);
+        out.push(r);
     }
 }
 
@@ -378,6 +400,7 @@ impl Emitter<'_> {
         let mut done = 0;
         while let Some(Reverse(n)) = heap.pop() {
             done += 1;
+            super::work::tick(1);
             cur = self.item(n, cur, ctx)?;
             let succs = self.pl.succs.remove(&(r, n)).unwrap_or_default();
             for s in succs {

@@ -71,8 +71,15 @@ fn deep_recursion_within_default_budget() {
     let mut h = TestHost::new(0);
     let it = Interpreter::new(&p, &mut h);
     assert_eq!(it.call(&mut h, d, &[10_000]), Ok(10_000));
-    assert_eq!(it.call(&mut h, d, &[100_000]), Ok(100_000));
-    let _ = DEFAULT_STACK_BUDGET;
+    // Exactly `max_call_depth` frames of the recursive function: `d(n)`
+    // nests `n + 1` of them.
+    let max = waddle_opt::abi::max_call_depth(DEFAULT_STACK_BUDGET);
+    assert_eq!(
+        it.call(&mut h, d, &[(max - 1) as Word]),
+        Ok((max - 1) as Word)
+    );
+    let e = it.call(&mut h, d, &[max as Word]).unwrap_err();
+    assert_eq!((e.code, e.loc), (TrapCode::StackOverflow, loc(7, 9)));
 }
 
 #[test]

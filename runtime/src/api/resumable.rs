@@ -57,6 +57,8 @@ impl FuelYield {
 }
 
 /// A resumable call that has not finished ([`CallState::Paused`]).
+/// Dropping it cancels the call; the store is then dropped with the
+/// call's thread (use [`PausedCall::cancel`] to get it back).
 pub struct PausedCall<R> {
     events: Receiver<Event>,
     commands: Sender<Command>,

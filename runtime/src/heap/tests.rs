@@ -229,3 +229,11 @@ fn the_pool_stays_under_the_collection_threshold() {
     heap.collect(&none());
     assert!(heap.pooled_bytes() <= threshold);
 }
+
+/// The AArch64 loader accounts objects with the same overhead.
+#[test]
+fn loader_counts_the_same_object_overhead() {
+    let heap_c = include_str!("../../../jit/src/cross/rt/heap.c");
+    let want = format!("#define OBJ_OVERHEAD {}", object::OBJECT_OVERHEAD);
+    assert!(heap_c.contains(&want), "heap.c lacks `{want}`");
+}

@@ -22,9 +22,10 @@ mod tramp;
 use dynasmrt::aarch64::Aarch64Relocation;
 use dynasmrt::{dynasm, DynamicLabel, DynasmApi, DynasmLabelApi, VecAssembler};
 use waddle_opt::abi::{
-    TrapCode, ARRAY_DATA_OFFSET, ARRAY_LEN_OFFSET, VMCTX_ENTRIES_OFFSET, VMCTX_FUEL_OFFSET,
-    VMCTX_HELPERS_OFFSET, VMCTX_STACK_LIMIT_OFFSET, VMCTX_TRAP_CODE_OFFSET, VMCTX_TRAP_COL_OFFSET,
-    VMCTX_TRAP_FILE_OFFSET, VMCTX_TRAP_LINE_OFFSET, VMCTX_TRAP_LOC_SET_OFFSET,
+    TrapCode, ARRAY_DATA_OFFSET, ARRAY_LEN_OFFSET, VMCTX_DEPTH_LEFT_OFFSET, VMCTX_ENTRIES_OFFSET,
+    VMCTX_FUEL_OFFSET, VMCTX_HELPERS_OFFSET, VMCTX_STACK_LIMIT_OFFSET, VMCTX_TRAP_CODE_OFFSET,
+    VMCTX_TRAP_COL_OFFSET, VMCTX_TRAP_FILE_OFFSET, VMCTX_TRAP_LINE_OFFSET,
+    VMCTX_TRAP_LOC_SET_OFFSET,
 };
 use waddle_opt::ir::{InstKind, SrcLoc, Value};
 
@@ -301,6 +302,27 @@ impl Backend for Aarch64 {
             ; cmp x16, x17
             ; b.lo =>overflow
             ; mov sp, x16
+        );
+    }
+
+    fn depth_enter(&mut self, overflow: DynamicLabel) {
+        self.flags = None;
+        let depth = VMCTX_DEPTH_LEFT_OFFSET as u32;
+        dynasm!(self.ops ; .arch aarch64
+            ; ldr x16, [x19, #depth]
+            ; subs x16, x16, #1
+            ; b.lt =>overflow
+            ; str x16, [x19, #depth]
+        );
+    }
+
+    fn depth_leave(&mut self) {
+        self.flags = None;
+        let depth = VMCTX_DEPTH_LEFT_OFFSET as u32;
+        dynasm!(self.ops ; .arch aarch64
+            ; ldr x16, [x19, #depth]
+            ; add x16, x16, #1
+            ; str x16, [x19, #depth]
         );
     }
 

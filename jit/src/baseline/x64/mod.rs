@@ -27,8 +27,8 @@ mod tramp;
 use dynasmrt::x64::X64Relocation;
 use dynasmrt::{dynasm, DynamicLabel, DynasmApi, DynasmLabelApi, VecAssembler};
 use waddle_opt::abi::{
-    TrapCode, ARRAY_DATA_OFFSET, ARRAY_LEN_OFFSET, VMCTX_ENTRIES_OFFSET, VMCTX_FUEL_OFFSET,
-    VMCTX_STACK_LIMIT_OFFSET, VMCTX_TRAP_CODE_OFFSET, VMCTX_TRAP_COL_OFFSET,
+    TrapCode, ARRAY_DATA_OFFSET, ARRAY_LEN_OFFSET, VMCTX_DEPTH_LEFT_OFFSET, VMCTX_ENTRIES_OFFSET,
+    VMCTX_FUEL_OFFSET, VMCTX_STACK_LIMIT_OFFSET, VMCTX_TRAP_CODE_OFFSET, VMCTX_TRAP_COL_OFFSET,
     VMCTX_TRAP_FILE_OFFSET, VMCTX_TRAP_LINE_OFFSET, VMCTX_TRAP_LOC_SET_OFFSET,
 };
 use waddle_opt::ir::{BinaryOp, InstKind, SrcLoc, UnaryOp, Value};
@@ -355,6 +355,19 @@ impl Backend for X64 {
             ; jb =>overflow
             ; sub rsp, size
         );
+    }
+
+    fn depth_enter(&mut self, overflow: DynamicLabel) {
+        self.flags = None;
+        dynasm!(self.ops ; .arch x64
+            ; sub QWORD [rbx + VMCTX_DEPTH_LEFT_OFFSET], 1
+            ; jb =>overflow
+        );
+    }
+
+    fn depth_leave(&mut self) {
+        self.flags = None;
+        dynasm!(self.ops ; .arch x64 ; add QWORD [rbx + VMCTX_DEPTH_LEFT_OFFSET], 1);
     }
 
     fn spill_param(&mut self, p: Value, loc: ArgLoc, is_bool: bool) {

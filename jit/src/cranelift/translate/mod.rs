@@ -11,6 +11,7 @@
 //! returns a zero result (the protocol of [`crate::abi`]).
 //! Instructions are in [`inst`].
 
+mod gc_live;
 mod inst;
 
 use std::collections::HashMap;
@@ -22,9 +23,9 @@ use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
 use cranelift_entity::EntityRef;
 use cranelift_frontend::{FunctionBuilder, Switch};
 use waddle_opt::abi::{
-    TrapCode, VMCTX_FUEL_OFFSET, VMCTX_HELPERS_OFFSET, VMCTX_STACK_LIMIT_OFFSET,
-    VMCTX_TRAP_CODE_OFFSET, VMCTX_TRAP_COL_OFFSET, VMCTX_TRAP_FILE_OFFSET, VMCTX_TRAP_LINE_OFFSET,
-    VMCTX_TRAP_LOC_SET_OFFSET,
+    TrapCode, VMCTX_DEPTH_LEFT_OFFSET, VMCTX_FUEL_OFFSET, VMCTX_HELPERS_OFFSET,
+    VMCTX_STACK_LIMIT_OFFSET, VMCTX_TRAP_CODE_OFFSET, VMCTX_TRAP_COL_OFFSET,
+    VMCTX_TRAP_FILE_OFFSET, VMCTX_TRAP_LINE_OFFSET, VMCTX_TRAP_LOC_SET_OFFSET,
 };
 use waddle_opt::ir::{
     Block, BlockCall, FuncId, Function, Program, SrcLoc, Terminator, Type, Value,
@@ -66,6 +67,9 @@ pub(crate) struct Env<'a> {
     pub string_index: &'a HashMap<Box<str>, usize>,
     /// Whether to count fuel.
     pub fuel: bool,
+    /// Which functions are recursive: their frames count against the
+    /// recursion depth (`VmCtx::depth_left`).
+    pub recursive: cranelift_entity::SecondaryMap<waddle_opt::ir::FuncId, bool>,
     /// Target facts the frontend needs (pointer width, ...).
     pub frontend: TargetFrontendConfig,
     /// How code reaches helpers and string constants.
@@ -119,11 +123,22 @@ pub(crate) struct Translator<'a, 'b> {
     /// Imported signatures of helpers and callees.
     helper_sigs: HashMap<Helper, SigRef>,
     callee_sigs: HashMap<FuncId, SigRef>,
+    /// References live across an instruction that may collect
+    /// ([`gc_live`]): only these get stack maps.
+    stack_mapped: std::collections::HashSet<Value>,
+    /// Whether the function is recursive: its prologue takes a frame from
+    /// `VmCtx::depth_left` and its returns give it back.
+    recursive: bool,
 }
 
 impl<'a, 'b> Translator<'a, 'b> {
     /// Translates `func` into `b`'s function and finalizes the builder.
-    pub(crate) fn run(env: &'a Env<'a>, func: &'a Function, mut b: FunctionBuilder<'b>) {
+    pub(crate) fn run(
+        env: &'a Env<'a>,
+        func: &'a Function,
+        recursive: bool,
+        mut b: FunctionBuilder<'b>,
+    ) {
         let entry = b.create_block();
         b.append_block_params_for_function_params(entry);
         b.switch_to_block(entry);
@@ -149,8 +164,11 @@ impl<'a, 'b> Translator<'a, 'b> {
             pending: Vec::new(),
             helper_sigs: HashMap::new(),
             callee_sigs: HashMap::new(),
+            stack_mapped: Default::default(),
+            recursive,
         };
         let order = t.reverse_postorder();
+        t.stack_mapped = gc_live::needs_stack_map(func, &order);
         for &bl in &order {
             let cb = t.b.create_block();
             for &p in &func.blocks()[bl].params {
@@ -200,10 +218,11 @@ impl<'a, 'b> Translator<'a, 'b> {
         post
     }
 
-    /// Records the Cranelift value of a Waddle value; references get stack
-    /// maps so they are on the stack at every call (see [`crate::abi`]).
+    /// Records the Cranelift value of a Waddle value; references live
+    /// across a call that may collect get stack maps, so they are on the
+    /// stack at every call (see [`crate::abi`] and [`gc_live`]).
     fn def(&mut self, v: Value, cv: ir::Value) {
-        if self.func.value_type(v).is_ref() {
+        if self.stack_mapped.contains(&v) {
             self.b.declare_value_needs_stack_map(cv);
         }
         self.vals.insert(v, cv);
@@ -230,6 +249,20 @@ impl<'a, 'b> Translator<'a, 'b> {
         self.store_trap_code(TrapCode::StackOverflow as u32);
         self.b.ins().jump(self.exit, &[]);
         self.b.switch_to_block(body);
+        if self.recursive {
+            let d = self
+                .b
+                .ins()
+                .load(types::I64, flags(), self.vmctx, VMCTX_DEPTH_LEFT_OFFSET);
+            let d1 = self.b.ins().iadd_imm_s(d, -1);
+            let none_left = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, d1, 0);
+            let take = self.b.create_block();
+            self.b.ins().brif(none_left, overflow, &[], take, &[]);
+            self.b.switch_to_block(take);
+            self.b
+                .ins()
+                .store(flags(), d1, self.vmctx, VMCTX_DEPTH_LEFT_OFFSET);
+        }
         self.fuel_tick(None);
         let params: Vec<BlockArg> = self.b.block_params(entry)[1..]
             .iter()
@@ -493,6 +526,16 @@ impl<'a, 'b> Translator<'a, 'b> {
         match &self.func.blocks()[bl].term {
             Terminator::Return(v) => {
                 let rets: Vec<ir::Value> = v.iter().map(|&v| self.val(v)).collect();
+                if self.recursive {
+                    let d =
+                        self.b
+                            .ins()
+                            .load(types::I64, flags(), self.vmctx, VMCTX_DEPTH_LEFT_OFFSET);
+                    let d1 = self.b.ins().iadd_imm_s(d, 1);
+                    self.b
+                        .ins()
+                        .store(flags(), d1, self.vmctx, VMCTX_DEPTH_LEFT_OFFSET);
+                }
                 self.b.ins().return_(&rets);
             }
             Terminator::Switch {

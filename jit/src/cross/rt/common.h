@@ -72,9 +72,15 @@ typedef struct {
     void *host;
     const uintptr_t *helpers;
     const Word *strings;
+    int64_t depth_left;
 } VmCtx;
 
+/* waddle_opt::abi::STACK_BYTES_PER_CALL: a stack budget of B bytes allows
+ * B / STACK_BYTES_PER_CALL nested frames of recursive functions. */
+#define STACK_BYTES_PER_CALL 1024
+
 /* Must match waddle_opt::abi. */
+_Static_assert(offsetof(VmCtx, depth_left) == 88, "VmCtx.depth_left");
 _Static_assert(offsetof(StrObj, len) == 8, "StrObj.len");
 _Static_assert(offsetof(StrObj, ptr) == 16, "StrObj.ptr");
 _Static_assert(offsetof(ArrayObj, len) == 8, "ArrayObj.len");

@@ -115,6 +115,7 @@ static void *run_main(void *arg) {
     uintptr_t base = (uintptr_t)__builtin_frame_address(0);
     ctx.stack_base = base;
     ctx.stack_limit = base > stack_budget ? base - stack_budget : 0;
+    ctx.depth_left = (int64_t)(stack_budget / STACK_BYTES_PER_CALL);
     ((void (*)(VmCtx *))main_code)(&ctx);
     return NULL;
 }

@@ -4,7 +4,9 @@
 //! range `base..base + nslots` of its function's [`Code`]. A call pushes the
 //! caller's return state on an explicit frame stack and continues in the
 //! same loop, so Waddle recursion never recurses natively. Every frame is
-//! charged `nslots * 8 + FRAME_OVERHEAD` bytes against the stack budget.
+//! charged `nslots * 8 + FRAME_OVERHEAD` bytes against the stack budget,
+//! and a frame of a recursive function counts against the recursion depth
+//! exactly as compiled code counts it ([`crate::abi::VmCtx::depth_left`]).
 //!
 //! Host calls that may allocate receive the value stack up to the current
 //! frame's top as GC roots: every operand and temporary lives in a slot, so
@@ -67,6 +69,9 @@ pub(crate) struct State<'a> {
     frames: &'a mut Vec<Frame>,
     /// Stack budget in bytes.
     budget: usize,
+    /// Frames of recursive functions that may still be entered
+    /// ([`crate::abi::VmCtx::depth_left`]).
+    depth_left: i64,
     /// The runtime.
     host: &'a mut dyn Host,
     /// The running function's code.
@@ -91,7 +96,7 @@ pub(crate) struct State<'a> {
 pub(crate) fn run(
     funcs: &[Option<Box<Code>>],
     (stack, frames): &mut (Vec<u64>, Vec<Frame>),
-    budget: usize,
+    (budget, depth_left): (usize, i64),
     outer_used: &Cell<usize>,
     host: &mut dyn Host,
     entry: &Code,
@@ -109,6 +114,7 @@ pub(crate) fn run(
         stack,
         frames,
         budget,
+        depth_left,
         host,
         cur: entry,
         base: 0,
@@ -236,6 +242,9 @@ fn dispatch(st: &mut State<'_>) -> Result<Word, Trap> {
         macro_rules! ret {
             ($v:expr) => {{
                 let v = $v;
+                if (*st.cur).recursive {
+                    st.depth_left += 1;
+                }
                 let Some(fr) = st.frames.pop() else {
                     break Ok(v);
                 };
@@ -383,6 +392,12 @@ fn dispatch(st: &mut State<'_>) -> Result<Word, Trap> {
                     let new_top = new_base + callee.nslots as usize;
                     if new_top * 8 + (st.frames.len() + 2) * FRAME_OVERHEAD > st.budget {
                         trap!(TrapCode::StackOverflow);
+                    }
+                    if callee.recursive {
+                        if st.depth_left == 0 {
+                            trap!(TrapCode::StackOverflow);
+                        }
+                        st.depth_left -= 1;
                     }
                     if new_top > st.stack.len() {
                         if !slow::grow_stack(st, new_top) {

@@ -48,6 +48,7 @@ impl<'p> Emitter<'p> {
                 nparams,
                 nslots: 0,
                 max_global: None,
+                recursive: false,
                 func: 0,
                 tier: Default::default(),
             },

@@ -14,20 +14,20 @@ use super::round_trip;
 /// One run: the result (or a trap), evaluations per source line, and the
 /// number of conditional branches taken.
 #[derive(Debug, PartialEq)]
-struct Run {
-    result: Result<i64, &'static str>,
-    evals: FxHashMap<u32, usize>,
-    tests: usize,
+pub(super) struct Run {
+    pub(super) result: Result<i64, &'static str>,
+    pub(super) evals: FxHashMap<u32, usize>,
+    pub(super) tests: usize,
 }
 
 /// Evaluates an integer/boolean function (bools as 0/1).
-fn eval(f: &Function, args: &[i64]) -> Run {
+pub(super) fn eval(f: &Function, args: &[i64]) -> Run {
     let mut env: SecondaryMap<crate::ir::Value, i64> = SecondaryMap::new();
     let mut evals: FxHashMap<u32, usize> = FxHashMap::default();
     let mut tests = 0;
     let mut block = f.entry();
     let mut incoming: Vec<i64> = args.to_vec();
-    for _ in 0..10_000 {
+    for _ in 0..1_000_000 {
         let data = &f.blocks[block];
         for (&p, &v) in data.params.iter().zip(&incoming) {
             env[p] = v;
@@ -110,7 +110,7 @@ fn eval(f: &Function, args: &[i64]) -> Run {
 
 /// Parses, canonicalizes, round-trips and checks the result; returns the
 /// original and the round-tripped function.
-fn trip(text: &str) -> (Function, Function) {
+pub(super) fn trip(text: &str) -> (Function, Function) {
     let mut f = parse_function(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
     canonicalize(&mut f);
     let before = f.clone();
@@ -124,7 +124,7 @@ fn trip(text: &str) -> (Function, Function) {
 }
 
 /// Every assignment of `bools` booleans followed by the fixed `ints`.
-fn assignments(bools: usize, ints: &[i64]) -> Vec<Vec<i64>> {
+pub(super) fn assignments(bools: usize, ints: &[i64]) -> Vec<Vec<i64>> {
     (0..1u32 << bools)
         .map(|m| {
             let mut a: Vec<i64> = (0..bools).map(|i| (m >> i & 1) as i64).collect();
@@ -136,7 +136,7 @@ fn assignments(bools: usize, ints: &[i64]) -> Vec<Vec<i64>> {
 
 /// Same results as the original; no marked node evaluated more often
 /// than in the original, none more than once; no more branch tests.
-fn same_and_no_worse(before: &Function, after: &Function, args: &[i64]) -> (Run, Run) {
+pub(super) fn same_and_no_worse(before: &Function, after: &Function, args: &[i64]) -> (Run, Run) {
     let (b, a) = (eval(before, args), eval(after, args));
     assert_eq!(a.result, b.result, "args {args:?}");
     for (line, &n) in &a.evals {
@@ -359,3 +359,16 @@ block3(v4: int):
     assert_eq!(after.layout.len(), 1);
     assert_eq!(eval(&after, &[4]).result, Ok(5));
 }
+
+/// How many instructions of `f` carry source line `line`: the static
+/// copies of a marked node (digest §6.6 (c)).
+pub(super) fn static_copies(f: &Function, line: u32) -> usize {
+    f.layout
+        .iter()
+        .flat_map(|&b| &f.blocks[b].insts)
+        .filter(|&&i| f.inst(i).loc.line == line)
+        .count()
+}
+
+mod scaling;
+mod shapes;

@@ -1,0 +1,79 @@
+//! Recursion depth is the same on every tier and on AArch64 (issue 13,
+//! defect 3): a stack budget of `B` bytes allows exactly
+//! `B / STACK_BYTES_PER_CALL` nested frames of recursive functions
+//! (`waddle_opt::abi::max_call_depth`, 65 536 for the default budget); the
+//! call that would go deeper raises `stack overflow` at its location.
+//! Frames of non-recursive functions do not count, so inlining them (as
+//! the optimizing tiers do) cannot change where the limit is reached, and
+//! recursive functions are never inlined.
+
+use waddle::cross::{has_aarch64, run_source_aarch64, CrossOptions};
+use waddle::driver::{run_source, RunOutcome, Tier};
+use waddle_lang_tests::tiers;
+use waddle_opt::abi::{max_call_depth, DEFAULT_STACK_BUDGET};
+
+/// `down(n)` nests `n + 1` frames of `down`; a non-recursive helper is
+/// called at every level (inlined on the optimizing tiers), and a mutual
+/// recursion `even`/`odd` nests one frame per step.
+fn program(n: i64) -> String {
+    format!(
+        "fn leaf(x: int) -> int {{ return x * 2 - x; }}\n\
+         fn down(n: int) -> int {{\n\
+             if n == 0 {{ return 0; }}\n\
+             return leaf(1) + down(n - 1);\n\
+         }}\n\
+         fn even(n: int) -> bool {{ if n == 0 {{ return true; }} return odd(n - 1); }}\n\
+         fn odd(n: int) -> bool {{ if n == 0 {{ return false; }} return even(n - 1); }}\n\
+         print(even({n} - 1));\n\
+         print(down({n} - 1));\n\
+         print(down({n}));\n"
+    )
+}
+
+fn text(o: &RunOutcome) -> String {
+    format!(
+        "exit {}\n{}{}",
+        o.exit_code,
+        String::from_utf8_lossy(&o.stdout),
+        o.stderr
+    )
+}
+
+#[test]
+fn the_same_depth_is_allowed_on_every_tier() {
+    let depth = max_call_depth(DEFAULT_STACK_BUDGET);
+    assert_eq!(depth, 65_536);
+    let source = program(depth);
+    // `even(depth - 1)` and `down(depth - 1)` use exactly `depth` frames;
+    // `down(depth)` needs one more.
+    let want_stdout = format!("false\n{}\n", depth - 1);
+    let mut failures = Vec::new();
+    let mut check = |name: &str, out: &RunOutcome| {
+        let ok = out.exit_code == 2
+            && String::from_utf8_lossy(&out.stdout) == want_stdout
+            && out.stderr.contains("runtime error: stack overflow")
+            && out.stderr.contains("depth.wdl:4:18");
+        if !ok {
+            failures.push(format!("{name}:\n{}", text(out)));
+        }
+    };
+    for config in tiers::selected() {
+        let out = run_source("depth.wdl", &source, &config.options(None));
+        check(config.name, &out);
+    }
+    if !waddle_lang_tests::cross::skip_without_cross_tools(
+        "the_same_depth_is_allowed_on_every_tier (aarch64 part)",
+    ) {
+        for (tier, level) in [(Tier::Baseline, 0), (Tier::Opt, 2), (Tier::Full, 2)] {
+            assert!(has_aarch64(tier));
+            let options = CrossOptions {
+                tier,
+                opt_level: level,
+                ..CrossOptions::default()
+            };
+            let out = run_source_aarch64("depth.wdl", &source, &options);
+            check(&format!("aarch64-{}-O{level}", tier.name()), &out);
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

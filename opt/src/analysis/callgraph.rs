@@ -1,0 +1,134 @@
+//! The direct call graph of a program and its recursive functions: those
+//! on a cycle of direct calls (a strongly connected component with more
+//! than one function, or a function calling itself), found with Tarjan's
+//! algorithm (iterative, so deep call chains cannot overflow the stack).
+//!
+//! Recursion depth is counted in frames of recursive functions only (see
+//! [`crate::abi::VmCtx::depth_left`]), and the inliner never inlines a
+//! recursive function, so every tier and every optimization level count
+//! the same frames: inlining only removes frames of functions that are
+//! not counted.
+
+use cranelift_entity::{EntityRef, SecondaryMap};
+
+use crate::ir::{FuncId, InstKind, Program};
+
+/// The distinct functions `f` calls directly, in first-call order.
+fn callees(p: &Program, f: FuncId) -> Vec<FuncId> {
+    let func = &p.funcs[f];
+    let mut out = Vec::new();
+    for &b in &func.layout {
+        for &i in &func.blocks[b].insts {
+            if let InstKind::Call(c, _) = func.insts[i].kind {
+                if p.funcs.get(c).is_some() && !out.contains(&c) {
+                    out.push(c);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// For every function of `p`, whether it is recursive (on a cycle of
+/// direct calls).
+pub fn recursive_functions(p: &Program) -> SecondaryMap<FuncId, bool> {
+    let n = p.funcs.len();
+    let edges: Vec<Vec<FuncId>> = (0..n).map(|i| callees(p, FuncId::new(i))).collect();
+    let mut out: SecondaryMap<FuncId, bool> = SecondaryMap::with_capacity(n);
+    const UNSEEN: usize = usize::MAX;
+    let mut index = vec![UNSEEN; n];
+    let mut low = vec![0usize; n];
+    let mut on_stack = vec![false; n];
+    let mut stack: Vec<usize> = Vec::new();
+    let mut next = 0usize;
+    for root in 0..n {
+        if index[root] != UNSEEN {
+            continue;
+        }
+        // (node, next edge to visit)
+        let mut work: Vec<(usize, usize)> = vec![(root, 0)];
+        index[root] = next;
+        low[root] = next;
+        next += 1;
+        stack.push(root);
+        on_stack[root] = true;
+        while let Some(&mut (v, ref mut k)) = work.last_mut() {
+            if let Some(&w) = edges[v].get(*k) {
+                *k += 1;
+                let w = w.index();
+                if index[w] == UNSEEN {
+                    index[w] = next;
+                    low[w] = next;
+                    next += 1;
+                    stack.push(w);
+                    on_stack[w] = true;
+                    work.push((w, 0));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+                continue;
+            }
+            work.pop();
+            if let Some(&(parent, _)) = work.last() {
+                low[parent] = low[parent].min(low[v]);
+            }
+            if low[v] == index[v] {
+                let mut scc = Vec::new();
+                while let Some(w) = stack.pop() {
+                    on_stack[w] = false;
+                    scc.push(w);
+                    if w == v {
+                        break;
+                    }
+                }
+                let cyclic = scc.len() > 1 || edges[v].contains(&FuncId::new(v));
+                for w in scc {
+                    out[FuncId::new(w)] = cyclic;
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::parse_program;
+
+    #[test]
+    fn cycles_and_self_calls_are_recursive() {
+        // 0 -> 1 -> 2 -> 1 (cycle {1, 2}), 3 calls itself, 4 is a leaf.
+        let text = "\
+fn fn0 \".main\"() -> void {
+block0:
+    call fn1 \"a\"()
+    call fn4 \"leaf\"()
+    return
+}
+fn fn1 \"a\"() -> void {
+block0:
+    call fn2 \"b\"()
+    return
+}
+fn fn2 \"b\"() -> void {
+block0:
+    call fn1 \"a\"()
+    return
+}
+fn fn3 \"c\"() -> void {
+block0:
+    call fn3 \"c\"()
+    return
+}
+fn fn4 \"leaf\"() -> void {
+block0:
+    return
+}
+";
+        let p = parse_program(text).expect("parses");
+        let r = recursive_functions(&p);
+        let got: Vec<bool> = (0..5).map(|i| r[FuncId::new(i)]).collect();
+        assert_eq!(got, [false, true, true, true, false]);
+    }
+}

@@ -1,0 +1,243 @@
+//! The digest §6.5 shapes added with bounded splitting and predicate
+//! normalization: T2, T4, T6, T11, T13 and a retested predicate, each over
+//! every predicate assignment (evaluations per marked node, tests per path,
+//! static copies).
+
+use super::{assignments, eval, same_and_no_worse, static_copies, trip};
+
+/// T2 (Fig 4.10): `A = a*a+1` needed on two exclusive paths, once through
+/// a pure `g(A) = A*7`: never speculated, two static copies.
+#[test]
+fn t2_exclusive_with_extra_op() {
+    let (before, after) = trip(
+        "fn fn0 \"t2\"(bool, bool, int, int) -> int {
+block0(v0: bool, v1: bool, v2: int, v3: int):
+    br v0, block1, block2
+block1:
+    br v1, block3, block4
+block3:
+    jump block5(v3)
+block4:
+    v4: int = imul v2, v2 @100:1
+    v5: int = iconst 1
+    v6: int = iadd v4, v5 @101:1
+    v7: int = iconst 7
+    v8: int = imul v6, v7 @102:1
+    jump block5(v8)
+block5(v9: int):
+    jump block6(v9)
+block2:
+    v10: int = imul v2, v2 @100:1
+    v11: int = iconst 1
+    v12: int = iadd v10, v11 @101:1
+    jump block6(v12)
+block6(v13: int):
+    return v13
+}",
+    );
+    for args in assignments(2, &[3, 4]) {
+        let (_, a) = same_and_no_worse(&before, &after, &args);
+        let demanded = !(args[0] == 1 && args[1] == 1);
+        assert_eq!(a.evals.get(&100).copied().unwrap_or(0), demanded as usize);
+        assert_eq!(a.evals.get(&101).copied().unwrap_or(0), demanded as usize);
+    }
+    assert_eq!(static_copies(&after, 100), 2);
+}
+
+/// `p || q` with the boolean materialized at a join, then tested.
+const T4_OR: &str = "fn fn0 \"t4or\"(bool, bool, int, int) -> int {
+block0(v0: bool, v1: bool, v2: int, v3: int):
+    br v0, block1, block2
+block1:
+    v4: bool = bconst true
+    jump block3(v4)
+block2:
+    jump block3(v1)
+block3(v5: bool):
+    br v5, block4, block5
+block4:
+    v6: int = imul v2, v2 @100:1
+    jump block6(v6)
+block5:
+    v7: int = imul v3, v3 @101:1
+    jump block6(v7)
+block6(v8: int):
+    return v8
+}";
+
+/// `p && q`, the same way.
+const T4_AND: &str = "fn fn0 \"t4and\"(bool, bool, int, int) -> int {
+block0(v0: bool, v1: bool, v2: int, v3: int):
+    br v0, block1, block2
+block1:
+    jump block3(v1)
+block2:
+    v4: bool = bconst false
+    jump block3(v4)
+block3(v5: bool):
+    br v5, block4, block5
+block4:
+    v6: int = imul v2, v2 @100:1
+    jump block6(v6)
+block5:
+    v7: int = imul v3, v3 @101:1
+    jump block6(v7)
+block6(v8: int):
+    return v8
+}";
+
+/// T4 (Fig 3.6): `γ(γ(p,true,q),A,B) → γ(p,A,γ(q,A,B))`: no boolean is
+/// materialized, `q` is tested only when `p` does not decide, each of
+/// `A`, `B` runs exactly when selected.
+#[test]
+fn t4_short_circuit_predicate_is_normalized() {
+    for (text, or) in [(T4_OR, true), (T4_AND, false)] {
+        let (before, after) = trip(text);
+        for block in &after.layout[1..] {
+            for &p in &after.blocks[*block].params {
+                assert_ne!(after.value_type(p), crate::ir::Type::Bool, "{text}");
+            }
+        }
+        for args in assignments(2, &[3, 4]) {
+            let (b, a) = same_and_no_worse(&before, &after, &args);
+            let (p, q) = (args[0] == 1, args[1] == 1);
+            let decided = if or { p } else { !p };
+            assert_eq!(b.tests, 2);
+            assert_eq!(a.tests, if decided { 1 } else { 2 }, "{args:?}");
+            let take_a = if or { p || q } else { p && q };
+            assert_eq!(a.evals.get(&100).copied().unwrap_or(0), take_a as usize);
+            assert_eq!(a.evals.get(&101).copied().unwrap_or(0), !take_a as usize);
+        }
+        // `A` and `B` are each reached on exclusive paths: at most one copy
+        // per path that selects them.
+        assert!(static_copies(&after, 100) <= 2);
+        assert!(static_copies(&after, 101) <= 2);
+    }
+}
+
+/// T6 (Fig 4.12, PRE through φ): `t = a+b; a2 = p ? c : a; z = a2+b`. On
+/// `!p`, `z` is `t` (distributed into the arm, it hash-conses), so `+`
+/// runs once; on `p`, `c+b` runs besides `t`.
+#[test]
+fn t6_node_distribution_enables_hash_consing() {
+    let (before, after) = trip(
+        "fn fn0 \"t6\"(bool, int, int, int) -> int {
+block0(v0: bool, v1: int, v2: int, v3: int):
+    v4: int = iadd v1, v2 @100:1
+    br v0, block1, block2(v1)
+block1:
+    jump block2(v3)
+block2(v5: int):
+    v6: int = iadd v5, v2 @101:1
+    v7: int = imul v4, v6
+    return v7
+}",
+    );
+    for args in assignments(1, &[3, 4, 5]) {
+        let (b, a) = same_and_no_worse(&before, &after, &args);
+        let adds = |r: &super::Run| {
+            r.evals.get(&100).copied().unwrap_or(0) + r.evals.get(&101).copied().unwrap_or(0)
+        };
+        assert_eq!(adds(&b), 2);
+        assert_eq!(adds(&a), if args[0] == 1 { 2 } else { 1 }, "{args:?}");
+    }
+}
+
+/// T11 (Fig 7.9, γ tupling): `x = p ? 1 : 2; y = p ? a : b; x + y` tests
+/// `p` once.
+#[test]
+fn t11_gamma_tupling_tests_once() {
+    let (before, after) = trip(
+        "fn fn0 \"t11\"(bool, int, int) -> int {
+block0(v0: bool, v1: int, v2: int):
+    br v0, block1, block2
+block1:
+    v3: int = iconst 1
+    jump block3(v3)
+block2:
+    v4: int = iconst 2
+    jump block3(v4)
+block3(v5: int):
+    v10: int = imul v5, v1 @100:1
+    br v0, block4, block5
+block4:
+    jump block6(v1)
+block5:
+    jump block6(v2)
+block6(v6: int):
+    v7: int = iadd v5, v6
+    v8: int = iadd v7, v10
+    return v8
+}",
+    );
+    for args in assignments(1, &[3, 4]) {
+        let (b, a) = same_and_no_worse(&before, &after, &args);
+        assert_eq!(b.tests, 2);
+        assert_eq!(a.tests, 1, "{args:?}");
+    }
+}
+
+/// A predicate tested again inside its own arm folds (the nested case of
+/// tupling): `if p { if p { A } else { B } } else { C }` never runs `B`
+/// and tests `p` once.
+#[test]
+fn retested_predicate_folds_in_its_arm() {
+    let (before, after) = trip(
+        "fn fn0 \"rt\"(bool, int) -> int {
+block0(v0: bool, v1: int):
+    br v0, block1, block2
+block1:
+    br v0, block3, block4
+block3:
+    v2: int = imul v1, v1 @100:1
+    jump block5(v2)
+block4:
+    v3: int = iadd v1, v1 @101:1
+    jump block5(v3)
+block5(v4: int):
+    jump block6(v4)
+block2:
+    jump block6(v1)
+block6(v5: int):
+    return v5
+}",
+    );
+    for args in assignments(1, &[6]) {
+        let (_, a) = same_and_no_worse(&before, &after, &args);
+        assert_eq!(a.tests, 1);
+    }
+    assert_eq!(static_copies(&after, 101), 0);
+}
+
+/// T13 (Fig 5.2, operator sharing): `p ? op(x) : q ? op(y) : z` with an
+/// expensive `op`: each copy runs at most once per path, never with an
+/// extra test.
+#[test]
+fn t13_operator_on_exclusive_paths() {
+    let (before, after) = trip(
+        "fn fn0 \"t13\"(bool, bool, int, int, int) -> int {
+block0(v0: bool, v1: bool, v2: int, v3: int, v4: int):
+    br v0, block1, block2
+block1:
+    v5: int = imul v2, v2 @100:1
+    v6: int = imul v5, v2 @101:1
+    jump block4(v6)
+block2:
+    br v1, block3, block4(v4)
+block3:
+    v7: int = imul v3, v3 @102:1
+    v8: int = imul v7, v3 @103:1
+    jump block4(v8)
+block4(v9: int):
+    return v9
+}",
+    );
+    for args in assignments(2, &[3, 4, 5]) {
+        let (b, a) = same_and_no_worse(&before, &after, &args);
+        assert_eq!(a.tests, b.tests);
+        let (p, q) = (args[0] == 1, args[1] == 1);
+        assert_eq!(a.evals.get(&101).copied().unwrap_or(0), p as usize);
+        assert_eq!(a.evals.get(&103).copied().unwrap_or(0), (!p && q) as usize);
+    }
+    assert_eq!(eval(&after, &[0, 0, 3, 4, 5]).result, Ok(5));
+}
