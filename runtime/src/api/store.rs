@@ -228,7 +228,9 @@ impl Store {
                                 .map(|()| e)
                         }))
                         .map_err(|p| panic_error("the interpreter", p))?
-                        .map_err(Error::Internal)?;
+                        .map_err(|e| {
+                            Error::Internal(format!("native code generation failed: {e}"))
+                        })?;
                         inst.exec.insert(prepared)
                     }
                 };

@@ -35,7 +35,7 @@ use waddle_opt::interp::{Host, Interpreter};
 use waddle_opt::ir::{FuncId, HostFnId, Program, SrcLoc, Type};
 
 use super::compiler::{Compiler, Done, Job};
-use super::native::NativeCode;
+use super::native::{InstallError, NativeCode};
 use super::tiering::{self, TierEvent, TierOptions};
 use crate::driver::Tier;
 use crate::host::Runtime;
@@ -189,10 +189,10 @@ impl Executor {
         host: &mut Runtime,
         tier: Tier,
         fuel: bool,
-    ) -> Result<(), String> {
+    ) -> Result<(), InstallError> {
         let native = tiering::native_tier(tier);
         if native.is_none() && tier != Tier::Interp {
-            return Err(format!("tier `{tier}` is not available in this build"));
+            return Err(InstallError::Unavailable(tier));
         }
         if tier != self.tier.get() {
             // `set_tier`: code of the old policy goes (item 7 of the
@@ -248,7 +248,7 @@ impl Executor {
         }
         for (t, funcs) in by_tier {
             if !t.is_available() {
-                return Err(format!("tier `{t}` is not available in this build"));
+                return Err(InstallError::Unavailable(t));
             }
             let r = self
                 .native
@@ -507,15 +507,11 @@ impl Executor {
                 continue;
             }
             let from = self.tier_of(d.func);
-            let ok = d.unit.and_then(|unit| {
-                self.native.borrow_mut().link(
-                    program,
-                    &[d.func],
-                    unit,
-                    Tier::Opt,
-                    self.fuel.get(),
-                    host,
-                )
+            let ok = d.unit.map_err(drop).and_then(|unit| {
+                self.native
+                    .borrow_mut()
+                    .link(program, &[d.func], unit, Tier::Opt, self.fuel.get(), host)
+                    .map_err(drop)
             });
             if ok.is_ok() && self.native.borrow().has(d.func) {
                 self.installed(program, d.func, from, Tier::Opt, "calls", d.took, true);

@@ -37,6 +37,40 @@ use waddle_opt::ir::{FuncId, Function, InstKind, Program, Signature};
 
 use crate::driver::Tier;
 
+/// Why native code could not be made or installed.
+#[derive(Debug)]
+pub(crate) enum InstallError {
+    /// The tier has no native code generator (the interpreter, `auto`).
+    NoCodeGenerator(Tier),
+    /// The tier cannot run in this build or on this host.
+    Unavailable(Tier),
+    /// Units with and without fuel checks cannot call each other.
+    MixedFuel,
+    /// The code generator rejected the program (or its stubs).
+    Compile(waddle_jit::CompileError),
+    /// The shared string table is full, or moved on since a background
+    /// compile read it.
+    Strings(&'static str),
+}
+
+impl std::fmt::Display for InstallError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            InstallError::NoCodeGenerator(t) => {
+                write!(f, "tier `{t}` has no native code generator")
+            }
+            InstallError::Unavailable(t) => write!(f, "tier `{t}` is not available in this build"),
+            InstallError::MixedFuel => {
+                f.write_str("native units with and without fuel cannot be mixed")
+            }
+            InstallError::Compile(e) => write!(f, "{e}"),
+            InstallError::Strings(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for InstallError {}
+
 /// Most string constants the units of one executor can share (the table
 /// is reserved up front, so its address never changes while code runs;
 /// untouched pages cost nothing).
@@ -80,13 +114,17 @@ impl StringPool {
     /// the pool's end, interning them through `host`. `Err` when the unit
     /// was compiled against an older state of the pool that has grown
     /// differently since (a background compile), or the pool is full.
-    fn extend(&mut self, texts: &[Box<str>], host: &mut dyn Host) -> Result<(), String> {
+    fn extend(&mut self, texts: &[Box<str>], host: &mut dyn Host) -> Result<(), InstallError> {
         if texts.len() > POOL_CAPACITY {
-            return Err("too many distinct string constants for one engine".to_string());
+            return Err(InstallError::Strings(
+                "too many distinct string constants for one engine",
+            ));
         }
         let common = texts.len().min(self.texts.len());
         if texts[..common] != self.texts[..common] {
-            return Err("the unit's string table is out of date".to_string());
+            return Err(InstallError::Strings(
+                "the unit's string table is out of date",
+            ));
         }
         for t in texts.iter().skip(self.texts.len()) {
             let w = host.intern_str(t);
@@ -221,7 +259,7 @@ impl NativeCode {
 
     /// Compiles interpreter-entry stubs for every function of `funcs` that
     /// has none for its current signature.
-    fn ensure_stubs(&mut self, program: &Program, funcs: &[FuncId]) -> Result<(), String> {
+    fn ensure_stubs(&mut self, program: &Program, funcs: &[FuncId]) -> Result<(), InstallError> {
         if self.stubs.len() < program.funcs.len() {
             self.stubs.resize(program.funcs.len(), None);
         }
@@ -234,8 +272,8 @@ impl NativeCode {
         if missing.is_empty() {
             return Ok(());
         }
-        let set =
-            waddle_jit::cranelift::compile_stubs(program, &missing).map_err(|e| e.to_string())?;
+        let set = waddle_jit::cranelift::compile_stubs(program, &missing)
+            .map_err(InstallError::Compile)?;
         for &f in &missing {
             if let Some(code) = set.get(f) {
                 self.stubs[f.index()] = Some((program.funcs[f].sig.clone(), code as usize));
@@ -261,13 +299,13 @@ impl NativeCode {
         tier: Tier,
         fuel: bool,
         host: &mut dyn Host,
-    ) -> Result<(), String> {
+    ) -> Result<(), InstallError> {
         if funcs.is_empty() {
             return Ok(());
         }
         let (unit_program, native, opts) = self.job(program, funcs, tier, fuel)?;
         let compiled =
-            waddle_jit::compile(native, &unit_program, &opts).map_err(|e| e.to_string())?;
+            waddle_jit::compile(native, &unit_program, &opts).map_err(InstallError::Compile)?;
         self.link(program, funcs, compiled, tier, fuel, host)
     }
 
@@ -280,13 +318,11 @@ impl NativeCode {
         funcs: &[FuncId],
         tier: Tier,
         fuel: bool,
-    ) -> Result<(Program, waddle_jit::Tier, JitOptions), String> {
+    ) -> Result<(Program, waddle_jit::Tier, JitOptions), InstallError> {
         if !self.is_empty() && fuel != self.fuel {
-            return Err("native units with and without fuel cannot be mixed".to_string());
+            return Err(InstallError::MixedFuel);
         }
-        let native = tier
-            .native()
-            .ok_or_else(|| format!("tier `{tier}` has no native code generator"))?;
+        let native = tier.native().ok_or(InstallError::NoCodeGenerator(tier))?;
         let opts = JitOptions {
             fuel,
             strings_from_ctx: true,
@@ -306,9 +342,9 @@ impl NativeCode {
         tier: Tier,
         fuel: bool,
         host: &mut dyn Host,
-    ) -> Result<(), String> {
+    ) -> Result<(), InstallError> {
         if !self.is_empty() && fuel != self.fuel {
-            return Err("native units with and without fuel cannot be mixed".to_string());
+            return Err(InstallError::MixedFuel);
         }
         let mut compiled: Arc<dyn NativeProgram> = Arc::from(compiled);
         if let Some(c) = Arc::get_mut(&mut compiled) {
@@ -461,14 +497,12 @@ pub(crate) fn compile_unit(
     tier: Tier,
     fuel: bool,
     shared: bool,
-) -> Result<Box<dyn NativeProgram>, String> {
+) -> Result<Box<dyn NativeProgram>, InstallError> {
     let opts = JitOptions {
         fuel,
         strings_from_ctx: shared,
         ..JitOptions::default()
     };
-    let native = tier
-        .native()
-        .ok_or_else(|| format!("tier `{tier}` has no native code generator"))?;
-    waddle_jit::compile(native, program, &opts).map_err(|e| e.to_string())
+    let native = tier.native().ok_or(InstallError::NoCodeGenerator(tier))?;
+    waddle_jit::compile(native, program, &opts).map_err(InstallError::Compile)
 }
