@@ -92,7 +92,7 @@ fn the_stack_limit_is_per_store_on_every_tier() {
         let err = d_small.call(&mut small, (5_000,)).unwrap_err();
         assert_eq!(err.trap_code(), Some(TrapCode::StackOverflow), "{tier}");
         assert_eq!(d_large.call(&mut large, (5_000,)).unwrap(), 5_000, "{tier}");
-        // Shallow calls still work in the small store (8 KiB allow 8
+        // Shallow calls still work in the small store (64 KiB allow 64
         // frames of a recursive function, `max_call_depth`), and raising
         // its limit lets the deep one through.
         assert_eq!(d_small.call(&mut small, (7,)).unwrap(), 7, "{tier}");
