@@ -131,7 +131,7 @@ fn render(s: &Shape) -> String {
 fn run(f: &Function, args: [i64; 2]) -> Result<u64, TrapCode> {
     let mut p = Program::default();
     p.funcs.push(f.clone());
-    let mut interp = Interpreter::new(&p, &mut PureHost);
+    let interp = Interpreter::new(&p, &mut PureHost);
     interp
         .call(
             &mut PureHost,
