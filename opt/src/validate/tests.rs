@@ -635,7 +635,7 @@ fn filetests_validate_pass_by_pass() {
             ));
         }
     }
-    let expected_gaps = ["inline", "unroll", "peel", "bce", "unswitch"];
+    let expected_gaps = ["inline", "unroll", "peel", "bce", "unswitch", "jt", "js"];
     let unexpected: Vec<&String> = failures
         .iter()
         .filter(|f| {
@@ -645,5 +645,6 @@ fn filetests_validate_pass_by_pass() {
         })
         .collect();
     assert!(unexpected.is_empty(), "{unexpected:#?}");
+    // Every `test opt` filetest feeds this harness; most change something.
     assert!(validated > 10, "only {validated} validated");
 }
