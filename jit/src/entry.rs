@@ -11,7 +11,7 @@ use std::panic::resume_unwind;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use cranelift_entity::EntityRef;
-use waddle_opt::abi::{Trap, TrapCode, VmCtx, Word, DEFAULT_STACK_BUDGET, FUEL_BATCH};
+use waddle_opt::abi::{carry, Trap, TrapCode, VmCtx, Word, DEFAULT_STACK_BUDGET, FUEL_BATCH};
 use waddle_opt::interp::Host;
 use waddle_opt::ir::{FuncId, SrcLoc};
 
@@ -282,6 +282,9 @@ impl UnitTables {
         stack_limit = stack_limit.max(outer_limit);
         ACTIVE_LIMIT.set(stack_limit);
         let globals = host.globals().as_mut_ptr();
+        // An entry from another tier goes on with its recursion depth and,
+        // for an on-stack replacement, its fuel batch.
+        let (carried_depth, carried_fuel) = carry::carry_in();
         let mut cell = HostCell { host, panic: None };
         // On the stack, not boxed: no allocation per call. It may lie inside
         // the conservatively scanned region; its words are not heap objects.
@@ -290,7 +293,7 @@ impl UnitTables {
             entries: self.entry_slots(),
             stack_limit,
             stack_base: base,
-            fuel: FUEL_BATCH,
+            fuel: carried_fuel.map_or(FUEL_BATCH, |f| i64::from(f).clamp(1, FUEL_BATCH)),
             trap_code: 0,
             trap_loc_set: 0,
             trap_file: 0,
@@ -300,7 +303,7 @@ impl UnitTables {
             host: cell.as_ctx_ptr(),
             helpers: self.helpers.as_ptr(),
             strings,
-            depth_left: waddle_opt::abi::max_call_depth(budget),
+            depth_left: carried_depth.unwrap_or_else(|| waddle_opt::abi::max_call_depth(budget)),
         };
         let mut ret: Word = 0;
         // SAFETY: `tramp` is this unit's trampoline for a function whose
@@ -332,6 +335,11 @@ impl UnitTables {
                 },
             }),
         };
+        if carried_fuel.is_some() {
+            // The caller's batch: it charges the rest.
+            carry::fuel_back(u32::try_from(ctx.fuel.clamp(1, FUEL_BATCH)).unwrap_or(1));
+            return result;
+        }
         let pending = FUEL_BATCH - ctx.fuel;
         if pending > 0 {
             if let Err(code) = cell.host.consume_fuel(pending as u64) {

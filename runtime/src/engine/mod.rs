@@ -524,6 +524,12 @@ impl Engine {
         self.exec.as_ref().map_or(0, |e| e.promotions())
     }
 
+    /// How many running activations `auto` has moved from the interpreter
+    /// into compiled code at a loop header (on-stack replacement) so far.
+    pub fn osr_entries(&self) -> u64 {
+        self.exec.as_ref().map_or(0, |e| e.osr_entries())
+    }
+
     /// The machine code of function `name`, disassembled (REPL `:asm`);
     /// a note naming the tier when it has no native code.
     pub fn function_asm(&self, name: &str) -> Result<String, Error> {
