@@ -368,10 +368,13 @@ impl NativeCode {
             return Err(InstallError::MixedFuel);
         }
         let native = tier.native().ok_or(InstallError::NoCodeGenerator(tier))?;
+        // A cycle of calls may pass through functions of other units.
+        let cycles = waddle_opt::analysis::callgraph::recursive_functions(program);
         let opts = JitOptions {
             fuel,
             strings_from_ctx: true,
             string_table: Some(self.pool.texts.clone()),
+            recursive: Some(program.funcs.keys().map(|f| cycles[f]).collect()),
             ..JitOptions::default()
         };
         Ok((unit_program(program, funcs), native, opts))
