@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use cranelift_entity::EntityRef;
+use waddle_jit::EntryLoc;
 use waddle_opt::abi::{Trap, Word};
 use waddle_opt::interp::Host;
 use waddle_opt::ir::{FuncId, SrcLoc, Type};
@@ -205,7 +206,14 @@ impl Store {
         let stack_limit = self.stack_limit;
         let outcome = match (&m.native, m.is_native.get(func.index())) {
             (Some(unit), Some(true)) => catch_unwind(AssertUnwindSafe(|| {
-                unit.call_shared(runtime, func, args, &inst.strings, Some(stack_limit))
+                unit.call_shared(
+                    runtime,
+                    func,
+                    args,
+                    &inst.strings,
+                    Some(stack_limit),
+                    EntryLoc::Callee,
+                )
             })),
             _ => {
                 let program = &m.program;
