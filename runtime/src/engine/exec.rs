@@ -31,6 +31,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use cranelift_entity::EntityRef;
+use waddle_jit::EntryLoc;
 use waddle_opt::abi::{Trap, TrapCode, Word};
 use waddle_opt::interp::{Host, Interpreter, LoopFrame};
 use waddle_opt::ir::{Block, FuncId, HostFnId, Program, SrcLoc, Type};
@@ -347,7 +348,14 @@ impl Executor {
                 // SAFETY: the pool's first `n` words stay initialized and in
                 // place while the executor lives (installs only append).
                 let strings = unsafe { std::slice::from_raw_parts(strings, n) };
-                unit.call_shared(&mut th, func, args, strings, Some(self.stack_budget.get()))
+                unit.call_shared(
+                    &mut th,
+                    func,
+                    args,
+                    strings,
+                    Some(self.stack_budget.get()),
+                    EntryLoc::Callee,
+                )
             }
             None => self.interp.call(&mut th, func, args),
         };
@@ -708,7 +716,14 @@ impl Host for TieredHost<'_> {
                 };
                 // SAFETY: as in `Executor::call`.
                 let strings = unsafe { std::slice::from_raw_parts(ptr, n) };
-                unit.call_nested(self, func, args, strings, Some(exec.stack_budget.get()))
+                unit.call_shared(
+                    self,
+                    func,
+                    args,
+                    strings,
+                    Some(exec.stack_budget.get()),
+                    EntryLoc::CallSite,
+                )
             }
             None => {
                 if !exec.interp.is_external(func) {

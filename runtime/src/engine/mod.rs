@@ -224,6 +224,7 @@ impl Engine {
         };
         let mut runtime = Runtime::new(heap, config.output, config.fuel);
         runtime.hostfns.allow_ffi = config.allow_ffi;
+        runtime.handles.store_id = crate::api::store::next_store_id();
         Engine {
             tier: config.tier,
             opt: OptOptions {
