@@ -291,6 +291,35 @@ extern "C" fn fmod(x: f64, y: f64) -> f64 {
     x % y
 }
 
+/// Calls after which a T1 counter that ran out reports again.
+const TIER_UP_CALLS_AGAIN: i64 = 256;
+/// Back edges after which a T1 counter that ran out reports again.
+const TIER_UP_EDGES_AGAIN: i64 = 16 * 1024;
+
+/// A tiering counter of function `func` in T1 code ran out (its calls, or
+/// its loop back edges when `back_edge`): tells the host, which may
+/// promote the function (the running frame stays in T1 code), and re-arms
+/// the counter at `cell` so the host hears again later (a safe point to
+/// install a background compile).
+unsafe extern "C" fn tier_up(vmctx: *mut VmCtx, func: u32, back_edge: u32, cell: *mut i64) {
+    // SAFETY: `cell` is the counter the code decremented, in its unit.
+    unsafe {
+        *cell = if back_edge != 0 {
+            TIER_UP_EDGES_AGAIN
+        } else {
+            TIER_UP_CALLS_AGAIN
+        };
+    }
+    let func = FuncId::from_u32(func);
+    // SAFETY: called by compiled code with its live context.
+    unsafe {
+        with_host(vmctx, (), |h, _| {
+            h.hot(func, back_edge != 0);
+            Ok(())
+        })
+    };
+}
+
 /// The runtime helpers compiled code calls.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub(crate) enum Helper {
@@ -314,6 +343,9 @@ pub(crate) enum Helper {
     /// Interpreter-entry stubs: run a function on the host's tier for it;
     /// not in AArch64 images.
     CallFunc,
+    /// A T1 tiering counter ran out (`JitOptions::tier_counters`); not in
+    /// AArch64 images.
+    TierUp,
 }
 
 /// Native parameter and result types of a helper.
@@ -338,6 +370,7 @@ impl Helper {
             Helper::Clock => clock as *const () as usize,
             Helper::HostCall => host_call as *const () as usize,
             Helper::CallFunc => call_func as *const () as usize,
+            Helper::TierUp => tier_up as *const () as usize,
             Helper::Fuel => fuel as *const () as usize,
             Helper::StrCmp => str_cmp as *const () as usize,
             Helper::Sin => sin as F1 as usize,
@@ -363,6 +396,7 @@ impl Helper {
             Helper::Clock => (&[I64], Some(F64)),
             Helper::HostCall | Helper::CallFunc => (&[I64, I32, I64, I64], Some(I64)),
             Helper::Fuel => (&[I64], None),
+            Helper::TierUp => (&[I64, I32, I32, I64], None),
             Helper::StrCmp => (&[I64, I64, I32], Some(I8)),
             Helper::Sin | Helper::Cos | Helper::Tan | Helper::Exp | Helper::Log => {
                 (&[F64], Some(F64))

@@ -42,6 +42,12 @@ pub struct JitOptions {
     /// (the cycle may pass through them). `None`: found from the unit's
     /// own program. Functions past the end are not.
     pub recursive: Option<Vec<bool>>,
+    /// T1 on the host only (`auto`): count each function's calls and loop
+    /// back edges in its code, starting from `(calls, back_edges)` (a
+    /// decrement and a branch each), and tell the host
+    /// ([`waddle_opt::interp::Host::hot`]) when one runs out, so it can
+    /// promote the function to T2. `None`: no counters.
+    pub tier_counters: Option<(u32, u32)>,
 }
 
 impl JitOptions {
@@ -77,6 +83,7 @@ impl Default for JitOptions {
             strings_from_ctx: false,
             string_table: None,
             recursive: None,
+            tier_counters: None,
         }
     }
 }

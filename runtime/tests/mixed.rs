@@ -291,3 +291,75 @@ fn a_recursion_alternating_tiers_gets_the_single_tier_depth() {
         }
     }
 }
+
+/// T1 code counts its calls (issue 10, item 2): a function promoted to T1
+/// and called only from compiled code still reaches a safe point, where
+/// its background T2 compile is installed. Without the counters no safe
+/// point would come while `driver` (pinned to T2) runs.
+#[test]
+fn counters_in_t1_code_install_t2_while_only_compiled_code_runs() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, Mutex};
+    if !Tier::Baseline.is_available() || !Tier::Opt.is_available() {
+        return;
+    }
+    let installed = Arc::new(AtomicBool::new(false));
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let (flag, log) = (installed.clone(), events.clone());
+    let hook = waddle::TierHook(Arc::new(move |e: &waddle::TierEvent| {
+        log.lock().unwrap().push(e.clone());
+        if e.function == "leafy" && e.to == Tier::Opt {
+            flag.store(true, Ordering::SeqCst);
+        }
+    }));
+    let mut s = Session::with_config(EngineConfig {
+        tier: Tier::Auto,
+        opt_level: 0,
+        output: OutputSink::Capture,
+        tiering: waddle::TierOptions {
+            thresholds: waddle::TierThresholds {
+                calls: 5,
+                loops: 1_000_000_000,
+            },
+            sync: false,
+            hook: Some(hook),
+            chaos: None,
+        },
+        ..EngineConfig::default()
+    })
+    .unwrap();
+    let flag = installed.clone();
+    s.register_fn("installed", move || flag.load(Ordering::SeqCst))
+        .unwrap();
+    s.eval_named(
+        "t1.wdl",
+        "fn leafy(x: int) -> int { return x % 7 + 1; }
+         fn driver() -> int {
+             var t = 0;
+             var i = 0;
+             while !installed() && i < 2000000000 { t += leafy(i); i += 1; }
+             return t;
+         }",
+    )
+    .unwrap();
+    s.set_function_tier("driver", Some(Tier::Opt)).unwrap();
+    let Val::Int(t) = s.call("driver", &[]).unwrap() else {
+        panic!("driver returns an int");
+    };
+    assert!(t > 0);
+    assert!(
+        installed.load(Ordering::SeqCst),
+        "{:?}",
+        events.lock().unwrap()
+    );
+    assert_eq!(s.function_tier("leafy").unwrap(), Tier::Opt);
+    let events = events.lock().unwrap();
+    let tiers: Vec<(Tier, Tier)> = (events.iter())
+        .filter(|e| e.function == "leafy")
+        .map(|e| (e.from, e.to))
+        .collect();
+    assert_eq!(
+        tiers,
+        vec![(Tier::Interp, Tier::Baseline), (Tier::Baseline, Tier::Opt)]
+    );
+}

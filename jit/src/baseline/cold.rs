@@ -37,6 +37,19 @@ pub(crate) enum Cold<L> {
         /// Where an `out of fuel` trap points.
         loc: Option<SrcLoc>,
     },
+    /// A tiering counter ran out: tell the host, re-arm, resume.
+    Counter {
+        /// The path's label.
+        label: L,
+        /// Where to continue.
+        resume: L,
+        /// The function's id.
+        func: u32,
+        /// Whether it counts back edges (else calls).
+        back_edge: bool,
+        /// The counter's address.
+        cell: usize,
+    },
 }
 
 /// The out-of-line paths requested so far for one function.

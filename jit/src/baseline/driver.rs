@@ -36,6 +36,9 @@ pub(crate) struct Env<'a> {
     /// Which functions are recursive: their frames count against the
     /// recursion depth (`VmCtx::depth_left`).
     pub recursive: SecondaryMap<FuncId, bool>,
+    /// Address of the tiering counters (`JitOptions::tier_counters`): two
+    /// `i64` per function, calls then back edges.
+    pub counters: Option<usize>,
 }
 
 /// The function being compiled, with its plan.
@@ -48,6 +51,8 @@ pub(crate) struct FnCx<'a> {
     pub plan: &'a FuncPlan,
     /// Whether it is recursive (its frames count against the depth).
     pub recursive: bool,
+    /// Its id.
+    pub id: FuncId,
 }
 
 /// What a baseline back end provides: encodings of the mid-level
@@ -129,6 +134,10 @@ pub(crate) trait Backend: Arith {
     /// Charges one unit of fuel: jumps to `refill` when the batch is empty,
     /// which comes back to `resume`, bound right after.
     fn fuel_dec(&mut self, refill: Self::Label, resume: Self::Label);
+    /// Decrements the `i64` tiering counter at address `cell`: jumps to
+    /// `slow` when it reaches zero, which comes back to `resume`, bound
+    /// right after (scratch registers only).
+    fn counter_dec(&mut self, cell: usize, slow: Self::Label, resume: Self::Label);
 
     // ---- instructions
     /// An instruction of kind `kind` starts.
@@ -249,6 +258,7 @@ pub(crate) fn emit_unit<B: Backend>(
                 func: f,
                 plan: &plan,
                 recursive: env.recursive[fid],
+                id: fid,
             },
         );
         let size = b.offset() - at;
@@ -325,6 +335,30 @@ fn fuel_tick<B: Backend>(b: &mut B, loc: Option<SrcLoc>, cold: &mut ColdPaths<B:
     cold.fuel(resume, loc, refill);
 }
 
+/// Counts a call (`back_edge` false, in the prologue) or a loop back edge
+/// of the function in its tiering counter, if the unit has counters.
+fn counter_tick<B: Backend>(
+    b: &mut B,
+    cx: &FnCx<'_>,
+    back_edge: bool,
+    cold: &mut ColdPaths<B::Label>,
+) {
+    let Some(base) = cx.env.counters else {
+        return;
+    };
+    let cell = base + 16 * cx.id.index() + if back_edge { 8 } else { 0 };
+    let slow = b.new_label();
+    let resume = b.new_label();
+    b.counter_dec(cell, slow, resume);
+    cold.list.push(Cold::Counter {
+        label: slow,
+        resume,
+        func: cx.id.index() as u32,
+        back_edge,
+        cell,
+    });
+}
+
 /// The out-of-line paths of the function just emitted, then its shared
 /// trap `exit`.
 fn emit_cold<B: Backend>(
@@ -359,6 +393,25 @@ fn emit_cold<B: Backend>(
                     Some(loc) => isel::check_trap_at(b, loc, &mut cold),
                     None => b.jump_if_trap(exit),
                 }
+                b.jump(resume);
+            }
+            Cold::Counter {
+                label,
+                resume,
+                func,
+                back_edge,
+                cell,
+            } => {
+                b.bind(label);
+                b.call_helper(
+                    Helper::TierUp,
+                    &[
+                        HelperArg::Ctx,
+                        HelperArg::Imm(i64::from(func)),
+                        HelperArg::Imm(i64::from(back_edge)),
+                        HelperArg::Imm(cell as i64),
+                    ],
+                );
                 b.jump(resume);
             }
         }
@@ -401,12 +454,14 @@ impl<B: Backend> Driver<'_, '_, B> {
         if cx.env.fuel {
             fuel_tick(b, None, cold);
         }
+        counter_tick(b, cx, false, cold);
     }
 
     /// Whether taking edge `bc` from `from` needs no code besides the jump.
     fn trivial(&self, from: Block, bc: &BlockCall) -> bool {
         let params = &self.cx.func.blocks()[bc.block].params;
-        let back = self.cx.env.fuel && self.cx.plan.is_back_edge(from, bc.block);
+        let back = (self.cx.env.fuel || self.cx.env.counters.is_some())
+            && self.cx.plan.is_back_edge(from, bc.block);
         !back && bc.args.iter().zip(params).all(|(a, p)| a == p)
     }
 
@@ -432,8 +487,11 @@ impl<B: Backend> Driver<'_, '_, B> {
         if !self.scratch.is_empty() {
             self.b.moves(&self.scratch);
         }
-        if self.cx.env.fuel && self.cx.plan.is_back_edge(from, bc.block) {
-            fuel_tick(self.b, Some(self.cx.func.loc), cold);
+        if self.cx.plan.is_back_edge(from, bc.block) {
+            if self.cx.env.fuel {
+                fuel_tick(self.b, Some(self.cx.func.loc), cold);
+            }
+            counter_tick(self.b, self.cx, true, cold);
         }
         if next != Some(bc.block) {
             self.b.jump(self.label(bc.block));

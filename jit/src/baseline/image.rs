@@ -153,6 +153,8 @@ pub fn compile_aarch64_image(
         string_index: &string_index,
         fuel: opts.fuel,
         recursive: waddle_opt::analysis::callgraph::recursive_functions(program),
+        // Images are position-independent and have no host to promote.
+        counters: None,
     };
     let mut be = Aarch64::new();
     let mut stats = CompileStats::default();

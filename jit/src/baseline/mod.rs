@@ -115,11 +115,23 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<BaselineProgram, 
             "the baseline tier runs on x86-64 hosts only".to_string(),
         ));
     }
+    // Two counters per function (calls, back edges), at a fixed address
+    // the code embeds.
+    let counters: Box<[std::sync::atomic::AtomicI64]> = match opts.tier_counters {
+        Some((calls, edges)) => (0..program.funcs.len() * 2)
+            .map(|i| {
+                let start = if i % 2 == 0 { calls } else { edges };
+                std::sync::atomic::AtomicI64::new(i64::from(start.max(1)))
+            })
+            .collect(),
+        None => Box::new([]),
+    };
     let env = Env {
         program,
         string_index: &string_index,
         fuel: opts.fuel,
         recursive: opts.recursive_functions(program),
+        counters: (!counters.is_empty()).then_some(counters.as_ptr() as usize),
     };
     let mut be = x64::X64::new();
     let mut stats = CompileStats::default();
@@ -155,5 +167,7 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<BaselineProgram, 
         })
         .collect();
     stats.total = start.elapsed();
-    Ok(BaselineProgram::new(mem, funcs, texts, nglobals, stats))
+    Ok(BaselineProgram::new(
+        mem, funcs, texts, nglobals, stats, counters,
+    ))
 }

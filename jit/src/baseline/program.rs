@@ -15,6 +15,10 @@ use crate::options::CompileStats;
 pub struct BaselineProgram {
     code: Mmap,
     tables: UnitTables,
+    /// The tiering counters the code decrements (two per function: calls,
+    /// back edges), when compiled with `JitOptions::tier_counters`; their
+    /// address is in the code.
+    _counters: Box<[std::sync::atomic::AtomicI64]>,
 }
 
 impl BaselineProgram {
@@ -26,11 +30,13 @@ impl BaselineProgram {
         texts: Vec<Box<str>>,
         globals_used: usize,
         stats: CompileStats,
+        counters: Box<[std::sync::atomic::AtomicI64]>,
     ) -> BaselineProgram {
         let strings = vec![0; texts.len().max(1)].into_boxed_slice();
         BaselineProgram {
             code,
             tables: UnitTables::new(funcs, strings, texts, globals_used, stats),
+            _counters: counters,
         }
     }
 

@@ -221,6 +221,16 @@ impl Executor {
             self.armed.get_mut().clear();
         }
         self.fuel.set(fuel);
+        // T1 code of `auto` counts calls and back edges towards T2.
+        let counters = (tier == Tier::Auto).then(|| {
+            let t = self.options.thresholds;
+            if self.options.chaos.is_some() {
+                (1 + self.random(20) as u32, 1 + self.random(200) as u32)
+            } else {
+                (t.calls, t.loops.max(t.calls))
+            }
+        });
+        self.native.get_mut().set_tier_counters(counters);
         // Pinned functions first.
         let mut by_tier: Vec<(Tier, Vec<FuncId>)> = Vec::new();
         for (id, f) in program.funcs.iter() {
@@ -402,12 +412,17 @@ impl Executor {
             self.interp.set_counters(func, POLL_CALLS, POLL_EDGES);
             return;
         }
+        let from = self.tier_of(func);
         let mut target = Tier::Opt;
-        if self.options.chaos.is_some() && Tier::Baseline.is_available() && self.random(2) == 0 {
+        if self.options.chaos.is_some()
+            && Tier::Baseline.is_available()
+            && from == Tier::Interp
+            && self.random(2) == 0
+        {
             target = Tier::Baseline;
         }
         if !sync {
-            if Tier::Baseline.is_available() && self.tier_of(func) == Tier::Interp {
+            if Tier::Baseline.is_available() && from == Tier::Interp {
                 // T1 compiles in microseconds: run it while T2 compiles.
                 self.install_now(program, func, host, Tier::Baseline, reason);
             }
@@ -743,12 +758,21 @@ impl Host for TieredHost<'_> {
 
     fn hot(&mut self, func: FuncId, back_edge: bool) {
         let exec = self.exec;
+        if self.program.funcs.get(func).is_none() {
+            return;
+        }
         if exec.tier.get() != Tier::Auto || exec.pin_of(func).is_some() {
             exec.interp.set_counters(func, i32::MAX, i32::MAX);
             return;
         }
         exec.poll(self.program, self.rt);
         if exec.interp.is_external(func) {
+            // A counter in T1 code ran out (T1 -> T2), or a T2 compile is
+            // pending: `promote` queues or installs T2, or polls again.
+            if exec.tier_of(func) == Tier::Baseline {
+                let reason = if back_edge { "loop" } else { "calls" };
+                exec.promote(self.program, func, self.rt, reason, exec.options.sync);
+            }
             return;
         }
         if back_edge {

@@ -195,6 +195,9 @@ pub(crate) struct NativeCode {
     fuel: bool,
     /// Compiled OSR entries (linked like units; they own no function).
     osr: Vec<Arc<OsrCode>>,
+    /// T1 units count calls and back edges from these
+    /// (`JitOptions::tier_counters`; `auto` only).
+    tier_counters: Option<(u32, u32)>,
 }
 
 impl NativeCode {
@@ -210,7 +213,14 @@ impl NativeCode {
             stack_budget,
             fuel: false,
             osr: Vec::new(),
+            tier_counters: None,
         }
+    }
+
+    /// Makes later T1 units count calls and back edges from `counters`
+    /// (`None`: no counters).
+    pub(crate) fn set_tier_counters(&mut self, counters: Option<(u32, u32)>) {
+        self.tier_counters = counters;
     }
 
     /// Points slot `f` of every unit and OSR entry at `code`.
@@ -375,6 +385,7 @@ impl NativeCode {
             strings_from_ctx: true,
             string_table: Some(self.pool.texts.clone()),
             recursive: Some(program.funcs.keys().map(|f| cycles[f]).collect()),
+            tier_counters: self.tier_counters.filter(|_| tier == Tier::Baseline),
             ..JitOptions::default()
         };
         Ok((unit_program(program, funcs), native, opts))
@@ -490,7 +501,9 @@ impl NativeCode {
         let Some(entry) = waddle_opt::osr::osr_entry(&program.funcs[func], header) else {
             return Ok(None);
         };
-        let (mut unit, native, options) = self.job(program, &[], tier, fuel)?;
+        let (mut unit, native, mut options) = self.job(program, &[], tier, fuel)?;
+        // The entry runs once per activation: nothing to count.
+        options.tier_counters = None;
         let id = unit.funcs.push(entry.func);
         Ok(Some(OsrJob {
             func,

@@ -21,6 +21,12 @@
 //!     (`print(1 + 2)`, declarations, a REPL line) runs on the interpreter
 //!     with no compile at all.
 //!
+//!   - T1 code of `auto` counts calls and back edges too
+//!     (`JitOptions::tier_counters`, x86-64: a decrement and a branch in
+//!     the prologue and on back edges); when a counter runs out the host
+//!     hears about it ([`waddle_opt::interp::Host::hot`]) and promotes the
+//!     function to T2, or installs its background T2 compile once done.
+//!
 //!   Promotion compiles one function into its own unit and swaps its entry
 //!   slot; the interpreter then calls it through [`waddle_opt::interp::Host::call_func`],
 //!   and compiled code calls functions still interpreted through

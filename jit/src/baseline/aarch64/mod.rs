@@ -369,6 +369,20 @@ impl Backend for Aarch64 {
         );
     }
 
+    fn counter_dec(&mut self, cell: usize, slow: DynamicLabel, resume: DynamicLabel) {
+        // Images never have counters (they are position-independent); the
+        // sequence still works for code that stays where it was made.
+        self.flags = None;
+        self.mov_imm(9, cell as i64);
+        dynasm!(self.ops ; .arch aarch64
+            ; ldr x8, [x9]
+            ; subs x8, x8, #1
+            ; str x8, [x9]
+            ; b.eq =>slow
+            ; =>resume
+        );
+    }
+
     fn begin_inst(&mut self, _kind: &InstKind) {
         self.flags = None;
     }

@@ -416,6 +416,18 @@ impl Backend for X64 {
         );
     }
 
+    fn counter_dec(&mut self, cell: usize, slow: DynamicLabel, resume: DynamicLabel) {
+        self.flags = None;
+        // The slow path calls a helper and resumes here.
+        self.forget_all();
+        dynasm!(self.ops ; .arch x64
+            ; mov rax, QWORD cell as i64
+            ; sub QWORD [rax], 1
+            ; je =>slow
+            ; =>resume
+        );
+    }
+
     fn begin_inst(&mut self, kind: &InstKind) {
         self.flags = None;
         self.fill = !self.calls_out(kind);
