@@ -153,7 +153,7 @@ fn run_both(name: &str, src: &str) {
         fuel: None,
         gc_every: None,
     };
-    let (want, _) = run_interp(&p, &p.funcs[main].name, &[], setup);
+    let (want, _) = run_interp(&p, p.funcs[main].name(), &[], setup);
     let mut expected = want.out.clone();
     if let Err(t) = want.result {
         let _ = writeln!(

@@ -230,7 +230,7 @@ pub fn run_streaming(
         Err(e) => outcome(failure(format!("internal error: {e}"), 2)),
         Ok(Ending::Finished) => (log, 0),
         Ok(Ending::Trap { code, loc }) => {
-            let loc = loc.unwrap_or(program.funcs[main].loc);
+            let loc = loc.unwrap_or(program.funcs[main].loc());
             let e = Error::Runtime(RuntimeError::from_trap(Trap { code, loc }, &program));
             (log + &e.render(), e.exit_code())
         }

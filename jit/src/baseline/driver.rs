@@ -264,7 +264,7 @@ pub(crate) fn emit_unit<B: Backend>(
         }
         b.align_entry();
         layout.trampolines[fid.index()] = Some(b.offset());
-        emit_trampoline(b, &f.sig, fid.index());
+        emit_trampoline(b, f.sig(), fid.index());
     }
     stats.trampolines = t0.elapsed();
     layout
@@ -391,7 +391,7 @@ impl<B: Backend> Driver<'_, '_, B> {
             b.depth_enter(overflow);
         }
         let params = &cx.func.blocks()[cx.func.entry()].params;
-        let (locs, _) = B::arg_locs(&cx.func.sig.params);
+        let (locs, _) = B::arg_locs(&cx.func.sig().params);
         for (&p, &loc) in params.iter().zip(&locs) {
             b.spill_param(p, loc, cx.func.value_type(p) == Type::Bool);
         }
@@ -433,7 +433,7 @@ impl<B: Backend> Driver<'_, '_, B> {
             self.b.moves(&self.scratch);
         }
         if self.cx.env.fuel && self.cx.plan.is_back_edge(from, bc.block) {
-            fuel_tick(self.b, Some(self.cx.func.loc), cold);
+            fuel_tick(self.b, Some(self.cx.func.loc()), cold);
         }
         if next != Some(bc.block) {
             self.b.jump(self.label(bc.block));

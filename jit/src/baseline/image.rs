@@ -141,10 +141,10 @@ pub fn compile_aarch64_image(
     if let Some(f) = program
         .funcs
         .values()
-        .find(|f| f.sig.params.len() > MAX_PARAMS)
+        .find(|f| f.sig().params.len() > MAX_PARAMS)
     {
         return Err(CompileError::Codegen {
-            func: f.name.clone(),
+            func: f.name().to_string(),
             message: "too many parameters for the AArch64 baseline tier".to_string(),
         });
     }
@@ -163,7 +163,7 @@ pub fn compile_aarch64_image(
         .map(|(fid, f)| {
             let span = layout.code[fid.index()];
             ImageFunc {
-                name: f.name.clone(),
+                name: f.name().to_string(),
                 offset: span.map(|(at, _)| at),
                 size: span.map_or(0, |(_, n)| n),
                 trampoline: layout.trampolines[fid.index()],

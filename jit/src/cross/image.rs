@@ -26,7 +26,7 @@ pub(crate) fn reject_host_calls(program: &Program) -> Result<(), crate::CompileE
                 if let waddle_opt::ir::InstKind::HostCall(h, _) = &f.inst(i).kind {
                     let name = program.host_fns.get(*h).map_or("?", |d| d.name.as_str());
                     return Err(crate::CompileError::Codegen {
-                        func: f.name.clone(),
+                        func: f.name().to_string(),
                         message: format!(
                             "calls host function `{name}`: host functions cannot run in \
                              AArch64 cross-execution images"

@@ -196,7 +196,7 @@ impl Store {
         };
         let m = inst.module.inner();
         if let Err(code) = self.runtime.interrupts().check() {
-            let loc = m.program.funcs.get(func).map_or(SrcLoc::NONE, |f| f.loc);
+            let loc = m.program.funcs.get(func).map_or(SrcLoc::NONE, |f| f.loc());
             return Err(Error::Runtime(RuntimeError::from_trap(
                 Trap { code, loc },
                 &m.program,
@@ -398,7 +398,7 @@ impl Instance {
         self.check_store(store)?;
         let m = self.module.inner();
         let id = m.func(name)?;
-        let sig = &m.program.funcs[id].sig;
+        let sig = m.program.funcs[id].sig();
         if !P::accepts(&sig.params) || !R::accepts(sig.ret) {
             let params: Vec<String> = sig.params.iter().map(|t| t.to_string()).collect();
             return Err(Error::Signature(format!(
@@ -424,7 +424,7 @@ impl Instance {
         self.check_store(store)?;
         let m = self.module.inner();
         let id = m.func(name)?;
-        let sig = &m.program.funcs[id].sig;
+        let sig = m.program.funcs[id].sig();
         if sig.params.len() != args.len() {
             return Err(Error::Signature(format!(
                 "`{name}` takes {} argument(s), {} given",

@@ -476,7 +476,7 @@ impl Executor {
         if let Some(hook) = &self.options.hook {
             let code_bytes = self.native.borrow().code(func).map_or(0, <[u8]>::len);
             (hook.0)(&TierEvent {
-                function: program.funcs[func].name.clone(),
+                function: program.funcs[func].name().to_string(),
                 from,
                 to,
                 reason,

@@ -375,7 +375,7 @@ impl Engine {
     /// for `void` functions.
     pub fn call(&mut self, name: &str, args: &[Val]) -> Result<Val, Error> {
         let id = self.func_id(name)?;
-        let sig = self.program.funcs[id].sig.clone();
+        let sig = self.program.funcs[id].sig().clone();
         if sig.params.len() != args.len() {
             return Err(Error::Signature(format!(
                 "`{name}` takes {} argument(s), {} given",
@@ -424,9 +424,9 @@ impl Engine {
             .funcs
             .values()
             .map(|f| FunctionInfo {
-                name: f.name.clone(),
-                sig: f.sig.clone(),
-                tier: self.running_tier(f.name.as_str()),
+                name: f.name().to_string(),
+                sig: f.sig().clone(),
+                tier: self.running_tier(f.name()),
             })
             .collect()
     }
@@ -573,7 +573,7 @@ impl Engine {
                 .program
                 .funcs
                 .values()
-                .map(|f| (f.name.clone(), f.sig.clone()))
+                .map(|f| (f.name().to_string(), f.sig().clone()))
                 .collect(),
             globals: self
                 .program
@@ -751,9 +751,12 @@ pub fn print_vsdg(program: &Program) -> String {
 fn function_vsdg_dot(f: &waddle_opt::ir::Function) -> String {
     let lifted = std::panic::catch_unwind(|| waddle_opt::vsdg::lift(f));
     match lifted {
-        Ok(Ok(g)) => waddle_opt::vsdg::dot::to_dot(&g, &f.name),
-        Ok(Err(e)) => format!("// {}: {e}\n", f.name),
-        Err(_) => format!("// {}: internal error while lifting to the VSDG\n", f.name),
+        Ok(Ok(g)) => waddle_opt::vsdg::dot::to_dot(&g, f.name()),
+        Ok(Err(e)) => format!("// {}: {e}\n", f.name()),
+        Err(_) => format!(
+            "// {}: internal error while lifting to the VSDG\n",
+            f.name()
+        ),
     }
 }
 

@@ -205,7 +205,7 @@ fn outgoing_words(cx: &FnCx<'_>) -> usize {
         for &i in &cx.func.blocks()[b].insts {
             if let InstKind::Call(callee, _) = &cx.func.inst(i).kind {
                 if let Some(f) = cx.env.program.funcs.get(*callee) {
-                    out = out.max(Aarch64::arg_locs(&f.sig.params).1);
+                    out = out.max(Aarch64::arg_locs(&f.sig().params).1);
                 }
             }
         }

@@ -464,7 +464,7 @@ impl<'a, 'b> Translator<'a, 'b> {
                 Pending::Edge(bl, target, args, tick) => {
                     self.b.switch_to_block(bl);
                     if tick {
-                        self.fuel_tick(Some(self.func.loc));
+                        self.fuel_tick(Some(self.func.loc()));
                     }
                     self.b.ins().jump(target, &args);
                 }
@@ -475,7 +475,7 @@ impl<'a, 'b> Translator<'a, 'b> {
     /// Fills the shared exit block: return a zero result.
     fn finish_exit(&mut self) {
         self.b.switch_to_block(self.exit);
-        match native_type(self.func.sig.ret) {
+        match native_type(self.func.sig().ret) {
             Some(t) => {
                 let z = self.zero(t);
                 self.b.ins().return_(&[z]);
@@ -585,7 +585,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             return s;
         }
         let f = &self.env.program.funcs[callee];
-        let sig = native_signature(&f.sig.params, f.sig.ret, self.env.call_conv);
+        let sig = native_signature(&f.sig().params, f.sig().ret, self.env.call_conv);
         let s = self.b.import_signature(sig);
         self.callee_sigs.insert(callee, s);
         s
