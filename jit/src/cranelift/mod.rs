@@ -120,10 +120,15 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
         let t0 = Instant::now();
         ctx.func.signature = sig;
         ctx.func.name = UserFuncName::user(0, fid.index() as u32);
+        // Self calls of a recursive function call its own code directly
+        // (`Translator::run` says why the slot is not needed).
+        let self_call =
+            env.recursive[fid].then(|| (fid, module.declare_func_in_func(id, &mut ctx.func)));
         Translator::run(
             &env,
             f,
             env.recursive[fid],
+            self_call,
             FunctionBuilder::new(&mut ctx.func, &mut fctx),
         );
         let t1 = Instant::now();
