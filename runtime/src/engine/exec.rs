@@ -858,7 +858,8 @@ impl Host for TieredHost<'_> {
         // SAFETY: as in `Executor::call`.
         let strings = unsafe { std::slice::from_raw_parts(ptr, n) };
         let budget = Some(exec.stack_budget.get());
-        let r = (code.unit).call_nested(self, code.entry, &args, strings, budget);
+        let r =
+            (code.unit).call_shared(self, code.entry, &args, strings, budget, EntryLoc::CallSite);
         self.rt.pop_roots();
         Some(r)
     }
