@@ -11,7 +11,7 @@ use std::panic::resume_unwind;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use cranelift_entity::EntityRef;
-use waddle_opt::abi::{Trap, TrapCode, VmCtx, Word, DEFAULT_STACK_BUDGET, FUEL_BATCH};
+use waddle_opt::abi::{carry, Trap, TrapCode, VmCtx, Word, DEFAULT_STACK_BUDGET, FUEL_BATCH};
 use waddle_opt::interp::Host;
 use waddle_opt::ir::{FuncId, SrcLoc};
 
@@ -59,9 +59,11 @@ pub(crate) struct FuncInfo {
 
 thread_local! {
     /// The stack limit of the innermost entry running on this thread (0:
-    /// none). An entry nested in another one (compiled code → interpreter
-    /// → compiled code) keeps the outer limit, so the stack budget bounds
-    /// the whole chain, not each entry.
+    /// none). An entry nested in another one never gets a lower limit; one
+    /// called from another tier (compiled code → interpreter → compiled
+    /// code) goes down to the thread's own reserve, since the recursion
+    /// depth carried across tiers ([`waddle_opt::abi::carry`]) bounds the
+    /// chain as on a single tier.
     static ACTIVE_LIMIT: Cell<usize> = const { Cell::new(0) };
 }
 
@@ -241,15 +243,26 @@ impl UnitTables {
         // is below this local.
         let base_marker: Word = 0;
         let base = std::hint::black_box(&base_marker) as *const Word as usize;
-        let mut stack_limit = base.saturating_sub(budget);
-        if let Some((low, size)) = crate::stack::thread_stack_bounds() {
-            // Helpers and the host get MIN_HELPER_STACK, or half of a
-            // smaller thread's stack, so small threads still run code.
-            let reserve = crate::abi::MIN_HELPER_STACK.min(size / 2);
-            stack_limit = stack_limit.max(low.saturating_add(reserve));
-        }
+        // An entry from another tier goes on with its recursion depth and,
+        // for an on-stack replacement, its fuel batch.
+        let (carried_depth, carried_fuel) = carry::carry_in();
+        // Helpers and the host get MIN_HELPER_STACK, or half of a smaller
+        // thread's stack, so small threads still run code.
+        let floor = crate::stack::thread_stack_bounds()
+            .map(|(low, size)| low.saturating_add(crate::abi::MIN_HELPER_STACK.min(size / 2)));
         let outer_limit = ACTIVE_LIMIT.get();
-        stack_limit = stack_limit.max(outer_limit);
+        let stack_limit = if outer_limit != 0 && carried_depth.is_some() {
+            // Nested in another entry and called from another tier: the
+            // carried depth counter bounds recursion as on a single tier,
+            // and the thread's stack bounds the bytes (tier transitions
+            // cost native stack a single tier does not, so the outer
+            // entry's byte budget would cut a mixed chain short).
+            floor.unwrap_or(outer_limit)
+        } else {
+            (base.saturating_sub(budget))
+                .max(floor.unwrap_or(0))
+                .max(outer_limit)
+        };
         ACTIVE_LIMIT.set(stack_limit);
         let globals = host.globals().as_mut_ptr();
         let mut cell = HostCell { host, panic: None };
@@ -260,7 +273,7 @@ impl UnitTables {
             entries: self.entry_slots(),
             stack_limit,
             stack_base: base,
-            fuel: FUEL_BATCH,
+            fuel: carried_fuel.map_or(FUEL_BATCH, |f| i64::from(f).clamp(1, FUEL_BATCH)),
             trap_code: 0,
             trap_loc_set: 0,
             trap_file: 0,
@@ -270,7 +283,7 @@ impl UnitTables {
             host: cell.as_ctx_ptr(),
             helpers: self.helpers.as_ptr(),
             strings,
-            depth_left: waddle_opt::abi::max_call_depth(budget),
+            depth_left: carried_depth.unwrap_or_else(|| waddle_opt::abi::max_call_depth(budget)),
         };
         let mut ret: Word = 0;
         // SAFETY: `tramp` is this unit's trampoline for a function whose
@@ -302,6 +315,11 @@ impl UnitTables {
                 },
             }),
         };
+        if carried_fuel.is_some() {
+            // The caller's batch: it charges the rest.
+            carry::fuel_back(u32::try_from(ctx.fuel.clamp(1, FUEL_BATCH)).unwrap_or(1));
+            return result;
+        }
         let pending = FUEL_BATCH - ctx.fuel;
         if pending > 0 {
             if let Err(code) = cell.host.consume_fuel(pending as u64) {

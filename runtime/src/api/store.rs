@@ -27,6 +27,12 @@ use crate::Tier;
 /// Source of unique store identities (checked by typed functions).
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
+/// A new store identity (also given to a `Session`'s runtime, so host
+/// functions can take [`crate::ArrayRef`] parameters there too).
+pub(crate) fn next_store_id() -> u64 {
+    NEXT_ID.fetch_add(1, Ordering::Relaxed)
+}
+
 /// One heap, one set of globals, one output sink, one fuel budget and one
 /// interrupt state: what a module runs in.
 ///
@@ -100,7 +106,7 @@ impl Store {
             stress: config.gc_stress,
             ..HeapConfig::default()
         };
-        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+        let id = next_store_id();
         let mut runtime = Runtime::new(heap, sink, None);
         runtime.handles.store_id = id;
         Store {
