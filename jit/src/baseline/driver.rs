@@ -158,17 +158,50 @@ pub(crate) trait Backend: Arith {
     fn call_function(&mut self, callee: isel::Callee<'_>, unlinked: Option<Self::Label>);
     /// Writes `r = cond ? 1 : 0` from the live flags.
     fn materialize(&mut self, r: Value, cond: Cond);
+    /// The back end's record of the bool value whose comparison the
+    /// flags hold (it clears it when it clobbers the flags).
+    fn flags_mut(&mut self) -> &mut Option<(Value, Cond)>;
     /// Records that the flags hold `cond` for bool `v` (or nothing).
-    fn set_flags(&mut self, flags: Option<(Value, Cond)>);
+    fn set_flags(&mut self, flags: Option<(Value, Cond)>) {
+        *self.flags_mut() = flags;
+    }
 
     // ---- edges and terminators
-    /// A sequentialized parallel copy between slots.
-    fn moves(&mut self, ops: &[MoveOp]);
+    /// Copies slot `src` to slot `dst`.
+    fn move_slot(&mut self, dst: usize, src: usize);
+    /// Loads slot `src` into the move temporary.
+    fn move_to_temp(&mut self, src: usize);
+    /// Stores the move temporary into slot `dst`.
+    fn move_from_temp(&mut self, dst: usize);
+    /// A sequentialized parallel copy between slots (it clobbers the flags).
+    fn moves(&mut self, ops: &[MoveOp]) {
+        self.set_flags(None);
+        for &op in ops {
+            match op {
+                MoveOp::Copy { dst, src } => self.move_slot(dst, src),
+                MoveOp::ToTemp(src) => self.move_to_temp(src),
+                MoveOp::FromTemp(dst) => self.move_from_temp(dst),
+            }
+        }
+    }
     /// Unconditional jump.
     fn jump(&mut self, l: Self::Label);
+    /// Jumps to `l` when the flags hold `cond`.
+    fn jump_if(&mut self, cond: Cond, l: Self::Label);
+    /// Jumps to `l` when the `int`/`bool` value in `v`'s slot equals `k`
+    /// (`eq`) or differs from it (`!eq`).
+    fn branch_on_slot(&mut self, v: Value, k: i64, eq: bool, l: Self::Label);
     /// Jumps to `l` when the `int`/`bool` value `v` equals `k` (`eq`) or
-    /// differs from it (`!eq`).
-    fn branch(&mut self, v: Value, k: i64, eq: bool, l: Self::Label);
+    /// differs from it (`!eq`): on the live flags when they hold `v`'s
+    /// comparison and `k` is a bool, else on its slot.
+    fn branch(&mut self, v: Value, k: i64, eq: bool, l: Self::Label) {
+        match *self.flags_mut() {
+            Some((fv, c)) if fv == v && (k == 0 || k == 1) => {
+                self.jump_if(if (k == 1) == eq { c } else { c.invert() }, l)
+            }
+            _ => self.branch_on_slot(v, k, eq, l),
+        }
+    }
 
     // ---- out-of-line paths
     /// Writes `code` into the trap record.

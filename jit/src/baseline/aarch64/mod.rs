@@ -32,7 +32,6 @@ use waddle_opt::ir::{InstKind, SrcLoc, Value};
 use super::conv::{helper_arg_regs, ArgLoc, HelperArg};
 use super::driver::{Backend, FnCx};
 use super::isel::{Callee, Cond};
-use super::moves::MoveOp;
 use super::plan::slot;
 use crate::helpers::Helper;
 
@@ -517,36 +516,32 @@ impl Backend for Aarch64 {
         self.st(r, 8);
     }
 
-    fn set_flags(&mut self, flags: Option<(Value, Cond)>) {
-        self.flags = flags;
+    fn flags_mut(&mut self) -> &mut Option<(Value, Cond)> {
+        &mut self.flags
     }
 
-    fn moves(&mut self, ops: &[MoveOp]) {
-        self.flags = None;
-        for &op in ops {
-            match op {
-                MoveOp::Copy { dst, src } => {
-                    self.ld_slot(8, src);
-                    self.st_slot(dst, 8);
-                }
-                MoveOp::ToTemp(src) => self.ld_slot(9, src),
-                MoveOp::FromTemp(dst) => self.st_slot(dst, 9),
-            }
-        }
+    fn move_slot(&mut self, dst: usize, src: usize) {
+        self.ld_slot(8, src);
+        self.st_slot(dst, 8);
+    }
+
+    fn move_to_temp(&mut self, src: usize) {
+        self.ld_slot(9, src);
+    }
+
+    fn move_from_temp(&mut self, dst: usize) {
+        self.st_slot(dst, 9);
     }
 
     fn jump(&mut self, l: DynamicLabel) {
         dynasm!(self.ops ; .arch aarch64 ; b =>l);
     }
 
-    fn branch(&mut self, v: Value, k: i64, eq: bool, l: DynamicLabel) {
-        if let Some((fv, c)) = self.flags {
-            if fv == v && (k == 0 || k == 1) {
-                let taken = if (k == 1) == eq { c } else { c.invert() };
-                self.bcond(taken, l);
-                return;
-            }
-        }
+    fn jump_if(&mut self, cond: Cond, l: DynamicLabel) {
+        self.bcond(cond, l);
+    }
+
+    fn branch_on_slot(&mut self, v: Value, k: i64, eq: bool, l: DynamicLabel) {
         self.ld(8, v);
         if k == 0 {
             if eq {
