@@ -20,7 +20,10 @@
 //! Tiering counters (`Code::tier`): a call decrements the callee's call
 //! counter and a back edge the running function's edge counter; at zero
 //! the slow path ([`slow::call_slow`], [`slow::edge_slow`]) tells the host
-//! or calls the function on another tier.
+//! or calls the function on another tier. A back edge to the header of an
+//! outermost loop ([`Op::JumpBackOsr`]) offers the host the running
+//! activation instead ([`slow::osr_slow`], on-stack replacement): when the
+//! host ran the rest of it on another tier, the frame returns that result.
 //!
 //! For speed, the loop keeps only the op pointer, the pc and the frame
 //! pointer in locals; everything else sits in [`State`] behind a pointer,
@@ -437,6 +440,24 @@ fn dispatch(st: &mut State<'_>) -> Result<Word, Trap> {
                     if left <= 0 {
                         slow::edge_slow(st);
                     }
+                    pc = t as usize;
+                }
+                Op::JumpBackOsr { t } => {
+                    let code = &*st.cur;
+                    let left = code.tier.edges.get() - 1;
+                    code.tier.edges.set(left);
+                    if left <= 0 || code.tier.osr.get() {
+                        match slow::osr_slow(st, t, pc - 1, fp) {
+                            Ok(None) => {}
+                            Ok(Some(w)) => {
+                                // The rest of the activation ran elsewhere.
+                                ret!(w);
+                                continue;
+                            }
+                            Err(trap) => break Err(trap),
+                        }
+                    }
+                    tick!();
                     pc = t as usize;
                 }
                 Op::BrTrue { c, t } => br!(s!(c) != 0, t),
