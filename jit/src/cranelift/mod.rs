@@ -122,6 +122,7 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
         ctx.func.name = UserFuncName::user(0, fid.index() as u32);
         Translator::run(
             &env,
+            fid,
             f,
             env.recursive[fid],
             FunctionBuilder::new(&mut ctx.func, &mut fctx),

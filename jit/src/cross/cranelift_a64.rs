@@ -120,6 +120,7 @@ pub fn compile_functions(
         );
         Translator::run(
             &env,
+            fid,
             f,
             env.recursive[fid],
             FunctionBuilder::new(&mut ctx.func, &mut fctx),

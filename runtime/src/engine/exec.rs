@@ -639,6 +639,9 @@ impl Host for TieredHost<'_> {
     fn consume_fuel(&mut self, units: u64) -> Result<(), TrapCode> {
         self.rt.consume_fuel(units)
     }
+    fn trace_frame(&mut self, func: FuncId, loc: SrcLoc) {
+        self.rt.trace_frame(func, loc)
+    }
 
     fn call_func(&mut self, func: FuncId, args: &[Word], roots: &[Word]) -> Result<Word, Trap> {
         let exec = self.exec;

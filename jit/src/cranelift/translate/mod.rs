@@ -24,8 +24,7 @@ use cranelift_entity::EntityRef;
 use cranelift_frontend::{FunctionBuilder, Switch};
 use waddle_opt::abi::{
     TrapCode, VMCTX_DEPTH_LEFT_OFFSET, VMCTX_FUEL_OFFSET, VMCTX_HELPERS_OFFSET,
-    VMCTX_STACK_LIMIT_OFFSET, VMCTX_TRAP_CODE_OFFSET, VMCTX_TRAP_COL_OFFSET,
-    VMCTX_TRAP_FILE_OFFSET, VMCTX_TRAP_LINE_OFFSET, VMCTX_TRAP_LOC_SET_OFFSET,
+    VMCTX_STACK_LIMIT_OFFSET, VMCTX_TRAP_CODE_OFFSET,
 };
 use waddle_opt::ir::{
     Block, BlockCall, FuncId, Function, Program, SrcLoc, Terminator, Type, Value,
@@ -103,6 +102,8 @@ enum Pending {
 /// signature of `fid`.
 pub(crate) struct Translator<'a, 'b> {
     env: &'a Env<'a>,
+    /// The function's index (reported with every frame a trap leaves).
+    fid: FuncId,
     func: &'a Function,
     b: FunctionBuilder<'b>,
     vmctx: ir::Value,
@@ -135,6 +136,7 @@ impl<'a, 'b> Translator<'a, 'b> {
     /// Translates `func` into `b`'s function and finalizes the builder.
     pub(crate) fn run(
         env: &'a Env<'a>,
+        fid: FuncId,
         func: &'a Function,
         recursive: bool,
         mut b: FunctionBuilder<'b>,
@@ -147,6 +149,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         b.set_cold_block(exit);
         let mut t = Translator {
             env,
+            fid,
             func,
             b,
             vmctx,
@@ -304,18 +307,17 @@ impl<'a, 'b> Translator<'a, 'b> {
             .store(flags(), c, self.vmctx, VMCTX_TRAP_CODE_OFFSET);
     }
 
-    /// Writes `loc` into the trap record and marks it set.
-    fn store_trap_loc(&mut self, loc: SrcLoc) {
-        let fields = [
-            (loc.file, VMCTX_TRAP_FILE_OFFSET),
-            (loc.line, VMCTX_TRAP_LINE_OFFSET),
-            (loc.col, VMCTX_TRAP_COL_OFFSET),
-            (1, VMCTX_TRAP_LOC_SET_OFFSET),
-        ];
-        for (v, off) in fields {
-            let c = self.b.ins().iconst(types::I32, i64::from(v));
-            self.b.ins().store(flags(), c, self.vmctx, off);
+    /// Reports this frame, stopped at `loc`, to the trap record: the
+    /// [`Helper::TrapFrame`] helper takes `loc` as the trap's location when
+    /// none is set yet and adds the frame to the stack trace (trap paths
+    /// only, so the normal path pays nothing).
+    fn trap_frame(&mut self, loc: SrcLoc) {
+        let fields = [self.fid.as_u32(), loc.file, loc.line, loc.col];
+        let mut args = vec![self.vmctx];
+        for v in fields {
+            args.push(self.b.ins().iconst(types::I32, i64::from(v)));
         }
+        self.call_helper(Helper::TrapFrame, &args, None);
     }
 
     /// The cold block that raises `code` at `loc`.
@@ -366,8 +368,8 @@ impl<'a, 'b> Translator<'a, 'b> {
         self.b.switch_to_block(cont);
     }
 
-    /// The cold block that records `loc` unless a location is already set,
-    /// then exits.
+    /// The cold block that reports this frame at `loc` to the trap record
+    /// (which takes `loc` unless a location is already set), then exits.
     fn propagate_block(&mut self, loc: SrcLoc) -> ir::Block {
         if let Some(&bl) = self.propagate_blocks.get(&loc) {
             return bl;
@@ -443,22 +445,12 @@ impl<'a, 'b> Translator<'a, 'b> {
                 Pending::Trap(bl, code, loc) => {
                     self.b.switch_to_block(bl);
                     self.store_trap_code(code as u32);
-                    self.store_trap_loc(loc);
+                    self.trap_frame(loc);
                     self.b.ins().jump(self.exit, &[]);
                 }
                 Pending::Propagate(bl, loc) => {
-                    let set = self.b.create_block();
-                    self.b.set_cold_block(set);
                     self.b.switch_to_block(bl);
-                    let is_set = self.b.ins().load(
-                        types::I32,
-                        flags(),
-                        self.vmctx,
-                        VMCTX_TRAP_LOC_SET_OFFSET,
-                    );
-                    self.b.ins().brif(is_set, self.exit, &[], set, &[]);
-                    self.b.switch_to_block(set);
-                    self.store_trap_loc(loc);
+                    self.trap_frame(loc);
                     self.b.ins().jump(self.exit, &[]);
                 }
                 Pending::Edge(bl, target, args, tick) => {
