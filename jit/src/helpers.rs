@@ -13,7 +13,7 @@ use std::ffi::c_void;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use cranelift_codegen::ir::types;
-use waddle_opt::abi::{str_bytes, TrapCode, VmCtx, Word, FUEL_BATCH};
+use waddle_opt::abi::{carry, str_bytes, TrapCode, VmCtx, Word, FUEL_BATCH};
 use waddle_opt::interp::Host;
 use waddle_opt::ir::{Cmp, FuncId, SrcLoc, Type};
 
@@ -196,10 +196,13 @@ unsafe extern "C" fn call_func(vmctx: *mut VmCtx, func: u32, args: *const Word, 
     };
     let host = &mut *cell.host;
     let func = FuncId::from_u32(func);
+    // The callee's tier goes on counting recursion depth from here.
+    carry::carry_out(ctx.depth_left, None);
     let r = catch_unwind(AssertUnwindSafe(|| {
         let r = host.call_func(func, args, roots);
         (r, host.globals().as_mut_ptr())
     }));
+    carry::carry_back();
     std::hint::black_box(&marker);
     match r {
         Ok((r, globals)) => {

@@ -90,6 +90,16 @@ impl Runtime {
         self.trace.len()
     }
 
+    /// Renames the frames of function `from` reported since `mark` to `to`
+    /// (an OSR entry's frames are the frames of the function it entered).
+    pub(crate) fn retarget_trace(&mut self, mark: usize, from: FuncId, to: FuncId) {
+        for frame in self.trace.iter_mut().skip(mark) {
+            if frame.0 == from {
+                frame.0 = to;
+            }
+        }
+    }
+
     /// The frames reported since `mark` (innermost first), removed.
     pub(crate) fn take_trace(&mut self, mark: usize) -> Vec<(FuncId, SrcLoc)> {
         if mark >= self.trace.len() {

@@ -119,7 +119,7 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<BaselineProgram, 
         program,
         string_index: &string_index,
         fuel: opts.fuel,
-        recursive: waddle_opt::analysis::callgraph::recursive_functions(program),
+        recursive: opts.recursive_functions(program),
     };
     let mut be = x64::X64::new();
     let mut stats = CompileStats::default();

@@ -95,7 +95,7 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
         string_table: strings.as_ptr() as usize,
         string_index: &string_index,
         fuel: opts.fuel,
-        recursive: waddle_opt::analysis::callgraph::recursive_functions(program),
+        recursive: opts.recursive_functions(program),
         frontend: module.target_config(),
         addressing: Addressing::Absolute,
         strings_from_ctx: opts.strings_from_ctx,
@@ -120,11 +120,16 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
         let t0 = Instant::now();
         ctx.func.signature = sig;
         ctx.func.name = UserFuncName::user(0, fid.index() as u32);
+        // Self calls of a recursive function call its own code directly
+        // (`Translator::run` says why the slot is not needed).
+        let self_call =
+            env.recursive[fid].then(|| (fid, module.declare_func_in_func(id, &mut ctx.func)));
         Translator::run(
             &env,
             fid,
             f,
             env.recursive[fid],
+            self_call,
             FunctionBuilder::new(&mut ctx.func, &mut fctx),
         );
         let t1 = Instant::now();

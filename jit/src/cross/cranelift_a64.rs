@@ -123,6 +123,9 @@ pub fn compile_functions(
             fid,
             f,
             env.recursive[fid],
+            // Position-independent images have no relocations: self calls
+            // go through the entry slot too.
+            None,
             FunctionBuilder::new(&mut ctx.func, &mut fctx),
         );
         let code = ctx

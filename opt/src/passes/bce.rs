@@ -12,7 +12,8 @@
 //!
 //! `len(a)` must also be unchanged between its computation and the loop:
 //! the blocks on the dominator-tree path from its definition to the
-//! preheader each have a single predecessor and contain no pop or call.
+//! preheader each have a single predecessor and contain no pop or call
+//! (of a Waddle or a host function).
 //!
 //! Other checks indexed by `i` (`for j in 0..n { c[j] += x * b[j]; }`, the
 //! inner loop of a matrix multiply) are removed by *loop versioning*: the
@@ -39,11 +40,15 @@ fn int_const(ed: &Editor, v: Value) -> Option<i64> {
     }
 }
 
-/// Whether a block contains an instruction that can shrink an array.
+/// Whether a block contains an instruction that can shrink an array: a
+/// pop, or a call of a Waddle or a host function (either may pop).
 fn may_shrink(ed: &Editor, b: Block, after: usize) -> bool {
-    ed.insts(b)[after..]
-        .iter()
-        .any(|&i| matches!(ed.inst(i).kind, InstKind::ArrayPop(_) | InstKind::Call(..)))
+    ed.insts(b)[after..].iter().any(|&i| {
+        matches!(
+            ed.inst(i).kind,
+            InstKind::ArrayPop(_) | InstKind::Call(..) | InstKind::HostCall(..)
+        )
+    })
 }
 
 /// A counted loop: its header `h` ends in `br (i < n), t, exit`, where `i`

@@ -11,7 +11,8 @@
 //! Hoisted: instructions without side effects that read no memory, whose
 //! operands are all defined outside the loop (speculating them is safe:
 //! they cannot trap). `len(a)` and global reads are hoisted too when the
-//! loop contains no call and nothing that changes array lengths
+//! loop contains no call (of a Waddle or a host function: either may
+//! resize an array it can reach) and nothing that changes array lengths
 //! (push/pop) or writes that global.
 
 use rustc_hash::FxHashSet;
@@ -34,7 +35,9 @@ pub fn licm(ed: &mut Editor) -> usize {
         for &b in &body {
             for &i in ed.insts(b) {
                 match &ed.inst(i).kind {
-                    InstKind::Call(..) => calls = true,
+                    // A host function may resize an array it was given
+                    // (`Caller::array_push`), like a Waddle callee.
+                    InstKind::Call(..) | InstKind::HostCall(..) => calls = true,
                     InstKind::ArrayPush(..) | InstKind::ArrayPop(..) => resizes = true,
                     InstKind::GlobalSet(g, _) => global_writes.push(*g),
                     _ => {}

@@ -26,7 +26,7 @@ use std::sync::{Arc, Weak};
 
 use waddle_opt::abi::{array_elems, str_bytes, TrapCode, Word};
 use waddle_opt::interp::Host;
-use waddle_opt::ir::Type;
+use waddle_opt::ir::{ScalarType, Type};
 
 use super::func::array_of;
 use super::store::Store;
@@ -88,6 +88,9 @@ fn wrong_store() -> Error {
 /// Element types of [`ArrayRef`]s: `i64` (`int`), `f64` (`float`) and
 /// `bool`.
 pub trait HeapElem: Copy + sealed::Sealed + 'static {
+    /// The Waddle element type, as a constant.
+    #[doc(hidden)]
+    const SCALAR: ScalarType;
     /// The Waddle element type.
     fn elem_type() -> Type;
     /// The element's word.
@@ -111,6 +114,7 @@ mod sealed {
 }
 
 impl HeapElem for i64 {
+    const SCALAR: ScalarType = ScalarType::Int;
     fn elem_type() -> Type {
         Type::Int
     }
@@ -124,6 +128,7 @@ impl HeapElem for i64 {
     }
 }
 impl HeapElem for f64 {
+    const SCALAR: ScalarType = ScalarType::Float;
     fn elem_type() -> Type {
         Type::Float
     }
@@ -137,6 +142,7 @@ impl HeapElem for f64 {
     }
 }
 impl HeapElem for bool {
+    const SCALAR: ScalarType = ScalarType::Bool;
     fn elem_type() -> Type {
         Type::Bool
     }

@@ -29,7 +29,7 @@ pub(crate) mod interrupt;
 mod limits;
 mod module;
 pub(crate) mod resumable;
-mod store;
+pub(crate) mod store;
 
 pub use engine::{Config, Engine};
 pub use func::{ArrayElem, TypedFunc, TypedParam, TypedParams, TypedResult, MAX_TYPED_PARAMS};

@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use cranelift_entity::EntityRef;
+use waddle_jit::EntryLoc;
 use waddle_opt::abi::{Trap, Word};
 use waddle_opt::interp::Host;
 use waddle_opt::ir::{FuncId, SrcLoc, Type};
@@ -25,6 +26,12 @@ use crate::Tier;
 
 /// Source of unique store identities (checked by typed functions).
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+/// A new store identity (also given to a `Session`'s runtime, so host
+/// functions can take [`crate::ArrayRef`] parameters there too).
+pub(crate) fn next_store_id() -> u64 {
+    NEXT_ID.fetch_add(1, Ordering::Relaxed)
+}
 
 /// One heap, one set of globals, one output sink, one fuel budget and one
 /// interrupt state: what a module runs in.
@@ -99,7 +106,7 @@ impl Store {
             stress: config.gc_stress,
             ..HeapConfig::default()
         };
-        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+        let id = next_store_id();
         let mut runtime = Runtime::new(heap, sink, None);
         runtime.handles.store_id = id;
         Store {
@@ -206,7 +213,14 @@ impl Store {
         let mark = runtime.trace_mark();
         let outcome = match (&m.native, m.is_native.get(func.index())) {
             (Some(unit), Some(true)) => catch_unwind(AssertUnwindSafe(|| {
-                unit.call_shared(runtime, func, args, &inst.strings, Some(stack_limit))
+                unit.call_shared(
+                    runtime,
+                    func,
+                    args,
+                    &inst.strings,
+                    Some(stack_limit),
+                    EntryLoc::Callee,
+                )
             })),
             _ => {
                 let program = &m.program;

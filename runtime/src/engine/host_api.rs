@@ -40,7 +40,10 @@ impl Engine {
     /// ```
     ///
     /// Parameters: `i64`, `f64`, `bool`, `&str`, `String`, `&[i64]`,
-    /// `&[f64]`, `Vec<i64>`, `Vec<f64>` (at most six). Results: those
+    /// `&[f64]`, `Vec<i64>`, `Vec<f64>`, and [`crate::ArrayRef`] (the script's
+    /// array itself, which a `_with_caller` function may resize through
+    /// [`crate::Caller::array_push`]/[`crate::Caller::array_pop`]) (at most
+    /// six). Results: those
     /// (owned) and `()`, or `Result<T, E: Display>`, whose `Err` is a runtime
     /// error at the call. A panic is caught and reported the same way.
     /// Registering a name again with the same signature replaces the body

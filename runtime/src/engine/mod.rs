@@ -224,6 +224,7 @@ impl Engine {
         };
         let mut runtime = Runtime::new(heap, config.output, config.fuel);
         runtime.hostfns.allow_ffi = config.allow_ffi;
+        runtime.handles.store_id = crate::api::store::next_store_id();
         Engine {
             tier: config.tier,
             opt: OptOptions {
@@ -522,6 +523,12 @@ impl Engine {
     /// How many functions `auto` has promoted by counters so far.
     pub fn promotions(&self) -> u64 {
         self.exec.as_ref().map_or(0, |e| e.promotions())
+    }
+
+    /// How many running activations `auto` has moved from the interpreter
+    /// into compiled code at a loop header (on-stack replacement) so far.
+    pub fn osr_entries(&self) -> u64 {
+        self.exec.as_ref().map_or(0, |e| e.osr_entries())
     }
 
     /// The machine code of function `name`, disassembled (REPL `:asm`);

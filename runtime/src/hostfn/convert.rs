@@ -4,7 +4,9 @@
 //!
 //! Parameters are read straight from the argument words. `&str`, `&[i64]`
 //! and `&[f64]` borrow the script's heap object for the duration of the
-//! call (no copy); `String` and `Vec<_>` copy. Results that need the heap
+//! call (no copy; the call cannot resize such an array); `String` and
+//! `Vec<_>` copy; [`ArrayRef`] is a handle through which the call may read,
+//! write and resize the script's array ([`Caller::array_push`]). Results that need the heap
 //! (`String`, `&str`, `Vec<_>`) are allocated through the [`Caller`].
 
 use std::fmt::Display;
@@ -13,6 +15,7 @@ use waddle_opt::abi::{array_elems, str_bytes, TrapCode, Word};
 use waddle_opt::ir::{ScalarType, Type};
 
 use super::Caller;
+use crate::api::{ArrayRef, HeapElem};
 
 /// A Rust type a host function can take as a parameter.
 ///
@@ -30,12 +33,14 @@ pub trait HostArg {
     const TYPE: Type;
     /// The same type with its borrow (if any) at lifetime `'a`.
     type Bound<'a>;
-    /// Reads the argument from its word.
+    /// Reads the argument from its word; `caller` is the call's context
+    /// (handles are rooted there, borrowed arrays recorded there so the call
+    /// cannot resize them).
     ///
     /// # Safety
-    /// `w` holds a live value of type [`HostArg::TYPE`] that stays alive and
-    /// unmodified for `'a`.
-    unsafe fn from_word<'a>(w: Word) -> Self::Bound<'a>;
+    /// `w` holds a live value of type [`HostArg::TYPE`] that stays alive for
+    /// `'a`, and nothing but `caller` may resize it during the call.
+    unsafe fn from_word<'a>(w: Word, caller: &mut Caller<'_>) -> Self::Bound<'a>;
 }
 
 /// A Rust type a host function can return.
@@ -76,7 +81,7 @@ const fn array_of(elem: ScalarType) -> Type {
 impl HostArg for i64 {
     const TYPE: Type = Type::Int;
     type Bound<'a> = i64;
-    unsafe fn from_word<'a>(w: Word) -> Self::Bound<'a> {
+    unsafe fn from_word<'a>(w: Word, _: &mut Caller<'_>) -> Self::Bound<'a> {
         w as i64
     }
 }
@@ -84,7 +89,7 @@ impl HostArg for i64 {
 impl HostArg for f64 {
     const TYPE: Type = Type::Float;
     type Bound<'a> = f64;
-    unsafe fn from_word<'a>(w: Word) -> Self::Bound<'a> {
+    unsafe fn from_word<'a>(w: Word, _: &mut Caller<'_>) -> Self::Bound<'a> {
         f64::from_bits(w)
     }
 }
@@ -92,7 +97,7 @@ impl HostArg for f64 {
 impl HostArg for bool {
     const TYPE: Type = Type::Bool;
     type Bound<'a> = bool;
-    unsafe fn from_word<'a>(w: Word) -> Self::Bound<'a> {
+    unsafe fn from_word<'a>(w: Word, _: &mut Caller<'_>) -> Self::Bound<'a> {
         w & 0xff != 0
     }
 }
@@ -100,7 +105,7 @@ impl HostArg for bool {
 impl HostArg for &str {
     const TYPE: Type = Type::Str;
     type Bound<'a> = &'a str;
-    unsafe fn from_word<'a>(w: Word) -> Self::Bound<'a> {
+    unsafe fn from_word<'a>(w: Word, _: &mut Caller<'_>) -> Self::Bound<'a> {
         // SAFETY: the caller guarantees a live string object for 'a.
         let bytes = unsafe { str_bytes(w) };
         // Waddle strings are built from UTF-8 source text and UTF-8
@@ -113,7 +118,7 @@ impl HostArg for &str {
 impl HostArg for String {
     const TYPE: Type = Type::Str;
     type Bound<'a> = String;
-    unsafe fn from_word<'a>(w: Word) -> Self::Bound<'a> {
+    unsafe fn from_word<'a>(w: Word, _: &mut Caller<'_>) -> Self::Bound<'a> {
         // SAFETY: the caller guarantees a live string object.
         String::from_utf8_lossy(unsafe { str_bytes(w) }).into_owned()
     }
@@ -122,7 +127,9 @@ impl HostArg for String {
 impl HostArg for &[i64] {
     const TYPE: Type = array_of(ScalarType::Int);
     type Bound<'a> = &'a [i64];
-    unsafe fn from_word<'a>(w: Word) -> Self::Bound<'a> {
+    unsafe fn from_word<'a>(w: Word, caller: &mut Caller<'_>) -> Self::Bound<'a> {
+        // The slice lives for the call: the caller must not resize the array.
+        caller.lend(w);
         // SAFETY: a live `[int]` whose words are i64 values; shared for 'a.
         let e: &'a [Word] = unsafe { array_elems(w) };
         // SAFETY: `Word` (u64) and i64 have the same size and alignment.
@@ -133,7 +140,9 @@ impl HostArg for &[i64] {
 impl HostArg for &[f64] {
     const TYPE: Type = array_of(ScalarType::Float);
     type Bound<'a> = &'a [f64];
-    unsafe fn from_word<'a>(w: Word) -> Self::Bound<'a> {
+    unsafe fn from_word<'a>(w: Word, caller: &mut Caller<'_>) -> Self::Bound<'a> {
+        // The slice lives for the call: the caller must not resize the array.
+        caller.lend(w);
         // SAFETY: a live `[float]` whose words are f64 bits; shared for 'a.
         let e: &'a [Word] = unsafe { array_elems(w) };
         // SAFETY: `Word` (u64) and f64 have the same size and alignment.
@@ -144,18 +153,28 @@ impl HostArg for &[f64] {
 impl HostArg for Vec<i64> {
     const TYPE: Type = array_of(ScalarType::Int);
     type Bound<'a> = Vec<i64>;
-    unsafe fn from_word<'a>(w: Word) -> Self::Bound<'a> {
-        // SAFETY: as for `&[i64]`.
-        unsafe { <&[i64]>::from_word(w) }.to_vec()
+    unsafe fn from_word<'a>(w: Word, _: &mut Caller<'_>) -> Self::Bound<'a> {
+        // SAFETY: a live `[i64]` (the caller's promise), copied at once.
+        let e: &[Word] = unsafe { array_elems(w) };
+        e.iter().map(|&x| <i64 as HeapElem>::from_word(x)).collect()
     }
 }
 
 impl HostArg for Vec<f64> {
     const TYPE: Type = array_of(ScalarType::Float);
     type Bound<'a> = Vec<f64>;
-    unsafe fn from_word<'a>(w: Word) -> Self::Bound<'a> {
-        // SAFETY: as for `&[f64]`.
-        unsafe { <&[f64]>::from_word(w) }.to_vec()
+    unsafe fn from_word<'a>(w: Word, _: &mut Caller<'_>) -> Self::Bound<'a> {
+        // SAFETY: a live `[f64]` (the caller's promise), copied at once.
+        let e: &[Word] = unsafe { array_elems(w) };
+        e.iter().map(|&x| <f64 as HeapElem>::from_word(x)).collect()
+    }
+}
+
+impl<T: HeapElem> HostArg for ArrayRef<T> {
+    const TYPE: Type = array_of(T::SCALAR);
+    type Bound<'a> = ArrayRef<T>;
+    unsafe fn from_word<'a>(w: Word, caller: &mut Caller<'_>) -> Self::Bound<'a> {
+        caller.handle(w)
     }
 }
 

@@ -22,11 +22,15 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use cranelift_entity::EntityRef;
-use waddle_opt::abi::{TrapCode, Word};
+use waddle_opt::abi::{array_elems, ArrayObj, TrapCode, Word};
+use waddle_opt::interp::Host;
 use waddle_opt::ir::{HostFnId, Signature, Type};
 
 pub use convert::{HostArg, HostResult, HostRet};
 
+use crate::api::{ArrayRef, HeapElem};
+use crate::engine::val::trap_error;
+use crate::error::Error;
 use crate::host::Runtime;
 
 /// Why a host function did not return a value.
@@ -91,11 +95,19 @@ impl HostState {
 }
 
 /// What a host function registered `_with_caller` receives first: access to
-/// the embedder's data and to the heap for its result.
+/// the embedder's data, to the heap for its result, and to the script arrays
+/// it was given as [`ArrayRef`] parameters (which it may resize).
 pub struct Caller<'a> {
     rt: &'a mut Runtime,
     roots: &'a [Word],
+    /// Arrays lent to the call as slices (`&[i64]`, `&[f64]` parameters):
+    /// resizing one would leave its slice dangling, so the call may not.
+    lent: [Word; MAX_PARAMS],
+    n_lent: usize,
 }
+
+/// Most parameters a host function takes.
+const MAX_PARAMS: usize = 6;
 
 impl Caller<'_> {
     /// The embedder's data set with `Engine::set_data`, if it has type `T`.
@@ -106,6 +118,69 @@ impl Caller<'_> {
     /// The embedder's data, mutably, if it has type `T`.
     pub fn data_mut<T: Any>(&mut self) -> Option<&mut T> {
         self.rt.hostfns.data.as_mut()?.downcast_mut()
+    }
+
+    /// The length of the array `a`.
+    pub fn array_len<T: HeapElem>(&self, a: &ArrayRef<T>) -> Result<usize, Error> {
+        let w = a.word_in(self.rt)?;
+        // SAFETY: `a` roots `w`, a live array of this runtime (checked).
+        Ok(unsafe { array_elems(w) }.len())
+    }
+
+    /// Appends `value` to the array `a`, like the script's `push` (may
+    /// collect; the memory limit applies). Fails for an array this call
+    /// also received as a slice parameter.
+    pub fn array_push<T: HeapElem>(&mut self, a: &ArrayRef<T>, value: T) -> Result<(), Error> {
+        let w = self.resizable(a)?;
+        (self.rt)
+            .array_push(w, value.to_word(), self.roots)
+            .map_err(trap_error)
+    }
+
+    /// Removes and returns the last element of the array `a` (`None` when
+    /// it is empty), like the script's `pop`. Fails for an array this call
+    /// also received as a slice parameter.
+    pub fn array_pop<T: HeapElem>(&mut self, a: &ArrayRef<T>) -> Result<Option<T>, Error> {
+        let w = self.resizable(a)?;
+        // SAFETY: `w` is a live array of this runtime (checked), not lent
+        // to this call as a slice, and no other reference to its elements
+        // exists while the host function runs.
+        let arr = unsafe { &mut *(w as *mut ArrayObj) };
+        if arr.len == 0 {
+            return Ok(None);
+        }
+        arr.len -= 1;
+        // SAFETY: index `len` (the old last element) is initialized.
+        Ok(Some(T::from_word(unsafe {
+            *arr.data.add(arr.len as usize)
+        })))
+    }
+
+    /// The word of `a`, if it belongs to this runtime and is not lent as a
+    /// slice to this call.
+    fn resizable<T: HeapElem>(&self, a: &ArrayRef<T>) -> Result<Word, Error> {
+        let w = a.word_in(self.rt)?;
+        if self.lent[..self.n_lent].contains(&w) {
+            return Err(Error::Instance(
+                "an array passed to this host function as a slice cannot be resized during the call"
+                    .to_string(),
+            ));
+        }
+        Ok(w)
+    }
+
+    /// Records that the array `w` is lent to the call as a slice.
+    pub(crate) fn lend(&mut self, w: Word) {
+        if self.n_lent < MAX_PARAMS {
+            self.lent[self.n_lent] = w;
+            self.n_lent += 1;
+        }
+    }
+
+    /// A handle rooting the array argument `w` for the call (and as long as
+    /// the host keeps it).
+    pub(crate) fn handle<T: HeapElem>(&mut self, w: Word) -> ArrayRef<T> {
+        ArrayRef::from_root(self.rt, w)
     }
 
     /// A new script string (for results).
@@ -157,7 +232,12 @@ fn call_from(
         ));
         return Err(TrapCode::HostError);
     }
-    let mut caller = Caller { rt, roots };
+    let mut caller = Caller {
+        rt,
+        roots,
+        lent: [0; MAX_PARAMS],
+        n_lent: 0,
+    };
     let outcome = catch_unwind(AssertUnwindSafe(|| (f.call)(&mut caller, args)));
     let message = match outcome {
         Ok(Ok(w)) => return Ok(w),
@@ -234,7 +314,7 @@ macro_rules! host_fn_impls {
                     // SAFETY: `dispatch` checked the count and the frontend the
                     // types; the words are live for the whole call (they sit in
                     // the calling frame, a GC root).
-                    $(let $a = unsafe { <$a as HostArg>::from_word(words.next().unwrap_or(0)) };)*
+                    $(let $a = unsafe { <$a as HostArg>::from_word(words.next().unwrap_or(0), caller) };)*
                     let r = invoke::<F, R, $($a),*>(&self, $($a),*);
                     finish(r, caller)
                 };
@@ -275,7 +355,7 @@ macro_rules! host_fn_impls {
                 let call = move |caller: &mut Caller<'_>, args: &[Word]| {
                     let mut words = args.iter().copied();
                     // SAFETY: as for `IntoHostFn`.
-                    $(let $a = unsafe { <$a as HostArg>::from_word(words.next().unwrap_or(0)) };)*
+                    $(let $a = unsafe { <$a as HostArg>::from_word(words.next().unwrap_or(0), caller) };)*
                     let r = invoke::<F, R, $($a),*>(&self, caller, $($a),*);
                     finish(r, caller)
                 };

@@ -20,7 +20,10 @@
 //! Tiering counters (`Code::tier`): a call decrements the callee's call
 //! counter and a back edge the running function's edge counter; at zero
 //! the slow path ([`slow::call_slow`], [`slow::edge_slow`]) tells the host
-//! or calls the function on another tier.
+//! or calls the function on another tier. A back edge to the header of an
+//! outermost loop ([`Op::JumpBackOsr`]) offers the host the running
+//! activation instead ([`slow::osr_slow`], on-stack replacement): when the
+//! host ran the rest of it on another tier, the frame returns that result.
 //!
 //! For speed, the loop keeps only the op pointer, the pc and the frame
 //! pointer in locals; everything else sits in [`State`] behind a pointer,
@@ -169,21 +172,24 @@ fn trap_at(st: &mut State<'_>, pc: usize, c: TrapCode) -> Trap {
     // SAFETY: `cur` always points to live code (see `dispatch`).
     let code = unsafe { &*st.cur };
     let loc = code.locs.get(pc).copied().unwrap_or(SrcLoc::NONE);
-    trace_frames(st, pc);
+    trace_frames(st, Some(pc));
     Trap { code: c, loc }
 }
 
 /// Reports every frame of this activation to the host, innermost first
-/// ([`Host::trace_frame`]): the running function stopped at its op `pc`,
-/// each suspended caller at the call before its return pc.
+/// ([`Host::trace_frame`]): the running function stopped at its op `pc`
+/// (`None`: its frame was reported by the code that replaced it, an OSR
+/// entry), each suspended caller at the call before its return pc.
 #[cold]
 #[inline(never)]
-fn trace_frames(st: &mut State<'_>, pc: usize) {
+fn trace_frames(st: &mut State<'_>, pc: Option<usize>) {
     let loc_of = |code: &Code, pc: usize| code.locs.get(pc).copied().unwrap_or(SrcLoc::NONE);
-    // SAFETY: `cur` and every suspended frame's code point to live code
-    // (see `dispatch`).
-    let (func, loc) = unsafe { ((*st.cur).func, loc_of(&*st.cur, pc)) };
-    st.host.trace_frame(FuncId::from_u32(func), loc);
+    if let Some(pc) = pc {
+        // SAFETY: `cur` and every suspended frame's code point to live
+        // code (see `dispatch`).
+        let (func, loc) = unsafe { ((*st.cur).func, loc_of(&*st.cur, pc)) };
+        st.host.trace_frame(FuncId::from_u32(func), loc);
+    }
     for k in (0..st.frames.len()).rev() {
         let fr = st.frames[k];
         // SAFETY: as above; a suspended caller resumes after its call op,
@@ -407,7 +413,7 @@ fn dispatch(st: &mut State<'_>) -> Result<Word, Trap> {
                                 continue;
                             }
                             Err(t) => {
-                                trace_frames(st, pc - 1);
+                                trace_frames(st, Some(pc - 1));
                                 break Err(t);
                             }
                         }
@@ -467,6 +473,28 @@ fn dispatch(st: &mut State<'_>) -> Result<Word, Trap> {
                     if left <= 0 {
                         slow::edge_slow(st);
                     }
+                    pc = t as usize;
+                }
+                Op::JumpBackOsr { t } => {
+                    let code = &*st.cur;
+                    let left = code.tier.edges.get() - 1;
+                    code.tier.edges.set(left);
+                    if left <= 0 || code.tier.osr.get() {
+                        match slow::osr_slow(st, t, pc - 1, fp) {
+                            Ok(None) => {}
+                            Ok(Some(w)) => {
+                                // The rest of the activation ran elsewhere.
+                                ret!(w);
+                                continue;
+                            }
+                            Err(trap) => {
+                                // The entry reported this frame already.
+                                trace_frames(st, None);
+                                break Err(trap);
+                            }
+                        }
+                    }
+                    tick!();
                     pc = t as usize;
                 }
                 Op::BrTrue { c, t } => br!(s!(c) != 0, t),
