@@ -42,6 +42,8 @@ pub(crate) struct Env<'a> {
 pub(crate) struct FnCx<'a> {
     /// Program-wide facts.
     pub env: &'a Env<'a>,
+    /// The function's index (reported with every frame a trap leaves).
+    pub fid: FuncId,
     /// The function.
     pub func: &'a Function,
     /// Its plan (block order, frame).
@@ -206,10 +208,6 @@ pub(crate) trait Backend: Arith {
     // ---- out-of-line paths
     /// Writes `code` into the trap record.
     fn store_trap_code(&mut self, code: TrapCode);
-    /// Writes `loc` into the trap record.
-    fn store_loc(&mut self, loc: SrcLoc);
-    /// Jumps to `l` when the trap record already has a location.
-    fn jump_if_loc_set(&mut self, l: Self::Label);
     /// Returns zero results (the trap exit's tail).
     fn trap_return(&mut self);
 
@@ -279,6 +277,7 @@ pub(crate) fn emit_unit<B: Backend>(
             b,
             &FnCx {
                 env,
+                fid,
                 func: f,
                 plan: &plan,
                 recursive: env.recursive[fid],
@@ -346,7 +345,7 @@ pub(crate) fn emit_function<B: Backend>(b: &mut B, cx: &FnCx<'_>) {
         }
         e.terminator(bl, next, &mut cold);
     }
-    emit_cold(e.b, cold, exit, overflow);
+    emit_cold(e.b, cx.fid, cold, exit, overflow);
 }
 
 /// Charges one unit of fuel; an `out of fuel` trap points at `loc` (at the
@@ -358,10 +357,28 @@ fn fuel_tick<B: Backend>(b: &mut B, loc: Option<SrcLoc>, cold: &mut ColdPaths<B:
     cold.fuel(resume, loc, refill);
 }
 
+/// Reports frame `fid`, stopped at `loc`, to the trap record (the
+/// [`Helper::TrapFrame`] helper: the trap's location unless one is set,
+/// and a frame of the stack trace).
+fn trap_frame<B: Backend>(b: &mut B, fid: FuncId, loc: SrcLoc) {
+    let imm = |v: u32| HelperArg::Imm(i64::from(v));
+    b.call_helper(
+        Helper::TrapFrame,
+        &[
+            HelperArg::Ctx,
+            imm(fid.as_u32()),
+            imm(loc.file),
+            imm(loc.line),
+            imm(loc.col),
+        ],
+    );
+}
+
 /// The out-of-line paths of the function just emitted, then its shared
 /// trap `exit`.
 fn emit_cold<B: Backend>(
     b: &mut B,
+    fid: FuncId,
     mut cold: ColdPaths<B::Label>,
     exit: B::Label,
     overflow: B::Label,
@@ -376,13 +393,12 @@ fn emit_cold<B: Backend>(
             Cold::Trap { label, code, loc } => {
                 b.bind(label);
                 b.store_trap_code(code);
-                b.store_loc(loc);
+                trap_frame(b, fid, loc);
                 b.jump(exit);
             }
             Cold::Propagate { label, loc } => {
                 b.bind(label);
-                b.jump_if_loc_set(exit);
-                b.store_loc(loc);
+                trap_frame(b, fid, loc);
                 b.jump(exit);
             }
             Cold::Fuel { label, resume, loc } => {

@@ -60,7 +60,7 @@ use crate::options::{CompileError, CompileStats, JitOptions};
 use crate::tables::{collect_strings, globals_used};
 
 /// Names of the runtime helpers in `VmCtx::helpers` order.
-pub const HELPER_NAMES: [&str; 15] = [
+pub const HELPER_NAMES: [&str; 16] = [
     "array_new",
     "array_repeat",
     "array_push",
@@ -76,6 +76,7 @@ pub const HELPER_NAMES: [&str; 15] = [
     "exp",
     "log",
     "fmod",
+    "trap_frame",
 ];
 
 /// Largest number of parameters a function of an AArch64 image may have

@@ -126,6 +126,7 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
             env.recursive[fid].then(|| (fid, module.declare_func_in_func(id, &mut ctx.func)));
         Translator::run(
             &env,
+            fid,
             f,
             env.recursive[fid],
             self_call,

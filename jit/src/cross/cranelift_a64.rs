@@ -120,6 +120,7 @@ pub fn compile_functions(
         );
         Translator::run(
             &env,
+            fid,
             f,
             env.recursive[fid],
             // Position-independent images have no relocations: self calls

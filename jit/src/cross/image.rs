@@ -15,7 +15,7 @@ pub const IMAGE_MAGIC: &[u8; 8] = b"WADLIMG1";
 /// Number of entries the loader's helper table has (the `Helper` enum of
 /// `crate::helpers`, in order); an image records it so a mismatch between
 /// the compiler and the loader is detected instead of calling garbage.
-pub const HELPER_COUNT: u32 = 15;
+pub const HELPER_COUNT: u32 = 16;
 
 /// An error when `program` calls host functions: the loader runs images in
 /// a separate process with no embedder to call back into.
@@ -373,6 +373,7 @@ mod tests {
             Helper::Exp,
             Helper::Log,
             Helper::Fmod,
+            Helper::TrapFrame,
         ];
         for (i, h) in order.iter().enumerate() {
             assert_eq!(*h as usize, i, "{h:?}");
@@ -404,6 +405,7 @@ mod tests {
             "h_exp",
             "h_log",
             "h_fmod",
+            "h_trap_frame",
         ];
         assert_eq!(names, expected);
         let expect = [

@@ -210,6 +210,7 @@ impl Store {
         }
         let runtime = &mut self.runtime;
         let stack_limit = self.stack_limit;
+        let mark = runtime.trace_mark();
         let outcome = match (&m.native, m.is_native.get(func.index())) {
             (Some(unit), Some(true)) => catch_unwind(AssertUnwindSafe(|| {
                 unit.call_shared(
@@ -258,10 +259,12 @@ impl Store {
             }
         };
         self.runtime.output().flush();
+        let frames = self.runtime.take_trace(mark);
         match outcome {
             Ok(Ok(w)) => Ok(w),
             Ok(Err(trap)) => {
-                let mut e = RuntimeError::from_trap(trap, &m.program);
+                let mut e =
+                    RuntimeError::from_trap(trap, &m.program).with_trace(&frames, &m.program);
                 if trap.code == waddle_opt::abi::TrapCode::HostError {
                     if let Some(msg) = self.runtime.hostfns.error.take() {
                         e.message = msg;

@@ -697,6 +697,9 @@ impl Host for TieredHost<'_> {
     fn consume_fuel(&mut self, units: u64) -> Result<(), TrapCode> {
         self.rt.consume_fuel(units)
     }
+    fn trace_frame(&mut self, func: FuncId, loc: SrcLoc) {
+        self.rt.trace_frame(func, loc)
+    }
 
     fn call_func(&mut self, func: FuncId, args: &[Word], roots: &[Word]) -> Result<Word, Trap> {
         let exec = self.exec;
@@ -858,9 +861,15 @@ impl Host for TieredHost<'_> {
         // SAFETY: as in `Executor::call`.
         let strings = unsafe { std::slice::from_raw_parts(ptr, n) };
         let budget = Some(exec.stack_budget.get());
+        let mark = self.rt.trace_mark();
         let r =
             (code.unit).call_shared(self, code.entry, &args, strings, budget, EntryLoc::CallSite);
         self.rt.pop_roots();
+        if r.is_err() {
+            // The entry is a function of its own unit: its frames are
+            // `func`'s in the stack trace.
+            self.rt.retarget_trace(mark, code.entry, func);
+        }
         Some(r)
     }
 }

@@ -716,14 +716,19 @@ impl Engine {
         };
         let runtime = &mut self.runtime;
         let program = &self.program;
+        let mark = runtime.trace_mark();
         let outcome = catch_unwind(AssertUnwindSafe(|| exec.call(runtime, program, func, args)));
+        let frames = self.runtime.take_trace(mark);
         match outcome {
             Err(p) => {
                 // The executor's state is unknown after a panic: rebuild it.
                 self.exec = None;
                 Err(compile::panic_error("execution", p))
             }
-            Ok(Err(trap)) => Err(Error::Runtime(self.trap_error(trap))),
+            Ok(Err(trap)) => {
+                let e = self.trap_error(trap).with_trace(&frames, &self.program);
+                Err(Error::Runtime(e))
+            }
             Ok(Ok(w)) => Ok(w),
         }
     }

@@ -24,10 +24,8 @@ use dynasmrt::{dynasm, DynamicLabel, DynasmApi, DynasmLabelApi, VecAssembler};
 use waddle_opt::abi::{
     TrapCode, ARRAY_DATA_OFFSET, ARRAY_LEN_OFFSET, VMCTX_DEPTH_LEFT_OFFSET, VMCTX_ENTRIES_OFFSET,
     VMCTX_FUEL_OFFSET, VMCTX_HELPERS_OFFSET, VMCTX_STACK_LIMIT_OFFSET, VMCTX_TRAP_CODE_OFFSET,
-    VMCTX_TRAP_COL_OFFSET, VMCTX_TRAP_FILE_OFFSET, VMCTX_TRAP_LINE_OFFSET,
-    VMCTX_TRAP_LOC_SET_OFFSET,
 };
-use waddle_opt::ir::{InstKind, SrcLoc, Value};
+use waddle_opt::ir::{InstKind, Value};
 
 use super::conv::{helper_arg_regs, ArgLoc, HelperArg};
 use super::driver::{Backend, FnCx};
@@ -557,21 +555,6 @@ impl Backend for Aarch64 {
 
     fn store_trap_code(&mut self, code: TrapCode) {
         self.store_ctx_u32(VMCTX_TRAP_CODE_OFFSET, code as u32);
-    }
-
-    fn store_loc(&mut self, loc: SrcLoc) {
-        self.store_ctx_u32(VMCTX_TRAP_FILE_OFFSET, loc.file);
-        self.store_ctx_u32(VMCTX_TRAP_LINE_OFFSET, loc.line);
-        self.store_ctx_u32(VMCTX_TRAP_COL_OFFSET, loc.col);
-        self.store_ctx_u32(VMCTX_TRAP_LOC_SET_OFFSET, 1);
-    }
-
-    fn jump_if_loc_set(&mut self, l: DynamicLabel) {
-        let set = VMCTX_TRAP_LOC_SET_OFFSET as u32;
-        dynasm!(self.ops ; .arch aarch64
-            ; ldr w8, [x19, #set]
-            ; cbnz w8, =>l
-        );
     }
 
     fn trap_return(&mut self) {

@@ -28,10 +28,9 @@ use dynasmrt::x64::X64Relocation;
 use dynasmrt::{dynasm, DynamicLabel, DynasmApi, DynasmLabelApi, VecAssembler};
 use waddle_opt::abi::{
     TrapCode, ARRAY_DATA_OFFSET, ARRAY_LEN_OFFSET, VMCTX_DEPTH_LEFT_OFFSET, VMCTX_ENTRIES_OFFSET,
-    VMCTX_FUEL_OFFSET, VMCTX_STACK_LIMIT_OFFSET, VMCTX_TRAP_CODE_OFFSET, VMCTX_TRAP_COL_OFFSET,
-    VMCTX_TRAP_FILE_OFFSET, VMCTX_TRAP_LINE_OFFSET, VMCTX_TRAP_LOC_SET_OFFSET,
+    VMCTX_FUEL_OFFSET, VMCTX_STACK_LIMIT_OFFSET, VMCTX_TRAP_CODE_OFFSET,
 };
-use waddle_opt::ir::{BinaryOp, InstKind, SrcLoc, UnaryOp, Value};
+use waddle_opt::ir::{BinaryOp, InstKind, UnaryOp, Value};
 
 use super::conv::{helper_arg_regs, ArgLoc, HelperArg};
 use super::driver::{Backend, FnCx};
@@ -639,23 +638,6 @@ impl Backend for X64 {
     fn store_trap_code(&mut self, code: TrapCode) {
         let c = code as i32;
         dynasm!(self.ops ; .arch x64 ; mov DWORD [rbx + VMCTX_TRAP_CODE_OFFSET], c);
-    }
-
-    fn store_loc(&mut self, loc: SrcLoc) {
-        let (f, l, c) = (loc.file as i32, loc.line as i32, loc.col as i32);
-        dynasm!(self.ops ; .arch x64
-            ; mov DWORD [rbx + VMCTX_TRAP_FILE_OFFSET], f
-            ; mov DWORD [rbx + VMCTX_TRAP_LINE_OFFSET], l
-            ; mov DWORD [rbx + VMCTX_TRAP_COL_OFFSET], c
-            ; mov DWORD [rbx + VMCTX_TRAP_LOC_SET_OFFSET], 1
-        );
-    }
-
-    fn jump_if_loc_set(&mut self, l: DynamicLabel) {
-        dynasm!(self.ops ; .arch x64
-            ; cmp DWORD [rbx + VMCTX_TRAP_LOC_SET_OFFSET], 0
-            ; jne =>l
-        );
     }
 
     fn trap_return(&mut self) {
