@@ -306,6 +306,15 @@ impl Store {
         self.runtime.hostfns.data.as_mut()?.downcast_mut()
     }
 
+    /// How many functions `auto` has promoted by counters in this store
+    /// so far, and how many running activations it moved into compiled
+    /// code at a loop header (on-stack replacement): `(promotions,
+    /// osr_entries)`. Both 0 on the eager tiers.
+    pub fn tier_ups(&self) -> (u64, u64) {
+        let exec = self.instance.as_ref().and_then(|i| i.exec.as_ref());
+        exec.map_or((0, 0), |e| (e.promotions(), e.osr_entries()))
+    }
+
     /// Remaining fuel (`None`: unlimited).
     pub fn fuel(&self) -> Option<u64> {
         self.runtime.fuel()
