@@ -11,7 +11,7 @@ use std::panic::resume_unwind;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use cranelift_entity::EntityRef;
-use waddle_opt::abi::{Trap, TrapCode, VmCtx, Word, DEFAULT_STACK_BUDGET, FUEL_BATCH};
+use waddle_opt::abi::{carry, Trap, TrapCode, VmCtx, Word, DEFAULT_STACK_BUDGET, FUEL_BATCH};
 use waddle_opt::interp::Host;
 use waddle_opt::ir::{FuncId, SrcLoc};
 
@@ -20,7 +20,7 @@ use crate::options::CompileStats;
 
 /// Every runtime helper in [`Helper`] order: the layout of
 /// `VmCtx::helpers` that position-independent code indexes.
-pub(crate) const HELPER_TABLE: [Helper; 15] = [
+pub(crate) const HELPER_TABLE: [Helper; 16] = [
     Helper::ArrayNew,
     Helper::ArrayRepeat,
     Helper::ArrayPush,
@@ -36,6 +36,7 @@ pub(crate) const HELPER_TABLE: [Helper; 15] = [
     Helper::Exp,
     Helper::Log,
     Helper::Fmod,
+    Helper::TrapFrame,
 ];
 
 /// What a unit keeps of each function.
@@ -59,10 +60,24 @@ pub(crate) struct FuncInfo {
 
 thread_local! {
     /// The stack limit of the innermost entry running on this thread (0:
-    /// none). An entry nested in another one (compiled code → interpreter
-    /// → compiled code) keeps the outer limit, so the stack budget bounds
-    /// the whole chain, not each entry.
+    /// none). An entry nested in another one never gets a lower limit; one
+    /// called from another tier (compiled code → interpreter → compiled
+    /// code) goes down to the thread's own reserve, since the recursion
+    /// depth carried across tiers ([`waddle_opt::abi::carry`]) bounds the
+    /// chain as on a single tier.
     static ACTIVE_LIMIT: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Where a call into a native unit reports a trap that compiled code raised
+/// without recording a location (stack overflow or fuel in the callee's
+/// prologue, a bad call from Rust).
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum EntryLoc {
+    /// At the callee's declaration: a call from the embedder.
+    Callee,
+    /// At [`SrcLoc::NONE`], so the calling tier (the interpreter) reports
+    /// its own call site: a call from another tier.
+    CallSite,
 }
 
 /// The signature of every entry trampoline (see [`crate::abi`]).
@@ -170,16 +185,7 @@ impl UnitTables {
         if !self.bound {
             self.bind_strings(host);
         }
-        let strings = self.strings.as_ptr();
-        let budget = self.stack_budget;
-        self.checked_enter(
-            host,
-            func,
-            args,
-            (strings, self.strings.len()),
-            None,
-            budget,
-        )
+        self.call_shared(host, func, args, &self.strings, None, EntryLoc::Callee)
     }
 
     /// [`UnitTables::call`] with `strings` (the host's interned constants, in
@@ -187,7 +193,8 @@ impl UnitTables {
     /// unit's own: how one unit runs for many hosts. Only for code that
     /// loads its constants through `VmCtx::strings` (baseline, or T2 with
     /// `JitOptions::strings_from_ctx`); too short a table traps `assertion
-    /// failed`. `stack_budget` replaces the unit's budget for this call.
+    /// failed`. `stack_budget` replaces the unit's budget for this call;
+    /// `entry` says where traps without a recorded location are reported.
     #[inline]
     pub(crate) fn call_shared(
         &self,
@@ -196,45 +203,7 @@ impl UnitTables {
         args: &[Word],
         strings: &[Word],
         stack_budget: Option<usize>,
-    ) -> Result<Word, Trap> {
-        let budget = stack_budget.unwrap_or(self.stack_budget);
-        let n = strings.len();
-        self.checked_enter(host, func, args, (strings.as_ptr(), n), None, budget)
-    }
-
-    /// [`UnitTables::call_shared`] for a call from another tier: traps
-    /// compiled code raised without recording a location (stack overflow
-    /// or fuel in the callee's prologue) come back at `SrcLoc::NONE`, so
-    /// the calling tier reports its call site.
-    pub(crate) fn call_nested(
-        &self,
-        host: &mut dyn Host,
-        func: FuncId,
-        args: &[Word],
-        strings: &[Word],
-        stack_budget: Option<usize>,
-    ) -> Result<Word, Trap> {
-        let budget = stack_budget.unwrap_or(self.stack_budget);
-        let n = strings.len();
-        self.checked_enter(
-            host,
-            func,
-            args,
-            (strings.as_ptr(), n),
-            Some(SrcLoc::NONE),
-            budget,
-        )
-    }
-
-    #[inline]
-    fn checked_enter(
-        &self,
-        host: &mut dyn Host,
-        func: FuncId,
-        args: &[Word],
-        (strings, n_strings): (*const Word, usize),
-        entry_loc: Option<SrcLoc>,
-        budget: usize,
+        entry: EntryLoc,
     ) -> Result<Word, Trap> {
         let Some(info) = self.funcs.get(func.index()) else {
             return Err(Trap {
@@ -242,18 +211,22 @@ impl UnitTables {
                 loc: SrcLoc::NONE,
             });
         };
-        let loc = entry_loc.unwrap_or(info.loc);
+        let loc = match entry {
+            EntryLoc::Callee => info.loc,
+            EntryLoc::CallSite => SrcLoc::NONE,
+        };
         if info.trampoline == 0
             || args.len() != info.params
             || self.globals_used > host.globals().len()
-            || n_strings < self.texts.len()
+            || strings.len() < self.texts.len()
         {
             return Err(Trap {
                 code: TrapCode::AssertionFailed,
                 loc,
             });
         }
-        self.enter(host, info.trampoline, args, loc, strings, budget)
+        let budget = stack_budget.unwrap_or(self.stack_budget);
+        self.enter(host, info.trampoline, args, loc, strings.as_ptr(), budget)
     }
 
     /// Sets up the context and runs the trampoline at `tramp`.
@@ -271,15 +244,26 @@ impl UnitTables {
         // is below this local.
         let base_marker: Word = 0;
         let base = std::hint::black_box(&base_marker) as *const Word as usize;
-        let mut stack_limit = base.saturating_sub(budget);
-        if let Some((low, size)) = crate::stack::thread_stack_bounds() {
-            // Helpers and the host get MIN_HELPER_STACK, or half of a
-            // smaller thread's stack, so small threads still run code.
-            let reserve = crate::abi::MIN_HELPER_STACK.min(size / 2);
-            stack_limit = stack_limit.max(low.saturating_add(reserve));
-        }
+        // An entry from another tier goes on with its recursion depth and,
+        // for an on-stack replacement, its fuel batch.
+        let (carried_depth, carried_fuel) = carry::carry_in();
+        // Helpers and the host get MIN_HELPER_STACK, or half of a smaller
+        // thread's stack, so small threads still run code.
+        let floor = crate::stack::thread_stack_bounds()
+            .map(|(low, size)| low.saturating_add(crate::abi::MIN_HELPER_STACK.min(size / 2)));
         let outer_limit = ACTIVE_LIMIT.get();
-        stack_limit = stack_limit.max(outer_limit);
+        let stack_limit = if outer_limit != 0 && carried_depth.is_some() {
+            // Nested in another entry and called from another tier: the
+            // carried depth counter bounds recursion as on a single tier,
+            // and the thread's stack bounds the bytes (tier transitions
+            // cost native stack a single tier does not, so the outer
+            // entry's byte budget would cut a mixed chain short).
+            floor.unwrap_or(outer_limit)
+        } else {
+            (base.saturating_sub(budget))
+                .max(floor.unwrap_or(0))
+                .max(outer_limit)
+        };
         ACTIVE_LIMIT.set(stack_limit);
         let globals = host.globals().as_mut_ptr();
         let mut cell = HostCell { host, panic: None };
@@ -290,7 +274,7 @@ impl UnitTables {
             entries: self.entry_slots(),
             stack_limit,
             stack_base: base,
-            fuel: FUEL_BATCH,
+            fuel: carried_fuel.map_or(FUEL_BATCH, |f| i64::from(f).clamp(1, FUEL_BATCH)),
             trap_code: 0,
             trap_loc_set: 0,
             trap_file: 0,
@@ -300,7 +284,7 @@ impl UnitTables {
             host: cell.as_ctx_ptr(),
             helpers: self.helpers.as_ptr(),
             strings,
-            depth_left: waddle_opt::abi::max_call_depth(budget),
+            depth_left: carried_depth.unwrap_or_else(|| waddle_opt::abi::max_call_depth(budget)),
             caller_sp: 0,
         };
         let mut ret: Word = 0;
@@ -333,6 +317,11 @@ impl UnitTables {
                 },
             }),
         };
+        if carried_fuel.is_some() {
+            // The caller's batch: it charges the rest.
+            carry::fuel_back(u32::try_from(ctx.fuel.clamp(1, FUEL_BATCH)).unwrap_or(1));
+            return result;
+        }
         let pending = FUEL_BATCH - ctx.fuel;
         if pending > 0 {
             if let Err(code) = cell.host.consume_fuel(pending as u64) {
@@ -342,6 +331,147 @@ impl UnitTables {
         result
     }
 }
+
+/// Gives a native unit type (a struct with a `tables: UnitTables` field
+/// and inherent `code` and `code_bytes`, the parts that depend on who owns
+/// the code memory) the public methods every native unit shares, and
+/// implements [`crate::NativeProgram`] with them: one definition for T1
+/// ([`crate::baseline::BaselineProgram`]) and T2 ([`crate::CompiledProgram`]).
+macro_rules! native_unit_api {
+    ($unit:ident) => {
+        impl $unit {
+            /// Compile-time statistics.
+            pub fn stats(&self) -> &$crate::CompileStats {
+                self.tables.stats()
+            }
+
+            /// Sets the stack budget in bytes (default
+            /// [`waddle_opt::abi::DEFAULT_STACK_BUDGET`]). Where the calling
+            /// thread's stack is smaller than the budget plus
+            /// [`crate::abi::HELPER_STACK_RESERVE`] (known on Linux), the limit
+            /// is raised to leave [`crate::abi::MIN_HELPER_STACK`] (or half of a
+            /// smaller thread's stack) above the end of the thread's stack, so
+            /// compiled code reports `stack overflow` instead of crashing.
+            pub fn set_stack_budget(&mut self, bytes: usize) {
+                self.tables.set_stack_budget(bytes);
+            }
+
+            #[doc = concat!(
+                "Interns the program's string constants through `host`. Done by the\n",
+                "first [`", stringify!($unit), "::call`]; call it again before running the\n",
+                "program with a different host."
+            )]
+            pub fn bind_strings(&mut self, host: &mut dyn ::waddle_opt::interp::Host) {
+                self.tables.bind_strings(host);
+            }
+
+            #[doc = concat!(
+                "The texts of the program's string constants, in string-table order\n",
+                "(what a host interns for [`crate::NativeProgram::call_shared`])."
+            )]
+            pub fn string_texts(&self) -> &[Box<str>] {
+                self.tables.texts()
+            }
+
+            /// Disassembly of `func`'s machine code, when compiled with
+            /// [`crate::JitOptions::disasm`].
+            pub fn disasm(&self, func: ::waddle_opt::ir::FuncId) -> Option<&str> {
+                self.tables.func(func)?.disasm.as_deref()
+            }
+
+            /// Address of the entry-slot table, for code that calls into or
+            /// swaps functions of this program.
+            pub fn entry_slots(&self) -> *const usize {
+                self.tables.entry_slots()
+            }
+
+            #[doc = concat!(
+                "Points `func`'s entry slot at `code`, so every later call of `func`\n",
+                "(from compiled code and from [`", stringify!($unit), "::call`]) runs it.\n",
+                "\n",
+                "# Safety\n",
+                "`code` must be a function with `func`'s native signature under the\n",
+                "calling convention of [`crate::abi`], and stay executable for as long\n",
+                "as this program may run."
+            )]
+            pub unsafe fn set_entry(&self, func: ::waddle_opt::ir::FuncId, code: *const u8) {
+                self.tables.set_entry(func, code);
+            }
+
+            /// The name of `func`, if it is part of the program.
+            pub fn func_name(&self, func: ::waddle_opt::ir::FuncId) -> Option<&str> {
+                self.tables.func(func).map(|f| f.name.as_str())
+            }
+
+            /// Runs `func` with `args` (one word per parameter); returns the
+            /// result word (0 for `void`). Mirrors `Interpreter::call`: a
+            /// function without a body, a wrong number of arguments or a host
+            /// with too few globals traps `assertion failed` at the function's
+            /// location.
+            pub fn call(
+                &mut self,
+                host: &mut dyn ::waddle_opt::interp::Host,
+                func: ::waddle_opt::ir::FuncId,
+                args: &[::waddle_opt::abi::Word],
+            ) -> Result<::waddle_opt::abi::Word, ::waddle_opt::abi::Trap> {
+                // The unit's code stays mapped executable while `self` lives.
+                self.tables.call(host, func, args)
+            }
+        }
+
+        impl $crate::NativeProgram for $unit {
+            fn stats(&self) -> &$crate::CompileStats {
+                $unit::stats(self)
+            }
+            fn call(
+                &mut self,
+                host: &mut dyn ::waddle_opt::interp::Host,
+                func: ::waddle_opt::ir::FuncId,
+                args: &[::waddle_opt::abi::Word],
+            ) -> Result<::waddle_opt::abi::Word, ::waddle_opt::abi::Trap> {
+                $unit::call(self, host, func, args)
+            }
+            fn set_stack_budget(&mut self, bytes: usize) {
+                $unit::set_stack_budget(self, bytes)
+            }
+            fn bind_strings(&mut self, host: &mut dyn ::waddle_opt::interp::Host) {
+                $unit::bind_strings(self, host)
+            }
+            fn code(&self, func: ::waddle_opt::ir::FuncId) -> Option<&[u8]> {
+                $unit::code(self, func)
+            }
+            fn func_name(&self, func: ::waddle_opt::ir::FuncId) -> Option<&str> {
+                $unit::func_name(self, func)
+            }
+            fn entry_slots(&self) -> *const usize {
+                $unit::entry_slots(self)
+            }
+            unsafe fn set_entry(&self, func: ::waddle_opt::ir::FuncId, code: *const u8) {
+                // SAFETY: the caller upholds the same contract.
+                unsafe { $unit::set_entry(self, func, code) }
+            }
+            fn code_bytes(&self) -> usize {
+                $unit::code_bytes(self)
+            }
+            fn string_texts(&self) -> &[Box<str>] {
+                $unit::string_texts(self)
+            }
+            fn call_shared(
+                &self,
+                host: &mut dyn ::waddle_opt::interp::Host,
+                func: ::waddle_opt::ir::FuncId,
+                args: &[::waddle_opt::abi::Word],
+                strings: &[::waddle_opt::abi::Word],
+                stack_budget: Option<usize>,
+                entry: $crate::EntryLoc,
+            ) -> Result<::waddle_opt::abi::Word, ::waddle_opt::abi::Trap> {
+                self.tables
+                    .call_shared(host, func, args, strings, stack_budget, entry)
+            }
+        }
+    };
+}
+pub(crate) use native_unit_api;
 
 #[cfg(test)]
 mod tests {

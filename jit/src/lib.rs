@@ -31,6 +31,7 @@ mod stack;
 mod tables;
 mod tier;
 
+pub use entry::EntryLoc;
 pub use options::{CompileError, CompileStats, FuncStats, JitOptions};
 pub use program::{code_memory, CodeMemory, CompiledProgram};
 pub use tier::{compile, Tier};
@@ -85,8 +86,12 @@ pub trait NativeProgram: Send + Sync {
 
     /// Runs `func` with `strings` (the host's interned
     /// [`NativeProgram::string_texts`]) as the string table, through a
-    /// shared reference, so one unit serves many hosts and threads (see
-    /// [`CompiledProgram::call_shared`]).
+    /// shared reference, so one unit serves many hosts and threads. Needs
+    /// code that loads constants through `VmCtx::strings` (see
+    /// [`JitOptions::strings_from_ctx`]); a table shorter than the texts
+    /// traps `assertion failed`. `stack_budget` overrides the unit's stack
+    /// budget for this call (a per-store limit); `entry` says where a trap
+    /// without a recorded location is reported.
     fn call_shared(
         &self,
         host: &mut dyn Host,
@@ -94,129 +99,6 @@ pub trait NativeProgram: Send + Sync {
         args: &[Word],
         strings: &[Word],
         stack_budget: Option<usize>,
+        entry: EntryLoc,
     ) -> Result<Word, Trap>;
-
-    /// [`NativeProgram::call_shared`] for a call from another tier (the
-    /// interpreter): a trap compiled code raised without recording a
-    /// location (stack overflow or fuel in the callee's prologue) comes
-    /// back at [`waddle_opt::ir::SrcLoc::NONE`], so the caller reports its
-    /// call site.
-    fn call_nested(
-        &self,
-        host: &mut dyn Host,
-        func: FuncId,
-        args: &[Word],
-        strings: &[Word],
-        stack_budget: Option<usize>,
-    ) -> Result<Word, Trap>;
-}
-
-impl NativeProgram for CompiledProgram {
-    fn stats(&self) -> &CompileStats {
-        CompiledProgram::stats(self)
-    }
-    fn call(&mut self, host: &mut dyn Host, func: FuncId, args: &[Word]) -> Result<Word, Trap> {
-        CompiledProgram::call(self, host, func, args)
-    }
-    fn set_stack_budget(&mut self, bytes: usize) {
-        CompiledProgram::set_stack_budget(self, bytes)
-    }
-    fn bind_strings(&mut self, host: &mut dyn Host) {
-        CompiledProgram::bind_strings(self, host)
-    }
-    fn code(&self, func: FuncId) -> Option<&[u8]> {
-        CompiledProgram::code(self, func)
-    }
-    fn func_name(&self, func: FuncId) -> Option<&str> {
-        CompiledProgram::func_name(self, func)
-    }
-    fn entry_slots(&self) -> *const usize {
-        CompiledProgram::entry_slots(self)
-    }
-    unsafe fn set_entry(&self, func: FuncId, code: *const u8) {
-        // SAFETY: forwarded contract.
-        unsafe { CompiledProgram::set_entry(self, func, code) }
-    }
-    fn code_bytes(&self) -> usize {
-        CompiledProgram::code_bytes(self)
-    }
-    fn string_texts(&self) -> &[Box<str>] {
-        CompiledProgram::string_texts(self)
-    }
-    fn call_shared(
-        &self,
-        host: &mut dyn Host,
-        func: FuncId,
-        args: &[Word],
-        strings: &[Word],
-        stack_budget: Option<usize>,
-    ) -> Result<Word, Trap> {
-        CompiledProgram::call_shared(self, host, func, args, strings, stack_budget)
-    }
-    fn call_nested(
-        &self,
-        host: &mut dyn Host,
-        func: FuncId,
-        args: &[Word],
-        strings: &[Word],
-        stack_budget: Option<usize>,
-    ) -> Result<Word, Trap> {
-        self.tables()
-            .call_nested(host, func, args, strings, stack_budget)
-    }
-}
-
-impl NativeProgram for baseline::BaselineProgram {
-    fn stats(&self) -> &CompileStats {
-        baseline::BaselineProgram::stats(self)
-    }
-    fn call(&mut self, host: &mut dyn Host, func: FuncId, args: &[Word]) -> Result<Word, Trap> {
-        baseline::BaselineProgram::call(self, host, func, args)
-    }
-    fn set_stack_budget(&mut self, bytes: usize) {
-        baseline::BaselineProgram::set_stack_budget(self, bytes)
-    }
-    fn bind_strings(&mut self, host: &mut dyn Host) {
-        baseline::BaselineProgram::bind_strings(self, host)
-    }
-    fn code(&self, func: FuncId) -> Option<&[u8]> {
-        baseline::BaselineProgram::code(self, func)
-    }
-    fn func_name(&self, func: FuncId) -> Option<&str> {
-        baseline::BaselineProgram::func_name(self, func)
-    }
-    fn entry_slots(&self) -> *const usize {
-        baseline::BaselineProgram::entry_slots(self)
-    }
-    unsafe fn set_entry(&self, func: FuncId, code: *const u8) {
-        // SAFETY: forwarded contract.
-        unsafe { baseline::BaselineProgram::set_entry(self, func, code) }
-    }
-    fn code_bytes(&self) -> usize {
-        baseline::BaselineProgram::code_bytes(self)
-    }
-    fn string_texts(&self) -> &[Box<str>] {
-        baseline::BaselineProgram::string_texts(self)
-    }
-    fn call_shared(
-        &self,
-        host: &mut dyn Host,
-        func: FuncId,
-        args: &[Word],
-        strings: &[Word],
-        stack_budget: Option<usize>,
-    ) -> Result<Word, Trap> {
-        baseline::BaselineProgram::call_shared(self, host, func, args, strings, stack_budget)
-    }
-    fn call_nested(
-        &self,
-        host: &mut dyn Host,
-        func: FuncId,
-        args: &[Word],
-        strings: &[Word],
-        stack_budget: Option<usize>,
-    ) -> Result<Word, Trap> {
-        self.tables()
-            .call_nested(host, func, args, strings, stack_budget)
-    }
 }

@@ -36,6 +36,33 @@ pub struct JitOptions {
     /// `VmCtx::strings` (the baseline tier, and T2 with
     /// `strings_from_ctx`). `None`: the unit's own table.
     pub string_table: Option<Vec<Box<str>>>,
+    /// Which functions are on a call cycle, by `FuncId` index (their
+    /// prologues count recursion depth, `VmCtx::depth_left`), for a unit
+    /// compiled from part of a program whose other bodies are elsewhere
+    /// (the cycle may pass through them). `None`: found from the unit's
+    /// own program. Functions past the end are not.
+    pub recursive: Option<Vec<bool>>,
+}
+
+impl JitOptions {
+    /// The functions of `program` on a call cycle ([`JitOptions::recursive`]).
+    pub(crate) fn recursive_functions(
+        &self,
+        program: &waddle_opt::ir::Program,
+    ) -> cranelift_entity::SecondaryMap<FuncId, bool> {
+        match &self.recursive {
+            Some(r) => {
+                let mut m = cranelift_entity::SecondaryMap::new();
+                for (i, &on_cycle) in r.iter().enumerate() {
+                    if on_cycle {
+                        m[<FuncId as cranelift_entity::EntityRef>::new(i)] = true;
+                    }
+                }
+                m
+            }
+            None => waddle_opt::analysis::callgraph::recursive_functions(program),
+        }
+    }
 }
 
 impl Default for JitOptions {
@@ -49,6 +76,7 @@ impl Default for JitOptions {
             huge_function_insts: crate::cranelift::HUGE_FUNCTION_INSTS,
             strings_from_ctx: false,
             string_table: None,
+            recursive: None,
         }
     }
 }
@@ -120,7 +148,7 @@ impl FuncStats {
     ) -> FuncStats {
         FuncStats {
             func: id,
-            name: func.name.clone(),
+            name: func.name().to_string(),
             ir_insts: func.inst_count(),
             translate,
             codegen,

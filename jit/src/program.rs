@@ -9,11 +9,10 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use cranelift_jit::JITModule;
-use waddle_opt::abi::{Trap, Word};
-use waddle_opt::interp::Host;
+use waddle_opt::abi::Word;
 use waddle_opt::ir::FuncId;
 
-use crate::entry::{FuncInfo, UnitTables};
+use crate::entry::{native_unit_api, FuncInfo, UnitTables};
 use crate::options::CompileStats;
 
 /// Process-wide code-memory counters: live units and their code bytes.
@@ -78,60 +77,6 @@ impl CompiledProgram {
         self.code_bytes
     }
 
-    /// The unit's tables (entry slots, strings, the entry from Rust).
-    pub(crate) fn tables(&self) -> &UnitTables {
-        &self.tables
-    }
-
-    /// Compile-time statistics.
-    pub fn stats(&self) -> &CompileStats {
-        self.tables.stats()
-    }
-
-    /// Sets the stack budget in bytes (default
-    /// [`waddle_opt::abi::DEFAULT_STACK_BUDGET`]). Where the calling thread's
-    /// stack is smaller than the budget plus
-    /// [`crate::abi::HELPER_STACK_RESERVE`] (known on Linux), the limit is
-    /// raised to leave [`crate::abi::MIN_HELPER_STACK`] (or half of a
-    /// smaller thread's stack) above the end of the thread's stack, so
-    /// compiled code reports `stack overflow` instead of crashing.
-    pub fn set_stack_budget(&mut self, bytes: usize) {
-        self.tables.set_stack_budget(bytes);
-    }
-
-    /// Interns the program's string constants through `host`. Done by the
-    /// first [`CompiledProgram::call`]; call it again before running the
-    /// program with a different host.
-    pub fn bind_strings(&mut self, host: &mut dyn Host) {
-        self.tables.bind_strings(host);
-    }
-
-    /// The texts of the program's string constants, in string-table order
-    /// (what a host interns for [`CompiledProgram::call_shared`]).
-    pub fn string_texts(&self) -> &[Box<str>] {
-        self.tables.texts()
-    }
-
-    /// Runs `func` like [`CompiledProgram::call`], but with `strings` (the host's
-    /// interned [`CompiledProgram::string_texts`]) as the string table, through a
-    /// shared reference: one program serves any number of hosts and
-    /// threads at once. Needs code that loads constants through
-    /// `VmCtx::strings` (see [`crate::JitOptions::strings_from_ctx`]);
-    /// a table shorter than the texts traps `assertion failed`.
-    /// `stack_budget` overrides the program's stack budget for this call
-    /// (a per-store limit).
-    pub fn call_shared(
-        &self,
-        host: &mut dyn Host,
-        func: FuncId,
-        args: &[Word],
-        strings: &[Word],
-        stack_budget: Option<usize>,
-    ) -> Result<Word, Trap> {
-        self.tables
-            .call_shared(host, func, args, strings, stack_budget)
-    }
-
     /// The machine code of `func`, `None` for declarations.
     pub fn code(&self, func: FuncId) -> Option<&[u8]> {
         let info = self.tables.func(func)?;
@@ -142,44 +87,9 @@ impl CompiledProgram {
         // `self` lives, and never written after finalization.
         Some(unsafe { std::slice::from_raw_parts(info.code as *const u8, info.code_size) })
     }
-
-    /// Cranelift's disassembly of `func`'s machine code, when compiled with
-    /// [`crate::JitOptions::disasm`].
-    pub fn disasm(&self, func: FuncId) -> Option<&str> {
-        self.tables.func(func)?.disasm.as_deref()
-    }
-
-    /// Address of the entry-slot table, for code that calls into or swaps
-    /// functions of this program.
-    pub fn entry_slots(&self) -> *const usize {
-        self.tables.entry_slots()
-    }
-
-    /// Points `func`'s entry slot at `code`, so every later call of `func`
-    /// (from compiled code and from [`CompiledProgram::call`]) runs it.
-    ///
-    /// # Safety
-    /// `code` must be a function with `func`'s native signature under the
-    /// calling convention of [`crate::abi`], and stay executable for as long
-    /// as this program may run.
-    pub unsafe fn set_entry(&self, func: FuncId, code: *const u8) {
-        self.tables.set_entry(func, code);
-    }
-
-    /// The name of `func`, if it is part of the program.
-    pub fn func_name(&self, func: FuncId) -> Option<&str> {
-        self.tables.func(func).map(|f| f.name.as_str())
-    }
-
-    /// Runs `func` with `args` (one word per parameter); returns the result
-    /// word (0 for `void`). Mirrors `Interpreter::call`: a function without a
-    /// body, a wrong number of arguments or a host with too few globals
-    /// traps `assertion failed` at the function's location.
-    pub fn call(&mut self, host: &mut dyn Host, func: FuncId, args: &[Word]) -> Result<Word, Trap> {
-        // The module stays finalized (executable) while `self` lives.
-        self.tables.call(host, func, args)
-    }
 }
+
+native_unit_api!(CompiledProgram);
 
 // SAFETY: `JITModule` is `Send` but not `Sync` (it holds `RefCell`s and raw
 // pointers for definitions in progress). A `CompiledProgram` never touches

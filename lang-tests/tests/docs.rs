@@ -86,3 +86,98 @@ fn language_reference_examples_run_on_every_tier() {
         "the reference lost its examples"
     );
 }
+
+/// The variant names of `InstKind`, read from its definition.
+fn inst_kind_variants(root: &Path) -> Vec<String> {
+    let src = std::fs::read_to_string(root.join("opt/src/ir/instructions.rs"))
+        .expect("opt/src/ir/instructions.rs");
+    let start = src.find("pub enum InstKind {").expect("enum InstKind");
+    let body = &src[start..];
+    let body = &body[..body.find("\n}").expect("end of enum InstKind")];
+    body.lines()
+        .skip(1)
+        .map(str::trim)
+        .filter(|l| !l.starts_with("//") && !l.is_empty())
+        .map(|l| {
+            l.split(|c: char| !c.is_alphanumeric() && c != '_')
+                .next()
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect()
+}
+
+/// Product source files (`*.rs` under a `src/` directory, not test
+/// modules), relative to `root`, with forward slashes.
+fn product_sources(root: &Path, dir: &Path, out: &mut Vec<String>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if path.is_dir() {
+            if !matches!(name.as_str(), "target" | "tests" | "benches" | ".git") {
+                product_sources(root, &path, out);
+            }
+        } else if name.ends_with(".rs") && name != "tests.rs" {
+            let rel = path.strip_prefix(root).unwrap().to_string_lossy();
+            let rel = rel.replace('\\', "/");
+            if rel.split('/').any(|c| c == "src") {
+                out.push(rel);
+            }
+        }
+    }
+}
+
+/// The instruction table (`opt/src/ir/inst_table.rs`) generates the
+/// printer, parser, operand iteration, effects and typing, so a new
+/// instruction is one variant, one table row, and its meaning in the few
+/// places that match on every instruction. Those places are listed in
+/// `docs/architecture.md` ("Adding an instruction"); this test finds every
+/// product file that names at least three quarters of the `InstKind`
+/// variants and requires that set to be exactly the documented one, and
+/// short.
+#[test]
+fn instruction_checklist_is_documented_and_short() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let variants = inst_kind_variants(&root);
+    assert!(variants.len() >= 26, "read {variants:?}");
+    let mut files = Vec::new();
+    product_sources(&root, &root, &mut files);
+    let mut found: Vec<String> = files
+        .into_iter()
+        .filter(|rel| {
+            let text = std::fs::read_to_string(root.join(rel)).unwrap_or_default();
+            let named = variants
+                .iter()
+                .filter(|v| text.contains(&format!("InstKind::{v}")))
+                .count();
+            named * 4 >= variants.len() * 3
+        })
+        .collect();
+    found.sort();
+
+    let doc = std::fs::read_to_string(root.join("docs/architecture.md")).expect("architecture.md");
+    let start = doc
+        .find("<!-- instruction-checklist -->")
+        .expect("the checklist markers in docs/architecture.md");
+    let end = doc
+        .find("<!-- /instruction-checklist -->")
+        .expect("the checklist end marker");
+    let mut documented: Vec<String> = doc[start..end]
+        .lines()
+        .filter_map(|l| l.strip_prefix("- `"))
+        .filter_map(|l| l.split('`').next())
+        .map(str::to_string)
+        .collect();
+    documented.sort();
+    assert_eq!(
+        found, documented,
+        "files that match on every instruction vs. the checklist in docs/architecture.md"
+    );
+    assert!(
+        found.len() <= 6,
+        "the new-instruction checklist grew: {found:?}"
+    );
+}

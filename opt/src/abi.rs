@@ -320,3 +320,53 @@ impl TrapCode {
         })
     }
 }
+
+/// What one tier's activation hands to the next *tier entry* on the same
+/// thread (the interpreter calling compiled code, compiled code calling
+/// the interpreter through a stub, an on-stack replacement), so counts
+/// that span tiers go on where the caller left them instead of starting
+/// over at every entry. The caller [`carry_out`]s just before it calls the
+/// host, the next entry takes it with [`carry_in`], and the caller takes
+/// back what is left with [`carry_back`] after the call (leftovers of an
+/// entry that did not happen are dropped there too).
+pub mod carry {
+    use std::cell::Cell;
+
+    thread_local! {
+        /// Frames of recursive functions the next entry may still enter.
+        static DEPTH: Cell<Option<i64>> = const { Cell::new(None) };
+        /// Fuel units left in the caller's current batch, handed to the
+        /// next entry (on-stack replacement only), and back.
+        static FUEL: Cell<Option<u32>> = const { Cell::new(None) };
+        static FUEL_BACK: Cell<Option<u32>> = const { Cell::new(None) };
+    }
+
+    /// Hands the recursion depth left (`VmCtx::depth_left`) and, for an
+    /// on-stack replacement, the units left in the current fuel batch, to
+    /// the next entry.
+    pub fn carry_out(depth_left: i64, fuel_batch_left: Option<u32>) {
+        DEPTH.set(Some(depth_left));
+        FUEL.set(fuel_batch_left);
+        FUEL_BACK.set(None);
+    }
+
+    /// Taken by an entry: the depth left and fuel batch handed over, if
+    /// the caller was another tier.
+    pub fn carry_in() -> (Option<i64>, Option<u32>) {
+        (DEPTH.take(), FUEL.take())
+    }
+
+    /// Set by an entry that took a fuel batch: the units left of it when
+    /// it returns (it charged only the batches it completed).
+    pub fn fuel_back(left: u32) {
+        FUEL_BACK.set(Some(left));
+    }
+
+    /// Taken by the caller after the call: the fuel batch units left, when
+    /// the entry took the batch (`None`: no entry took it).
+    pub fn carry_back() -> Option<u32> {
+        DEPTH.set(None);
+        FUEL.set(None);
+        FUEL_BACK.take()
+    }
+}

@@ -5,6 +5,7 @@
 //! - [`analysis`]: control-flow graph and dominator tree.
 //! - [`abi`]: the data layouts that the runtime and every tier agree on.
 //! - [`interp`]: the reference interpreter, the meaning of the IR.
+//! - [`osr`]: on-stack replacement entries (a function entered at a loop header).
 //! - [`canon`]: establishing canonical form (loop-simplified, LCSSA).
 //! - [`editor`]: the always-canonical editor: maintained dominator tree,
 //!   loop forest and use lists, repaired locally by mutation primitives
@@ -19,6 +20,7 @@ pub mod canon;
 pub mod editor;
 pub mod interp;
 pub mod ir;
+pub mod osr;
 pub mod passes;
 pub mod validate;
 pub mod vsdg;

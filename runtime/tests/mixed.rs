@@ -245,3 +245,49 @@ fn a_background_compile_is_installed_while_its_caller_runs() {
     assert!(last.code_bytes > 0 && last.reason == "calls", "{last:?}");
     assert_eq!(s.call("leafy", &[Val::Int(6)]).unwrap(), Val::Int(7));
 }
+
+/// A recursion that changes tier at every frame allows exactly the depth
+/// of a single tier: each tier entry goes on with the depth counter its
+/// caller had left (`waddle_opt::abi::carry`).
+#[test]
+fn a_recursion_alternating_tiers_gets_the_single_tier_depth() {
+    const SRC: &str = "fn even(n: int) -> bool { if n == 0 { return true; } return odd(n - 1); }\n\
+                       fn odd(n: int) -> bool { if n == 0 { return false; } return even(n - 1); }\n";
+    let budget = 4usize << 20;
+    let depth = waddle_opt::abi::max_call_depth(budget);
+    let run = move |pins: Vec<(&'static str, Tier)>| {
+        std::thread::Builder::new()
+            .stack_size(512 << 20)
+            .spawn(move || {
+                let mut s = Session::with_config(EngineConfig {
+                    tier: Tier::Interp,
+                    output: OutputSink::Capture,
+                    stack_budget: budget,
+                    ..EngineConfig::default()
+                })
+                .unwrap();
+                s.eval_named("mixed.wdl", SRC).unwrap();
+                for (name, tier) in pins {
+                    s.set_function_tier(name, Some(tier)).unwrap();
+                }
+                // `even(depth - 1)` nests exactly `depth` frames.
+                let fits = s.call("even", &[Val::Int(depth - 1)]);
+                let over = s.call("even", &[Val::Int(depth)]);
+                (fits.map_err(|e| e.to_string()), runtime_error(over).0)
+            })
+            .unwrap()
+            .join()
+            .unwrap()
+    };
+    let single = run(Vec::new());
+    assert_eq!(single, (Ok(Val::Bool(false)), "stack overflow".to_string()));
+    for native in native_tiers() {
+        for pins in [
+            vec![("even", native)],
+            vec![("odd", native)],
+            vec![("even", native), ("odd", native)],
+        ] {
+            assert_eq!(run(pins.clone()), single, "{pins:?}");
+        }
+    }
+}

@@ -141,6 +141,11 @@ pub(crate) enum Op {
     Jump { t: Target },
     /// Backward jump (a loop back edge): charges one unit of fuel.
     JumpBack { t: Target },
+    /// [`Op::JumpBack`] to the header of an outermost loop, where the host
+    /// may continue the activation in compiled code (on-stack replacement,
+    /// [`crate::osr`]) when the edge counter runs out or another loop of
+    /// the function asked for it ([`TierCell::osr`]).
+    JumpBackOsr { t: Target },
     /// Jumps when `c` is true (non-zero).
     BrTrue { c: Slot, t: Target },
     /// Jumps when `c` is false (zero).
@@ -252,7 +257,16 @@ pub(crate) struct Code {
     pub func: u32,
     /// Tiering state shared with the host (see [`super::Interpreter::set_external`]).
     pub tier: TierCell,
+    /// The slot of each IR value by value index ([`NO_SLOT`]: none, e.g. a
+    /// constant only used as an immediate): how the host reads a frame's
+    /// live values for on-stack replacement.
+    pub value_slots: Vec<Slot>,
+    /// The targets of [`Op::JumpBackOsr`] and their IR blocks (by index).
+    pub osr_heads: Vec<(Target, u32)>,
 }
+
+/// "No slot" in [`Code::value_slots`].
+pub(crate) const NO_SLOT: Slot = Slot::MAX;
 
 /// A function's tiering state as the dispatch loop sees it: two counters
 /// that count down (a decrement and a branch on the hot paths) and the flag
@@ -267,6 +281,11 @@ pub(crate) struct TierCell {
     pub edges: Cell<i32>,
     /// Whether calls run the function on another tier through the host.
     pub external: Cell<bool>,
+    /// Whether the next [`Op::JumpBackOsr`] asks the host for on-stack
+    /// replacement even if the edge counter has not run out (set when the
+    /// counter ran out on the back edge of a nested loop, where no entry
+    /// is possible).
+    pub osr: Cell<bool>,
 }
 
 impl Default for TierCell {
@@ -276,6 +295,7 @@ impl Default for TierCell {
             calls: Cell::new(i32::MAX),
             edges: Cell::new(i32::MAX),
             external: Cell::new(false),
+            osr: Cell::new(false),
         }
     }
 }
@@ -297,6 +317,8 @@ impl Code {
             recursive: false,
             func: 0,
             tier: TierCell::default(),
+            value_slots: Vec::new(),
+            osr_heads: Vec::new(),
         }
     }
 
@@ -317,6 +339,7 @@ impl Code {
             Some(
                 Op::Jump { .. }
                     | Op::JumpBack { .. }
+                    | Op::JumpBackOsr { .. }
                     | Op::Ret { .. }
                     | Op::RetVoid
                     | Op::Malformed
@@ -330,6 +353,7 @@ impl Code {
         copy.for_each_slot_mut(|s| ok &= (*s as usize) < n);
         let nops = self.ops.len();
         copy.for_each_target_mut(|t| ok &= (*t as usize) < nops);
+        ok &= (self.value_slots.iter()).all(|&s| s == NO_SLOT || (s as usize) < n);
         ok
     }
 
@@ -398,6 +422,7 @@ impl Code {
             match op {
                 Op::Jump { t }
                 | Op::JumpBack { t }
+                | Op::JumpBackOsr { t }
                 | Op::BrTrue { t, .. }
                 | Op::BrFalse { t, .. }
                 | Op::BrIEq { t, .. }
@@ -420,6 +445,9 @@ impl Code {
             }
         }
         for (_, t) in &mut self.cases {
+            f(t);
+        }
+        for (t, _) in &mut self.osr_heads {
             f(t);
         }
     }
@@ -520,6 +548,7 @@ impl Op {
             | Op::Jump { .. }
             | Op::JumpBack { .. }
             | Op::Clear { .. }
+            | Op::JumpBackOsr { .. }
             | Op::Malformed => {}
         }
     }

@@ -5,8 +5,28 @@
 //! Reading heap objects (lengths, elements, string bytes) needs no host: it
 //! follows the layouts of [`crate::abi`] directly, as compiled code does.
 
+use cranelift_entity::EntityRef;
+
 use crate::abi::{Trap, TrapCode, Word};
-use crate::ir::{FuncId, HostFnId, SrcLoc, Type};
+use crate::ir::{Block, FuncId, HostFnId, SrcLoc, Type, Value};
+
+/// The frame of an interpreted activation standing at a loop header, as
+/// [`Host::osr`] sees it: the words of its live IR values.
+pub struct LoopFrame<'a> {
+    pub(crate) frame: &'a [Word],
+    pub(crate) slots: &'a [u32],
+}
+
+impl LoopFrame<'_> {
+    /// The word of `v` in the frame; `None` when `v` has no slot (a
+    /// constant the code only uses as an immediate, or no value of this
+    /// function). Only values live at the header hold meaningful words:
+    /// the header's parameters and values defined before the loop.
+    pub fn value(&self, v: Value) -> Option<Word> {
+        let s = *self.slots.get(v.index())?;
+        self.frame.get(s as usize).copied()
+    }
+}
 
 /// Services the runtime provides to executing Waddle code.
 ///
@@ -74,6 +94,18 @@ pub trait Host {
         })
     }
 
+    /// A runtime error is leaving a frame of `func`: `loc` is where that
+    /// frame stopped (the failing operation in the innermost frame, the
+    /// call in every other). Every tier reports each frame the trap passes
+    /// through, innermost first, so the host can build the script's stack
+    /// trace; frames of different tiers interleave in call order. A frame
+    /// whose function had not started (a trap in its entry: stack
+    /// overflow, fuel) is not reported: the error points at its caller.
+    /// Only runs on the trap path. The default ignores it.
+    fn trace_frame(&mut self, func: FuncId, loc: SrcLoc) {
+        let _ = (func, loc);
+    }
+
     /// The interpreter's counter of `func` ran out: its call counter, or
     /// its loop back-edge counter when `back_edge`. The host may compile
     /// the function and make it external (the call that ran the counter
@@ -82,6 +114,31 @@ pub trait Host {
     /// instructions, so the interpreter's state is consistent.
     fn hot(&mut self, func: FuncId, back_edge: bool) {
         let _ = (func, back_edge);
+    }
+
+    /// On-stack replacement: the running activation of `func` is about to
+    /// enter loop header `header` (an outermost loop) again, and its edge
+    /// counter ran out (or a nested loop's did). The host may run the rest
+    /// of the activation on another tier, from `header` with the live
+    /// values of `frame` ([`crate::osr::osr_entry`]), and return
+    /// `Some(result)`: the function's result word, or the trap it raised
+    /// (a trap at [`SrcLoc::NONE`] is reported at the back edge). `None`:
+    /// the interpreter goes on (the host may have re-armed the counters,
+    /// as for [`Host::hot`]). `roots` are the interpreter's frames,
+    /// including this one. The default tells [`Host::hot`] and goes on.
+    /// The interpreter hands its recursion depth and current fuel batch to
+    /// the code entered ([`crate::abi::carry`]), whose entry charges this
+    /// back edge, so fuel runs out at the same unit as on the interpreter.
+    fn osr(
+        &mut self,
+        func: FuncId,
+        header: Block,
+        frame: &LoopFrame<'_>,
+        roots: &[Word],
+    ) -> Option<Result<Word, Trap>> {
+        let _ = (header, frame, roots);
+        self.hot(func, true);
+        None
     }
 
     /// Seconds since an arbitrary start.

@@ -56,13 +56,13 @@ mod host;
 mod moves;
 mod prepare;
 
-pub use host::Host;
+pub use host::{Host, LoopFrame};
 
 use std::cell::{Cell, RefCell};
 
 use cranelift_entity::EntityRef;
 
-use crate::abi::{max_call_depth, Trap, TrapCode, Word, DEFAULT_STACK_BUDGET};
+use crate::abi::{carry, max_call_depth, Trap, TrapCode, Word, DEFAULT_STACK_BUDGET};
 use crate::ir::{FuncId, Program, SrcLoc};
 use code::Code;
 use exec::{Frame, FRAME_OVERHEAD};
@@ -228,9 +228,12 @@ impl Interpreter {
         }
         let top = entry.nslots as usize;
         let budget = self.budget.saturating_sub(self.outer_used.get());
-        // Nested activations (calls back from compiled code) get the depth
-        // of what is left of the budget.
-        let depth_left = max_call_depth(budget) - i64::from(entry.recursive);
+        // A call from another tier goes on with the depth its caller had
+        // left (so a mixed chain allows the depth of a single tier); a call
+        // from Rust starts from the budget.
+        let (carried, _) = carry::carry_in();
+        let depth_left =
+            carried.unwrap_or_else(|| max_call_depth(budget)) - i64::from(entry.recursive);
         if depth_left < 0 {
             return fail(TrapCode::StackOverflow);
         }

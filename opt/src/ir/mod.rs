@@ -8,6 +8,7 @@
 mod builder;
 mod entities;
 mod function;
+mod inst_table;
 mod instructions;
 mod parse;
 mod print;

@@ -54,8 +54,9 @@
 
 use std::fmt::Write;
 
-use super::entities::{FuncId, Inst};
+use super::entities::{FuncId, GlobalId, HostFnId, Inst, Value};
 use super::function::{Function, Program};
+use super::inst_table::{inst_table, operand, table_mnemonic, OperandKind};
 use super::instructions::{BinaryOp, BlockCall, Cmp, InstKind, SrcLoc, Terminator, UnaryOp};
 
 /// Every unary operation, for parsers and generators.
@@ -200,55 +201,117 @@ fn value_list(vals: &[super::Value]) -> String {
         .join(", ")
 }
 
-macro_rules! gen_format_table_inst {
-    ($($v:ident($first:ident $(, $rest:ident)*) $name:literal { $($effects:tt)* }
-        ($f:ident) => $typing:block;)*) => {
-        /// The text of a [`super::instructions::value_insts`] instruction:
-        /// its mnemonic and operands.
-        fn format_table_inst(kind: &InstKind) -> Option<String> {
+/// How the printer writes an operand of the instruction table.
+trait FormatOperand: OperandKind {
+    /// Appends the text of `field` to `out`.
+    fn format(field: &Self::Field, p: &Program, out: &mut String);
+}
+
+impl FormatOperand for operand::Val {
+    fn format(field: &Value, _: &Program, out: &mut String) {
+        let _ = write!(out, "{field}");
+    }
+}
+impl FormatOperand for operand::Vals {
+    fn format(field: &Vec<Value>, _: &Program, out: &mut String) {
+        let _ = write!(out, "[{}]", value_list(field));
+    }
+}
+impl FormatOperand for operand::Args {
+    fn format(field: &Vec<Value>, _: &Program, out: &mut String) {
+        let _ = write!(out, "({})", value_list(field));
+    }
+}
+impl FormatOperand for operand::Int {
+    fn format(field: &i64, _: &Program, out: &mut String) {
+        let _ = write!(out, "{field}");
+    }
+}
+impl FormatOperand for operand::FloatBits {
+    fn format(field: &u64, _: &Program, out: &mut String) {
+        out.push_str(&format_float_bits(*field));
+    }
+}
+impl FormatOperand for operand::BoolLit {
+    fn format(field: &bool, _: &Program, out: &mut String) {
+        let _ = write!(out, "{field}");
+    }
+}
+impl FormatOperand for operand::StrLit {
+    fn format(field: &Box<str>, _: &Program, out: &mut String) {
+        out.push_str(&quote(field));
+    }
+}
+impl FormatOperand for operand::Cond {
+    fn format(field: &Cmp, _: &Program, out: &mut String) {
+        out.push_str(cmp_name(*field));
+    }
+}
+impl FormatOperand for operand::UnOp {
+    fn format(field: &UnaryOp, _: &Program, out: &mut String) {
+        out.push_str(unary_name(*field));
+    }
+}
+impl FormatOperand for operand::BinOp {
+    fn format(field: &BinaryOp, _: &Program, out: &mut String) {
+        out.push_str(binary_name(*field));
+        if let BinaryOp::ICmp(c) | BinaryOp::FCmp(c) | BinaryOp::BCmp(c) = field {
+            let _ = write!(out, " {}", cmp_name(*c));
+        }
+    }
+}
+impl FormatOperand for operand::Callee {
+    fn format(field: &FuncId, p: &Program, out: &mut String) {
+        let _ = write!(out, "{field}");
+        if let Some(cf) = p.funcs.get(*field) {
+            let _ = write!(out, " {}", quote(&cf.name));
+        }
+    }
+}
+impl FormatOperand for operand::HostFn {
+    fn format(field: &HostFnId, p: &Program, out: &mut String) {
+        let _ = write!(out, "{field}");
+        if let Some(hf) = p.host_fns.get(*field) {
+            let _ = write!(out, " {}", quote(&hf.name));
+        }
+    }
+}
+impl FormatOperand for operand::Global {
+    fn format(field: &GlobalId, _: &Program, out: &mut String) {
+        let _ = write!(out, "{field}");
+    }
+}
+
+macro_rules! gen_format_kind {
+    (typing($($ctx:ident),*);
+     $($name:tt $v:ident $(($($op:ident: $kind:ident),*))?
+        { $($effects:tt)* } => $typing:block;)*) => {
+        /// The body of an instruction (mnemonic and operands) without
+        /// result or location, from its table row.
+        #[allow(unused_assignments, unused_mut, unused_variables)]
+        fn format_kind(p: &Program, kind: &InstKind) -> String {
             match kind {
-                $(InstKind::$v($first $(, $rest)*) => {
-                    let operands: &[super::Value] = &[*$first $(, *$rest)*];
-                    Some(format!("{} {}", $name, value_list(operands)))
+                $(InstKind::$v $(($($op),*))? => {
+                    let mut s = String::new();
+                    let mut sep = match table_mnemonic!($name) {
+                        Some(name) => {
+                            s.push_str(name);
+                            " "
+                        }
+                        None => "",
+                    };
+                    $($(
+                        s.push_str(sep);
+                        <operand::$kind as FormatOperand>::format($op, p, &mut s);
+                        sep = <operand::$kind as OperandKind>::SEP_AFTER;
+                    )*)?
+                    s
                 })*
-                _ => None,
             }
         }
     };
 }
-super::instructions::value_insts!(gen_format_table_inst);
-
-/// The body of an instruction (opcode and operands) without result or loc.
-fn format_kind(p: &Program, kind: &InstKind) -> String {
-    match kind {
-        InstKind::IConst(n) => format!("iconst {n}"),
-        InstKind::FConst(bits) => format!("fconst {}", format_float_bits(*bits)),
-        InstKind::BConst(b) => format!("bconst {b}"),
-        InstKind::SConst(s) => format!("sconst {}", quote(s)),
-        InstKind::Unary(op, a) => format!("{} {a}", unary_name(*op)),
-        InstKind::Binary(op, a, b) => match op {
-            BinaryOp::ICmp(c) | BinaryOp::FCmp(c) | BinaryOp::BCmp(c) => {
-                format!("{} {} {a}, {b}", binary_name(*op), cmp_name(*c))
-            }
-            _ => format!("{} {a}, {b}", binary_name(*op)),
-        },
-        InstKind::Call(callee, args) => match p.funcs.get(*callee) {
-            Some(cf) => format!("call {callee} {}({})", quote(&cf.name), value_list(args)),
-            None => format!("call {callee}({})", value_list(args)),
-        },
-        InstKind::HostCall(h, args) => match p.host_fns.get(*h) {
-            Some(hf) => format!("host_call {h} {}({})", quote(&hf.name), value_list(args)),
-            None => format!("host_call {h}({})", value_list(args)),
-        },
-        InstKind::GlobalGet(g) => format!("global_get {g}"),
-        InstKind::GlobalSet(g, a) => format!("global_set {g}, {a}"),
-        InstKind::ArrayLit(elems) => format!("array_lit [{}]", value_list(elems)),
-        InstKind::StrCmp(c, a, b) => format!("str_cmp {} {a}, {b}", cmp_name(*c)),
-        InstKind::Clock => "clock".to_string(),
-        other => format_table_inst(other)
-            .expect("every instruction not printed above is in the value_insts table"),
-    }
-}
+inst_table!(gen_format_kind);
 
 /// One instruction of `f` in text form (`v3: int = iadd v1, v2 @4:7`),
 /// without indentation or newline. Tolerates malformed IR (ids outside the

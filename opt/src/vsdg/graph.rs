@@ -17,7 +17,11 @@
 //!   arm its predicate picks (tupled γ, §2.6.4);
 //! - a loop ([`Op::Theta`], the report's `iter`/μ unfolding of §2.6.6 in the
 //!   θ shape of the later RVSDG work) owns a body region whose arguments are
-//!   the loop-carried values, and one *exit region* per loop exit block.
+//!   the loop-carried values. A loop with one exit is an ordinary node of
+//!   its region: its outputs are the exit's values and the state, and the
+//!   code after the loop continues in the same region (so a chain of loops
+//!   does not nest). A loop with no exit or several exits ends its region
+//!   ([`Tail::Loop`]) and owns one *exit region* per exit block.
 //!
 //! Regions are lexically scoped: a node may use any port visible in an
 //! enclosing region (the report's flattening, §2.6.5, makes this the same
@@ -78,13 +82,17 @@ pub enum Op {
         /// Arm regions.
         arms: Vec<Region>,
     },
-    /// A loop: inputs are the initial loop-carried values and the state;
-    /// it has no outputs, its exit regions receive the values instead. A
-    /// loop only appears as the [`Tail::Loop`] of its region.
+    /// A loop: inputs are the initial loop-carried values and the state.
+    /// With one exit (`exits` empty, see [`NodeData::is_inline_theta`]) its
+    /// outputs are the values its body passes to [`Tail::Break`] `0`, then
+    /// the state, and it sits on its region's state chain like a call.
+    /// Otherwise it has no outputs and ends its region as [`Tail::Loop`];
+    /// its exit regions receive the values instead.
     Theta {
         /// The body, run once per iteration.
         body: Region,
-        /// One region per exit, entered with the exit's values and state.
+        /// One region per exit, entered with the exit's values and state
+        /// (empty for a single-exit loop).
         exits: Vec<Region>,
     },
 }
@@ -115,6 +123,12 @@ impl NodeData {
         matches!(self.outputs.last(), Some(Sort::State)) && !matches!(self.op, Op::Args)
     }
 
+    /// Whether the node is a single-exit loop whose outputs are its exit's
+    /// values and state: an ordinary node of its region, not a tail.
+    pub fn is_inline_theta(&self) -> bool {
+        matches!(self.op, Op::Theta { .. }) && !self.outputs.is_empty()
+    }
+
     /// The state output port, for stateful nodes.
     pub fn state_port(&self, me: Node) -> Option<Port> {
         match self.outputs.last() {
@@ -139,8 +153,8 @@ pub enum Tail {
     /// Starts the next iteration of the innermost loop with these
     /// loop-carried values; state last.
     Continue(Vec<Port>),
-    /// Leaves the innermost loop through its exit `0` with these values;
-    /// state last.
+    /// Leaves the innermost loop through exit `k` with these values; state
+    /// last. For a single-exit loop these become the θ's outputs.
     Break(u32, Vec<Port>),
     /// A branch whose arms never join again inside this region.
     Switch {
@@ -153,7 +167,7 @@ pub enum Tail {
         /// Arm regions (their argument node carries only the state).
         arms: Vec<Region>,
     },
-    /// A loop ([`Op::Theta`]) ends the region.
+    /// A loop ([`Op::Theta`]) with no exit or several exits ends the region.
     Loop(Node),
 }
 

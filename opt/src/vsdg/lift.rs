@@ -18,8 +18,12 @@
 //!   ends the region with a [`Tail::Switch`];
 //! - the header of a natural loop from the loop forest becomes a θ-node
 //!   (the `iter` of §5.5.2 / the μ unfolding of §2.6.6): its body region
-//!   starts at the header with the header's parameters as arguments; its
-//!   exit regions start at the loop's (dedicated, LCSSA) exit blocks;
+//!   starts at the header with the header's parameters as arguments. A
+//!   loop with one (dedicated, LCSSA) exit block is an ordinary node whose
+//!   outputs are that block's parameters, and lifting continues at the exit
+//!   block in the same region, so sequential loops do not nest; a loop with
+//!   several exits ends the region, and each exit block starts an exit
+//!   region;
 //! - every instruction with an effect, a memory read, or a possible trap is
 //!   threaded on the single state (App. B.4, digest §6.1 step 1); loops are
 //!   on the state too, since they may not terminate (§2.6.6).
@@ -37,7 +41,7 @@ use crate::analysis::{ControlFlowGraph, DomTree};
 use crate::ir::{Block, Function, Inst, InstKind, Terminator, Type, Value};
 
 use super::build::{is_stateful, template};
-use super::graph::{Graph, Op, Owner, Port, Region, Tail};
+use super::graph::{Graph, Op, Owner, Port, Region, Sort, Tail};
 use super::Unsupported;
 
 /// Deepest nesting of regions the lifter builds (recursion bound).
@@ -69,8 +73,12 @@ pub(super) struct Lifter<'f> {
     /// into the arms of the γ just finished, and the γ output they became.
     pub(super) distributed: FxHashMap<Inst, Port>,
     pub(super) dom: DomTree,
-    /// The blocks using each value (computed when first needed).
-    pub(super) use_blocks: Option<SecondaryMap<Value, Vec<Block>>>,
+    /// γ-orderings imposed on the branch ending a block by the ordering of
+    /// an enclosing branch ([`Lifter::force_order`]): the joins to pass and
+    /// the values still to protect from speculation.
+    pub(super) forced: FxHashMap<Block, (Vec<Block>, Vec<Value>)>,
+    /// The blocks using and defining each value (computed when first needed).
+    pub(super) use_blocks: Option<super::split::UseDef>,
 }
 
 /// Lifts a canonical function into a VSDG.
@@ -104,6 +112,7 @@ pub fn lift(func: &Function) -> Result<Graph, Unsupported> {
         known: FxHashMap::default(),
         distributed: FxHashMap::default(),
         dom,
+        forced: FxHashMap::default(),
         use_blocks: None,
     };
     let root = lifter.g.root;
@@ -197,8 +206,16 @@ impl Lifter<'_> {
                 break;
             }
             if let Some(l) = self.loops.loop_headed_by(target).filter(|_| !first) {
-                self.theta(region, state, l, args, stop, lp)?;
-                break;
+                match self.theta(region, state, l, args, stop, lp)? {
+                    // A single-exit loop: continue after it in this region.
+                    Some((outs, st, exit)) => {
+                        args = outs;
+                        state = st;
+                        target = exit;
+                        continue;
+                    }
+                    None => break,
+                }
             }
             // An ordinary block: bind its parameters and lift its body.
             let params = self.func.blocks[target].params.clone();
@@ -258,7 +275,11 @@ impl Lifter<'_> {
                         .cloned()
                         .collect();
                     let keys: Vec<i64> = cases.iter().map(|(k, _)| *k).collect();
-                    let (join, carry) = self.extended_join(lp, target, *v, stop)?;
+                    let super::split::Join {
+                        block: join,
+                        carry,
+                        order,
+                    } = self.extended_join(lp, target, *v, stop)?;
                     let bool_pred = self.g.ty(pred) == Type::Bool;
                     let loc = self.func.loc;
                     match join {
@@ -270,7 +291,11 @@ impl Lifter<'_> {
                                 let a = self.map(&e.args)?;
                                 let s = self.g.region_state(arm);
                                 let saved = self.assume(pred, &keys, i, bool_pred);
+                                let forced = self.force_order(&order, i);
                                 self.run(arm, s, e.block, a, Some((j, &carry)), lp, false)?;
+                                if let Some(f) = forced {
+                                    self.forced.remove(&f);
+                                }
                                 self.restore(pred, saved);
                                 self.rollback(mark);
                             }
@@ -530,7 +555,16 @@ impl Lifter<'_> {
         Ok(Pdom { ipdom })
     }
 
-    /// Builds the θ-node of loop `l` entered with `args` as the tail of `region`.
+    /// Builds the θ-node of loop `l` entered with `args` in `region`.
+    ///
+    /// A loop with exactly one exit block becomes an ordinary node of
+    /// `region` whose outputs are the exit block's parameters and the
+    /// state; this returns them with the exit block, where lifting goes on
+    /// in the same region. So `m` loops in sequence stay at one nesting
+    /// depth, and the region-tree walks of lifting and sequentialization
+    /// stay short. Any other loop ends `region` ([`Tail::Loop`]): each exit
+    /// block is lifted into an exit region of its own, and this returns
+    /// `None`.
     fn theta(
         &mut self,
         region: Region,
@@ -539,17 +573,29 @@ impl Lifter<'_> {
         mut args: Vec<Port>,
         stop: Stop<'_>,
         lp: Option<Loop>,
-    ) -> Result<(), Unsupported> {
+    ) -> Result<Option<(Vec<Port>, Port, Block)>, Unsupported> {
         let header = self.loops.header(l);
         let exits = self.loops.exits(l).to_vec();
         args.push(state);
+        let inline = exits.len() == 1;
+        let outputs = if inline {
+            let mut o: Vec<Sort> = self
+                .param_types(exits[0])
+                .into_iter()
+                .map(Sort::Val)
+                .collect();
+            o.push(Sort::State);
+            o
+        } else {
+            Vec::new()
+        };
         let theta = self.g.nodes.push(super::graph::NodeData {
             op: Op::Theta {
                 body: region,
                 exits: Vec::new(),
             },
             inputs: args,
-            outputs: Vec::new(),
+            outputs,
             region,
             scope: region,
             loc: self.func.loc,
@@ -557,20 +603,26 @@ impl Lifter<'_> {
         let body = self
             .g
             .new_region(Owner::Body(theta), Some(region), &self.param_types(header));
-        let exit_regions: Vec<Region> = exits
-            .iter()
-            .enumerate()
-            .map(|(i, &e)| {
-                let tys = self.param_types(e);
-                self.g
-                    .new_region(Owner::Exit(theta, i as u32), Some(region), &tys)
-            })
-            .collect();
+        let exit_regions: Vec<Region> = if inline {
+            Vec::new()
+        } else {
+            exits
+                .iter()
+                .enumerate()
+                .map(|(i, &e)| {
+                    let tys = self.param_types(e);
+                    self.g
+                        .new_region(Owner::Exit(theta, i as u32), Some(region), &tys)
+                })
+                .collect()
+        };
         self.g.nodes[theta].op = Op::Theta {
             body,
             exits: exit_regions.clone(),
         };
-        self.g.regions[region].tail = Tail::Loop(theta);
+        if !inline {
+            self.g.regions[region].tail = Tail::Loop(theta);
+        }
         // The body starts at the header with its parameters bound to the
         // loop-carried arguments (jumping to the header is a Continue).
         let mark = self.undo.len();
@@ -578,6 +630,12 @@ impl Lifter<'_> {
         let bstate = bargs.pop().expect("state");
         self.run(body, bstate, header, bargs, None, Some(l), true)?;
         self.rollback(mark);
+        if inline {
+            let n = self.g.nodes[theta].outputs.len() as u32;
+            let mut outs: Vec<Port> = (0..n).map(|i| Graph::port(theta, i)).collect();
+            let st = outs.pop().expect("state");
+            return Ok(Some((outs, st, exits[0])));
+        }
         for (&e, &r) in exits.iter().zip(&exit_regions) {
             let mark = self.undo.len();
             let mut eargs = self.g.region_args(r);
@@ -585,6 +643,6 @@ impl Lifter<'_> {
             self.run(r, estate, e, eargs, stop, lp, false)?;
             self.rollback(mark);
         }
-        Ok(())
+        Ok(None)
     }
 }

@@ -36,7 +36,9 @@
 //! - **Emission (digest §6.2).** A γ becomes a branch to one block per arm
 //!   and a join block whose parameters are the γ's outputs; a loop becomes
 //!   a header block (parameters: the loop-carried values) and one block per
-//!   exit. The result is made canonical (`canon`) for the passes after it.
+//!   exit; the exit block of a single-exit loop is where the code of its
+//!   region continues, like a γ's join. The result is made canonical
+//!   (`canon`) for the passes after it.
 
 use cranelift_entity::SecondaryMap;
 use rustc_hash::FxHashMap;
@@ -70,6 +72,17 @@ pub struct Placement {
 fn is_pure(g: &Graph, n: Node) -> bool {
     let d = &g.nodes[n];
     matches!(d.op, Op::Simple(_)) && !d.is_stateful()
+}
+
+/// Whether `n` is not listed among its region's items: an argument node,
+/// or a loop that ends its region ([`Tail::Loop`]).
+fn is_tail(g: &Graph, n: Node) -> bool {
+    let d = &g.nodes[n];
+    match d.op {
+        Op::Args => true,
+        Op::Theta { .. } => !d.is_inline_theta(),
+        _ => false,
+    }
 }
 
 /// Live nodes, operands before users.
@@ -242,7 +255,7 @@ pub fn place(g: &Graph, live: &Liveness) -> Placement {
         pl.copies[n] = at;
     }
     for &n in &order {
-        if matches!(g.nodes[n].op, Op::Args | Op::Theta { .. }) {
+        if is_tail(g, n) {
             continue;
         }
         for &r in &pl.copies[n] {
@@ -264,13 +277,17 @@ pub fn place(g: &Graph, live: &Liveness) -> Placement {
                 let Some(&rn) = pl.copies[n].iter().find(|&&c| g.is_within(ru, c)) else {
                     continue;
                 };
-                let item = if matches!(g.nodes[u].op, Op::Theta { .. }) {
+                // The item of region `rn` that contains this use: `u`
+                // itself, or the γ or single-exit loop whose arm or body
+                // holds it (a tail needs no edge: it comes last).
+                let item = if is_tail(g, u) {
                     None
                 } else if ru == rn {
                     Some(u)
                 } else {
                     match g.regions[child_of(g, rn, ru)].owner {
                         Owner::Arm(gm, _) => Some(gm),
+                        Owner::Body(t) if g.nodes[t].is_inline_theta() => Some(t),
                         _ => None,
                     }
                 };
@@ -529,6 +546,29 @@ impl Emitter<'_> {
                     self.region(a, b, &inner)?;
                 }
                 Ok(join)
+            }
+            Op::Theta { body, .. } if data.is_inline_theta() => {
+                // A single-exit loop: a header block, the body, and the
+                // exit block (parameters: the θ's value outputs) where the
+                // region's code continues.
+                let init = self.vals_of(&data.inputs)?;
+                let header = self.block(&arg_types(g, *body), g.regions[*body].args);
+                let tys: Vec<Type> = data
+                    .outputs
+                    .iter()
+                    .filter_map(|s| match s {
+                        Sort::Val(t) => Some(*t),
+                        Sort::State => None,
+                    })
+                    .collect();
+                let exit = self.block(&tys, n);
+                self.jump(cur, header, init);
+                let inner = Ctx {
+                    join: None,
+                    lp: Some((header, vec![exit])),
+                };
+                self.region(*body, header, &inner)?;
+                Ok(exit)
             }
             Op::Args | Op::Theta { .. } => Err(Unsupported::new("internal: not an item")),
         }

@@ -51,7 +51,8 @@ pub struct TierArgs {
     #[arg(long)]
     pub allow_ffi: bool,
     /// When `auto` promotes a function from the interpreter: after CALLS
-    /// calls (functions without a loop) or LOOPS loop back edges (0:
+    /// calls (functions without a loop) or LOOPS loop back edges, when the
+    /// running loop continues in compiled code (on-stack replacement; 0:
     /// functions with a loop compile before their first run).
     #[arg(long, value_name = "CALLS,LOOPS", default_value_t = TierThresholds::default())]
     pub tier_thresholds: TierThresholds,

@@ -27,15 +27,17 @@
 //! returns, so no frame can still be running in them.
 
 use std::cell::{Cell, RefCell};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use cranelift_entity::EntityRef;
+use waddle_jit::EntryLoc;
 use waddle_opt::abi::{Trap, TrapCode, Word};
-use waddle_opt::interp::{Host, Interpreter};
-use waddle_opt::ir::{FuncId, HostFnId, Program, SrcLoc, Type};
+use waddle_opt::interp::{Host, Interpreter, LoopFrame};
+use waddle_opt::ir::{Block, FuncId, HostFnId, Program, SrcLoc, Type};
 
 use super::compiler::{Compiler, Done, Job};
-use super::native::{InstallError, NativeCode};
+use super::native::{InstallError, NativeCode, OsrCode};
 use super::tiering::{self, TierEvent, TierOptions};
 use crate::driver::Tier;
 use crate::host::Runtime;
@@ -86,6 +88,8 @@ pub(crate) struct Executor {
     depth: Cell<usize>,
     /// Functions promoted by counters so far.
     promotions: Cell<u64>,
+    /// Activations continued in compiled code at a loop header so far.
+    osr_entries: Cell<u64>,
 }
 
 // SAFETY: the interpreter is not `Send` only because its pooled frame
@@ -123,6 +127,7 @@ impl Executor {
             native_failed: Cell::new(false),
             depth: Cell::new(0),
             promotions: Cell::new(0),
+            osr_entries: Cell::new(0),
         }
     }
 
@@ -288,8 +293,12 @@ impl Executor {
             }
             if self.options.chaos.is_some() {
                 // Chaos: promotion after a few calls or back edges, picked
-                // at random per function (or never).
-                let calls = match self.random(4) {
+                // at random per function (or never). The name is stirred
+                // in, so one seed draws differently for each program; a
+                // function with a loop often stays for OSR.
+                self.stir(f.name());
+                let never = if tiering::has_loop(f) { 2 } else { 4 };
+                let calls = match self.random(never) {
                     0 => i32::MAX,
                     _ => 1 + self.random(6) as i32,
                 };
@@ -339,7 +348,14 @@ impl Executor {
                 // SAFETY: the pool's first `n` words stay initialized and in
                 // place while the executor lives (installs only append).
                 let strings = unsafe { std::slice::from_raw_parts(strings, n) };
-                unit.call_shared(&mut th, func, args, strings, Some(self.stack_budget.get()))
+                unit.call_shared(
+                    &mut th,
+                    func,
+                    args,
+                    strings,
+                    Some(self.stack_budget.get()),
+                    EntryLoc::Callee,
+                )
             }
             None => self.interp.call(&mut th, func, args),
         };
@@ -348,6 +364,14 @@ impl Executor {
             self.native.borrow_mut().free_retired();
         }
         r
+    }
+
+    /// Mixes `name` into chaos mode's generator state.
+    fn stir(&self, name: &str) {
+        let h = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+        });
+        self.chaos.set(splitmix(self.chaos.get() ^ h));
     }
 
     /// A pseudo-random number below `n` (chaos mode).
@@ -468,7 +492,7 @@ impl Executor {
         if let Some(hook) = &self.options.hook {
             let code_bytes = self.native.borrow().code(func).map_or(0, <[u8]>::len);
             (hook.0)(&TierEvent {
-                function: program.funcs[func].name.clone(),
+                function: program.funcs[func].name().to_string(),
                 from,
                 to,
                 reason,
@@ -561,6 +585,40 @@ impl Executor {
         self.promotions.get()
     }
 
+    /// Activations continued in compiled code at a loop header so far
+    /// (on-stack replacement).
+    pub(crate) fn osr_entries(&self) -> u64 {
+        self.osr_entries.get()
+    }
+
+    /// Compiles and links the OSR entry of `func` at `header` on this
+    /// thread; `None` when `header` is no OSR point or the compile failed.
+    fn compile_osr(
+        &self,
+        program: &Program,
+        func: FuncId,
+        header: Block,
+        host: &mut Runtime,
+        tier: Tier,
+    ) -> Option<(Arc<OsrCode>, Duration)> {
+        let fuel = self.fuel.get();
+        let job = self
+            .native
+            .borrow()
+            .osr_job(program, func, header, tier, fuel)
+            .ok()??;
+        let meta = job.meta(program);
+        let start = Instant::now();
+        let compiled = waddle_jit::compile(job.tier, &job.program, &job.options).ok()?;
+        let took = start.elapsed();
+        let code = self
+            .native
+            .borrow_mut()
+            .link_osr(program, meta, compiled, tier, fuel, host)
+            .ok()?;
+        Some((code, took))
+    }
+
     /// `func`'s machine code, if it runs natively (a copy).
     pub(crate) fn code(&self, func: FuncId) -> Option<Vec<u8>> {
         self.native.borrow().code(func).map(<[u8]>::to_vec)
@@ -639,6 +697,9 @@ impl Host for TieredHost<'_> {
     fn consume_fuel(&mut self, units: u64) -> Result<(), TrapCode> {
         self.rt.consume_fuel(units)
     }
+    fn trace_frame(&mut self, func: FuncId, loc: SrcLoc) {
+        self.rt.trace_frame(func, loc)
+    }
 
     fn call_func(&mut self, func: FuncId, args: &[Word], roots: &[Word]) -> Result<Word, Trap> {
         let exec = self.exec;
@@ -658,7 +719,14 @@ impl Host for TieredHost<'_> {
                 };
                 // SAFETY: as in `Executor::call`.
                 let strings = unsafe { std::slice::from_raw_parts(ptr, n) };
-                unit.call_nested(self, func, args, strings, Some(exec.stack_budget.get()))
+                unit.call_shared(
+                    self,
+                    func,
+                    args,
+                    strings,
+                    Some(exec.stack_budget.get()),
+                    EntryLoc::CallSite,
+                )
             }
             None => {
                 if !exec.interp.is_external(func) {
@@ -686,8 +754,20 @@ impl Host for TieredHost<'_> {
         if exec.interp.is_external(func) {
             return;
         }
-        // Without OSR a loop that starts on the interpreter stays there, so
-        // a loop function promoted before its first run compiles at once.
+        if back_edge {
+            // A nested loop ran its counter out: the interpreter asks for
+            // on-stack replacement at the next back edge of the loop
+            // around it ([`Host::osr`]); the next call promotes.
+            let calls = if exec.options.chaos.is_some() {
+                1 + exec.random(6) as i32
+            } else {
+                1
+            };
+            exec.interp.set_counters(func, calls, i32::MAX);
+            return;
+        }
+        // A loop function promoted before its first run (`loops = 0`)
+        // compiles at once.
         let first_run = !back_edge
             && exec.options.thresholds.loops == 0
             && exec.options.chaos.is_none()
@@ -699,5 +779,97 @@ impl Host for TieredHost<'_> {
         };
         let sync = exec.options.sync || first_run;
         exec.promote(self.program, func, self.rt, reason, sync);
+    }
+
+    fn osr(
+        &mut self,
+        func: FuncId,
+        header: Block,
+        frame: &LoopFrame<'_>,
+        roots: &[Word],
+    ) -> Option<Result<Word, Trap>> {
+        let exec = self.exec;
+        if exec.tier.get() != Tier::Auto || exec.pin_of(func).is_some() || exec.native_failed.get()
+        {
+            exec.interp.set_counters(func, i32::MAX, i32::MAX);
+            return None;
+        }
+        exec.poll(self.program, self.rt);
+        let chaos = exec.options.chaos.is_some();
+        let calls = exec.interp.counters(func).map_or(i32::MAX, |c| c.0);
+        if chaos && exec.random(3) == 0 {
+            // Chaos: not at this back edge; maybe a later one.
+            exec.interp
+                .set_counters(func, calls, 1 + exec.random(50) as i32);
+            return None;
+        }
+        let cached = exec.native.borrow().osr_code(func, header);
+        let (code, took) = match cached {
+            Some(code) => (Some(code), None),
+            None => {
+                let tier = if chaos && Tier::Baseline.is_available() && exec.random(2) == 0 {
+                    Tier::Baseline
+                } else {
+                    Tier::Opt
+                };
+                match exec.compile_osr(self.program, func, header, self.rt, tier) {
+                    Some((code, took)) => (Some(code), Some(took)),
+                    None => (None, None),
+                }
+            }
+        };
+        let Some(code) = code else {
+            // No entry here (or the compile failed): stay, and promote at
+            // the next call.
+            exec.interp.set_counters(func, calls.min(1), i32::MAX);
+            return None;
+        };
+        let Some(args) = (code.state.iter())
+            .map(|&v| frame.value(v))
+            .collect::<Option<Vec<Word>>>()
+        else {
+            exec.interp.set_counters(func, calls, i32::MAX);
+            return None;
+        };
+        if !chaos {
+            // Later calls start in compiled code.
+            exec.interp.set_counters(func, 1, i32::MAX);
+        }
+        exec.osr_entries.set(exec.osr_entries.get() + 1);
+        if let Some(hook) = &exec.options.hook {
+            (hook.0)(&TierEvent {
+                function: self.program.funcs[func].name().to_string(),
+                from: Tier::Interp,
+                to: code.tier,
+                reason: if took.is_some() {
+                    "osr"
+                } else {
+                    "osr, compiled before"
+                },
+                compile: took.unwrap_or_default(),
+                code_bytes: code.unit.code_bytes(),
+                background: false,
+            });
+        }
+        // SAFETY: `roots` are the interpreter's frames, which stay in place
+        // until the entry returns and the range is popped.
+        unsafe { self.rt.push_roots(roots) };
+        let (ptr, n) = {
+            let native = exec.native.borrow();
+            (native.strings().as_ptr(), native.strings().len())
+        };
+        // SAFETY: as in `Executor::call`.
+        let strings = unsafe { std::slice::from_raw_parts(ptr, n) };
+        let budget = Some(exec.stack_budget.get());
+        let mark = self.rt.trace_mark();
+        let r =
+            (code.unit).call_shared(self, code.entry, &args, strings, budget, EntryLoc::CallSite);
+        self.rt.pop_roots();
+        if r.is_err() {
+            // The entry is a function of its own unit: its frames are
+            // `func`'s in the stack trace.
+            self.rt.retarget_trace(mark, code.entry, func);
+        }
+        Some(r)
     }
 }

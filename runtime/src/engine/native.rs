@@ -33,7 +33,7 @@ use waddle_jit::cranelift::InterpStubs;
 use waddle_jit::{JitOptions, NativeProgram};
 use waddle_opt::abi::Word;
 use waddle_opt::interp::Host;
-use waddle_opt::ir::{FuncId, Function, InstKind, Program, Signature};
+use waddle_opt::ir::{Block, FuncId, InstKind, Program, Signature, Value};
 
 use crate::driver::Tier;
 
@@ -51,6 +51,8 @@ pub(crate) enum InstallError {
     /// The shared string table is full, or moved on since a background
     /// compile read it.
     Strings(&'static str),
+    /// The program changed since the compile started.
+    Outdated,
 }
 
 impl std::fmt::Display for InstallError {
@@ -65,6 +67,7 @@ impl std::fmt::Display for InstallError {
             }
             InstallError::Compile(e) => write!(f, "{e}"),
             InstallError::Strings(m) => f.write_str(m),
+            InstallError::Outdated => f.write_str("the program changed during the compile"),
         }
     }
 }
@@ -147,6 +150,24 @@ impl Drop for StringPool {
     }
 }
 
+/// A compiled on-stack-replacement entry ([`waddle_opt::osr`]): `func`
+/// entered at loop header `header`, as function `entry` of its own unit.
+pub(crate) struct OsrCode {
+    /// The function whose loop it continues.
+    pub func: FuncId,
+    /// The loop header it starts at.
+    pub header: Block,
+    /// The values of `func` whose words are its arguments, in order.
+    pub state: Vec<Value>,
+    /// Its id in `unit` (one past the program's functions when compiled;
+    /// slots from there on are not the program's).
+    pub entry: FuncId,
+    /// The unit.
+    pub unit: Arc<dyn NativeProgram>,
+    /// The tier that compiled it.
+    pub tier: Tier,
+}
+
 /// One compilation unit.
 struct Unit {
     program: Arc<dyn NativeProgram>,
@@ -172,6 +193,8 @@ pub(crate) struct NativeCode {
     stack_budget: usize,
     /// Whether the code counts fuel (compiled for a host with a budget).
     fuel: bool,
+    /// Compiled OSR entries (linked like units; they own no function).
+    osr: Vec<Arc<OsrCode>>,
 }
 
 impl NativeCode {
@@ -186,6 +209,24 @@ impl NativeCode {
             retired: Vec::new(),
             stack_budget,
             fuel: false,
+            osr: Vec::new(),
+        }
+    }
+
+    /// Points slot `f` of every unit and OSR entry at `code`.
+    ///
+    /// # Safety
+    /// `code` is `f`'s current native code or stub (or null, which traps).
+    unsafe fn set_everywhere(&self, f: FuncId, code: usize) {
+        for unit in self.units.iter().flatten() {
+            // SAFETY: the caller's promise.
+            unsafe { unit.program.set_entry(f, code as *const u8) };
+        }
+        for o in &self.osr {
+            if f.index() < o.entry.index() {
+                // SAFETY: as above.
+                unsafe { o.unit.set_entry(f, code as *const u8) };
+            }
         }
     }
 
@@ -216,19 +257,25 @@ impl NativeCode {
         if let Some(Some(u)) = self.owner.get(func.index()).copied() {
             self.owner[func.index()] = None;
             let stub = self.stub(func).unwrap_or(0);
-            for unit in self.units.iter().flatten() {
-                // SAFETY: `stub` is `func`'s interpreter-entry stub (kept
-                // while the executor lives) or null, which traps.
-                unsafe { unit.program.set_entry(func, stub as *const u8) };
-            }
+            // SAFETY: `stub` is `func`'s interpreter-entry stub (kept
+            // while the executor lives) or null, which traps.
+            unsafe { self.set_everywhere(func, stub) };
             self.release(u);
         }
+        // Its OSR entries continue an old body.
+        let (gone, keep): (Vec<_>, Vec<_>) = self.osr.drain(..).partition(|o| o.func == func);
+        self.osr = keep;
+        self.retired
+            .extend(gone.into_iter().map(|o| o.unit.clone()));
     }
 
     /// Drops all native code (freed once no Waddle code runs).
     pub(crate) fn clear(&mut self) {
         for u in self.units.drain(..).flatten() {
             self.retired.push(u.program);
+        }
+        for o in self.osr.drain(..) {
+            self.retired.push(o.unit.clone());
         }
         self.owner.clear();
     }
@@ -265,7 +312,7 @@ impl NativeCode {
         }
         let missing: Vec<FuncId> = (funcs.iter().copied())
             .filter(|&f| {
-                let sig = &program.funcs[f].sig;
+                let sig = program.funcs[f].sig();
                 !matches!(&self.stubs[f.index()], Some((s, _)) if s == sig)
             })
             .collect();
@@ -276,13 +323,11 @@ impl NativeCode {
             .map_err(InstallError::Compile)?;
         for &f in &missing {
             if let Some(code) = set.get(f) {
-                self.stubs[f.index()] = Some((program.funcs[f].sig.clone(), code as usize));
+                self.stubs[f.index()] = Some((program.funcs[f].sig().clone(), code as usize));
                 if !self.has(f) {
-                    for unit in self.units.iter().flatten() {
-                        // SAFETY: the stub has `f`'s signature and lives
-                        // as long as the executor.
-                        unsafe { unit.program.set_entry(f, code) };
-                    }
+                    // SAFETY: the stub has `f`'s signature and lives as
+                    // long as the executor.
+                    unsafe { self.set_everywhere(f, code as usize) };
                 }
             }
         }
@@ -323,10 +368,13 @@ impl NativeCode {
             return Err(InstallError::MixedFuel);
         }
         let native = tier.native().ok_or(InstallError::NoCodeGenerator(tier))?;
+        // A cycle of calls may pass through functions of other units.
+        let cycles = waddle_opt::analysis::callgraph::recursive_functions(program);
         let opts = JitOptions {
             fuel,
             strings_from_ctx: true,
             string_table: Some(self.pool.texts.clone()),
+            recursive: Some(program.funcs.keys().map(|f| cycles[f]).collect()),
             ..JitOptions::default()
         };
         Ok((unit_program(program, funcs), native, opts))
@@ -358,36 +406,15 @@ impl NativeCode {
             self.owner.resize(program.funcs.len(), None);
         }
         // Slots of the new unit: every other function's current code.
-        for i in 0..program.funcs.len() {
-            let f = FuncId::new(i);
-            if funcs.contains(&f) {
-                continue;
-            }
-            let code = match self.owner[i] {
-                Some(o) => self.units[o]
-                    .as_ref()
-                    .and_then(|u| u.program.code(f))
-                    .map(|c| c.as_ptr() as usize),
-                None => self.stub(f),
-            };
-            if let Some(code) = code {
-                // SAFETY: `code` is `f`'s native code in a live unit or its
-                // stub; units are freed only when retired and no Waddle
-                // code runs, and then no slot of a live unit points into
-                // them (owners' code and stubs are what slots hold).
-                unsafe { compiled.set_entry(f, code as *const u8) };
-            }
-        }
+        self.fill_slots(program, &*compiled, funcs);
         // Slots of the older units: the new code.
         let new_code: Vec<(FuncId, usize)> = funcs
             .iter()
             .filter_map(|&f| Some((f, compiled.code(f)?.as_ptr() as usize)))
             .collect();
-        for unit in self.units.iter().flatten() {
-            for &(f, code) in &new_code {
-                // SAFETY: as above.
-                unsafe { unit.program.set_entry(f, code as *const u8) };
-            }
+        for &(f, code) in &new_code {
+            // SAFETY: `code` is `f`'s code in the unit being installed.
+            unsafe { self.set_everywhere(f, code) };
         }
         for &(f, _) in &new_code {
             if let Some(Some(old)) = self.owner.get(f.index()).copied() {
@@ -417,6 +444,102 @@ impl NativeCode {
         Ok(())
     }
 
+    /// Points the slots of `compiled` for every function of `program` but
+    /// `skip` at that function's current code (a unit's or its stub).
+    fn fill_slots(&self, program: &Program, compiled: &dyn NativeProgram, skip: &[FuncId]) {
+        for i in 0..program.funcs.len() {
+            let f = FuncId::new(i);
+            if skip.contains(&f) {
+                continue;
+            }
+            let code = match self.owner.get(i).copied().flatten() {
+                Some(o) => self.units[o]
+                    .as_ref()
+                    .and_then(|u| u.program.code(f))
+                    .map(|c| c.as_ptr() as usize),
+                None => self.stub(f),
+            };
+            if let Some(code) = code {
+                // SAFETY: `code` is `f`'s native code in a live unit or its
+                // stub; units are freed only when retired and no Waddle
+                // code runs, and then no slot of a live unit points into
+                // them (owners' code and stubs are what slots hold).
+                unsafe { compiled.set_entry(f, code as *const u8) };
+            }
+        }
+    }
+
+    /// The compiled OSR entry of `func` at `header`, if any.
+    pub(crate) fn osr_code(&self, func: FuncId, header: Block) -> Option<Arc<OsrCode>> {
+        (self.osr.iter())
+            .find(|o| o.func == func && o.header == header)
+            .cloned()
+    }
+
+    /// What compiling the OSR entry of `func` at `header` with `tier`
+    /// takes (as [`NativeCode::job`]): `None` when `header` is no OSR
+    /// point. The entry is function `entry` of the unit's program.
+    pub(crate) fn osr_job(
+        &self,
+        program: &Program,
+        func: FuncId,
+        header: Block,
+        tier: Tier,
+        fuel: bool,
+    ) -> Result<Option<OsrJob>, InstallError> {
+        let Some(entry) = waddle_opt::osr::osr_entry(&program.funcs[func], header) else {
+            return Ok(None);
+        };
+        let (mut unit, native, options) = self.job(program, &[], tier, fuel)?;
+        let id = unit.funcs.push(entry.func);
+        Ok(Some(OsrJob {
+            func,
+            header,
+            state: entry.state,
+            entry: id,
+            program: unit,
+            tier: native,
+            options,
+        }))
+    }
+
+    /// Links the compiled unit of `job` as an OSR entry (see
+    /// [`NativeCode::link`]).
+    pub(crate) fn link_osr(
+        &mut self,
+        program: &Program,
+        job: OsrMeta,
+        compiled: Box<dyn NativeProgram>,
+        tier: Tier,
+        fuel: bool,
+        host: &mut dyn Host,
+    ) -> Result<Arc<OsrCode>, InstallError> {
+        if !self.is_empty() && fuel != self.fuel {
+            return Err(InstallError::MixedFuel);
+        }
+        if job.entry.index() != program.funcs.len() {
+            return Err(InstallError::Outdated);
+        }
+        let mut compiled: Arc<dyn NativeProgram> = Arc::from(compiled);
+        if let Some(c) = Arc::get_mut(&mut compiled) {
+            c.set_stack_budget(self.stack_budget);
+        }
+        self.pool.extend(compiled.string_texts(), host)?;
+        self.ensure_stubs(program, &job.callees)?;
+        self.fuel = fuel;
+        self.fill_slots(program, &*compiled, &[]);
+        let code = Arc::new(OsrCode {
+            func: job.func,
+            header: job.header,
+            state: job.state,
+            entry: job.entry,
+            unit: compiled,
+            tier,
+        });
+        self.osr.push(code.clone());
+        Ok(code)
+    }
+
     /// The unit running `func` natively, if any (a clone, so the caller
     /// may run it while the cache changes).
     pub(crate) fn unit_of(&self, func: FuncId) -> Option<Arc<dyn NativeProgram>> {
@@ -439,9 +562,67 @@ impl NativeCode {
     /// Live units and the machine-code bytes they hold.
     pub(crate) fn memory(&self) -> (usize, usize) {
         let live = self.units.iter().flatten();
-        let bytes = live.clone().map(|u| u.program.code_bytes()).sum();
-        (live.count(), bytes)
+        let bytes: usize = live.clone().map(|u| u.program.code_bytes()).sum();
+        let osr: usize = self.osr.iter().map(|o| o.unit.code_bytes()).sum();
+        (live.count() + self.osr.len(), bytes + osr)
     }
+}
+
+/// An OSR entry to compile ([`NativeCode::osr_job`]).
+pub(crate) struct OsrJob {
+    /// The function whose loop it continues.
+    pub func: FuncId,
+    /// The loop header.
+    pub header: Block,
+    /// The values of `func` it takes, in order.
+    pub state: Vec<Value>,
+    /// Its id in `program`.
+    pub entry: FuncId,
+    /// The unit's program: the program's functions as declarations, then
+    /// the entry.
+    pub program: Program,
+    /// The code generator.
+    pub tier: waddle_jit::Tier,
+    /// Its options.
+    pub options: JitOptions,
+}
+
+impl OsrJob {
+    /// What linking the compiled entry needs besides the code: the job
+    /// without its program.
+    pub(crate) fn meta(&self, program: &Program) -> OsrMeta {
+        let mut callees = Vec::new();
+        for inst in self.program.funcs[self.entry].insts().values() {
+            if let InstKind::Call(c, _) = &inst.kind {
+                let bodied = program.funcs.get(*c).is_some_and(|g| !g.is_declaration());
+                if bodied && !callees.contains(c) {
+                    callees.push(*c);
+                }
+            }
+        }
+        OsrMeta {
+            func: self.func,
+            header: self.header,
+            state: self.state.clone(),
+            entry: self.entry,
+            callees,
+        }
+    }
+}
+
+/// [`OsrJob`] without its program: what [`NativeCode::link_osr`] needs.
+#[derive(Clone, Debug)]
+pub(crate) struct OsrMeta {
+    /// The function whose loop it continues.
+    pub func: FuncId,
+    /// The loop header.
+    pub header: Block,
+    /// The values of `func` it takes, in order.
+    pub state: Vec<Value>,
+    /// Its id in the unit.
+    pub entry: FuncId,
+    /// The program's functions with a body it calls.
+    pub callees: Vec<FuncId>,
 }
 
 /// The functions with a body that `funcs` call directly, other than
@@ -480,9 +661,7 @@ pub(crate) fn unit_program(program: &Program, funcs: &[FuncId]) -> Program {
         if keep[id.index()] {
             p.funcs.push(f.clone());
         } else {
-            let mut decl = Function::new(f.name.clone(), f.sig.clone());
-            decl.loc = f.loc;
-            p.funcs.push(decl);
+            p.funcs.push(f.declaration());
         }
     }
     p

@@ -8,11 +8,15 @@
 //!   promotes it to T2 (Cranelift) by counters ([`TierThresholds`]):
 //!   - a function without a loop after `calls` calls (counted by the
 //!     interpreter: a decrement and a branch per call);
-//!   - a function with a loop after `loops` loop back edges in T0; with
-//!     `loops = 0` (the default) before its first run. There is no
-//!     on-stack replacement yet, so a loop that starts on the interpreter
-//!     finishes there: compiling such functions when they are first called
-//!     is what keeps `auto` as fast as `opt` on loop kernels called once.
+//!   - a function with a loop after `loops` loop back edges in T0 (default
+//!     1000): its running activation continues in T2 code at the header of
+//!     its outermost loop (*on-stack replacement*, [`waddle_opt::osr`]:
+//!     the entry takes the header's block parameters and the values
+//!     defined before the loop; compiled on the spot and kept for later
+//!     activations), and its next call starts in compiled code. When the
+//!     counter runs out in a nested loop, the replacement happens at the
+//!     next back edge of the loop around it. With `loops = 0`, functions
+//!     with a loop compile before their first run instead.
 //!   - top-level code is a function like any other: cold top-level code
 //!     (`print(1 + 2)`, declarations, a REPL line) runs on the interpreter
 //!     with no compile at all.
@@ -37,17 +41,18 @@ use crate::driver::Tier;
 pub struct TierThresholds {
     /// Calls after which a function without a loop is compiled (at least 1).
     pub calls: u32,
-    /// Loop back edges in T0 after which a function with a loop is
-    /// compiled for its next call; 0 compiles it before its first run.
+    /// Loop back edges in T0 after which a function with a loop continues
+    /// in compiled code by on-stack replacement (and its next call is
+    /// compiled); 0 compiles it before its first run instead.
     pub loops: u32,
 }
 
 impl Default for TierThresholds {
-    /// 1000 calls; loop functions before their first run.
+    /// 1000 calls; 1000 loop back edges.
     fn default() -> TierThresholds {
         TierThresholds {
             calls: 1000,
-            loops: 0,
+            loops: 1000,
         }
     }
 }
@@ -83,8 +88,11 @@ pub struct TierEvent {
     pub from: Tier,
     /// The tier it runs on now.
     pub to: Tier,
-    /// What triggered it: `calls`, `loop` (back edges) or `first run`
-    /// (a function with a loop, compiled before it runs).
+    /// What triggered it: `calls`, `loop` (back edges), `first run` (a
+    /// function with a loop, compiled before it runs), `osr` (an
+    /// interpreted activation continued in compiled code at a loop header,
+    /// `to` is the tier of the entry) or `osr, compiled before` (the same
+    /// with an entry compiled for an earlier activation).
     pub reason: &'static str,
     /// Time spent in the code generator.
     pub compile: std::time::Duration,

@@ -13,7 +13,7 @@ use waddle_opt::abi::{
 };
 use waddle_opt::ir::{BinaryOp, Cmp, Inst, InstKind, SrcLoc, Type, UnaryOp, Value};
 
-use super::{flags, index_of, word_offset, Addressing, Translator};
+use super::{flags, header_flags, index_of, word_offset, Addressing, Translator};
 use crate::abi::{encode_type, native_type};
 use crate::helpers::{cmp_code, Helper};
 
@@ -74,18 +74,20 @@ impl Translator<'_, '_> {
                 self.call_helper(Helper::ArrayRepeat, &[self.vmctx, ty, w, n], Some(loc))
             }
             InstKind::ArrayLen(a) | InstKind::StrLen(a) => {
-                let off = if matches!(data.kind, InstKind::ArrayLen(_)) {
-                    ARRAY_LEN_OFFSET
+                // A string's length never changes.
+                let (off, fl) = if matches!(data.kind, InstKind::ArrayLen(_)) {
+                    (ARRAY_LEN_OFFSET, header_flags(self.len_fixed))
                 } else {
-                    STR_LEN_OFFSET
+                    (STR_LEN_OFFSET, header_flags(true))
                 };
                 let a = self.val(*a);
-                Some(self.b.ins().load(types::I64, flags(), a, off))
+                Some(self.b.ins().load(types::I64, fl, a, off))
             }
             InstKind::BoundsCheck(a, idx) => {
                 let a = self.val(*a);
                 let idx = self.val(*idx);
-                let len = self.b.ins().load(types::I64, flags(), a, ARRAY_LEN_OFFSET);
+                let fl = header_flags(self.len_fixed);
+                let len = self.b.ins().load(types::I64, fl, a, ARRAY_LEN_OFFSET);
                 let out = self
                     .b
                     .ins()
@@ -212,7 +214,8 @@ impl Translator<'_, '_> {
     fn elem_addr(&mut self, a: Value, idx: Value) -> ir::Value {
         let a = self.val(a);
         let idx = self.val(idx);
-        let data = self.b.ins().load(types::I64, flags(), a, ARRAY_DATA_OFFSET);
+        let fl = header_flags(self.data_fixed);
+        let data = self.b.ins().load(types::I64, fl, a, ARRAY_DATA_OFFSET);
         let off = self.b.ins().ishl_imm_s(idx, 3);
         self.b.ins().iadd(data, off)
     }
@@ -298,7 +301,9 @@ impl Translator<'_, '_> {
         self.load_word(rty.unwrap_or(Type::Int), addr, 0)
     }
 
-    /// A direct call through the callee's entry slot, then the trap check.
+    /// A direct call through the callee's entry slot (or of this function's
+    /// own code, for a self call when the unit allows it), then the trap
+    /// check.
     /// Calls that cannot be executed (callee without a body, wrong number of
     /// arguments) trap `assertion failed` at the call, as in the interpreter.
     fn call(
@@ -309,7 +314,7 @@ impl Translator<'_, '_> {
         loc: SrcLoc,
     ) -> Option<ir::Value> {
         let callee_fn = self.env.program.funcs.get(callee);
-        let ok = callee_fn.is_some_and(|f| f.sig.params.len() == args.len());
+        let ok = callee_fn.is_some_and(|f| f.sig().params.len() == args.len());
         let declared = callee_fn.is_some_and(|f| f.is_declaration());
         let off = word_offset(index_of(callee));
         let (true, Some(off)) = (ok, off) else {
@@ -317,6 +322,21 @@ impl Translator<'_, '_> {
             let t = rty.and_then(native_type)?;
             return Some(self.zero(t));
         };
+        let mut cargs = Vec::with_capacity(args.len() + 1);
+        cargs.push(self.vmctx);
+        cargs.extend(args.iter().map(|&a| self.val(a)));
+        if self.inline_self && self.inlined.is_none() && self.is_self(callee) {
+            let cargs = cargs[1..].to_vec();
+            return self.inline_self_call(&cargs, loc);
+        }
+        if let Some((_, fref)) = self.self_call.filter(|&(me, _)| me == callee) {
+            // A self call: this function's own code, directly (see
+            // `Translator::run`).
+            let call = self.b.ins().call(fref, &cargs);
+            let r = self.b.inst_results(call).first().copied();
+            self.check_trap(Some(loc));
+            return r;
+        }
         let sig = self.callee_sig(callee);
         let entries = self
             .b
@@ -330,9 +350,6 @@ impl Translator<'_, '_> {
             let unlinked = self.b.ins().icmp_imm_u(IntCC::Equal, code, 0);
             self.trap_if(unlinked, TrapCode::AssertionFailed, loc);
         }
-        let mut cargs = Vec::with_capacity(args.len() + 1);
-        cargs.push(self.vmctx);
-        cargs.extend(args.iter().map(|&a| self.val(a)));
         let call = self.b.ins().call_indirect(sig, code, &cargs);
         let r = self.b.inst_results(call).first().copied();
         self.check_trap(Some(loc));

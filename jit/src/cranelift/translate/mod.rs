@@ -12,6 +12,7 @@
 //! Instructions are in [`inst`].
 
 mod gc_live;
+mod inline;
 mod inst;
 
 use std::collections::HashMap;
@@ -24,11 +25,10 @@ use cranelift_entity::EntityRef;
 use cranelift_frontend::{FunctionBuilder, Switch};
 use waddle_opt::abi::{
     TrapCode, VMCTX_DEPTH_LEFT_OFFSET, VMCTX_FUEL_OFFSET, VMCTX_HELPERS_OFFSET,
-    VMCTX_STACK_LIMIT_OFFSET, VMCTX_TRAP_CODE_OFFSET, VMCTX_TRAP_COL_OFFSET,
-    VMCTX_TRAP_FILE_OFFSET, VMCTX_TRAP_LINE_OFFSET, VMCTX_TRAP_LOC_SET_OFFSET,
+    VMCTX_STACK_LIMIT_OFFSET, VMCTX_TRAP_CODE_OFFSET,
 };
 use waddle_opt::ir::{
-    Block, BlockCall, FuncId, Function, Program, SrcLoc, Terminator, Type, Value,
+    Block, BlockCall, FuncId, Function, InstKind, Program, SrcLoc, Terminator, Type, Value,
 };
 
 use crate::abi::native_type;
@@ -38,6 +38,19 @@ use crate::helpers::Helper;
 /// never trapping, aligned.
 pub(super) fn flags() -> MemFlagsData {
     MemFlagsData::trusted()
+}
+
+/// Memory flags for a header field no instruction of the function can
+/// change while it runs (`fixed`): also `readonly` and `can_move`, which
+/// make the load a pure value for Cranelift (merged, hoisted out of loops).
+/// Array values are always valid objects, so moving the load earlier
+/// never reads an invalid address.
+pub(super) fn header_flags(fixed: bool) -> MemFlagsData {
+    if fixed {
+        flags().with_readonly().with_can_move()
+    } else {
+        flags()
+    }
 }
 
 /// The native signature of a Waddle function under the calling convention.
@@ -90,19 +103,23 @@ pub(crate) enum Addressing {
 }
 
 /// A block to fill once the current block is finished.
+/// The last field of each is the inline site the block belongs to
+/// (`Translator::inline_site`).
 enum Pending {
     /// Record a trap with a known location and exit.
-    Trap(ir::Block, TrapCode, SrcLoc),
-    /// Record the location unless one is set, then exit.
-    Propagate(ir::Block, SrcLoc),
+    Trap(ir::Block, TrapCode, SrcLoc, Option<SrcLoc>),
+    /// Report the frame (the location unless one is set), then exit.
+    Propagate(ir::Block, SrcLoc, Option<SrcLoc>),
     /// An edge block: optionally tick fuel, then jump with arguments.
-    Edge(ir::Block, ir::Block, Vec<BlockArg>, bool),
+    Edge(ir::Block, ir::Block, Vec<BlockArg>, bool, Option<SrcLoc>),
 }
 
 /// Translates one function; the builder's function must have the native
 /// signature of `fid`.
 pub(crate) struct Translator<'a, 'b> {
     env: &'a Env<'a>,
+    /// The function's index (reported with every frame a trap leaves).
+    fid: FuncId,
     func: &'a Function,
     b: FunctionBuilder<'b>,
     vmctx: ir::Value,
@@ -115,9 +132,9 @@ pub(crate) struct Translator<'a, 'b> {
     /// The shared exit that returns a zero result after a trap.
     exit: ir::Block,
     /// Cold blocks recording a trap with a known location, by (code, loc).
-    trap_blocks: HashMap<(u32, SrcLoc), ir::Block>,
+    trap_blocks: HashMap<(u32, SrcLoc, Option<SrcLoc>), ir::Block>,
     /// Cold blocks that set the location if unset and exit, by location.
-    propagate_blocks: HashMap<SrcLoc, ir::Block>,
+    propagate_blocks: HashMap<(SrcLoc, Option<SrcLoc>), ir::Block>,
     /// Blocks created while another block was being filled, filled at the end.
     pending: Vec<Pending>,
     /// Imported signatures of helpers and callees.
@@ -129,14 +146,50 @@ pub(crate) struct Translator<'a, 'b> {
     /// Whether the function is recursive: its prologue takes a frame from
     /// `VmCtx::depth_left` and its returns give it back.
     recursive: bool,
+    /// `VmCtx::depth_left` as the prologue of a recursive function read it:
+    /// its returns store this value back (calls in between are balanced),
+    /// so a return does not wait for a load of the counter.
+    depth_on_entry: Option<ir::Value>,
+    /// This function's id and a reference for calling its own code
+    /// directly (see [`Translator::run`]).
+    self_call: Option<(FuncId, ir::FuncRef)>,
+    /// No instruction of the function can move an array's elements (no
+    /// push, no Waddle or host call): loads of an array's data pointer are
+    /// `readonly`, so Cranelift merges them and hoists them out of loops.
+    data_fixed: bool,
+    /// Neither can any change an array's length (no pop either): length
+    /// loads are `readonly` too.
+    len_fixed: bool,
+    /// The reachable Waddle blocks in reverse postorder.
+    order: Vec<Block>,
+    /// Whether self calls are inlined one level ([`inline`]).
+    inline_self: bool,
+    /// While a self call's inlined copy is translated: the block its
+    /// returns jump to (with the result as parameter).
+    inlined: Option<ir::Block>,
+    /// While a self call's inlined copy is translated: the call's location.
+    /// A trap in the copy leaves two frames of the function, the copy's and
+    /// the caller's at this call, so the stack trace matches every tier's.
+    inline_site: Option<SrcLoc>,
 }
 
 impl<'a, 'b> Translator<'a, 'b> {
     /// Translates `func` into `b`'s function and finalizes the builder.
+    ///
+    /// `self_call`, when given, is this function's id and a reference to
+    /// its own code: its calls of itself are then direct calls of this code
+    /// instead of loads of its entry slot. A slot swap (a redefinition, a
+    /// tier change) is therefore seen by the next call from outside, while
+    /// a running recursion finishes in the code it started in. The T2 unit
+    /// passes it: T2 is the last tier `auto` promotes to, and a function is
+    /// redefined only when no Waddle code runs. The baseline tier keeps slot
+    /// calls, so a recursion that started on T1 moves to T2 once promoted.
     pub(crate) fn run(
         env: &'a Env<'a>,
+        fid: FuncId,
         func: &'a Function,
         recursive: bool,
+        self_call: Option<(FuncId, ir::FuncRef)>,
         mut b: FunctionBuilder<'b>,
     ) {
         let entry = b.create_block();
@@ -147,6 +200,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         b.set_cold_block(exit);
         let mut t = Translator {
             env,
+            fid,
             func,
             b,
             vmctx,
@@ -166,27 +220,48 @@ impl<'a, 'b> Translator<'a, 'b> {
             callee_sigs: HashMap::new(),
             stack_mapped: Default::default(),
             recursive,
+            depth_on_entry: None,
+            self_call,
+            data_fixed: false,
+            len_fixed: false,
+            order: Vec::new(),
+            inline_self: false,
+            inlined: None,
+            inline_site: None,
         };
-        let order = t.reverse_postorder();
-        t.stack_mapped = gc_live::needs_stack_map(func, &order);
-        for &bl in &order {
-            let cb = t.b.create_block();
-            for &p in &func.blocks()[bl].params {
-                let ty = func.value_type(p);
-                let v =
-                    t.b.append_block_param(cb, native_type(ty).unwrap_or(types::I64));
-                t.def(p, v);
-            }
-            t.blocks.insert(bl, cb);
-        }
+        (t.data_fixed, t.len_fixed) = arrays_fixed(func);
+        t.inline_self = t.self_call.is_some() && inline::worth_inlining(func, t.self_call);
+        t.order = t.reverse_postorder();
+        t.stack_mapped = gc_live::needs_stack_map(func, &t.order);
+        t.create_blocks();
         t.prologue(entry);
-        for &bl in &order {
-            t.block(bl);
-        }
+        t.translate_blocks();
         t.fill_pending();
         t.finish_exit();
         t.b.seal_all_blocks();
         t.b.finalize(env.frontend);
+    }
+
+    /// Creates a Cranelift block (with parameters) for every reachable
+    /// Waddle block, in `blocks`.
+    fn create_blocks(&mut self) {
+        for k in 0..self.order.len() {
+            let bl = self.order[k];
+            let cb = self.b.create_block();
+            for &p in &self.func.blocks()[bl].params {
+                let ty = self.func.value_type(p);
+                let v = (self.b).append_block_param(cb, native_type(ty).unwrap_or(types::I64));
+                self.def(p, v);
+            }
+            self.blocks.insert(bl, cb);
+        }
+    }
+
+    /// Translates every reachable block into the blocks of `blocks`.
+    fn translate_blocks(&mut self) {
+        for k in 0..self.order.len() {
+            self.block(self.order[k]);
+        }
     }
 
     /// Blocks reachable from the entry, in reverse postorder.
@@ -250,18 +325,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         self.b.ins().jump(self.exit, &[]);
         self.b.switch_to_block(body);
         if self.recursive {
-            let d = self
-                .b
-                .ins()
-                .load(types::I64, flags(), self.vmctx, VMCTX_DEPTH_LEFT_OFFSET);
-            let d1 = self.b.ins().iadd_imm_s(d, -1);
-            let none_left = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, d1, 0);
-            let take = self.b.create_block();
-            self.b.ins().brif(none_left, overflow, &[], take, &[]);
-            self.b.switch_to_block(take);
-            self.b
-                .ins()
-                .store(flags(), d1, self.vmctx, VMCTX_DEPTH_LEFT_OFFSET);
+            self.take_depth(overflow);
         }
         self.fuel_tick(None);
         let params: Vec<BlockArg> = self.b.block_params(entry)[1..]
@@ -270,6 +334,25 @@ impl<'a, 'b> Translator<'a, 'b> {
             .collect();
         let first = self.blocks[&self.func.entry()];
         self.b.ins().jump(first, &params);
+    }
+
+    /// Takes one frame from `VmCtx::depth_left` (remembered in
+    /// `depth_on_entry` for the returns), branching to `overflow` when none
+    /// is left.
+    fn take_depth(&mut self, overflow: ir::Block) {
+        let d = self
+            .b
+            .ins()
+            .load(types::I64, flags(), self.vmctx, VMCTX_DEPTH_LEFT_OFFSET);
+        let d1 = self.b.ins().iadd_imm_s(d, -1);
+        let none_left = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, d1, 0);
+        let take = self.b.create_block();
+        self.b.ins().brif(none_left, overflow, &[], take, &[]);
+        self.b.switch_to_block(take);
+        self.b
+            .ins()
+            .store(flags(), d1, self.vmctx, VMCTX_DEPTH_LEFT_OFFSET);
+        self.depth_on_entry = Some(d);
     }
 
     /// Charges one unit of fuel; when the batch runs out, calls the fuel
@@ -304,29 +387,38 @@ impl<'a, 'b> Translator<'a, 'b> {
             .store(flags(), c, self.vmctx, VMCTX_TRAP_CODE_OFFSET);
     }
 
-    /// Writes `loc` into the trap record and marks it set.
-    fn store_trap_loc(&mut self, loc: SrcLoc) {
-        let fields = [
-            (loc.file, VMCTX_TRAP_FILE_OFFSET),
-            (loc.line, VMCTX_TRAP_LINE_OFFSET),
-            (loc.col, VMCTX_TRAP_COL_OFFSET),
-            (1, VMCTX_TRAP_LOC_SET_OFFSET),
-        ];
-        for (v, off) in fields {
-            let c = self.b.ins().iconst(types::I32, i64::from(v));
-            self.b.ins().store(flags(), c, self.vmctx, off);
+    /// Reports this frame, stopped at `loc`, to the trap record: the
+    /// [`Helper::TrapFrame`] helper takes `loc` as the trap's location when
+    /// none is set yet and adds the frame to the stack trace (trap paths
+    /// only, so the normal path pays nothing).
+    fn trap_frame(&mut self, loc: SrcLoc) {
+        let fields = [self.fid.as_u32(), loc.file, loc.line, loc.col];
+        let mut args = vec![self.vmctx];
+        for v in fields {
+            args.push(self.b.ins().iconst(types::I32, i64::from(v)));
+        }
+        self.call_helper(Helper::TrapFrame, &args, None);
+    }
+
+    /// Reports the frame stopped at `loc` and, in an inlined self call
+    /// (`site`), the caller's frame at that call.
+    fn trap_frames(&mut self, loc: SrcLoc, site: Option<SrcLoc>) {
+        self.trap_frame(loc);
+        if let Some(site) = site {
+            self.trap_frame(site);
         }
     }
 
     /// The cold block that raises `code` at `loc`.
     fn trap_block(&mut self, code: TrapCode, loc: SrcLoc) -> ir::Block {
-        let key = (code as u32, loc);
+        let key = (code as u32, loc, self.inline_site);
         if let Some(&bl) = self.trap_blocks.get(&key) {
             return bl;
         }
         let bl = self.b.create_block();
         self.b.set_cold_block(bl);
-        self.pending.push(Pending::Trap(bl, code, loc));
+        self.pending
+            .push(Pending::Trap(bl, code, loc, self.inline_site));
         self.trap_blocks.insert(key, bl);
         bl
     }
@@ -366,16 +458,18 @@ impl<'a, 'b> Translator<'a, 'b> {
         self.b.switch_to_block(cont);
     }
 
-    /// The cold block that records `loc` unless a location is already set,
-    /// then exits.
+    /// The cold block that reports this frame at `loc` to the trap record
+    /// (which takes `loc` unless a location is already set), then exits.
     fn propagate_block(&mut self, loc: SrcLoc) -> ir::Block {
-        if let Some(&bl) = self.propagate_blocks.get(&loc) {
+        let key = (loc, self.inline_site);
+        if let Some(&bl) = self.propagate_blocks.get(&key) {
             return bl;
         }
         let bl = self.b.create_block();
         self.b.set_cold_block(bl);
-        self.pending.push(Pending::Propagate(bl, loc));
-        self.propagate_blocks.insert(loc, bl);
+        self.pending
+            .push(Pending::Propagate(bl, loc, self.inline_site));
+        self.propagate_blocks.insert(key, bl);
         bl
     }
 
@@ -440,31 +534,23 @@ impl<'a, 'b> Translator<'a, 'b> {
     fn fill_pending(&mut self) {
         while let Some(p) = self.pending.pop() {
             match p {
-                Pending::Trap(bl, code, loc) => {
+                Pending::Trap(bl, code, loc, site) => {
                     self.b.switch_to_block(bl);
                     self.store_trap_code(code as u32);
-                    self.store_trap_loc(loc);
+                    self.trap_frames(loc, site);
                     self.b.ins().jump(self.exit, &[]);
                 }
-                Pending::Propagate(bl, loc) => {
-                    let set = self.b.create_block();
-                    self.b.set_cold_block(set);
+                Pending::Propagate(bl, loc, site) => {
                     self.b.switch_to_block(bl);
-                    let is_set = self.b.ins().load(
-                        types::I32,
-                        flags(),
-                        self.vmctx,
-                        VMCTX_TRAP_LOC_SET_OFFSET,
-                    );
-                    self.b.ins().brif(is_set, self.exit, &[], set, &[]);
-                    self.b.switch_to_block(set);
-                    self.store_trap_loc(loc);
+                    self.trap_frames(loc, site);
                     self.b.ins().jump(self.exit, &[]);
                 }
-                Pending::Edge(bl, target, args, tick) => {
+                Pending::Edge(bl, target, args, tick, site) => {
                     self.b.switch_to_block(bl);
                     if tick {
-                        self.fuel_tick(Some(self.func.loc));
+                        let outer = std::mem::replace(&mut self.inline_site, site);
+                        self.fuel_tick(Some(self.func.loc()));
+                        self.inline_site = outer;
                     }
                     self.b.ins().jump(target, &args);
                 }
@@ -475,7 +561,7 @@ impl<'a, 'b> Translator<'a, 'b> {
     /// Fills the shared exit block: return a zero result.
     fn finish_exit(&mut self) {
         self.b.switch_to_block(self.exit);
-        match native_type(self.func.sig.ret) {
+        match native_type(self.func.sig().ret) {
             Some(t) => {
                 let z = self.zero(t);
                 self.b.ins().return_(&[z]);
@@ -517,7 +603,8 @@ impl<'a, 'b> Translator<'a, 'b> {
             return (target, args);
         }
         let eb = self.b.create_block();
-        self.pending.push(Pending::Edge(eb, target, args, back));
+        self.pending
+            .push(Pending::Edge(eb, target, args, back, self.inline_site));
         (eb, Vec::new())
     }
 
@@ -526,17 +613,23 @@ impl<'a, 'b> Translator<'a, 'b> {
         match &self.func.blocks()[bl].term {
             Terminator::Return(v) => {
                 let rets: Vec<ir::Value> = v.iter().map(|&v| self.val(v)).collect();
-                if self.recursive {
-                    let d =
-                        self.b
-                            .ins()
-                            .load(types::I64, flags(), self.vmctx, VMCTX_DEPTH_LEFT_OFFSET);
-                    let d1 = self.b.ins().iadd_imm_s(d, 1);
+                if let Some(d) = self.depth_on_entry {
+                    // Give the frame back: every call in between returned
+                    // the counter to the value after the prologue's
+                    // decrement, so this is that value plus one.
                     self.b
                         .ins()
-                        .store(flags(), d1, self.vmctx, VMCTX_DEPTH_LEFT_OFFSET);
+                        .store(flags(), d, self.vmctx, VMCTX_DEPTH_LEFT_OFFSET);
                 }
-                self.b.ins().return_(&rets);
+                match self.inlined {
+                    Some(cont) => {
+                        let args: Vec<BlockArg> = rets.into_iter().map(BlockArg::Value).collect();
+                        self.b.ins().jump(cont, &args);
+                    }
+                    None => {
+                        self.b.ins().return_(&rets);
+                    }
+                }
             }
             Terminator::Switch {
                 value,
@@ -585,11 +678,31 @@ impl<'a, 'b> Translator<'a, 'b> {
             return s;
         }
         let f = &self.env.program.funcs[callee];
-        let sig = native_signature(&f.sig.params, f.sig.ret, self.env.call_conv);
+        let sig = native_signature(&f.sig().params, f.sig().ret, self.env.call_conv);
         let s = self.b.import_signature(sig);
         self.callee_sigs.insert(callee, s);
         s
     }
+}
+
+/// Whether no instruction of `func` can move any array's elements, and
+/// whether none can change any array's length (see `Translator::data_fixed`).
+/// A Waddle or host call may run code that resizes any array it can reach;
+/// `push` may move the elements; `pop` changes the length only.
+fn arrays_fixed(func: &Function) -> (bool, bool) {
+    let mut len = true;
+    for bl in func.layout() {
+        for &i in &func.blocks()[*bl].insts {
+            match func.inst(i).kind {
+                InstKind::Call(..) | InstKind::HostCall(..) | InstKind::ArrayPush(..) => {
+                    return (false, false)
+                }
+                InstKind::ArrayPop(_) => len = false,
+                _ => {}
+            }
+        }
+    }
+    (true, len)
 }
 
 /// Byte offset of entry `i` of a word table, if it fits an `i32`.

@@ -20,7 +20,10 @@
 //! Tiering counters (`Code::tier`): a call decrements the callee's call
 //! counter and a back edge the running function's edge counter; at zero
 //! the slow path ([`slow::call_slow`], [`slow::edge_slow`]) tells the host
-//! or calls the function on another tier.
+//! or calls the function on another tier. A back edge to the header of an
+//! outermost loop ([`Op::JumpBackOsr`]) offers the host the running
+//! activation instead ([`slow::osr_slow`], on-stack replacement): when the
+//! host ran the rest of it on another tier, the frame returns that result.
 //!
 //! For speed, the loop keeps only the op pointer, the pc and the frame
 //! pointer in locals; everything else sits in [`State`] behind a pointer,
@@ -37,7 +40,7 @@ use std::cell::Cell;
 use super::code::{Code, Op};
 use super::host::Host;
 use crate::abi::{str_bytes, ArrayObj, StrObj, Trap, TrapCode, Word};
-use crate::ir::SrcLoc;
+use crate::ir::{FuncId, SrcLoc};
 
 /// Bytes charged per frame on top of its slots (return state, bookkeeping).
 pub(crate) const FRAME_OVERHEAD: usize = 64;
@@ -137,6 +140,9 @@ pub(crate) fn run(
     if pending > 0 {
         if let Err(c) = st.host.consume_fuel(u64::from(pending)) {
             let loc = entry.locs.first().copied().unwrap_or(SrcLoc::NONE);
+            if result.is_ok() {
+                st.host.trace_frame(FuncId::from_u32(entry.func), loc);
+            }
             return result.and(Err(Trap { code: c, loc }));
         }
     }
@@ -172,12 +178,39 @@ unsafe fn enter_consts(code: &Code, fp: *mut u64) {
 /// The trap `c` raised by the op at `pc` of the running function.
 #[cold]
 #[inline(never)]
-fn trap_at(st: &State<'_>, pc: usize, c: TrapCode) -> Trap {
+fn trap_at(st: &mut State<'_>, pc: usize, c: TrapCode) -> Trap {
     // SAFETY: `cur` always points to live code (see `dispatch`).
     let code = unsafe { &*st.cur };
-    Trap {
-        code: c,
-        loc: code.locs.get(pc).copied().unwrap_or(SrcLoc::NONE),
+    let loc = code.locs.get(pc).copied().unwrap_or(SrcLoc::NONE);
+    trace_frames(st, Some(pc));
+    Trap { code: c, loc }
+}
+
+/// Reports every frame of this activation to the host, innermost first
+/// ([`Host::trace_frame`]): the running function stopped at its op `pc`
+/// (`None`: its frame was reported by the code that replaced it, an OSR
+/// entry), each suspended caller at the call before its return pc.
+#[cold]
+#[inline(never)]
+fn trace_frames(st: &mut State<'_>, pc: Option<usize>) {
+    let loc_of = |code: &Code, pc: usize| code.locs.get(pc).copied().unwrap_or(SrcLoc::NONE);
+    if let Some(pc) = pc {
+        // SAFETY: `cur` and every suspended frame's code point to live
+        // code (see `dispatch`).
+        let (func, loc) = unsafe { ((*st.cur).func, loc_of(&*st.cur, pc)) };
+        st.host.trace_frame(FuncId::from_u32(func), loc);
+    }
+    for k in (0..st.frames.len()).rev() {
+        let fr = st.frames[k];
+        // SAFETY: as above; a suspended caller resumes after its call op,
+        // so `pc - 1` is the call.
+        let (func, loc) = unsafe {
+            (
+                (*fr.code).func,
+                loc_of(&*fr.code, (fr.pc as usize).saturating_sub(1)),
+            )
+        };
+        st.host.trace_frame(FuncId::from_u32(func), loc);
     }
 }
 
@@ -389,7 +422,10 @@ fn dispatch(st: &mut State<'_>) -> Result<Word, Trap> {
                                 s!(dst) = w;
                                 continue;
                             }
-                            Err(t) => break Err(t),
+                            Err(t) => {
+                                trace_frames(st, Some(pc - 1));
+                                break Err(t);
+                            }
                         }
                     }
                     tick!();
@@ -453,6 +489,28 @@ fn dispatch(st: &mut State<'_>) -> Result<Word, Trap> {
                     if left <= 0 {
                         slow::edge_slow(st);
                     }
+                    pc = t as usize;
+                }
+                Op::JumpBackOsr { t } => {
+                    let code = &*st.cur;
+                    let left = code.tier.edges.get() - 1;
+                    code.tier.edges.set(left);
+                    if left <= 0 || code.tier.osr.get() {
+                        match slow::osr_slow(st, t, pc - 1, fp) {
+                            Ok(None) => {}
+                            Ok(Some(w)) => {
+                                // The rest of the activation ran elsewhere.
+                                ret!(w);
+                                continue;
+                            }
+                            Err(trap) => {
+                                // The entry reported this frame already.
+                                trace_frames(st, None);
+                                break Err(trap);
+                            }
+                        }
+                    }
+                    tick!();
                     pc = t as usize;
                 }
                 Op::BrTrue { c, t } => br!(s!(c) != 0, t),

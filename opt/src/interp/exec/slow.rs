@@ -5,9 +5,10 @@
 use cranelift_entity::EntityRef;
 
 use super::{State, FRAME_OVERHEAD, FUEL_BATCH};
-use crate::abi::{Trap, TrapCode, Word};
+use crate::abi::{carry, Trap, TrapCode, Word};
 use crate::interp::code::{Code, Op};
-use crate::ir::{FuncId, SrcLoc};
+use crate::interp::host::LoopFrame;
+use crate::ir::{Block, FuncId, SrcLoc};
 
 /// Where a call that took the slow path runs.
 pub(super) enum Called {
@@ -72,7 +73,10 @@ pub(super) unsafe fn call_slow(
     let before = st.outer_used.get();
     let used = st.top * 8 + (st.frames.len() + 1) * FRAME_OVERHEAD;
     st.outer_used.set(before + used);
+    // The callee's tier goes on counting recursion depth from here.
+    carry::carry_out(st.depth_left, None);
     let r = st.host.call_func(func, &args, roots);
+    carry::carry_back();
     st.outer_used.set(before);
     st.globals = st.host.globals().as_mut_ptr();
     match r {
@@ -87,12 +91,17 @@ pub(super) unsafe fn call_slow(
 }
 
 /// A loop back edge of the running function ran its edge counter out:
-/// tells the host.
+/// tells the host. The back edge belongs to a nested loop, where no
+/// on-stack replacement is possible, so the next back edge to an outermost
+/// loop's header asks for it ([`osr_slow`]).
 #[cold]
 #[inline(never)]
 pub(super) fn edge_slow(st: &mut State<'_>) {
     // SAFETY: `cur` is live code.
     let code = unsafe { &*st.cur };
+    if !code.osr_heads.is_empty() {
+        code.tier.osr.set(true);
+    }
     st.host.hot(FuncId::new(code.func as usize), true);
     st.globals = st.host.globals().as_mut_ptr();
     if code.tier.edges.get() <= 0 {
@@ -203,5 +212,70 @@ pub(super) unsafe fn host_op(st: &mut State<'_>, op: &Op, fp: *mut u64) -> Resul
         st.globals = st.host.globals().as_mut_ptr();
         *fp.add(dst as usize) = r?;
         Ok(())
+    }
+}
+
+/// A back edge to the header of an outermost loop (label `t`, the op at
+/// `pc`) with the edge counter run out or on-stack replacement requested:
+/// offers the activation to [`crate::interp::Host::osr`]. `Some(word)` when the rest of the
+/// activation ran on another tier and returned `word`; `None` to go on
+/// here (the back edge has not been charged yet).
+///
+/// # Safety
+/// `fp` is the running frame.
+#[cold]
+#[inline(never)]
+pub(super) unsafe fn osr_slow(
+    st: &mut State<'_>,
+    t: u32,
+    pc: usize,
+    fp: *mut u64,
+) -> Result<Option<Word>, Trap> {
+    // SAFETY: `cur` is live code.
+    let code = unsafe { &*st.cur };
+    code.tier.osr.set(false);
+    let loc = code.locs.get(pc).copied().unwrap_or(SrcLoc::NONE);
+    let Some(&(_, block)) = code.osr_heads.iter().find(|h| h.0 == t) else {
+        return Ok(None);
+    };
+    // SAFETY: the running frame is `nslots` initialized slots at `fp`, and
+    // slots `0..top` of the value stack are initialized.
+    let (frame, roots) = unsafe {
+        (
+            std::slice::from_raw_parts(fp as *const u64, code.nslots as usize),
+            std::slice::from_raw_parts(st.sp0 as *const u64, st.top),
+        )
+    };
+    let view = LoopFrame {
+        frame,
+        slots: &code.value_slots,
+    };
+    let before = st.outer_used.get();
+    let used = st.top * 8 + (st.frames.len() + 1) * FRAME_OVERHEAD;
+    st.outer_used.set(before + used);
+    let func = FuncId::new(code.func as usize);
+    // The code entered goes on with this fuel batch (its entry charges
+    // this back edge) and recursion depth, and gives back what is left of
+    // the batch, so fuel runs out at the same unit as here.
+    carry::carry_out(st.depth_left, Some(st.fuel_left));
+    let r = st.host.osr(func, Block::new(block as usize), &view, roots);
+    if let Some(left) = carry::carry_back() {
+        st.fuel_left = left.clamp(1, FUEL_BATCH);
+    }
+    st.outer_used.set(before);
+    st.globals = st.host.globals().as_mut_ptr();
+    if code.tier.edges.get() <= 0 {
+        // Not re-armed: the host is not interested.
+        code.tier.edges.set(i32::MAX);
+    }
+    match r {
+        None => Ok(None),
+        Some(Ok(w)) => Ok(Some(w)),
+        Some(Err(mut t)) => {
+            if t.loc == SrcLoc::NONE {
+                t.loc = loc;
+            }
+            Err(t)
+        }
     }
 }

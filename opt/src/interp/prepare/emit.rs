@@ -4,7 +4,7 @@ use cranelift_entity::EntityRef;
 
 use super::cond::{swap, Cond};
 use super::Prep;
-use crate::interp::code::{Code, Op, Slot, Target, UnKind};
+use crate::interp::code::{Code, Op, Slot, Target, UnKind, NO_SLOT};
 use crate::interp::moves::sequentialize;
 use crate::ir::{
     BinaryOp, BlockCall, BlockData, Cmp, Inst, InstKind, SrcLoc, Terminator, Type, UnaryOp, Value,
@@ -57,6 +57,8 @@ impl<'p> Emitter<'p> {
                 recursive: false,
                 func: 0,
                 tier: Default::default(),
+                value_slots: Vec::new(),
+                osr_heads: Vec::new(),
             },
             next_slot,
             temp: None,
@@ -85,6 +87,7 @@ impl<'p> Emitter<'p> {
             return None;
         }
         let mut code = self.code;
+        code.value_slots = self.prep.slot_of;
         code.for_each_target_mut(|l| *l = labels.get(*l as usize).copied().unwrap_or(UNPLACED));
         code.nslots = self.next_slot;
         drop_unused_consts(&mut code);
@@ -599,7 +602,13 @@ impl<'p> Emitter<'p> {
             }
         }
         let target = self.prep.pos(edge.block);
-        if target <= pos {
+        if target <= pos && self.prep.is_osr_head(edge.block) {
+            let head = (target, edge.block.index() as u32);
+            if !self.code.osr_heads.contains(&head) {
+                self.code.osr_heads.push(head);
+            }
+            self.push(Op::JumpBackOsr { t: target }, self.prep.func.loc);
+        } else if target <= pos {
             self.push(Op::JumpBack { t: target }, self.prep.func.loc);
         } else if !(may_fall && target == pos + 1) {
             self.push(Op::Jump { t: target }, SrcLoc::NONE);
@@ -663,6 +672,22 @@ fn drop_unused_consts(code: &mut Code) {
             *s = remap[i - base];
         }
     });
+    for s in &mut code.value_slots {
+        let i = *s as usize;
+        match *s {
+            NO_SLOT => {}
+            _ if i >= end => *s -= removed,
+            // A constant: gone when no op reads it.
+            _ if i >= base => {
+                *s = if used[i - base] {
+                    remap[i - base]
+                } else {
+                    NO_SLOT
+                }
+            }
+            _ => {}
+        }
+    }
     let mut k = 0;
     code.consts.retain(|_| {
         k += 1;

@@ -31,8 +31,7 @@ use super::host::Host;
 use crate::analysis::gc_slots::dead_ref_clears;
 use crate::ir::{Block, FuncId, Function, InstKind, Program, Terminator, Value, ValueDef};
 
-/// "No slot assigned" marker.
-const NO_SLOT: Slot = Slot::MAX;
+use super::code::NO_SLOT;
 
 /// Prepares `func`: `None` for a declaration without body; code that traps
 /// when called for a function failing the structural checks.
@@ -67,6 +66,9 @@ pub(super) struct Prep<'p> {
     pub(super) slot_of: Vec<Slot>,
     /// Coalesced results: value → the block parameter whose slot it uses.
     alias: HashMap<Value, Value>,
+    /// Headers of outermost loops by block index: back edges to them are
+    /// [`super::code::Op::JumpBackOsr`].
+    pub(super) osr_head: Vec<bool>,
 }
 
 /// A constant-defined value.
@@ -159,8 +161,16 @@ impl<'p> Prep<'p> {
             const_word,
             slot_of: vec![NO_SLOT; nvalues],
             alias: HashMap::new(),
+            osr_head: Vec::new(),
         };
         prep.plan_coalescing();
+        let back_edge = func.layout.iter().enumerate().any(|(i, &b)| {
+            (func.blocks[b].term.successors())
+                .any(|s| prep.block_pos[s.block.index()] as usize <= i)
+        });
+        if back_edge {
+            prep.osr_head = outermost_headers(func);
+        }
         Some(prep)
     }
 
@@ -286,6 +296,11 @@ impl<'p> Prep<'p> {
             .filter(|&s| s != NO_SLOT)
     }
 
+    /// Whether `b` heads an outermost loop (an OSR point).
+    pub(super) fn is_osr_head(&self, b: Block) -> bool {
+        self.osr_head.get(b.index()).copied().unwrap_or(false)
+    }
+
     /// The layout position of a block.
     pub(super) fn pos(&self, b: Block) -> u32 {
         self.block_pos[b.index()]
@@ -298,4 +313,23 @@ impl<'p> Prep<'p> {
             _ => None,
         }
     }
+}
+
+/// The headers of `func`'s outermost loops, by block index: where the
+/// interpreter may hand a running activation over to compiled code
+/// ([`crate::osr`]; the host checks [`crate::osr::is_osr_point`] again).
+fn outermost_headers(func: &Function) -> Vec<bool> {
+    use crate::analysis::{loops::LoopForest, ControlFlowGraph, DomTree};
+    let mut heads = Vec::new();
+    let cfg = ControlFlowGraph::compute(func);
+    let dom = DomTree::compute(func, &cfg);
+    let forest = LoopForest::compute(func, &cfg, &dom);
+    heads.resize(func.blocks.len(), false);
+    for l in forest.roots() {
+        let h = forest.header(l);
+        if h != func.entry() {
+            heads[h.index()] = true;
+        }
+    }
+    heads
 }

@@ -6,7 +6,10 @@ use super::lexer::Tok;
 use super::{entity_number, ParseError, Parser, Refs};
 use crate::ir::entities::{Block, FuncId, GlobalId, HostFnId, Inst, Value};
 use crate::ir::function::{BlockData, Function, ValueData, ValueDef};
-use crate::ir::instructions::{BinaryOp, BlockCall, Cmp, InstData, InstKind, SrcLoc, Terminator};
+use crate::ir::inst_table::{inst_table, operand, OperandKind};
+use crate::ir::instructions::{
+    BinaryOp, BlockCall, Cmp, InstData, InstKind, SrcLoc, Terminator, UnaryOp,
+};
 use crate::ir::print::{binary_name, cmp_name, unary_name, ALL_ARITH, ALL_CMP, ALL_UNARY};
 use crate::ir::types::Type;
 
@@ -158,14 +161,6 @@ fn value(p: &mut Parser, body: &mut Body) -> Result<Value, ParseError> {
     Ok(v)
 }
 
-/// `a, b`
-fn two_values(p: &mut Parser, body: &mut Body) -> Result<(Value, Value), ParseError> {
-    let a = value(p, body)?;
-    p.expect(&Tok::Comma)?;
-    let b = value(p, body)?;
-    Ok((a, b))
-}
-
 /// Values separated by commas up to the closing token `close` (consumed).
 fn value_list(p: &mut Parser, body: &mut Body, close: &Tok) -> Result<Vec<Value>, ParseError> {
     let mut vals = Vec::new();
@@ -217,129 +212,201 @@ fn parse_inst(p: &mut Parser, body: &mut Body, refs: &mut Refs) -> Result<Inst, 
     Ok(inst)
 }
 
-macro_rules! gen_parse_table_inst {
-    ($($v:ident($first:ident $(, $rest:ident)*) $name:literal { $($effects:tt)* }
-        ($f:ident) => $typing:block;)*) => {
-        /// The operands of the [`crate::ir::instructions::value_insts`]
-        /// instruction with mnemonic `op` (already read); `None` for other
-        /// mnemonics.
-        fn parse_table_inst(
-            op: &str,
-            p: &mut Parser,
-            body: &mut Body,
-        ) -> Result<Option<InstKind>, ParseError> {
-            Ok(Some(match op {
-                $($name => {
-                    let $first = value(p, body)?;
-                    $(
-                        p.expect(&Tok::Comma)?;
-                        let $rest = value(p, body)?;
-                    )*
-                    InstKind::$v($first $(, $rest)*)
-                })*
-                _ => return Ok(None),
-            }))
+/// How the parser reads an operand of the instruction table.
+trait ParseOperand: OperandKind {
+    /// Reads the operand.
+    fn parse(p: &mut Parser, body: &mut Body, refs: &mut Refs) -> Result<Self::Field, ParseError>;
+
+    /// For an operator kind, the operator whose mnemonic is `word` (already
+    /// read), reading what else the mnemonic needs; `None` when `word`
+    /// names no operator of this kind (and for kinds that are not operators).
+    fn parse_mnemonic(_word: &str, _p: &mut Parser) -> Result<Option<Self::Field>, ParseError> {
+        Ok(None)
+    }
+}
+
+impl ParseOperand for operand::Val {
+    fn parse(p: &mut Parser, body: &mut Body, _: &mut Refs) -> Result<Value, ParseError> {
+        value(p, body)
+    }
+}
+impl ParseOperand for operand::Vals {
+    fn parse(p: &mut Parser, body: &mut Body, _: &mut Refs) -> Result<Vec<Value>, ParseError> {
+        p.expect(&Tok::LBracket)?;
+        value_list(p, body, &Tok::RBracket)
+    }
+}
+impl ParseOperand for operand::Args {
+    fn parse(p: &mut Parser, body: &mut Body, _: &mut Refs) -> Result<Vec<Value>, ParseError> {
+        p.expect(&Tok::LParen)?;
+        value_list(p, body, &Tok::RParen)
+    }
+}
+impl ParseOperand for operand::Int {
+    fn parse(p: &mut Parser, _: &mut Body, _: &mut Refs) -> Result<i64, ParseError> {
+        p.expect_i64()
+    }
+}
+impl ParseOperand for operand::FloatBits {
+    fn parse(p: &mut Parser, _: &mut Body, _: &mut Refs) -> Result<u64, ParseError> {
+        float_bits(p)
+    }
+}
+impl ParseOperand for operand::BoolLit {
+    fn parse(p: &mut Parser, _: &mut Body, _: &mut Refs) -> Result<bool, ParseError> {
+        let (w, t) = p.expect_word("`true` or `false`")?;
+        match w.as_str() {
+            "true" => Ok(true),
+            "false" => Ok(false),
+            _ => Err(ParseError::new(
+                t.line,
+                t.col,
+                format!("expected `true` or `false`, found `{w}`"),
+            )),
+        }
+    }
+}
+impl ParseOperand for operand::StrLit {
+    fn parse(p: &mut Parser, _: &mut Body, _: &mut Refs) -> Result<Box<str>, ParseError> {
+        Ok(p.expect_str()?.into_boxed_str())
+    }
+}
+impl ParseOperand for operand::Cond {
+    fn parse(p: &mut Parser, _: &mut Body, _: &mut Refs) -> Result<Cmp, ParseError> {
+        cond(p)
+    }
+}
+impl ParseOperand for operand::UnOp {
+    fn parse(p: &mut Parser, _: &mut Body, _: &mut Refs) -> Result<UnaryOp, ParseError> {
+        let (w, t) = p.expect_word("a unary operator")?;
+        Self::parse_mnemonic(&w, p)?
+            .ok_or_else(|| ParseError::new(t.line, t.col, format!("unknown unary operator `{w}`")))
+    }
+    fn parse_mnemonic(word: &str, _: &mut Parser) -> Result<Option<UnaryOp>, ParseError> {
+        Ok(ALL_UNARY.into_iter().find(|&u| unary_name(u) == word))
+    }
+}
+impl ParseOperand for operand::BinOp {
+    fn parse(p: &mut Parser, _: &mut Body, _: &mut Refs) -> Result<BinaryOp, ParseError> {
+        let (w, t) = p.expect_word("a binary operator")?;
+        Self::parse_mnemonic(&w, p)?
+            .ok_or_else(|| ParseError::new(t.line, t.col, format!("unknown binary operator `{w}`")))
+    }
+    fn parse_mnemonic(word: &str, p: &mut Parser) -> Result<Option<BinaryOp>, ParseError> {
+        let cmp: fn(Cmp) -> BinaryOp = match word {
+            "icmp" => BinaryOp::ICmp,
+            "fcmp" => BinaryOp::FCmp,
+            "bcmp" => BinaryOp::BCmp,
+            _ => return Ok(ALL_ARITH.into_iter().find(|&b| binary_name(b) == word)),
+        };
+        Ok(Some(cmp(cond(p)?)))
+    }
+}
+/// `<prefix>N` and an optional name for readers (`fn3 "fib"`): the number,
+/// the name and where the reference starts, for the existence check.
+fn named_ref(
+    p: &mut Parser,
+    what: &str,
+    prefix: &str,
+) -> Result<(u32, Option<String>, Pos), ParseError> {
+    let at = p.peek().clone();
+    let n = p.expect_entity(what, prefix)?;
+    let name = match &p.peek().tok {
+        Tok::Str(_) => Some(p.expect_str()?),
+        _ => None,
+    };
+    Ok((n, name, (at.line, at.col)))
+}
+
+impl ParseOperand for operand::Callee {
+    fn parse(p: &mut Parser, _: &mut Body, refs: &mut Refs) -> Result<FuncId, ParseError> {
+        let (n, name, (line, col)) = named_ref(p, "function", "fn")?;
+        refs.calls.push((FuncId::from_u32(n), name, line, col));
+        Ok(FuncId::from_u32(n))
+    }
+}
+impl ParseOperand for operand::HostFn {
+    fn parse(p: &mut Parser, _: &mut Body, refs: &mut Refs) -> Result<HostFnId, ParseError> {
+        let (n, name, (line, col)) = named_ref(p, "host function", "h")?;
+        refs.hosts.push((HostFnId::from_u32(n), name, line, col));
+        Ok(HostFnId::from_u32(n))
+    }
+}
+impl ParseOperand for operand::Global {
+    fn parse(p: &mut Parser, _: &mut Body, refs: &mut Refs) -> Result<GlobalId, ParseError> {
+        let at = p.peek().clone();
+        let g = GlobalId::from_u32(p.expect_entity("global", "g")?);
+        refs.globals.push((g, at.line, at.col));
+        Ok(g)
+    }
+}
+
+/// Reads the operands of one table row after its mnemonic into bindings
+/// named as in the row, each preceded by the comma its predecessor's kind
+/// calls for (`$comma`: whether the first one is).
+macro_rules! parse_operands {
+    ($p:ident, $body:ident, $refs:ident, $comma:expr; $($op:ident: $kind:ident),*) => {
+        #[allow(unused_mut)]
+        let mut comma: bool = $comma;
+        $(
+            if comma {
+                $p.expect(&Tok::Comma)?;
+            }
+            let $op = <operand::$kind as ParseOperand>::parse($p, $body, $refs)?;
+            comma = <operand::$kind as OperandKind>::SEP_AFTER.contains(',');
+        )*
+        let _ = comma;
+    };
+}
+
+/// Returns one table row's instruction if `word` is its mnemonic.
+macro_rules! parse_row {
+    ($word:ident, $p:ident, $body:ident, $refs:ident, _, $v:ident,
+     $op0:ident: $kind0:ident $(, $op:ident: $kind:ident)*) => {
+        if let Some($op0) = <operand::$kind0 as ParseOperand>::parse_mnemonic($word, $p)? {
+            let first_comma = <operand::$kind0 as OperandKind>::SEP_AFTER.contains(',');
+            parse_operands!($p, $body, $refs, first_comma; $($op: $kind),*);
+            return Ok(Some(InstKind::$v($op0 $(, $op)*)));
+        }
+    };
+    ($word:ident, $p:ident, $body:ident, $refs:ident, $name:literal, $v:ident) => {
+        if $word == $name {
+            return Ok(Some(InstKind::$v));
+        }
+    };
+    ($word:ident, $p:ident, $body:ident, $refs:ident, $name:literal, $v:ident,
+     $($op:ident: $kind:ident),*) => {
+        if $word == $name {
+            parse_operands!($p, $body, $refs, false; $($op: $kind),*);
+            return Ok(Some(InstKind::$v($($op),*)));
         }
     };
 }
-crate::ir::instructions::value_insts!(gen_parse_table_inst);
+
+macro_rules! gen_parse_kind {
+    (typing($($ctx:ident),*);
+     $($name:tt $v:ident $(($($op:ident: $kind:ident),*))?
+        { $($effects:tt)* } => $typing:block;)*) => {
+        /// The instruction whose mnemonic is `word` (already read) and its
+        /// operands, by the table row; `None` for an unknown mnemonic.
+        fn parse_table_kind(
+            word: &str,
+            p: &mut Parser,
+            body: &mut Body,
+            refs: &mut Refs,
+        ) -> Result<Option<InstKind>, ParseError> {
+            $(parse_row!(word, p, body, refs, $name, $v $($(, $op: $kind)*)?);)*
+            Ok(None)
+        }
+    };
+}
+inst_table!(gen_parse_kind);
 
 /// An opcode and its operands.
 fn parse_kind(p: &mut Parser, body: &mut Body, refs: &mut Refs) -> Result<InstKind, ParseError> {
     let (op, t) = p.expect_word("an instruction")?;
-    if let Some(kind) = parse_table_inst(&op, p, body)? {
-        return Ok(kind);
-    }
-    let kind = match op.as_str() {
-        "iconst" => InstKind::IConst(p.expect_i64()?),
-        "fconst" => InstKind::FConst(float_bits(p)?),
-        "bconst" => {
-            let (w, bt) = p.expect_word("`true` or `false`")?;
-            match w.as_str() {
-                "true" => InstKind::BConst(true),
-                "false" => InstKind::BConst(false),
-                _ => {
-                    return Err(ParseError::new(
-                        bt.line,
-                        bt.col,
-                        format!("expected `true` or `false`, found `{w}`"),
-                    ))
-                }
-            }
-        }
-        "sconst" => InstKind::SConst(p.expect_str()?.into_boxed_str()),
-        "icmp" | "fcmp" | "bcmp" => {
-            let c = cond(p)?;
-            let (a, b) = two_values(p, body)?;
-            let bop = match op.as_str() {
-                "icmp" => BinaryOp::ICmp(c),
-                "fcmp" => BinaryOp::FCmp(c),
-                _ => BinaryOp::BCmp(c),
-            };
-            InstKind::Binary(bop, a, b)
-        }
-        "call" => {
-            let ct = p.peek().clone();
-            let callee = FuncId::from_u32(p.expect_entity("function", "fn")?);
-            let name = match &p.peek().tok {
-                Tok::Str(_) => Some(p.expect_str()?),
-                _ => None,
-            };
-            refs.calls.push((callee, name, ct.line, ct.col));
-            p.expect(&Tok::LParen)?;
-            InstKind::Call(callee, value_list(p, body, &Tok::RParen)?)
-        }
-        "host_call" => {
-            let ct = p.peek().clone();
-            let h = HostFnId::from_u32(p.expect_entity("host function", "h")?);
-            let name = match &p.peek().tok {
-                Tok::Str(_) => Some(p.expect_str()?),
-                _ => None,
-            };
-            refs.hosts.push((h, name, ct.line, ct.col));
-            p.expect(&Tok::LParen)?;
-            InstKind::HostCall(h, value_list(p, body, &Tok::RParen)?)
-        }
-        "global_get" => InstKind::GlobalGet(global(p, refs)?),
-        "global_set" => {
-            let g = global(p, refs)?;
-            p.expect(&Tok::Comma)?;
-            InstKind::GlobalSet(g, value(p, body)?)
-        }
-        "array_lit" => {
-            p.expect(&Tok::LBracket)?;
-            InstKind::ArrayLit(value_list(p, body, &Tok::RBracket)?)
-        }
-        "str_cmp" => {
-            let c = cond(p)?;
-            let (a, b) = two_values(p, body)?;
-            InstKind::StrCmp(c, a, b)
-        }
-        "clock" => InstKind::Clock,
-        _ => {
-            if let Some(u) = ALL_UNARY.into_iter().find(|&u| unary_name(u) == op) {
-                InstKind::Unary(u, value(p, body)?)
-            } else if let Some(b) = ALL_ARITH.into_iter().find(|&b| binary_name(b) == op) {
-                let (x, y) = two_values(p, body)?;
-                InstKind::Binary(b, x, y)
-            } else {
-                return Err(ParseError::new(
-                    t.line,
-                    t.col,
-                    format!("unknown instruction `{op}`"),
-                ));
-            }
-        }
-    };
-    Ok(kind)
-}
-
-/// `gN`, recorded for the existence check.
-fn global(p: &mut Parser, refs: &mut Refs) -> Result<GlobalId, ParseError> {
-    let at = p.peek().clone();
-    let g = GlobalId::from_u32(p.expect_entity("global", "g")?);
-    refs.globals.push((g, at.line, at.col));
-    Ok(g)
+    parse_table_kind(&op, p, body, refs)?
+        .ok_or_else(|| ParseError::new(t.line, t.col, format!("unknown instruction `{op}`")))
 }
 
 /// A float literal (Rust syntax, `inf`, `NaN`) or `0x` + hex IEEE bits.

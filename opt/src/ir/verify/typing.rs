@@ -3,8 +3,9 @@
 //! block referenced exists.
 
 use super::Reporter;
-use crate::ir::entities::{Block, Value};
-use crate::ir::function::{Function, Program};
+use crate::ir::entities::{Block, GlobalId, Value};
+use crate::ir::function::{Function, Program, Signature};
+use crate::ir::inst_table::inst_table;
 use crate::ir::instructions::{BinaryOp, Cmp, InstKind, Terminator, UnaryOp};
 use crate::ir::types::Type;
 
@@ -16,8 +17,7 @@ pub(super) fn check(r: &mut Reporter<'_>) {
         for &inst in &bd.insts {
             let data = &f.insts[inst];
             let actual = data.result.map_or(Type::Unit, |v| f.value_type(v));
-            let rules = Rules { prog: r.prog, f };
-            match rules.result_type(&data.kind, actual) {
+            match result_type(r.prog, f, &data.kind, actual) {
                 Err(msg) => r.inst_error(b, inst, msg),
                 Ok(expected) if expected != actual => {
                     let msg = match (expected, actual) {
@@ -38,15 +38,9 @@ pub(super) fn check(r: &mut Reporter<'_>) {
     }
 }
 
-/// Typing context for one instruction.
-struct Rules<'a> {
-    prog: &'a Program,
-    f: &'a Function,
-}
-
 /// `Err` with a message when `v` does not have type `want`.
-fn want(f: &Function, v: Value, want: Type, what: &str) -> Result<(), String> {
-    let t = f.value_type(v);
+fn want(f: &Function, v: &Value, want: Type, what: &str) -> Result<(), String> {
+    let t = f.value_type(*v);
     if t == want {
         Ok(())
     } else {
@@ -55,128 +49,64 @@ fn want(f: &Function, v: Value, want: Type, what: &str) -> Result<(), String> {
 }
 
 /// The element type of array operand `v`, or an error.
-fn elem_of(f: &Function, v: Value) -> Result<Type, String> {
-    let t = f.value_type(v);
+fn elem_of(f: &Function, v: &Value) -> Result<Type, String> {
+    let t = f.value_type(*v);
     t.element()
         .ok_or_else(|| format!("operand {v} has type {t}, expected an array"))
 }
 
-macro_rules! gen_table_result_type {
-    ($($v:ident($first:ident $(, $rest:ident)*) $name:literal { $($effects:tt)* }
-        ($f:ident) => $typing:block;)*) => {
-        /// The result type of a [`crate::ir::instructions::value_insts`]
-        /// instruction by its table typing rule; `None` for the others.
+/// `Err` unless `args` match the parameters of `sig` in number and types;
+/// `callee` names the callee in the message.
+fn args_match(
+    f: &Function,
+    args: &[Value],
+    sig: &Signature,
+    callee: impl FnOnce() -> String,
+) -> Result<(), String> {
+    if args.len() != sig.params.len() {
+        return Err(format!(
+            "{} takes {} arguments, {} given",
+            callee(),
+            sig.params.len(),
+            args.len()
+        ));
+    }
+    for (i, (a, &t)) in args.iter().zip(&sig.params).enumerate() {
+        want(f, a, t, &format!("argument {i}"))?;
+    }
+    Ok(())
+}
+
+/// The type of global `g`, or an error when it does not exist.
+fn global_type(prog: &Program, g: GlobalId) -> Result<Type, String> {
+    prog.globals
+        .get(g)
+        .map(|gd| gd.ty)
+        .ok_or_else(|| format!("global {g} does not exist"))
+}
+
+macro_rules! gen_result_type {
+    (typing($f:ident, $prog:ident, $actual:ident);
+     $($name:tt $v:ident $(($($op:ident: $kind:ident),*))?
+        { $($effects:tt)* } => $typing:block;)*) => {
+        /// The type of the instruction's result (`Unit` for none) given
+        /// its operands, by its table typing rule, or a message for an
+        /// ill-typed operand. `actual` is the recorded result type
+        /// (`array_lit` takes its element type from it).
         #[allow(unused_variables)]
-        fn table_result_type(func: &Function, kind: &InstKind) -> Option<Result<Type, String>> {
-            match kind {
-                $(InstKind::$v($first $(, $rest)*) => {
-                    let $f = func;
-                    let $first = *$first;
-                    $(let $rest = *$rest;)*
-                    let rule = || -> Result<Type, String> { Ok($typing) };
-                    Some(rule())
-                })*
-                _ => None,
-            }
+        fn result_type(
+            $prog: &Program,
+            $f: &Function,
+            kind: &InstKind,
+            $actual: Type,
+        ) -> Result<Type, String> {
+            Ok(match kind {
+                $(InstKind::$v $(($($op),*))? => $typing)*
+            })
         }
     };
 }
-crate::ir::instructions::value_insts!(gen_table_result_type);
-
-impl Rules<'_> {
-    /// The type of the instruction's result (`Unit` for none) given its
-    /// operands, or a message for an ill-typed operand. `actual` is the
-    /// recorded result type; `array_lit` takes its element type from it.
-    fn result_type(&self, kind: &InstKind, actual: Type) -> Result<Type, String> {
-        let f = self.f;
-        let prog = self.prog;
-        Ok(match kind {
-            InstKind::IConst(_) => Type::Int,
-            InstKind::FConst(_) => Type::Float,
-            InstKind::BConst(_) => Type::Bool,
-            InstKind::SConst(_) => Type::Str,
-            InstKind::Unary(op, a) => {
-                let (arg, res) = unary_types(*op);
-                want(f, *a, arg, "operand")?;
-                res
-            }
-            InstKind::Binary(op, a, b) => {
-                let (arg, res) = binary_types(*op)?;
-                want(f, *a, arg, "left operand")?;
-                want(f, *b, arg, "right operand")?;
-                res
-            }
-            InstKind::Call(callee, args) => {
-                let Some(cf) = prog.funcs.get(*callee) else {
-                    return Err(format!("callee {callee} does not exist"));
-                };
-                if args.len() != cf.sig.params.len() {
-                    return Err(format!(
-                        "{callee} {:?} takes {} arguments, {} given",
-                        cf.name,
-                        cf.sig.params.len(),
-                        args.len()
-                    ));
-                }
-                for (i, (&a, &t)) in args.iter().zip(&cf.sig.params).enumerate() {
-                    want(f, a, t, &format!("argument {i}"))?;
-                }
-                cf.sig.ret
-            }
-            InstKind::HostCall(h, args) => {
-                let Some(hf) = prog.host_fns.get(*h) else {
-                    return Err(format!("host function {h} does not exist"));
-                };
-                if args.len() != hf.sig.params.len() {
-                    return Err(format!(
-                        "{h} {:?} takes {} arguments, {} given",
-                        hf.name,
-                        hf.sig.params.len(),
-                        args.len()
-                    ));
-                }
-                for (i, (&a, &t)) in args.iter().zip(&hf.sig.params).enumerate() {
-                    want(f, a, t, &format!("argument {i}"))?;
-                }
-                hf.sig.ret
-            }
-            InstKind::GlobalGet(g) => match prog.globals.get(*g) {
-                Some(gd) => gd.ty,
-                None => return Err(format!("global {g} does not exist")),
-            },
-            InstKind::GlobalSet(g, v) => match prog.globals.get(*g) {
-                Some(gd) => {
-                    want(f, *v, gd.ty, "stored value")?;
-                    Type::Unit
-                }
-                None => return Err(format!("global {g} does not exist")),
-            },
-            InstKind::ArrayLit(elems) => {
-                let Some(elem) = actual.element() else {
-                    return Err(format!(
-                        "array_lit result has type {actual}, expected an array"
-                    ));
-                };
-                for (i, &e) in elems.iter().enumerate() {
-                    want(f, e, elem, &format!("element {i}"))?;
-                }
-                actual
-            }
-            InstKind::StrCmp(_, a, b) => {
-                want(f, *a, Type::Str, "left operand")?;
-                want(f, *b, Type::Str, "right operand")?;
-                Type::Bool
-            }
-            InstKind::Clock => Type::Float,
-            // Values are never void (checked in phase 1), so `to_str` and
-            // `print` take any operand.
-            other => {
-                return table_result_type(f, other)
-                    .expect("every instruction not typed above is in the value_insts table")
-            }
-        })
-    }
-}
+inst_table!(gen_result_type);
 
 /// Operand and result type of a unary operation.
 fn unary_types(op: UnaryOp) -> (Type, Type) {
@@ -238,7 +168,7 @@ fn check_terminator(r: &mut Reporter<'_>, b: Block) {
             (Some(v), Type::Unit) => r.term_error(b, format!("returns {v} from a void function")),
             (None, ret) => r.term_error(b, format!("returns nothing, expected a {ret}")),
             (Some(v), ret) => {
-                if let Err(msg) = want(f, *v, ret, "returned value") {
+                if let Err(msg) = want(f, v, ret, "returned value") {
                     r.term_error(b, msg);
                 }
             }

@@ -1,0 +1,97 @@
+//! One level of inlining of a small recursive function's calls of itself,
+//! done while translating (T2 only, where self calls are direct; see
+//! `Translator::run`).
+//!
+//! The IR inliner (`waddle_opt::passes::inline`) never inlines a recursive
+//! function: the recursion depth counts exactly the frames of recursive
+//! functions on every tier. Here the inlined copy keeps its frame's
+//! observable effects, so nothing changes but the native frames:
+//! - its entry takes a frame of `VmCtx::depth_left` (a `stack overflow`
+//!   when none is left, located at the call, as a failing callee prologue
+//!   is after the caller's trap check) and charges one unit of fuel (a
+//!   failure located at the call), like a real callee's prologue;
+//! - its returns give the frame back and continue after the call;
+//! - its traps record their own locations, as in the callee, and report
+//!   two frames to the stack trace, the copy's and the caller's at the
+//!   call (`Translator::inline_site`);
+//! - its own self calls are real (direct) calls, so one level only.
+//!
+//! The native stack check is the caller's: the copy lives in the caller's
+//! frame. The recursion depth, not the native stack, is what bounds
+//! recursion on every tier (`VmCtx::depth_left`).
+//!
+//! For `fib` this halves the executed calls (every other level of the call
+//! tree runs inline) and the frames set up and torn down.
+
+use cranelift_codegen::ir::{self, BlockArg, InstBuilder};
+use waddle_opt::abi::TrapCode;
+use waddle_opt::ir::{FuncId, Function, InstKind, SrcLoc};
+
+use super::Translator;
+use crate::abi::native_type;
+
+/// Largest function (in instructions and terminators) whose self calls are
+/// inlined.
+const MAX_INSTS: usize = 40;
+/// Most self calls a function may have for them to be inlined: the
+/// function's code grows by one copy per call.
+const MAX_CALLS: usize = 4;
+
+/// Whether the self calls of `func` (`self_call` names it) are inlined one
+/// level: the function is small, and has at least one and at most
+/// [`MAX_CALLS`] self calls.
+pub(super) fn worth_inlining(func: &Function, self_call: Option<(FuncId, ir::FuncRef)>) -> bool {
+    let Some((me, _)) = self_call else {
+        return false;
+    };
+    if func.inst_count() > MAX_INSTS {
+        return false;
+    }
+    let calls = func
+        .layout()
+        .iter()
+        .flat_map(|&bl| func.blocks()[bl].insts.iter())
+        .filter(|&&i| matches!(func.inst(i).kind, InstKind::Call(c, _) if c == me))
+        .count();
+    (1..=MAX_CALLS).contains(&calls)
+}
+
+impl Translator<'_, '_> {
+    /// Whether `callee` is the function being translated, called directly.
+    pub(super) fn is_self(&self, callee: FuncId) -> bool {
+        self.self_call.is_some_and(|(me, _)| me == callee)
+    }
+
+    /// Translates a self call with native arguments `args` (without the
+    /// context) at `loc` as an inlined copy of the function (see the module
+    /// docs); returns the result.
+    pub(super) fn inline_self_call(
+        &mut self,
+        args: &[ir::Value],
+        loc: SrcLoc,
+    ) -> Option<ir::Value> {
+        let cont = self.b.create_block();
+        let result = native_type(self.func.sig().ret).map(|t| self.b.append_block_param(cont, t));
+        let vals = std::mem::take(&mut self.vals);
+        let blocks = std::mem::take(&mut self.blocks);
+        let depth = self.depth_on_entry.take();
+        self.inlined = Some(cont);
+        let overflow = self.trap_block(TrapCode::StackOverflow, loc);
+        self.take_depth(overflow);
+        self.fuel_tick(Some(loc));
+        // From here on a trap leaves the copy's frame and the caller's.
+        let outer_site = self.inline_site.replace(loc);
+        self.create_blocks();
+        let first = self.blocks[&self.func.entry()];
+        let bargs: Vec<BlockArg> = args.iter().map(|&v| BlockArg::Value(v)).collect();
+        self.b.ins().jump(first, &bargs);
+        self.translate_blocks();
+        self.inline_site = outer_site;
+        self.vals = vals;
+        self.blocks = blocks;
+        self.depth_on_entry = depth;
+        self.inlined = None;
+        self.b.switch_to_block(cont);
+        result
+    }
+}

@@ -1,0 +1,241 @@
+//! On-stack replacement: a loop that starts on the interpreter continues in
+//! compiled code at its header, with the live values of every type, and
+//! everything observable (output, results, runtime errors and their
+//! locations, fuel, garbage collection) is as on the interpreter alone.
+
+use std::sync::{Arc, Mutex};
+
+use waddle::{
+    EngineConfig, Error, OutputSink, Session, Tier, TierEvent, TierHook, TierOptions,
+    TierThresholds,
+};
+
+/// An `auto` session entering OSR after `loops` back edges (compiles on
+/// the spot), recording tier events; or an interpreter-only session.
+fn session(
+    auto: Option<u32>,
+    fuel: Option<u64>,
+    gc_stress: bool,
+) -> (Session, Arc<Mutex<Vec<TierEvent>>>) {
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let sink = events.clone();
+    let tier = if auto.is_some() {
+        Tier::Auto
+    } else {
+        Tier::Interp
+    };
+    let s = Session::with_config(EngineConfig {
+        tier,
+        output: OutputSink::Capture,
+        fuel,
+        gc_stress,
+        tiering: TierOptions {
+            thresholds: TierThresholds {
+                calls: 1000,
+                loops: auto.unwrap_or(1),
+            },
+            sync: true,
+            hook: Some(TierHook(Arc::new(move |e: &TierEvent| {
+                sink.lock().unwrap().push(e.clone());
+            }))),
+            ..TierOptions::default()
+        },
+        ..EngineConfig::default()
+    })
+    .unwrap();
+    (s, events)
+}
+
+/// What a run shows: output, then the error message and location if any.
+fn run(s: &mut Session, src: &str) -> String {
+    let r = s.run("osr.wdl", src);
+    let mut shown = String::from_utf8(s.take_output()).unwrap();
+    match r {
+        Ok(()) => {}
+        Err(Error::Runtime(e)) => {
+            let loc = e
+                .location
+                .map_or_else(|| "?".to_string(), |l| l.to_string());
+            shown += &format!("error: {} at {loc}\n", e.message);
+        }
+        Err(e) => panic!("{e}"),
+    }
+    shown
+}
+
+fn osr_events(events: &Mutex<Vec<TierEvent>>) -> Vec<TierEvent> {
+    let ev = events.lock().unwrap();
+    ev.iter()
+        .filter(|e| e.reason.starts_with("osr"))
+        .cloned()
+        .collect()
+}
+
+/// Runs `src` on the interpreter and with OSR after `loops` back edges
+/// (optionally with fuel and GC stress); the outputs must agree; returns
+/// the OSR session for further checks.
+fn same(src: &str, loops: u32, fuel: Option<u64>, gc: bool) -> (Session, Vec<TierEvent>, String) {
+    if !Tier::Opt.is_available() {
+        let (mut s, _) = session(None, fuel, gc);
+        let shown = run(&mut s, src);
+        return (s, Vec::new(), shown);
+    }
+    let (mut reference, _) = session(None, fuel, gc);
+    let expected = run(&mut reference, src);
+    let (mut s, events) = session(Some(loops), fuel, gc);
+    let shown = run(&mut s, src);
+    assert_eq!(shown, expected, "OSR after {loops} back edges");
+    if fuel.is_some() {
+        assert_eq!(s.fuel(), reference.fuel(), "fuel left");
+    }
+    let osr = osr_events(&events);
+    (s, osr, shown)
+}
+
+/// Live values of every type cross into compiled code: loop-carried
+/// (`int`, `float`, `bool`, `str`, arrays) and defined before the loop.
+const LIVE: &str = r#"
+let names = ["a", "b", "c"];
+let scale = 2.5;
+let limit = 40;
+var grid: [[int]] = [];
+for r in 0..4 { push(grid, [r; 3]); }
+var i = 0;
+var f = 0.5;
+var flag = false;
+var s = "x";
+var acc: [int] = [];
+while i < limit {
+    f = f * 1.0625 + scale;
+    flag = !flag;
+    if flag { s = s + names[i % 3]; }
+    if i % 7 == 0 { push(acc, i * grid[i % 4][1]); }
+    i += 1;
+}
+print(i);
+print(f);
+print(flag);
+print(s);
+print(acc);
+print(len(grid));
+"#;
+
+#[test]
+fn a_top_level_loop_continues_in_compiled_code_with_values_of_every_type() {
+    for loops in [1, 3, 17] {
+        let (s, osr, shown) = same(LIVE, loops, None, false);
+        assert!(shown.starts_with("40\n"), "{shown}");
+        if Tier::Opt.is_available() {
+            assert_eq!(osr.len(), 1, "{osr:?}");
+            assert_eq!(osr[0].from, Tier::Interp);
+            assert_eq!(osr[0].to, Tier::Opt);
+            assert_eq!(osr[0].reason, "osr");
+            assert_eq!(s.osr_entries(), 1);
+        }
+    }
+}
+
+#[test]
+fn collections_inside_the_replaced_loop_find_every_root() {
+    // GC stress collects before every allocation: the loop's arrays and
+    // strings live in the interpreter's frame, the compiled frame and
+    // the heap, all at once.
+    let (_, osr, _) = same(LIVE, 5, None, true);
+    if Tier::Opt.is_available() {
+        assert_eq!(osr.len(), 1);
+    }
+}
+
+#[test]
+fn runtime_errors_after_osr_are_the_interpreters() {
+    let src = "var a = [1, 2, 3];\nvar i = 0;\nvar t = 0;\nwhile i < 100 {\n    t += 10 / (50 - i);\n    i += 1;\n}\nprint(t);\n";
+    let (_, osr, shown) = same(src, 4, None, false);
+    assert!(
+        shown.contains("error: division by zero at osr.wdl:5:"),
+        "{shown}"
+    );
+    if Tier::Opt.is_available() {
+        assert_eq!(osr.len(), 1);
+    }
+    let src = "var a = [1, 2, 3];\nvar i = 0;\nwhile i < 10 {\n    a[i] = i;\n    i += 1;\n}\n";
+    let (_, _, shown) = same(src, 1, None, false);
+    assert!(
+        shown.contains("index out of bounds at osr.wdl:4:"),
+        "{shown}"
+    );
+}
+
+#[test]
+fn fuel_is_charged_the_same_and_runs_out_at_the_same_point() {
+    let src = "var i = 0;\nvar t = 0;\nwhile i < 5000 {\n    t += i;\n    if i % 100 == 0 { print(t); }\n    i += 1;\n}\nprint(t);\n";
+    // Enough fuel: the same units are charged.
+    let (s, osr, shown) = same(src, 10, Some(1_000_000), false);
+    assert!(shown.ends_with("12497500\n"), "{shown}");
+    if Tier::Opt.is_available() {
+        assert_eq!(osr.len(), 1);
+    }
+    let used = 1_000_000 - s.fuel().unwrap();
+    // Too little: out of fuel after the same output, wherever the
+    // budget ends (before the loop, in a batch, at a batch's end).
+    for fuel in [5, used / 3, used / 2 + 1, used - 1, 1024, 2048] {
+        let (_, _, shown) = same(src, 10, Some(fuel), false);
+        assert!(shown.contains("error: out of fuel"), "{fuel}: {shown}");
+    }
+}
+
+#[test]
+fn a_kernel_called_once_enters_at_its_outer_loop_when_an_inner_loop_is_hot() {
+    let src = "fn kernel(n: int) -> int {
+    var total = 0;
+    for i in 0..n {
+        for j in 0..n {
+            total += (i * j) % 7;
+        }
+    }
+    return total;
+}";
+    let (mut reference, _) = session(None, None, false);
+    reference.eval(src).unwrap();
+    let expected: Vec<_> = [60, 3, 0]
+        .iter()
+        .map(|&n| reference.call("kernel", &[waddle::Val::Int(n)]).unwrap())
+        .collect();
+    if !Tier::Opt.is_available() {
+        return;
+    }
+    let (mut s, events) = session(Some(50), None, false);
+    s.eval(src).unwrap();
+    let got: Vec<_> = [60, 3, 0]
+        .iter()
+        .map(|&n| s.call("kernel", &[waddle::Val::Int(n)]).unwrap())
+        .collect();
+    assert_eq!(got, expected);
+    let osr = osr_events(&events);
+    assert_eq!(osr.len(), 1, "{osr:?}");
+    assert_eq!(osr[0].function, "kernel");
+    // The next call started in compiled code.
+    assert_eq!(s.function_tier("kernel").unwrap(), Tier::Opt);
+    assert_eq!(s.osr_entries(), 1);
+}
+
+#[test]
+fn recursion_and_calls_inside_the_replaced_loop() {
+    let src = r#"
+fn fib(n: int) -> int { if n < 2 { return n; } return fib(n - 1) + fib(n - 2); }
+fn walk(n: int) -> int {
+    var t = 0;
+    var k = 0;
+    while k < n {
+        t += fib(k % 12);
+        k += 1;
+        if k == n / 2 && n > 5 { t += walk(5); }
+    }
+    return t;
+}
+print(walk(40));
+"#;
+    let (_, osr, _) = same(src, 7, None, false);
+    if Tier::Opt.is_available() {
+        assert!(!osr.is_empty());
+    }
+}
