@@ -73,8 +73,12 @@ pub(super) struct Lifter<'f> {
     /// into the arms of the γ just finished, and the γ output they became.
     pub(super) distributed: FxHashMap<Inst, Port>,
     pub(super) dom: DomTree,
-    /// The blocks using each value (computed when first needed).
-    pub(super) use_blocks: Option<SecondaryMap<Value, Vec<Block>>>,
+    /// γ-orderings imposed on the branch ending a block by the ordering of
+    /// an enclosing branch ([`Lifter::force_order`]): the joins to pass and
+    /// the values still to protect from speculation.
+    pub(super) forced: FxHashMap<Block, (Vec<Block>, Vec<Value>)>,
+    /// The blocks using and defining each value (computed when first needed).
+    pub(super) use_blocks: Option<super::split::UseDef>,
 }
 
 /// Lifts a canonical function into a VSDG.
@@ -108,6 +112,7 @@ pub fn lift(func: &Function) -> Result<Graph, Unsupported> {
         known: FxHashMap::default(),
         distributed: FxHashMap::default(),
         dom,
+        forced: FxHashMap::default(),
         use_blocks: None,
     };
     let root = lifter.g.root;
@@ -270,7 +275,11 @@ impl Lifter<'_> {
                         .cloned()
                         .collect();
                     let keys: Vec<i64> = cases.iter().map(|(k, _)| *k).collect();
-                    let (join, carry) = self.extended_join(lp, target, *v, stop)?;
+                    let super::split::Join {
+                        block: join,
+                        carry,
+                        order,
+                    } = self.extended_join(lp, target, *v, stop)?;
                     let bool_pred = self.g.ty(pred) == Type::Bool;
                     let loc = self.func.loc;
                     match join {
@@ -282,7 +291,11 @@ impl Lifter<'_> {
                                 let a = self.map(&e.args)?;
                                 let s = self.g.region_state(arm);
                                 let saved = self.assume(pred, &keys, i, bool_pred);
+                                let forced = self.force_order(&order, i);
                                 self.run(arm, s, e.block, a, Some((j, &carry)), lp, false)?;
+                                if let Some(f) = forced {
+                                    self.forced.remove(&f);
+                                }
                                 self.restore(pred, saved);
                                 self.rollback(mark);
                             }

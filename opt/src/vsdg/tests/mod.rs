@@ -212,7 +212,10 @@ fn t1_exclusive_is_evaluated_only_when_demanded() {
     }
 }
 
-/// T3 (Fig 3.2): `A` shared by two independent branches runs at most once.
+/// T3 (Fig 3.2/4.5, γ-ordering §3.4.1): `A` shared by two independent
+/// branches runs 0 times when neither demands it and exactly once
+/// otherwise; `p` and `q` are each tested once on every path (no retest of
+/// `p`, unlike Upton's Fig 4.11); `A` has two static copies.
 #[test]
 fn t3_independent_is_evaluated_at_most_once() {
     let (before, after) = trip(
@@ -236,8 +239,16 @@ block4(v11: int):
 }",
     );
     for args in assignments(2, &[3, 4, 5]) {
-        same_and_no_worse(&before, &after, &args);
+        let (_, a) = same_and_no_worse(&before, &after, &args);
+        let demanded = args[0] == 1 || args[1] == 1;
+        assert_eq!(
+            a.evals.get(&100).copied().unwrap_or(0),
+            demanded as usize,
+            "{args:?}"
+        );
+        assert_eq!(a.tests, 2, "{args:?}");
     }
+    assert_eq!(static_copies(&after, 100), 2);
 }
 
 /// T5 (PDCE): the expensive value is computed only on the path using it.

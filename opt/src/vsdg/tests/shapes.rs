@@ -241,3 +241,123 @@ block4(v9: int):
     }
     assert_eq!(eval(&after, &[0, 0, 3, 4, 5]).result, Ok(5));
 }
+
+/// T3 past the γ-ordering cap (digest §6.4): when the shared value is one
+/// cheap add, duplicating the second branch costs more than speculating
+/// it, so it runs once before both branches — never twice, and no test is
+/// added.
+#[test]
+fn t3_cheap_shared_value_is_speculated() {
+    let (before, after) = trip(
+        "fn fn0 \"t3cheap\"(bool, bool, int, int, int) -> int {
+block0(v0: bool, v1: bool, v2: int, v3: int, v4: int):
+    v5: int = iadd v2, v3 @100:1
+    br v0, block1, block2(v3)
+block1:
+    v6: int = iconst 1
+    v7: int = iadd v5, v6
+    jump block2(v7)
+block2(v8: int):
+    br v1, block3, block4(v4)
+block3:
+    v9: int = iconst 2
+    v10: int = isub v5, v9
+    jump block4(v10)
+block4(v11: int):
+    v12: int = iadd v8, v11
+    return v12
+}",
+    );
+    for args in assignments(2, &[3, 4, 5]) {
+        let (_, a) = same_and_no_worse(&before, &after, &args);
+        assert_eq!(a.evals.get(&100).copied().unwrap_or(0), 1, "{args:?}");
+        assert_eq!(a.tests, 2, "{args:?}");
+    }
+    assert_eq!(static_copies(&after, 100), 1);
+}
+
+/// γ-ordering of three independent branches sharing `A` (gating condition
+/// `γ1 ⊕ γ2 ⊕ γ3`): `A` runs once exactly when some branch demands it,
+/// and each predicate is tested once per path.
+#[test]
+fn t3_three_independent_branches() {
+    let (before, after) = trip(
+        "fn fn0 \"t3x3\"(bool, bool, bool, int, int) -> int {
+block0(v0: bool, v1: bool, v2: bool, v3: int, v4: int):
+    v5: int = imul v3, v3 @100:1
+    br v0, block1, block2(v4)
+block1:
+    v6: int = iconst 1
+    v7: int = iadd v5, v6
+    jump block2(v7)
+block2(v8: int):
+    br v1, block3, block4(v4)
+block3:
+    v9: int = iconst 2
+    v10: int = imul v5, v9
+    jump block4(v10)
+block4(v11: int):
+    br v2, block5, block6(v4)
+block5:
+    v12: int = iconst 3
+    v13: int = isub v5, v12
+    jump block6(v13)
+block6(v14: int):
+    v15: int = iadd v8, v11
+    v16: int = iadd v15, v14
+    return v16
+}",
+    );
+    for args in assignments(3, &[3, 4]) {
+        let (_, a) = same_and_no_worse(&before, &after, &args);
+        let demanded = args[..3].contains(&1);
+        assert_eq!(
+            a.evals.get(&100).copied().unwrap_or(0),
+            demanded as usize,
+            "{args:?}"
+        );
+        assert_eq!(a.tests, 3, "{args:?}");
+    }
+}
+
+/// The γ-ordering size cap (digest §6.4): a second branch of more than
+/// the capped number of instructions is not copied into the arms of the
+/// first; the shared value is speculated once instead.
+#[test]
+fn t3_ordering_is_capped_by_size() {
+    let mut body = String::new();
+    let mut last = 5;
+    for i in 0..20 {
+        let v = 20 + i;
+        body.push_str(&format!(
+            "    v{v}: int = iadd v{last}, v4 @{}:1\n",
+            200 + i
+        ));
+        last = v;
+    }
+    let text = format!(
+        "fn fn0 \"t3big\"(bool, bool, int, int, int) -> int {{
+block0(v0: bool, v1: bool, v2: int, v3: int, v4: int):
+    v5: int = imul v2, v2 @100:1
+    br v0, block1, block2(v3)
+block1:
+    v6: int = iconst 1
+    v7: int = iadd v5, v6
+    jump block2(v7)
+block2(v8: int):
+    br v1, block3, block4(v4)
+block3:
+{body}    jump block4(v{last})
+block4(v11: int):
+    v12: int = iadd v8, v11
+    return v12
+}}"
+    );
+    let (before, after) = trip(&text);
+    for args in assignments(2, &[3, 4, 5]) {
+        let (_, a) = same_and_no_worse(&before, &after, &args);
+        assert_eq!(a.evals.get(&100).copied().unwrap_or(0), 1, "{args:?}");
+    }
+    assert_eq!(static_copies(&after, 100), 1);
+    assert_eq!(static_copies(&after, 219), 1);
+}
