@@ -811,8 +811,22 @@ impl<'a> Rules<'a> {
         let mut t = tok;
         for _ in 0..64 {
             let tn = self.g.node(t);
-            if tn.op != Op::Proj(1) {
-                return None;
+            match tn.op {
+                // After a loop, or at its header: what passed before the
+                // loop passes again unless the loop may resize an array.
+                Op::Eta(_) => {
+                    t = self.r(tn.args[1]);
+                    continue;
+                }
+                Op::Mu(d) => {
+                    if k == EffKind::BoundsCheck && self.cycle_resizes(t, d) {
+                        return None;
+                    }
+                    t = self.r(tn.args[0]);
+                    continue;
+                }
+                Op::Proj(1) => {}
+                _ => return None,
             }
             let p = self.g.node(self.r(tn.args[0]));
             let Op::Eff(pk) = p.op else { return None };
@@ -830,6 +844,47 @@ impl<'a> Rules<'a> {
             t = pa[pa.len() - 1];
         }
         None
+    }
+}
+
+impl Rules<'_> {
+    /// Whether an effect on the token cycle of the depth-`d` loop whose
+    /// token is `mu` may change an array's length (or do anything).
+    fn cycle_resizes(&self, mu: Id, d: u16) -> bool {
+        let init = self.r(self.g.node(mu).args[0]);
+        let mut seen: Vec<Id> = Vec::new();
+        let mut work = vec![self.r(self.g.node(mu).args[1])];
+        while let Some(t) = work.pop() {
+            if t == mu || t == init || seen.contains(&t) {
+                continue;
+            }
+            if seen.len() > 4096 {
+                return true;
+            }
+            seen.push(t);
+            let tn = self.g.node(t);
+            match &tn.op {
+                Op::Proj(1) => {
+                    let e = self.g.node(self.r(tn.args[0]));
+                    let Op::Eff(k) = e.op else { return true };
+                    if matches!(
+                        k,
+                        EffKind::ArrayPush
+                            | EffKind::ArrayPop
+                            | EffKind::Call(_)
+                            | EffKind::HostCall(_)
+                    ) {
+                        return true;
+                    }
+                    work.push(self.r(e.args[e.args.len() - 1]));
+                }
+                Op::Phi => work.extend(tn.args.chunks(2).map(|c| self.r(c[1]))),
+                Op::Mu(e) if *e > d => work.extend(tn.args.iter().map(|&x| self.r(x))),
+                Op::Eta(e) if *e > d => work.push(self.r(tn.args[1])),
+                _ => return true,
+            }
+        }
+        false
     }
 }
 
