@@ -119,7 +119,7 @@ impl RuntimeError {
             .map(|&(f, loc)| Frame {
                 function: match program.funcs.get(f) {
                     _ if program.main == Some(f) => "<main>".to_string(),
-                    Some(func) => func.name.clone(),
+                    Some(func) => func.name().to_string(),
                     None => format!("<function {}>", f.as_u32()),
                 },
                 location: Location::from_src(loc, program),
