@@ -232,7 +232,7 @@ fn main() {
             };
             let bp = baseline::compile(&p, &opts).expect("baseline");
             for (fid, f) in p.funcs.iter() {
-                println!("{}:\n{}", f.name, bp.disasm(fid).unwrap_or_default());
+                println!("{}:\n{}", f.name(), bp.disasm(fid).unwrap_or_default());
             }
             return;
         }

@@ -211,7 +211,7 @@ pub fn dump(name: &str) {
     let cp = compile(&p, &opts).expect("compile");
     for id in p.funcs.keys() {
         if let Some(d) = cp.disasm(id) {
-            println!("{}:\n{d}", p.funcs[id].name);
+            println!("{}:\n{d}", p.funcs[id].name());
         }
     }
 }

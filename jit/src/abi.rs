@@ -36,13 +36,18 @@
 //! `VmCtx::trap_{file,line,col}` with `trap_loc_set = 1`; then the function
 //! returns at once with a zero result through its normal epilogue.
 //! - Inline checks (bounds, division by zero, pop on empty, assertion) jump
-//!   to a cold block that records code and location and returns.
+//!   to a cold block that records the code, calls the `TrapFrame` helper
+//!   with the function and the location, and returns.
 //! - Runtime helpers (allocation, printing, ...) record only the code; after
 //!   every helper call that can fail and after every Waddle→Waddle call the
-//!   caller loads `trap_code` and, when non-zero, records its own location if
-//!   none is set yet and returns. So a `stack overflow` or `out of fuel`
-//!   raised in a callee's prologue points at the call, as the interpreter's
-//!   does (docs/language.md "Errors").
+//!   caller loads `trap_code` and, when non-zero, calls `TrapFrame` with
+//!   its own function and location, and returns. So a `stack overflow` or
+//!   `out of fuel` raised in a callee's prologue points at the call, as the
+//!   interpreter's does (docs/language.md "Errors").
+//! - `TrapFrame` records the location unless one is set, and reports the
+//!   frame to the host (`Host::trace_frame`): each frame the trap leaves,
+//!   innermost first, is one entry of the runtime error's stack trace. Only
+//!   trap paths call it, so the normal path pays nothing for traces.
 //! - The trampoline's caller (Rust) reads the record after the return and
 //!   turns it into `Err(Trap)`.
 //! - Helpers never let a panic cross the `extern "C"` boundary: they catch

@@ -20,7 +20,7 @@ use crate::options::CompileStats;
 
 /// Every runtime helper in [`Helper`] order: the layout of
 /// `VmCtx::helpers` that position-independent code indexes.
-pub(crate) const HELPER_TABLE: [Helper; 15] = [
+pub(crate) const HELPER_TABLE: [Helper; 16] = [
     Helper::ArrayNew,
     Helper::ArrayRepeat,
     Helper::ArrayPush,
@@ -36,6 +36,7 @@ pub(crate) const HELPER_TABLE: [Helper; 15] = [
     Helper::Exp,
     Helper::Log,
     Helper::Fmod,
+    Helper::TrapFrame,
 ];
 
 /// What a unit keeps of each function.

@@ -229,6 +229,33 @@ unsafe extern "C" fn call_func(vmctx: *mut VmCtx, func: u32, args: *const Word, 
     }
 }
 
+/// A trap is leaving the running frame of `func`, which stopped at
+/// `file:line:col` (the failing operation, or the call the trap came out
+/// of): records that location as the trap's when none is set yet, and
+/// reports the frame to the host for the stack trace
+/// ([`Host::trace_frame`]). Only the trap paths of compiled code call it.
+unsafe extern "C" fn trap_frame(vmctx: *mut VmCtx, func: u32, file: u32, line: u32, col: u32) {
+    // SAFETY: called by compiled code with its live context.
+    let ctx = unsafe { &mut *vmctx };
+    let loc = SrcLoc { file, line, col };
+    if ctx.trap_loc_set == 0 && loc.is_known() {
+        ctx.trap_loc_set = 1;
+        ctx.trap_file = file;
+        ctx.trap_line = line;
+        ctx.trap_col = col;
+    }
+    // SAFETY: the context's host is the live `HostCell` of this entry.
+    let cell = unsafe { &mut *(ctx.host as *mut HostCell<'_>) };
+    let host = &mut *cell.host;
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        host.trace_frame(FuncId::from_u32(func), loc);
+    }));
+    if let Err(payload) = r {
+        cell.panic = Some(payload);
+        ctx.trap_code = TRAP_HOST_PANIC;
+    }
+}
+
 /// `clock()`.
 unsafe extern "C" fn clock(vmctx: *mut VmCtx) -> f64 {
     // SAFETY: called by compiled code with its live context.
@@ -309,6 +336,8 @@ pub(crate) enum Helper {
     Exp,
     Log,
     Fmod,
+    /// Reports a frame a trap leaves (the trap paths only).
+    TrapFrame,
     /// Host functions; not in AArch64 images (after the image's helper table).
     HostCall,
     /// Interpreter-entry stubs: run a function on the host's tier for it;
@@ -346,6 +375,7 @@ impl Helper {
             Helper::Exp => exp as F1 as usize,
             Helper::Log => ln as F1 as usize,
             Helper::Fmod => fmod as *const () as usize,
+            Helper::TrapFrame => trap_frame as *const () as usize,
         }
     }
 
@@ -368,6 +398,7 @@ impl Helper {
                 (&[F64], Some(F64))
             }
             Helper::Fmod => (&[F64, F64], Some(F64)),
+            Helper::TrapFrame => (&[I64, I32, I32, I32, I32], None),
         };
         HelperSig { params, ret }
     }

@@ -148,7 +148,7 @@ impl FuncStats {
     ) -> FuncStats {
         FuncStats {
             func: id,
-            name: func.name.clone(),
+            name: func.name().to_string(),
             ir_insts: func.inst_count(),
             translate,
             codegen,

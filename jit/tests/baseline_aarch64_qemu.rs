@@ -56,6 +56,14 @@ static void array_push(VmCtx *ctx, uint64_t arr, uint64_t v) {
     a->data[a->len++] = v;
 }
 static double fmod_(double x, double y) { return fmod(x, y); }
+/* A trap leaves a frame: its location is the trap's unless one is set. */
+static void trap_frame(VmCtx *ctx, uint32_t func, uint32_t file, uint32_t line, uint32_t col) {
+    (void)func;
+    if (!ctx->trap_loc_set && line) {
+        ctx->trap_loc_set = 1;
+        ctx->trap_file = file; ctx->trap_line = line; ctx->trap_col = col;
+    }
+}
 
 int main(void) {
     void *mem = mmap(0, sizeof code, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -65,8 +73,8 @@ int main(void) {
     uintptr_t entries[NFUNCS];
     for (int i = 0; i < NFUNCS; i++)
         entries[i] = offsets[i] < 0 ? 0 : (uintptr_t)mem + offsets[i];
-    uintptr_t helpers[15];
-    for (int i = 0; i < 15; i++) helpers[i] = (uintptr_t)unsupported;
+    uintptr_t helpers[16];
+    for (int i = 0; i < 16; i++) helpers[i] = (uintptr_t)unsupported;
     helpers[0] = (uintptr_t)array_new;
     helpers[2] = (uintptr_t)array_push;
     helpers[5] = (uintptr_t)print;
@@ -74,6 +82,7 @@ int main(void) {
     helpers[9] = (uintptr_t)sin; helpers[10] = (uintptr_t)cos;
     helpers[11] = (uintptr_t)tan; helpers[12] = (uintptr_t)exp;
     helpers[13] = (uintptr_t)log; helpers[14] = (uintptr_t)fmod_;
+    helpers[15] = (uintptr_t)trap_frame;
     static uint64_t globals[NGLOBALS + 1];
     static uint64_t strings[1];
     uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
@@ -153,7 +162,7 @@ fn run_both(name: &str, src: &str) {
         fuel: None,
         gc_every: None,
     };
-    let (want, _) = run_interp(&p, &p.funcs[main].name, &[], setup);
+    let (want, _) = run_interp(&p, p.funcs[main].name(), &[], setup);
     let mut expected = want.out.clone();
     if let Err(t) = want.result {
         let _ = writeln!(

@@ -24,7 +24,7 @@ fn frontend(src: &str) -> Program {
 
 /// Runs `p`'s main on the interpreter and on T1; both must succeed alike.
 fn baseline_matches_interpreter(p: Program) {
-    let main = p.funcs[p.main.unwrap()].name.clone();
+    let main = p.funcs[p.main.unwrap()].name().to_string();
     let (want, _) = run_interp(&p, &main, &[], SETUP);
     assert!(want.result.is_ok(), "{want:?}");
     let opts = JitOptions::default();
@@ -77,7 +77,7 @@ fn mixed_arguments_match_interpreter() {
 fn tiers_call_each_other() {
     let p = frontend(MIXED);
     let main_id = p.main.unwrap();
-    let main = p.funcs[main_id].name.clone();
+    let main = p.funcs[main_id].name().to_string();
     let (want, _) = run_interp(&p, &main, &[], SETUP);
     let got = on_big_stack(move || {
         let mut outs = Vec::new();

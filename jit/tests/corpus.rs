@@ -156,7 +156,7 @@ fn corpus_agrees_with_interpreter_and_expectations() {
                 let _ = writeln!(failures, "{rel}: no main");
                 continue;
             };
-            let name = program.funcs[main].name.clone();
+            let name = program.funcs[main].name().to_string();
             ran += 1;
             let gc = HostSetup {
                 fuel: None,

@@ -248,6 +248,66 @@ print([1.5, 0.1, -2.0e20]);
     );
 }
 
+/// A runtime error under qemu reports the same message, location and
+/// stack trace (every frame, innermost first) as the interpreter on the
+/// host, at the same optimization level.
+#[test]
+fn stack_traces_match_the_host() {
+    if skip("stack_traces_match_the_host") {
+        return;
+    }
+    let source = "\
+fn leaf(x: int, d: int) -> int {
+    var t = 0;
+    for i in 0..3 { t += x / (d - i); }
+    return t;
+}
+fn walk(n: int, d: int) -> int {
+    if n > 0 { return walk(n - 1, d) + 1; }
+    return leaf(n, d);
+}
+print(walk(4, 1));
+print(walk(4, 2));
+";
+    for &(name, tier, level, _) in CONFIGS.iter().filter(|c| has_aarch64(c.1)) {
+        let host = waddle::driver::run_source(
+            "trace.wdl",
+            source,
+            &waddle::driver::RunOptions {
+                tier: Tier::Interp,
+                opt_level: level,
+                ..Default::default()
+            },
+        );
+        assert_eq!(host.exit_code, 2, "{}", host.stderr);
+        // -O2 inlines `leaf` into `walk`: its frame is `walk`'s.
+        let inner = if level == 0 {
+            "  0: leaf at trace.wdl:3:28\n  1: walk at trace.wdl:8:12\n"
+        } else {
+            "  0: walk at trace.wdl:3:28\n"
+        };
+        let first = usize::from(level == 0) + 1;
+        let recursion: String = (first..first + 4)
+            .map(|i| format!("  {i}: walk at trace.wdl:7:23\n"))
+            .collect();
+        let want = format!(
+            "error: runtime error: division by zero\n  --> trace.wdl:3:28\nstack trace:\n\
+             {inner}{recursion}  {}: <main> at trace.wdl:10:7\n",
+            first + 4
+        );
+        assert_eq!(host.stderr, want);
+        let options = CrossOptions {
+            tier,
+            opt_level: level,
+            ..CrossOptions::default()
+        };
+        let cross = run_source_aarch64("trace.wdl", source, &options);
+        assert_eq!(cross.exit_code, 2, "{name}: {}", cross.stderr);
+        assert_eq!(cross.stdout, host.stdout, "{name}");
+        assert_eq!(cross.stderr, host.stderr, "{name}");
+    }
+}
+
 /// A tier without an AArch64 generator is a clear error, not a crash.
 #[test]
 fn unavailable_tier_is_reported() {

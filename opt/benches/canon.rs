@@ -245,7 +245,7 @@ fn bench_corpus(reps: u32) {
             for &f in &cp.funcs {
                 let t = measure(&cp.program, &callees, f, reps);
                 sum.add(&t);
-                let name = format!("{}:{}", cp.name, cp.program.funcs[f].name);
+                let name = format!("{}:{}", cp.name, cp.program.funcs[f].name());
                 largest.push((name, t));
             }
             progs += 1;

@@ -29,8 +29,8 @@ fn fib_program() -> Program {
             ret: Type::Int,
         },
     );
-    f.loc = loc(1, 1);
     let mut b = FunctionBuilder::new(&mut f);
+    b.set_loc(loc(1, 1));
     let b0 = b.create_block();
     let n = b.append_block_param(b0, Type::Int);
     let b1 = b.create_block();
@@ -268,7 +268,7 @@ fn gaps_become_detached_placeholders() {
 #[test]
 fn parse_single_function() {
     let f = parse_function("fn fn7 \"h\"(float) -> float {\nblock0(v0: float):\n    v1: float = call fn3(v0)\n    return v1\n}\n").unwrap();
-    assert_eq!(f.name, "h");
+    assert_eq!(f.name(), "h");
     assert_eq!(f.layout().len(), 1);
     assert!(parse_function("fn fn0 \"h\"() -> void\nfn fn1 \"i\"() -> void").is_err());
 }

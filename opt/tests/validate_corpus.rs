@@ -7,7 +7,8 @@
 //! expected to follow.
 
 use waddle_opt::canon::canonicalize;
-use waddle_opt::passes::{level_pipeline, Pipeline, PipelineOptions};
+use waddle_opt::ir::{print_function_as, FuncId, Function, Program};
+use waddle_opt::passes::{level_pipeline, Instrumentation, Pipeline, PipelineOptions};
 use waddle_opt::validate::{validate_program, Options, PassStats, Validator, Verdict};
 
 #[allow(dead_code)]
@@ -16,14 +17,48 @@ mod corpus;
 
 /// Passes whose transformations the validator does not follow yet (see
 /// `waddle_opt::validate`'s "Incompleteness"): their alarms are reported,
-/// not failures. `inline`, `unroll`, `peel`, `bce`, `unswitch`: no rule
-/// (intraprocedural; loop shape changes; induction facts; case split).
+/// not failures. `unroll`, `peel`, `bce`, `unswitch`: no rule (loop shape
+/// changes; induction facts; case split).
 /// `jt`, `js`: gates relative to different dominators after threading
 /// (needs ROBDD gates). `licm`: one load over a nested allocating loop.
 /// `vsdg`: nested-loop exit gates.
 const GAPS: &[&str] = &[
-    "inline", "unroll", "peel", "bce", "unswitch", "vsdg", "jt", "js", "licm",
+    "unroll", "peel", "bce", "unswitch", "vsdg", "jt", "js", "licm",
 ];
+
+/// The validator, printing the functions before and after every alarm of
+/// the pass named by `WADDLE_TV_DUMP` (for diagnosing a missing rule).
+struct Dumping {
+    v: Validator,
+    pass: Option<String>,
+    saved: Option<Function>,
+}
+
+impl Instrumentation for Dumping {
+    fn before_pass(&mut self, pass: &'static str, program: &Program, id: FuncId, func: &Function) {
+        self.v.before_pass(pass, program, id, func);
+        if self.pass.as_deref() == Some(pass) {
+            self.saved = Some(func.clone());
+        }
+    }
+
+    fn after_pass(
+        &mut self,
+        pass: &'static str,
+        program: &Program,
+        id: FuncId,
+        func: &Function,
+        changed: bool,
+    ) {
+        let n = self.v.findings.len();
+        self.v.after_pass(pass, program, id, func, changed);
+        if let (Some(before), true) = (self.saved.take(), self.v.findings.len() > n) {
+            println!("---- {pass} alarm: {}", self.v.findings[n].message);
+            println!("{}", print_function_as(program, id, &before));
+            println!("{}", print_function_as(program, id, func));
+        }
+    }
+}
 
 fn rate(s: &PassStats) -> String {
     if s.changed == 0 {
@@ -42,11 +77,16 @@ fn every_pass_of_the_pipelines_validates_on_the_corpus() {
     let mut unexpected = Vec::new();
     for (label, level) in [("-O2", 2u8), ("full", 3u8)] {
         let pipeline = Pipeline::from_names(level_pipeline(level)).expect("registered");
-        let mut v = Validator::new(Options::default());
+        let mut v = Dumping {
+            v: Validator::new(Options::default()),
+            pass: std::env::var("WADDLE_TV_DUMP").ok(),
+            saved: None,
+        };
         let (mut total, mut equal) = (0, 0);
         let mut pipeline_findings = Vec::new();
         for prog in &programs {
             let mut p = prog.lowered.clone();
+            v.v.set_program(&prog.lowered);
             pipeline.run(&mut p, &opts, &mut v).expect("pipeline runs");
             let mut before = prog.lowered.clone();
             for f in before.funcs.values_mut() {
@@ -66,6 +106,7 @@ fn every_pass_of_the_pipelines_validates_on_the_corpus() {
             "{:<12} {:>6} {:>8} {:>6} {:>6} {:>6} {:>7} {:>9}",
             "pass", "runs", "changed", "equal", "alarm", "unsup", "rate", "time ms"
         );
+        let v = v.v;
         for s in &v.stats {
             println!(
                 "{:<12} {:>6} {:>8} {:>6} {:>6} {:>6} {:>7} {:>9.1}",

@@ -322,7 +322,10 @@ fn structural_errors() {
         .block_mut(b0)
         .params
         .push(y);
-    p.funcs[id].sig.params.push(Type::Int);
+    FunctionBuilder::new(&mut p.funcs[id])
+        .sig_mut()
+        .params
+        .push(Type::Int);
     let errs = errors(&p);
     assert_error(
         &errs,
@@ -367,7 +370,7 @@ fn structural_errors() {
     FunctionBuilder::new(&mut p.funcs[id]).value_mut(y).ty = Type::Unit;
     assert_error(&errors(&p), &["v1 has type void"]);
     let mut p = base;
-    p.funcs[id].sig.params[0] = Type::Unit;
+    FunctionBuilder::new(&mut p.funcs[id]).sig_mut().params[0] = Type::Unit;
     assert_error(&errors(&p), &["signature parameter 0 has type void"]);
 }
 

@@ -229,9 +229,11 @@ pub fn run_streaming(
     match ending {
         Err(e) => outcome(failure(format!("internal error: {e}"), 2)),
         Ok(Ending::Finished) => (log, 0),
-        Ok(Ending::Trap { code, loc }) => {
-            let loc = loc.unwrap_or(program.funcs[main].loc);
-            let e = Error::Runtime(RuntimeError::from_trap(Trap { code, loc }, &program));
+        Ok(Ending::Trap { code, loc, trace }) => {
+            let loc = loc.unwrap_or(program.funcs[main].loc());
+            let e =
+                RuntimeError::from_trap(Trap { code, loc }, &program).with_trace(&trace, &program);
+            let e = Error::Runtime(e);
             (log + &e.render(), e.exit_code())
         }
     }

@@ -2,12 +2,14 @@
 //!
 //! Rendering follows docs/language.md "Errors": compile errors are the
 //! frontend's diagnostics (each starting with `error`), a runtime error is
-//! `error: runtime error: MESSAGE` followed by `  --> file:line:col`.
+//! `error: runtime error: MESSAGE` followed by `  --> file:line:col` and
+//! the script's stack trace (`stack trace:` and one line per frame,
+//! innermost first).
 
 use std::fmt;
 
 use waddle_opt::abi::{Trap, TrapCode};
-use waddle_opt::ir::{Program, SrcLoc};
+use waddle_opt::ir::{FuncId, Program, SrcLoc};
 
 use crate::driver::Tier;
 
@@ -44,6 +46,36 @@ impl fmt::Display for Location {
     }
 }
 
+/// One frame of a runtime error's stack trace (in the manner of
+/// wasmtime's `FrameInfo`): a Waddle function that was running and where it
+/// stopped.
+#[derive(Clone, PartialEq, Eq, Debug)]
+#[non_exhaustive]
+pub struct Frame {
+    /// The function's name; the program's top-level code is `<main>`.
+    pub function: String,
+    /// Where it stopped: the failing operation in the innermost frame, the
+    /// call to the next frame in the others; `None` when unknown.
+    pub location: Option<Location>,
+}
+
+impl fmt::Display for Frame {
+    /// `NAME at file:line:column` (just `NAME` without a location).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.location {
+            Some(loc) => write!(f, "{} at {loc}", self.function),
+            None => write!(f, "{}", self.function),
+        }
+    }
+}
+
+/// Frames [`RuntimeError::render`] prints from the innermost end of a long
+/// trace; [`RENDER_OUTER_FRAMES`] more come from the outermost end.
+pub const RENDER_INNER_FRAMES: usize = 20;
+/// Frames [`RuntimeError::render`] prints from the outermost end of a long
+/// trace.
+pub const RENDER_OUTER_FRAMES: usize = 5;
+
 /// A runtime error raised by running Waddle code.
 #[derive(Clone, PartialEq, Eq, Debug)]
 #[non_exhaustive]
@@ -55,6 +87,11 @@ pub struct RuntimeError {
     /// Where, when known (an execution budget running out between two
     /// statements, or a failure outside Waddle code, has no location).
     pub location: Option<Location>,
+    /// The script's stack at the error, innermost frame first (every
+    /// frame the error left, on every tier; a function the optimizer
+    /// inlined into its caller has no frame of its own). Empty when the
+    /// error did not come from running Waddle code.
+    pub trace: Vec<Frame>,
 }
 
 impl RuntimeError {
@@ -69,16 +106,55 @@ impl RuntimeError {
             code,
             message: code.message().to_string(),
             location,
+            trace: Vec::new(),
         }
     }
 
-    /// The text printed to standard error (ends with a newline). An error
-    /// without a source location has no `-->` line.
+    /// This error with the stack trace `frames` (function and location of
+    /// each frame, innermost first, as [`waddle_opt::interp::Host::trace_frame`]
+    /// reported them) of `program`.
+    pub(crate) fn with_trace(mut self, frames: &[(FuncId, SrcLoc)], program: &Program) -> Self {
+        self.trace = frames
+            .iter()
+            .map(|&(f, loc)| Frame {
+                function: match program.funcs.get(f) {
+                    _ if program.main == Some(f) => "<main>".to_string(),
+                    Some(func) => func.name().to_string(),
+                    None => format!("<function {}>", f.as_u32()),
+                },
+                location: Location::from_src(loc, program),
+            })
+            .collect();
+        self
+    }
+
+    /// The text printed to standard error (ends with a newline): the
+    /// message, the `-->` line when the location is known, then the stack
+    /// trace when it has more than one frame (one frame says no more than
+    /// the `-->` line; a long trace is shortened to its
+    /// [`RENDER_INNER_FRAMES`] innermost and [`RENDER_OUTER_FRAMES`]
+    /// outermost frames).
     pub fn render(&self) -> String {
-        match &self.location {
-            None => format!("error: runtime error: {}\n", self.message),
-            Some(loc) => format!("error: runtime error: {}\n  --> {loc}\n", self.message),
+        use std::fmt::Write as _;
+        let mut out = format!("error: runtime error: {}\n", self.message);
+        if let Some(loc) = &self.location {
+            let _ = writeln!(out, "  --> {loc}");
         }
+        if self.trace.len() < 2 {
+            return out;
+        }
+        out.push_str("stack trace:\n");
+        let n = self.trace.len();
+        let shown = RENDER_INNER_FRAMES + RENDER_OUTER_FRAMES;
+        for (i, frame) in self.trace.iter().enumerate() {
+            if n > shown && i == RENDER_INNER_FRAMES {
+                let _ = writeln!(out, "  ... {} more frames ...", n - shown);
+            }
+            if n <= shown || i < RENDER_INNER_FRAMES || i >= n - RENDER_OUTER_FRAMES {
+                let _ = writeln!(out, "  {i}: {frame}");
+            }
+        }
+        out
     }
 }
 

@@ -13,7 +13,7 @@ use std::time::Instant;
 use rustc_hash::FxHashMap;
 use waddle_opt::abi::{array_elems, str_bytes, ArrayObj, TrapCode, Word};
 use waddle_opt::interp::Host;
-use waddle_opt::ir::{HostFnId, Type};
+use waddle_opt::ir::{FuncId, HostFnId, SrcLoc, Type};
 
 use crate::api::interrupt::Interrupts;
 use crate::format::{format_value, formatted_len};
@@ -45,6 +45,10 @@ pub struct Runtime {
     /// conservatively by every collection, pushed and popped in call order
     /// by [`Runtime::push_roots`] and [`Runtime::pop_roots`].
     nested_roots: Vec<(usize, usize)>,
+    /// The frames runtime errors left, innermost first
+    /// ([`Host::trace_frame`]); each call from Rust takes the frames past
+    /// its [`Runtime::trace_mark`] when it fails ([`Runtime::take_trace`]).
+    trace: Vec<(FuncId, SrcLoc)>,
 }
 
 /// The ranges of [`Runtime::push_roots`], as a root source.
@@ -77,7 +81,32 @@ impl Runtime {
             handles: crate::api::handle::HandleRoots::default(),
             fuel_yield: None,
             nested_roots: Vec::new(),
+            trace: Vec::new(),
         }
+    }
+
+    /// Where the stack trace of a call from Rust that starts now begins.
+    pub(crate) fn trace_mark(&self) -> usize {
+        self.trace.len()
+    }
+
+    /// Renames the frames of function `from` reported since `mark` to `to`
+    /// (an OSR entry's frames are the frames of the function it entered).
+    pub(crate) fn retarget_trace(&mut self, mark: usize, from: FuncId, to: FuncId) {
+        for frame in self.trace.iter_mut().skip(mark) {
+            if frame.0 == from {
+                frame.0 = to;
+            }
+        }
+    }
+
+    /// The frames reported since `mark` (innermost first), removed.
+    pub(crate) fn take_trace(&mut self, mark: usize) -> Vec<(FuncId, SrcLoc)> {
+        if mark >= self.trace.len() {
+            self.trace.truncate(mark);
+            return Vec::new();
+        }
+        self.trace.split_off(mark)
     }
 
     /// The heap.
@@ -424,6 +453,10 @@ impl Host for Runtime {
                 Err(TrapCode::OutOfFuel)
             }
         }
+    }
+
+    fn trace_frame(&mut self, func: FuncId, loc: SrcLoc) {
+        self.trace.push((func, loc));
     }
 }
 

@@ -51,7 +51,7 @@ pub use engine::{
     EngineConfig, FunctionInfo, GlobalInfo, HostFunctionInfo, Session, TierEvent, TierHook,
     TierOptions, TierThresholds, Val,
 };
-pub use error::{Diagnostic, Error, Location, RuntimeError, Severity};
+pub use error::{Diagnostic, Error, Frame, Location, RuntimeError, Severity};
 pub use hostfn::{Caller, HostArg, HostResult, HostRet};
 pub use output::OutputSink;
 pub use waddle_opt::abi::TrapCode;

@@ -32,8 +32,8 @@ use crate::ast::{FnDecl, Item, Module, Span};
 use crate::check::{Typed, Var};
 use crate::{CompileOptions, SourceMap};
 use waddle_opt::ir::{
-    Block, Function, GlobalData, GlobalId, HostFnDecl, InstKind, Program, Signature, SrcLoc, Type,
-    Value,
+    Block, Function, FunctionBuilder, GlobalData, GlobalId, HostFnDecl, InstKind, Program,
+    Signature, SrcLoc, Type, Value,
 };
 
 use ssa::SsaBuilder;
@@ -88,7 +88,7 @@ fn lower_fn(
 ) -> Function {
     let ret = sig.ret;
     let mut func = Function::new(decl.name.name.clone(), sig.clone());
-    func.loc = source_loc(sources, decl.name.span);
+    FunctionBuilder::new(&mut func).set_loc(source_loc(sources, decl.name.span));
     let mut cx = FnLower::new(func, ret, typed, sources, options);
     let entry = cx.ssa.create_block();
     cx.ssa.seal(entry);

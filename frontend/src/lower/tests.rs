@@ -75,7 +75,7 @@ fn check_ssa(f: &Function) {
     let text = format!("{f:#?}");
     let mut pos = std::collections::HashMap::new();
     for &b in f.layout() {
-        assert!(dom.is_reachable(b), "unreachable {b} in {}", f.name);
+        assert!(dom.is_reachable(b), "unreachable {b} in {}", f.name());
         for (i, &inst) in f.blocks()[b].insts.iter().enumerate() {
             pos.insert(inst, (b, i));
         }
@@ -117,7 +117,7 @@ fn check_ssa(f: &Function) {
             }
         }
         if let Terminator::Return(v) = &bd.term {
-            assert_eq!(v.map_or(Type::Unit, |v| f.value_type(v)), f.sig.ret);
+            assert_eq!(v.map_or(Type::Unit, |v| f.value_type(v)), f.sig().ret);
         }
     }
     // No trivial parameters.
@@ -134,7 +134,11 @@ fn check_ssa(f: &Function) {
                     }
                 }
             }
-            assert!(others.len() >= 2, "trivial param {p} of {b} in {}", f.name);
+            assert!(
+                others.len() >= 2,
+                "trivial param {p} of {b} in {}",
+                f.name()
+            );
         }
     }
 }
@@ -156,12 +160,12 @@ fn program_shape_and_fib() {
     assert_eq!(p.files, vec!["t.wdl".to_string()]);
     assert_eq!(p.funcs.len(), 3);
     let main = p.main.unwrap();
-    assert_eq!(p.funcs[main].name, ".main");
+    assert_eq!(p.funcs[main].name(), ".main");
     assert_eq!(main.as_u32(), 2);
     assert_eq!(p.globals.len(), 1);
     let fib = func(&p, "fib");
     assert_eq!(
-        fib.loc,
+        fib.loc(),
         SrcLoc {
             file: 0,
             line: 1,

@@ -42,6 +42,8 @@ pub(crate) struct Env<'a> {
 pub(crate) struct FnCx<'a> {
     /// Program-wide facts.
     pub env: &'a Env<'a>,
+    /// The function's index (reported with every frame a trap leaves).
+    pub fid: FuncId,
     /// The function.
     pub func: &'a Function,
     /// Its plan (block order, frame).
@@ -158,25 +160,54 @@ pub(crate) trait Backend: Arith {
     fn call_function(&mut self, callee: isel::Callee<'_>, unlinked: Option<Self::Label>);
     /// Writes `r = cond ? 1 : 0` from the live flags.
     fn materialize(&mut self, r: Value, cond: Cond);
+    /// The back end's record of the bool value whose comparison the
+    /// flags hold (it clears it when it clobbers the flags).
+    fn flags_mut(&mut self) -> &mut Option<(Value, Cond)>;
     /// Records that the flags hold `cond` for bool `v` (or nothing).
-    fn set_flags(&mut self, flags: Option<(Value, Cond)>);
+    fn set_flags(&mut self, flags: Option<(Value, Cond)>) {
+        *self.flags_mut() = flags;
+    }
 
     // ---- edges and terminators
-    /// A sequentialized parallel copy between slots.
-    fn moves(&mut self, ops: &[MoveOp]);
+    /// Copies slot `src` to slot `dst`.
+    fn move_slot(&mut self, dst: usize, src: usize);
+    /// Loads slot `src` into the move temporary.
+    fn move_to_temp(&mut self, src: usize);
+    /// Stores the move temporary into slot `dst`.
+    fn move_from_temp(&mut self, dst: usize);
+    /// A sequentialized parallel copy between slots (it clobbers the flags).
+    fn moves(&mut self, ops: &[MoveOp]) {
+        self.set_flags(None);
+        for &op in ops {
+            match op {
+                MoveOp::Copy { dst, src } => self.move_slot(dst, src),
+                MoveOp::ToTemp(src) => self.move_to_temp(src),
+                MoveOp::FromTemp(dst) => self.move_from_temp(dst),
+            }
+        }
+    }
     /// Unconditional jump.
     fn jump(&mut self, l: Self::Label);
+    /// Jumps to `l` when the flags hold `cond`.
+    fn jump_if(&mut self, cond: Cond, l: Self::Label);
+    /// Jumps to `l` when the `int`/`bool` value in `v`'s slot equals `k`
+    /// (`eq`) or differs from it (`!eq`).
+    fn branch_on_slot(&mut self, v: Value, k: i64, eq: bool, l: Self::Label);
     /// Jumps to `l` when the `int`/`bool` value `v` equals `k` (`eq`) or
-    /// differs from it (`!eq`).
-    fn branch(&mut self, v: Value, k: i64, eq: bool, l: Self::Label);
+    /// differs from it (`!eq`): on the live flags when they hold `v`'s
+    /// comparison and `k` is a bool, else on its slot.
+    fn branch(&mut self, v: Value, k: i64, eq: bool, l: Self::Label) {
+        match *self.flags_mut() {
+            Some((fv, c)) if fv == v && (k == 0 || k == 1) => {
+                self.jump_if(if (k == 1) == eq { c } else { c.invert() }, l)
+            }
+            _ => self.branch_on_slot(v, k, eq, l),
+        }
+    }
 
     // ---- out-of-line paths
     /// Writes `code` into the trap record.
     fn store_trap_code(&mut self, code: TrapCode);
-    /// Writes `loc` into the trap record.
-    fn store_loc(&mut self, loc: SrcLoc);
-    /// Jumps to `l` when the trap record already has a location.
-    fn jump_if_loc_set(&mut self, l: Self::Label);
     /// Returns zero results (the trap exit's tail).
     fn trap_return(&mut self);
 
@@ -246,6 +277,7 @@ pub(crate) fn emit_unit<B: Backend>(
             b,
             &FnCx {
                 env,
+                fid,
                 func: f,
                 plan: &plan,
                 recursive: env.recursive[fid],
@@ -264,7 +296,7 @@ pub(crate) fn emit_unit<B: Backend>(
         }
         b.align_entry();
         layout.trampolines[fid.index()] = Some(b.offset());
-        emit_trampoline(b, &f.sig, fid.index());
+        emit_trampoline(b, f.sig(), fid.index());
     }
     stats.trampolines = t0.elapsed();
     layout
@@ -313,7 +345,7 @@ pub(crate) fn emit_function<B: Backend>(b: &mut B, cx: &FnCx<'_>) {
         }
         e.terminator(bl, next, &mut cold);
     }
-    emit_cold(e.b, cold, exit, overflow);
+    emit_cold(e.b, cx.fid, cold, exit, overflow);
 }
 
 /// Charges one unit of fuel; an `out of fuel` trap points at `loc` (at the
@@ -325,10 +357,28 @@ fn fuel_tick<B: Backend>(b: &mut B, loc: Option<SrcLoc>, cold: &mut ColdPaths<B:
     cold.fuel(resume, loc, refill);
 }
 
+/// Reports frame `fid`, stopped at `loc`, to the trap record (the
+/// [`Helper::TrapFrame`] helper: the trap's location unless one is set,
+/// and a frame of the stack trace).
+fn trap_frame<B: Backend>(b: &mut B, fid: FuncId, loc: SrcLoc) {
+    let imm = |v: u32| HelperArg::Imm(i64::from(v));
+    b.call_helper(
+        Helper::TrapFrame,
+        &[
+            HelperArg::Ctx,
+            imm(fid.as_u32()),
+            imm(loc.file),
+            imm(loc.line),
+            imm(loc.col),
+        ],
+    );
+}
+
 /// The out-of-line paths of the function just emitted, then its shared
 /// trap `exit`.
 fn emit_cold<B: Backend>(
     b: &mut B,
+    fid: FuncId,
     mut cold: ColdPaths<B::Label>,
     exit: B::Label,
     overflow: B::Label,
@@ -343,13 +393,12 @@ fn emit_cold<B: Backend>(
             Cold::Trap { label, code, loc } => {
                 b.bind(label);
                 b.store_trap_code(code);
-                b.store_loc(loc);
+                trap_frame(b, fid, loc);
                 b.jump(exit);
             }
             Cold::Propagate { label, loc } => {
                 b.bind(label);
-                b.jump_if_loc_set(exit);
-                b.store_loc(loc);
+                trap_frame(b, fid, loc);
                 b.jump(exit);
             }
             Cold::Fuel { label, resume, loc } => {
@@ -391,7 +440,7 @@ impl<B: Backend> Driver<'_, '_, B> {
             b.depth_enter(overflow);
         }
         let params = &cx.func.blocks()[cx.func.entry()].params;
-        let (locs, _) = B::arg_locs(&cx.func.sig.params);
+        let (locs, _) = B::arg_locs(&cx.func.sig().params);
         for (&p, &loc) in params.iter().zip(&locs) {
             b.spill_param(p, loc, cx.func.value_type(p) == Type::Bool);
         }
@@ -433,7 +482,7 @@ impl<B: Backend> Driver<'_, '_, B> {
             self.b.moves(&self.scratch);
         }
         if self.cx.env.fuel && self.cx.plan.is_back_edge(from, bc.block) {
-            fuel_tick(self.b, Some(self.cx.func.loc), cold);
+            fuel_tick(self.b, Some(self.cx.func.loc()), cold);
         }
         if next != Some(bc.block) {
             self.b.jump(self.label(bc.block));

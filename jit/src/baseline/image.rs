@@ -60,7 +60,7 @@ use crate::options::{CompileError, CompileStats, JitOptions};
 use crate::tables::{collect_strings, globals_used};
 
 /// Names of the runtime helpers in `VmCtx::helpers` order.
-pub const HELPER_NAMES: [&str; 15] = [
+pub const HELPER_NAMES: [&str; 16] = [
     "array_new",
     "array_repeat",
     "array_push",
@@ -76,6 +76,7 @@ pub const HELPER_NAMES: [&str; 15] = [
     "exp",
     "log",
     "fmod",
+    "trap_frame",
 ];
 
 /// Largest number of parameters a function of an AArch64 image may have
@@ -141,10 +142,10 @@ pub fn compile_aarch64_image(
     if let Some(f) = program
         .funcs
         .values()
-        .find(|f| f.sig.params.len() > MAX_PARAMS)
+        .find(|f| f.sig().params.len() > MAX_PARAMS)
     {
         return Err(CompileError::Codegen {
-            func: f.name.clone(),
+            func: f.name().to_string(),
             message: "too many parameters for the AArch64 baseline tier".to_string(),
         });
     }
@@ -163,7 +164,7 @@ pub fn compile_aarch64_image(
         .map(|(fid, f)| {
             let span = layout.code[fid.index()];
             ImageFunc {
-                name: f.name.clone(),
+                name: f.name().to_string(),
                 offset: span.map(|(at, _)| at),
                 size: span.map_or(0, |(_, n)| n),
                 trampoline: layout.trampolines[fid.index()],

@@ -340,7 +340,7 @@ fn call<B: Backend>(
     cold: &mut ColdPaths<B::Label>,
 ) {
     let f = cx.env.program.funcs.get(callee);
-    let Some(f) = f.filter(|f| f.sig.params.len() == args.len()) else {
+    let Some(f) = f.filter(|f| f.sig().params.len() == args.len()) else {
         let l = trap_label(b, TrapCode::AssertionFailed, loc, cold);
         b.jump(l);
         return;
@@ -353,12 +353,12 @@ fn call<B: Backend>(
         .then(|| trap_label(b, TrapCode::AssertionFailed, loc, cold));
     let target = Callee {
         id: callee,
-        sig: &f.sig,
+        sig: f.sig(),
         args,
     };
     b.call_function(target, unlinked);
     check_trap_at(b, loc, cold);
     if let Some(r) = r {
-        take_result(b, r, RetClass::of_type(f.sig.ret));
+        take_result(b, r, RetClass::of_type(f.sig().ret));
     }
 }

@@ -93,7 +93,7 @@ fn check_limits(program: &Program, strings: usize, globals: usize) -> Result<(),
             .max()
             .unwrap_or(0);
         if f.values().len() + scratch >= MAX_INDEX {
-            return Err(too_big(&f.name, "frame"));
+            return Err(too_big(f.name(), "frame"));
         }
     }
     Ok(())
@@ -142,9 +142,9 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<BaselineProgram, 
         .map(|(fid, f)| {
             let span = layout.code[fid.index()];
             FuncInfo {
-                name: f.name.clone(),
-                params: f.sig.params.len(),
-                loc: f.loc,
+                name: f.name().to_string(),
+                params: f.sig().params.len(),
+                loc: f.loc(),
                 code: span.map_or(0, |(at, _)| base + at),
                 code_size: span.map_or(0, |(_, n)| n),
                 trampoline: layout.trampolines[fid.index()].map_or(0, |at| base + at),

@@ -112,11 +112,11 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
         if f.is_declaration() {
             continue;
         }
-        let sig = native_signature(&f.sig.params, f.sig.ret, call_conv);
+        let sig = native_signature(&f.sig().params, f.sig().ret, call_conv);
         let name = format!("wdl_f{}", fid.index());
         let id = module
             .declare_function(&name, Linkage::Local, &sig)
-            .map_err(|e| codegen_err(&f.name, &e))?;
+            .map_err(|e| codegen_err(f.name(), &e))?;
         let t0 = Instant::now();
         ctx.func.signature = sig;
         ctx.func.name = UserFuncName::user(0, fid.index() as u32);
@@ -126,6 +126,7 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
             env.recursive[fid].then(|| (fid, module.declare_func_in_func(id, &mut ctx.func)));
         Translator::run(
             &env,
+            fid,
             f,
             env.recursive[fid],
             self_call,
@@ -138,11 +139,12 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
                 Some(isa) => isa,
                 None => huge_isa.insert(host_isa(opts, true)?),
             };
-            define_with(&mut module, &**isa, id, &mut ctx).map_err(|e| codegen_err(&f.name, &e))?;
+            define_with(&mut module, &**isa, id, &mut ctx)
+                .map_err(|e| codegen_err(f.name(), &e))?;
         } else {
             module
                 .define_function(id, &mut ctx)
-                .map_err(|e| codegen_err(&f.name, &e))?;
+                .map_err(|e| codegen_err(f.name(), &e))?;
         }
         let code_size = ctx.compiled_code().map_or(0, |c| c.code_buffer().len());
         let disasm = ctx.compiled_code().and_then(|c| c.vcode.clone());
@@ -163,19 +165,19 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
         let name = format!("wdl_t{}", fid.index());
         let id = module
             .declare_function(&name, Linkage::Local, &sig)
-            .map_err(|e| codegen_err(&f.name, &e))?;
+            .map_err(|e| codegen_err(f.name(), &e))?;
         ctx.func.signature = sig;
         ctx.func.name = UserFuncName::user(1, fid.index() as u32);
         trampoline::build(
             FunctionBuilder::new(&mut ctx.func, &mut fctx),
-            &f.sig,
+            f.sig(),
             fid.index(),
             call_conv,
             env.frontend,
         );
         module
             .define_function(id, &mut ctx)
-            .map_err(|e| codegen_err(&f.name, &e))?;
+            .map_err(|e| codegen_err(f.name(), &e))?;
         tramp_bytes += ctx.compiled_code().map_or(0, |c| c.code_buffer().len());
         module.clear_context(&mut ctx);
         tramps.push((fid, id));
@@ -188,9 +190,9 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
         .funcs
         .values()
         .map(|f| FuncInfo {
-            name: f.name.clone(),
-            params: f.sig.params.len(),
-            loc: f.loc,
+            name: f.name().to_string(),
+            params: f.sig().params.len(),
+            loc: f.loc(),
             code: 0,
             code_size: 0,
             trampoline: 0,

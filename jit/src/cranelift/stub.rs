@@ -84,22 +84,22 @@ pub fn compile_stubs(program: &Program, funcs: &[FuncId]) -> Result<InterpStubs,
         let Some(f) = program.funcs.get(fid) else {
             continue;
         };
-        let sig = native_signature(&f.sig.params, f.sig.ret, call_conv);
+        let sig = native_signature(&f.sig().params, f.sig().ret, call_conv);
         let id = module
             .declare_function(&format!("wdl_s{}", fid.index()), Linkage::Local, &sig)
-            .map_err(|e| err(&f.name, &e))?;
+            .map_err(|e| err(f.name(), &e))?;
         ctx.func.signature = sig;
         ctx.func.name = UserFuncName::user(2, fid.index() as u32);
         build(
             FunctionBuilder::new(&mut ctx.func, &mut fctx),
-            &f.sig,
+            f.sig(),
             fid,
             call_conv,
             frontend,
         );
         module
             .define_function(id, &mut ctx)
-            .map_err(|e| err(&f.name, &e))?;
+            .map_err(|e| err(f.name(), &e))?;
         bytes += ctx.compiled_code().map_or(0, |c| c.code_buffer().len());
         module.clear_context(&mut ctx);
         ids.push((fid, id));

@@ -116,10 +116,11 @@ pub fn compile_functions(
         ctx.clear();
         ctx.func = ClifFunction::with_name_signature(
             UserFuncName::user(0, fid.index() as u32),
-            native_signature(&f.sig.params, f.sig.ret, call_conv),
+            native_signature(&f.sig().params, f.sig().ret, call_conv),
         );
         Translator::run(
             &env,
+            fid,
             f,
             env.recursive[fid],
             // Position-independent images have no relocations: self calls
@@ -129,10 +130,10 @@ pub fn compile_functions(
         );
         let code = ctx
             .compile(&*isa, &mut ControlPlane::default())
-            .map_err(|e| codegen_err(&f.name, format!("{:?}", e.inner)))?;
+            .map_err(|e| codegen_err(f.name(), format!("{:?}", e.inner)))?;
         if let Some(r) = code.buffer.relocs().first() {
             return Err(codegen_err(
-                &f.name,
+                f.name(),
                 format!("unexpected relocation in position-independent code: {r:?}"),
             ));
         }

@@ -5,7 +5,7 @@ use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 
 use waddle_opt::abi::{TrapCode, DEFAULT_STACK_BUDGET};
-use waddle_opt::ir::{SrcLoc, Type};
+use waddle_opt::ir::{FuncId, SrcLoc, Type};
 
 use super::image::CodeImage;
 use super::toolchain::{loader, qemu, CrossError};
@@ -61,7 +61,7 @@ pub enum PrintValue {
 }
 
 /// How the program ended.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug)]
 pub enum Ending {
     /// `main` returned normally.
     Finished,
@@ -72,6 +72,9 @@ pub enum Ending {
         code: TrapCode,
         /// Where, when recorded.
         loc: Option<SrcLoc>,
+        /// The frames the trap left, innermost first: each function and
+        /// where it stopped (the `Host::trace_frame` reports of a host run).
+        trace: Vec<(FuncId, SrcLoc)>,
     },
 }
 
@@ -136,6 +139,7 @@ pub fn run_image_with(
     let mut buf: Vec<u8> = Vec::new();
     let mut chunk = vec![0u8; 64 << 10];
     let mut ending = None;
+    let mut trace = Vec::new();
     let mut garbled = None;
     loop {
         let n = match stdout.read(&mut chunk) {
@@ -159,8 +163,9 @@ pub fn run_image_with(
                     pos += used;
                     match record {
                         Record::Print(ty, v) => on_print(ty, v),
+                        Record::Frame(f, loc) => trace.push((f, loc)),
                         Record::End(e) => {
-                            ending = Some(e);
+                            ending = Some(with_trace(e, std::mem::take(&mut trace)));
                             break;
                         }
                     }
@@ -204,6 +209,8 @@ pub fn run_image_with(
 /// One output record.
 enum Record {
     Print(Type, PrintValue),
+    /// A frame a trap left (`trap_frame` in the loader).
+    Frame(FuncId, SrcLoc),
     End(Ending),
 }
 
@@ -232,9 +239,22 @@ fn next_record(bytes: &[u8]) -> Result<Option<(Record, usize)>, String> {
     }
 }
 
+/// `ending` with the trap's frames attached (a normal end has none).
+fn with_trace(ending: Ending, frames: Vec<(FuncId, SrcLoc)>) -> Ending {
+    match ending {
+        Ending::Trap { code, loc, .. } => Ending::Trap {
+            code,
+            loc,
+            trace: frames,
+        },
+        Ending::Finished => Ending::Finished,
+    }
+}
+
 /// Decodes a complete record stream (everything the loader wrote).
 pub fn decode(bytes: &[u8]) -> Result<CrossRun, String> {
     let mut prints = Vec::new();
+    let mut trace = Vec::new();
     let mut pos = 0;
     loop {
         match next_record(&bytes[pos..])? {
@@ -243,10 +263,15 @@ pub fn decode(bytes: &[u8]) -> Result<CrossRun, String> {
                 prints.push((ty, v));
                 pos += n;
             }
+            Some((Record::Frame(f, loc), n)) => {
+                trace.push((f, loc));
+                pos += n;
+            }
             Some((Record::End(ending), n)) => {
                 if pos + n != bytes.len() {
                     return Err("output after the end record".to_string());
                 }
+                let ending = with_trace(ending, trace);
                 return Ok(CrossRun { prints, ending });
             }
         }
@@ -298,6 +323,15 @@ impl Records<'_> {
                 let v = self.value(ty)?;
                 Ok(Record::Print(ty, v))
             }
+            b'F' => {
+                let f = FuncId::from_u32(self.u32()?);
+                let loc = SrcLoc {
+                    file: self.u32()?,
+                    line: self.u32()?,
+                    col: self.u32()?,
+                };
+                Ok(Record::Frame(f, loc))
+            }
             b'E' => {
                 let (code, loc_set) = (self.u32()?, self.u32()?);
                 let loc = SrcLoc {
@@ -311,6 +345,7 @@ impl Records<'_> {
                         code: TrapCode::from_u32(c)
                             .ok_or_else(|| format!("unknown trap code {c}"))?,
                         loc: (loc_set != 0).then_some(loc),
+                        trace: Vec::new(),
                     },
                 }))
             }
@@ -373,6 +408,12 @@ mod tests {
         out.extend_from_slice(&encode_type(Type::Str).to_le_bytes());
         out.extend_from_slice(&2u64.to_le_bytes());
         out.extend_from_slice(b"hi");
+        for frame in [[2, 0, 3, 9], [0, 0, 7, 5]] {
+            out.push(b'F');
+            for f in frame {
+                out.extend_from_slice(&u32::to_le_bytes(f));
+            }
+        }
         end(&mut out, [1, 1, 0, 3, 9]);
         let run = decode(&out).unwrap();
         assert_eq!(
@@ -394,7 +435,25 @@ mod tests {
                     file: 0,
                     line: 3,
                     col: 9
-                })
+                }),
+                trace: vec![
+                    (
+                        FuncId::from_u32(2),
+                        SrcLoc {
+                            file: 0,
+                            line: 3,
+                            col: 9
+                        }
+                    ),
+                    (
+                        FuncId::from_u32(0),
+                        SrcLoc {
+                            file: 0,
+                            line: 7,
+                            col: 5
+                        }
+                    ),
+                ],
             }
         );
     }

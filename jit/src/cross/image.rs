@@ -15,7 +15,7 @@ pub const IMAGE_MAGIC: &[u8; 8] = b"WADLIMG1";
 /// Number of entries the loader's helper table has (the `Helper` enum of
 /// `crate::helpers`, in order); an image records it so a mismatch between
 /// the compiler and the loader is detected instead of calling garbage.
-pub const HELPER_COUNT: u32 = 15;
+pub const HELPER_COUNT: u32 = 16;
 
 /// An error when `program` calls host functions: the loader runs images in
 /// a separate process with no embedder to call back into.
@@ -26,7 +26,7 @@ pub(crate) fn reject_host_calls(program: &Program) -> Result<(), crate::CompileE
                 if let waddle_opt::ir::InstKind::HostCall(h, _) = &f.inst(i).kind {
                     let name = program.host_fns.get(*h).map_or("?", |d| d.name.as_str());
                     return Err(crate::CompileError::Codegen {
-                        func: f.name.clone(),
+                        func: f.name().to_string(),
                         message: format!(
                             "calls host function `{name}`: host functions cannot run in \
                              AArch64 cross-execution images"
@@ -373,6 +373,7 @@ mod tests {
             Helper::Exp,
             Helper::Log,
             Helper::Fmod,
+            Helper::TrapFrame,
         ];
         for (i, h) in order.iter().enumerate() {
             assert_eq!(*h as usize, i, "{h:?}");
@@ -404,6 +405,7 @@ mod tests {
             "h_exp",
             "h_log",
             "h_fmod",
+            "h_trap_frame",
         ];
         assert_eq!(names, expected);
         let expect = [

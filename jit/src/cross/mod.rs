@@ -38,7 +38,7 @@
 //!  8  u32 arch (1 = AArch64)    12  u32 flags (bit 0: code counts fuel)
 //! 16  u32 function count        20  u32 main function index
 //! 24  u32 global count          28  u32 string count
-//! 32  u32 helper count (15)     36  u32 reserved, 0
+//! 32  u32 helper count (16)     36  u32 reserved, 0
 //! 40  u64 code length
 //! 48  u64 entry offset per function (u64::MAX: no body)
 //!     u32 type code per global (crate::abi::encode_type)
@@ -54,8 +54,10 @@
 //! # Output records
 //! The loader writes to standard output `'P' u32 type-code value` for each
 //! `print` (value: a u64 word for scalars, `u64 len, bytes` for a string,
-//! `u64 len, values` for an array) and, at the end, `'E' u32 trap-code
-//! u32 loc-set u32 file u32 line u32 col`, in 64 KiB blocks or, with
+//! `u64 len, values` for an array), `'F' u32 function u32 file u32 line
+//! u32 col` for each frame a trap leaves (innermost first), and, at the
+//! end, `'E' u32 trap-code u32 loc-set u32 file u32 line u32 col`, in 64 KiB
+//! blocks or, with
 //! [`RunLimits::flush_each_print`], after every print. The host decodes
 //! them as they arrive ([`run_image_with`]) and formats the values itself,
 //! so printed floats are Rust's formatting. `str(x)` runs inside the loader, which reproduces

@@ -199,8 +199,12 @@ pub enum Aspect {
     Exit,
     /// Standard output bytes.
     Stdout,
-    /// Standard error text.
+    /// Standard error text, without the stack trace.
     Stderr,
+    /// The runtime error's stack trace, compared with the interpreter's at
+    /// the same optimization level (inlining removes frames, so -O levels
+    /// differ).
+    Trace,
 }
 
 impl fmt::Display for Aspect {
@@ -209,6 +213,7 @@ impl fmt::Display for Aspect {
             Aspect::Exit => "exit",
             Aspect::Stdout => "stdout",
             Aspect::Stderr => "stderr",
+            Aspect::Trace => "trace",
         })
     }
 }
@@ -254,7 +259,10 @@ impl Mismatch {
                 crate::diff::diff_lines(&want, &got)
             );
         }
-        if self.aspects.contains(&Aspect::Stderr) || self.aspects.contains(&Aspect::Exit) {
+        if [Aspect::Stderr, Aspect::Exit, Aspect::Trace]
+            .iter()
+            .any(|a| self.aspects.contains(a))
+        {
             let _ = writeln!(
                 out,
                 "stderr of {}: {}\nstderr of {}: {}",
@@ -268,7 +276,24 @@ impl Mismatch {
     }
 }
 
-/// The aspects in which `actual` differs from `expected`.
+/// The line that starts a runtime error's stack trace on standard error.
+const TRACE_HEADER: &str = "stack trace:\n";
+
+/// `stderr` split before its stack trace: (the rest, the trace or "").
+pub fn split_trace(stderr: &str) -> (&str, &str) {
+    let at = if stderr.starts_with(TRACE_HEADER) {
+        Some(0)
+    } else {
+        stderr.find(&format!("\n{TRACE_HEADER}")).map(|i| i + 1)
+    };
+    match at {
+        Some(i) => stderr.split_at(i),
+        None => (stderr, ""),
+    }
+}
+
+/// The aspects in which `actual` differs from `expected`, the stack trace
+/// aside (see [`Aspect::Trace`]).
 pub fn differences(expected: &RunOutcome, actual: &RunOutcome) -> Vec<Aspect> {
     let mut out = Vec::new();
     if expected.exit_code != actual.exit_code {
@@ -277,7 +302,7 @@ pub fn differences(expected: &RunOutcome, actual: &RunOutcome) -> Vec<Aspect> {
     if expected.stdout != actual.stdout {
         out.push(Aspect::Stdout);
     }
-    if expected.stderr != actual.stderr {
+    if split_trace(&expected.stderr).0 != split_trace(&actual.stderr).0 {
         out.push(Aspect::Stderr);
     }
     out
@@ -325,9 +350,11 @@ pub fn check_with_reference(
     let mut all: Vec<Config> = Vec::new();
     for c in configs {
         let r = reference_of(c, limits);
-        if !all.iter().any(|x| x.name == r) {
-            let level = r.trim_start_matches("interp-O").parse().unwrap_or(0);
-            all.push(Config::host(Tier::Interp, level));
+        for r in [r, format!("interp-O{}", c.opt_level)] {
+            if !all.iter().any(|x| x.name == r) {
+                let level = r.trim_start_matches("interp-O").parse().unwrap_or(0);
+                all.push(Config::host(Tier::Interp, level));
+            }
         }
         if !all.iter().any(|x| x.name == c.name) {
             all.push(c.clone());
@@ -350,7 +377,13 @@ pub fn check_with_reference(
         let (Some(expected), Some(actual)) = (find(&r), find(&c.name)) else {
             continue;
         };
-        let aspects = differences(expected, actual);
+        let mut aspects = differences(expected, actual);
+        let same_level = format!("interp-O{}", c.opt_level);
+        if let Some(mine) = find(&same_level).filter(|_| same_level != c.name) {
+            if split_trace(&mine.stderr).1 != split_trace(&actual.stderr).1 {
+                aspects.push(Aspect::Trace);
+            }
+        }
         if !aspects.is_empty() {
             out.push(Mismatch {
                 config: c.name.clone(),

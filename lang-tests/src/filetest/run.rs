@@ -39,7 +39,7 @@ fn ir_sections(program: &Program) -> Vec<Output> {
         .collect();
     let mut out = vec![(None, head)];
     for (id, f) in program.funcs.iter() {
-        out.push((Some(f.name.clone()), print_function(program, id)));
+        out.push((Some(f.name().to_string()), print_function(program, id)));
     }
     out
 }
@@ -84,7 +84,7 @@ fn baseline_sections(program: &Program, arch: Arch) -> Result<Vec<Output>, Strin
             let code = baseline::compile(program, &opts).map_err(err)?;
             for (id, f) in program.funcs.iter() {
                 if let Some(bytes) = code.code(id) {
-                    out.push((Some(f.name.clone()), listing(bytes, arch)));
+                    out.push((Some(f.name().to_string()), listing(bytes, arch)));
                 }
             }
         }
@@ -92,7 +92,7 @@ fn baseline_sections(program: &Program, arch: Arch) -> Result<Vec<Output>, Strin
             let image = baseline::compile_aarch64_image(program, &opts).map_err(err)?;
             for (id, f) in program.funcs.iter() {
                 if let Some(bytes) = image.func_code(id) {
-                    out.push((Some(f.name.clone()), listing(bytes, arch)));
+                    out.push((Some(f.name().to_string()), listing(bytes, arch)));
                 }
             }
         }
@@ -106,7 +106,7 @@ fn compile_sections(program: &Program, arch: Arch) -> Result<Vec<Output>, String
     Ok(funcs
         .iter()
         .map(|f| {
-            let name = program.funcs[f.func].name.clone();
+            let name = program.funcs[f.func].name().to_string();
             (Some(name), listing(&f.code, arch))
         })
         .collect())
@@ -121,13 +121,13 @@ fn interp_output(program: Program, func: Option<String>) -> Result<String, Strin
     }
     .ok_or_else(|| format!("no function {:?} to run", func.as_deref().unwrap_or("main")))?;
     let f = &program.funcs[id];
-    if !f.sig.params.is_empty() {
+    if !f.sig().params.is_empty() {
         return Err(format!(
             "`test interp` runs a function without parameters, {:?} has some",
-            f.name
+            f.name()
         ));
     }
-    let ret = f.sig.ret;
+    let ret = f.sig().ret;
     on_big_stack(move || {
         let mut host = host_for(&program, NONE);
         let interp = Interpreter::new(&program, &mut host);

@@ -94,6 +94,18 @@ pub trait Host {
         })
     }
 
+    /// A runtime error is leaving a frame of `func`: `loc` is where that
+    /// frame stopped (the failing operation in the innermost frame, the
+    /// call in every other). Every tier reports each frame the trap passes
+    /// through, innermost first, so the host can build the script's stack
+    /// trace; frames of different tiers interleave in call order. A frame
+    /// whose function had not started (a trap in its entry: stack
+    /// overflow, fuel) is not reported: the error points at its caller.
+    /// Only runs on the trap path. The default ignores it.
+    fn trace_frame(&mut self, func: FuncId, loc: SrcLoc) {
+        let _ = (func, loc);
+    }
+
     /// The interpreter's counter of `func` ran out: its call counter, or
     /// its loop back-edge counter when `back_edge`. The host may compile
     /// the function and make it external (the call that ran the counter

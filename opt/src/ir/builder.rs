@@ -2,7 +2,7 @@
 //! terminators to a [`Function`].
 
 use super::entities::{Block, Inst, Value};
-use super::function::{BlockData, Function, ValueData, ValueDef};
+use super::function::{BlockData, Function, Signature, ValueData, ValueDef};
 use super::instructions::{InstData, InstKind, SrcLoc, Terminator};
 use super::types::Type;
 
@@ -89,6 +89,17 @@ impl<'f> FunctionBuilder<'f> {
     /// Sets the terminator of `block`.
     pub fn set_terminator(&mut self, block: Block, term: Terminator) {
         self.func.blocks[block].term = term;
+    }
+
+    /// The function's signature. Like the rest of the builder, it can make
+    /// IR the verifier rejects (the entry block's parameters must match).
+    pub fn sig_mut(&mut self) -> &mut Signature {
+        &mut self.func.sig
+    }
+
+    /// Records where the function is declared.
+    pub fn set_loc(&mut self, loc: SrcLoc) {
+        self.func.loc = loc;
     }
 
     /// Replaces the block order (entry first); blocks left out are

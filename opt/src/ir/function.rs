@@ -52,7 +52,8 @@ pub struct Signature {
 /// Blocks or instructions removed by a transformation stay in the arenas but
 /// are no longer reachable from the layout / a block's `insts`.
 ///
-/// Outside this crate the body is read-only ([`Function::blocks`],
+/// Outside this crate the function is read-only ([`Function::name`],
+/// [`Function::sig`], [`Function::loc`], [`Function::blocks`],
 /// [`Function::insts`], [`Function::values`], [`Function::layout`]): it is
 /// built by the [`crate::ir::FunctionBuilder`] or the text parser and
 /// changed only through the always-canonical [`crate::editor::Editor`] and
@@ -63,10 +64,10 @@ pub struct Signature {
 #[derive(Clone, PartialEq, Debug)]
 pub struct Function {
     /// Source-level name (`.main` for a program's top-level code).
-    pub name: String,
+    pub(crate) name: String,
     /// Parameter and result types; the entry block's parameters are the
     /// function's parameters.
-    pub sig: Signature,
+    pub(crate) sig: Signature,
     /// Block arena.
     pub(crate) blocks: PrimaryMap<Block, BlockData>,
     /// Instruction arena.
@@ -77,7 +78,7 @@ pub struct Function {
     /// function that is only declared (REPL prelude, see [`Function::is_declaration`]).
     pub(crate) layout: Vec<Block>,
     /// Where the function is declared.
-    pub loc: SrcLoc,
+    pub(crate) loc: SrcLoc,
 }
 
 impl Function {
@@ -92,6 +93,30 @@ impl Function {
             layout: Vec::new(),
             loc: SrcLoc::NONE,
         }
+    }
+
+    /// The source-level name (`.main` for a program's top-level code).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Parameter and result types; the entry block's parameters are the
+    /// function's parameters.
+    pub fn sig(&self) -> &Signature {
+        &self.sig
+    }
+
+    /// Where the function is declared ([`SrcLoc::NONE`] when unknown).
+    pub fn loc(&self) -> SrcLoc {
+        self.loc
+    }
+
+    /// A declaration of this function: the same name, signature and
+    /// location, no body.
+    pub fn declaration(&self) -> Function {
+        let mut decl = Function::new(self.name.clone(), self.sig.clone());
+        decl.loc = self.loc;
+        decl
     }
 
     /// The block arena (blocks no longer in the layout included).

@@ -25,6 +25,14 @@
 //! most [`MAX_VERSION_INSTS`] instructions are versioned, at most
 //! [`MAX_VERSIONS`] per function and run; the duplication is
 //! [`Editor::version_loop`], the unswitching construction of Fritz §9.5.
+//!
+//! Independently of loops, a `bounds_check a, i` dominated by the same
+//! check goes when no instruction of the function can shrink an array (no
+//! `pop`, no Waddle or host call; `push` only grows one): the first check
+//! passed, and `len(a)` can only have grown since. So `a[i] += x` checks
+//! its index once.
+
+use rustc_hash::FxHashSet;
 
 use crate::editor::{Editor, LoopId};
 use crate::ir::{BinaryOp, Block, Cmp, InstKind, Terminator, Type, Value, ValueDef};
@@ -274,7 +282,7 @@ fn version(ed: &mut Editor, l: LoopId, c: &Counted, checks: &[(Block, usize, Val
 /// arrays indexed by `i`, the loop is versioned (see [`version`]) so that
 /// the common case runs without them.
 pub fn bce(ed: &mut Editor) -> usize {
-    let mut n = 0;
+    let mut n = dominated_checks(ed);
     let mut versions = 0;
     ed.refresh_numbers();
     for l in ed.loops() {
@@ -310,4 +318,52 @@ pub fn bce(ed: &mut Editor) -> usize {
         }
     }
     n
+}
+
+/// Removes every `bounds_check` dominated by the same check (see the module
+/// docs) when no instruction of the function can shrink an array; returns
+/// how many. A pre-order walk of the dominator tree with a scoped set of
+/// the checks seen on the way: linear in the function's size.
+fn dominated_checks(ed: &mut Editor) -> usize {
+    let blocks = ed.blocks();
+    let shrinks = blocks.iter().any(|&b| {
+        ed.insts(b).iter().any(|&i| {
+            matches!(
+                ed.inst(i).kind,
+                InstKind::ArrayPop(_) | InstKind::Call(..) | InstKind::HostCall(..)
+            )
+        })
+    });
+    if shrinks {
+        return 0;
+    }
+    let mut seen: FxHashSet<(Value, Value)> = FxHashSet::default();
+    let mut redundant = Vec::new();
+    // (block, entering?) events; `added` records the checks each block added.
+    let mut stack: Vec<(Block, bool)> = vec![(ed.entry(), true)];
+    let mut added: Vec<Vec<(Value, Value)>> = Vec::new();
+    while let Some((b, enter)) = stack.pop() {
+        if !enter {
+            for k in added.pop().unwrap_or_default() {
+                seen.remove(&k);
+            }
+            continue;
+        }
+        let mut mine = Vec::new();
+        for &i in ed.insts(b) {
+            if let InstKind::BoundsCheck(a, x) = ed.inst(i).kind {
+                if seen.insert((a, x)) {
+                    mine.push((a, x));
+                } else {
+                    redundant.push(i);
+                }
+            }
+        }
+        added.push(mine);
+        stack.push((b, false));
+        for &c in ed.dom_children(b).iter().rev() {
+            stack.push((c, true));
+        }
+    }
+    ed.remove_insts(&redundant)
 }

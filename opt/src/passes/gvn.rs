@@ -5,13 +5,8 @@
 //! maintained dominator tree; only instructions without side effects that
 //! read no memory take part. A replacement that would use a value outside
 //! its loop (breaking LCSSA) is skipped.
-//!
-//! Bounds checks take part too when no instruction of the function can
-//! shrink an array (no `pop`, no Waddle or host call; `push` only grows
-//! one): a `bounds_check a, i` dominated by the same check has already
-//! passed, so `a[i] += x` checks its index once.
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 use crate::editor::Editor;
 use crate::ir::{BinaryOp, Block, Cmp, InstKind, User, Value};
@@ -27,14 +22,10 @@ pub fn gvn(ed: &mut Editor) -> usize {
     let mut stack: Vec<(Block, bool)> = vec![(ed.entry(), true)];
     let mut undo: Vec<Vec<InstKind>> = Vec::new();
     let mut redundant = Vec::new();
-    let checks = lengths_only_grow(ed);
-    // The bounds checks in dominating positions (same scoping as `table`).
-    let mut passed: FxHashSet<InstKind> = FxHashSet::default();
     while let Some((b, enter)) = stack.pop() {
         if !enter {
             for k in undo.pop().unwrap_or_default() {
                 table.remove(&k);
-                passed.remove(&k);
             }
             continue;
         }
@@ -42,15 +33,6 @@ pub fn gvn(ed: &mut Editor) -> usize {
         for idx in 0..ed.insts(b).len() {
             let i = ed.insts(b)[idx];
             let data = ed.inst(i);
-            if checks && matches!(data.kind, InstKind::BoundsCheck(..)) {
-                if passed.contains(&data.kind) {
-                    redundant.push(i);
-                } else {
-                    passed.insert(data.kind.clone());
-                    added.push(data.kind.clone());
-                }
-                continue;
-            }
             let Some(r) = data.result else { continue };
             if data.kind.has_side_effects() || data.kind.reads_memory() {
                 continue;
@@ -86,19 +68,6 @@ pub fn gvn(ed: &mut Editor) -> usize {
         }
     }
     n
-}
-
-/// Whether no instruction of the function can make an array shorter: no
-/// `pop`, and no Waddle or host call (which may run one).
-fn lengths_only_grow(ed: &Editor) -> bool {
-    ed.blocks().into_iter().all(|b| {
-        ed.insts(b).iter().all(|&i| {
-            !matches!(
-                ed.inst(i).kind,
-                InstKind::ArrayPop(_) | InstKind::Call(..) | InstKind::HostCall(..)
-            )
-        })
-    })
 }
 
 /// The table key of an instruction: the instruction itself, except under

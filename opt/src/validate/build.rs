@@ -26,12 +26,16 @@
 //! - **Result** (digest §5.2): the denotation is `(ret, eff)`, the gated
 //!   φ over the return blocks of the returned values and of the final
 //!   tokens, gated from the nearest common dominator of the returns.
+//! - **Calls** ([`super::unfold`]): with a [`Callees`] context, a call of a
+//!   non-recursive function is unfolded: the callee is built in place with
+//!   its parameters, entry token and loop depths taken from the call site.
 
 use cranelift_entity::SecondaryMap;
 use rustc_hash::FxHashMap;
 
 use super::cfg::{Cfg, Edge, LoopId, RNode};
 use super::graph::{EffKind, Graph, Id, LoadKind, Op, Origin, Side};
+use super::unfold::Callees;
 use crate::ir::{Block, Function, Inst, InstKind, Terminator, Type, UnaryOp, Value};
 
 /// The meaning of a function: its result and its final effect token.
@@ -67,6 +71,43 @@ struct Region {
 
 /// Builds the denotation of `f` into `g`, or says why `f` is not supported.
 pub fn build(g: &mut Graph, f: &Function, side: Side) -> Result<Denotation, String> {
+    build_with(g, f, side, None)
+}
+
+/// Builds the denotation of `f` into `g`, unfolding the calls `callees`
+/// allows (see [`super::unfold`]).
+pub fn build_with(
+    g: &mut Graph,
+    f: &Function,
+    side: Side,
+    callees: Option<&Callees>,
+) -> Result<Denotation, String> {
+    let entry = Entry {
+        params: None,
+        tok: None,
+        depth: 0,
+    };
+    build_at(g, f, side, callees, entry)
+}
+
+/// Where a denotation is built: at the top (parameters and token are the
+/// shared `Param`/`Tok0` nodes) or at a call site being unfolded.
+struct Entry {
+    /// The nodes bound to the parameters (the call's arguments).
+    params: Option<Vec<Id>>,
+    /// The token on entry (the call's token).
+    tok: Option<Id>,
+    /// The loop depth of the call site, added to every loop's depth.
+    depth: u16,
+}
+
+fn build_at(
+    g: &mut Graph,
+    f: &Function,
+    side: Side,
+    callees: Option<&Callees>,
+    entry: Entry,
+) -> Result<Denotation, String> {
     if f.is_declaration() {
         return Err("function without a body".into());
     }
@@ -76,6 +117,8 @@ pub fn build(g: &mut Graph, f: &Function, side: Side) -> Result<Denotation, Stri
         f,
         cfg,
         side,
+        callees,
+        entry,
         vals: FxHashMap::default(),
         def_block: SecondaryMap::new(),
         tok_out: FxHashMap::default(),
@@ -90,6 +133,8 @@ struct Builder<'a> {
     f: &'a Function,
     cfg: Cfg,
     side: Side,
+    callees: Option<&'a Callees>,
+    entry: Entry,
     vals: FxHashMap<Value, Id>,
     def_block: SecondaryMap<Value, Option<Block>>,
     tok_out: FxHashMap<Block, Id>,
@@ -196,14 +241,19 @@ impl Builder<'_> {
         for (slot, p) in slots {
             let ty = p.map_or(Type::Unit, |p| self.f.value_type(p));
             let node = if b == self.f.entry() {
-                match slot {
-                    Slot::Param(k) => self.g.intern(Op::Param(k as u32), ty, Vec::new()),
-                    Slot::Token => self.g.intern(Op::Tok0, Type::Unit, Vec::new()),
+                match (slot, &self.entry.params, self.entry.tok) {
+                    (Slot::Param(k), Some(args), _) => *args
+                        .get(k)
+                        .ok_or("a call passes fewer arguments than the callee takes")?,
+                    (Slot::Param(k), None, _) => self.g.intern(Op::Param(k as u32), ty, Vec::new()),
+                    (Slot::Token, _, Some(t)) => t,
+                    (Slot::Token, _, None) => self.g.intern(Op::Tok0, Type::Unit, Vec::new()),
                 }
             } else if let Some(l) = header {
                 let entry = self.cfg.loops[l].entry;
                 let init = self.along_edge(entry, slot)?;
-                let mu = self.g.open_mu(self.cfg.loops[l].depth, ty, init);
+                let d = self.depth(l);
+                let mu = self.g.open_mu(d, ty, init);
                 mus.push((mu, l, slot));
                 mu
             } else {
@@ -335,7 +385,7 @@ impl Builder<'_> {
                 }
                 let inner = self.g.or(&terms);
                 let cont = self.cont(c)?;
-                let d = self.cfg.loops[c].depth;
+                let d = self.depth(c);
                 Ok(self.g.intern(Op::Eta(d), Type::Bool, vec![cont, inner]))
             }
         }
@@ -380,8 +430,35 @@ impl Builder<'_> {
         }
         let inner = self.g.phi(ty, &branches);
         let cont = self.cont(c)?;
-        let d = self.cfg.loops[c].depth;
+        let d = self.depth(c);
         Ok(self.g.intern(Op::Eta(d), ty, vec![cont, inner]))
+    }
+
+    /// The μ/η depth of loop `l`: its nesting depth below the call site.
+    fn depth(&self, l: LoopId) -> u16 {
+        self.cfg.loops[l].depth + self.entry.depth
+    }
+
+    /// The denotation of a call of `callee` in block `b` on `args` and
+    /// `tok`, unfolded, or `None` when the call stays uninterpreted.
+    fn unfold(
+        &mut self,
+        b: Block,
+        callee: crate::ir::FuncId,
+        args: &[Id],
+        tok: Id,
+    ) -> Option<Denotation> {
+        let callees = self.callees?;
+        let body = callees.body(callee)?;
+        if body.sig.params.len() != args.len() {
+            return None;
+        }
+        let entry = Entry {
+            params: Some(args.to_vec()),
+            tok: Some(tok),
+            depth: self.cfg.depth(b) + self.entry.depth,
+        };
+        build_at(self.g, &body, self.side, Some(callees), entry).ok()
     }
 
     /// `cont_L = pc_h(latch) ∧ e(latch→h)`.
@@ -563,7 +640,8 @@ impl Builder<'_> {
 
     /// Adds instruction `i` of block `b` on token `tok`; returns the next token.
     fn inst(&mut self, b: Block, i: Inst, tok: Id) -> Result<Id, String> {
-        let data = &self.f.insts[i];
+        let f = self.f;
+        let data = &f.insts[i];
         let mut args = Vec::new();
         let mut err = None;
         data.kind.for_each_arg(|v| match self.operand(v, b) {
@@ -572,6 +650,15 @@ impl Builder<'_> {
         });
         if let Some(e) = err {
             return Err(e);
+        }
+        if let InstKind::Call(fid, _) = data.kind {
+            if let Some(d) = self.unfold(b, fid, &args, tok) {
+                if let Some(r) = data.result {
+                    self.vals.insert(r, d.ret);
+                    self.origin(d.ret, format!("{r}"), Some(i));
+                }
+                return Ok(d.eff);
+            }
         }
         let rty = data.result.map_or(Type::Unit, |r| self.f.value_type(r));
         let arg_ty = |k: usize| -> Type {

@@ -7,7 +7,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::{validate_with, Options, Verdict};
+use super::{validate_in, Callees, Options, Verdict};
 use crate::ir::{FuncId, Function, Program};
 use crate::passes::Instrumentation;
 
@@ -54,6 +54,7 @@ pub struct Validator {
     /// Every alarm and unsupported verdict.
     pub findings: Vec<Finding>,
     saved: Option<Function>,
+    callees: Option<Callees>,
 }
 
 impl Validator {
@@ -63,6 +64,13 @@ impl Validator {
             opts,
             ..Validator::default()
         }
+    }
+
+    /// Unfolds calls of the functions of `program` (the program the
+    /// pipeline is about to run on, as it is before the run) in the
+    /// following validations; without it calls stay uninterpreted.
+    pub fn set_program(&mut self, program: &Program) {
+        self.callees = Some(Callees::new(program.clone(), self.opts.unfold_limit));
     }
 
     fn row(&mut self, name: &'static str) -> &mut PassStats {
@@ -102,7 +110,7 @@ impl Instrumentation for Validator {
         row.changed += 1;
         let Some(before) = before else { return };
         let t = Instant::now();
-        let verdict = validate_with(&before, func, &self.opts);
+        let verdict = validate_in(&before, func, self.callees.as_ref(), &self.opts);
         let elapsed = t.elapsed();
         let row = self.row(pass);
         row.time += elapsed;
@@ -145,9 +153,11 @@ pub struct ProgramValidation {
 }
 
 /// Validates every function of `after` against the same function of
-/// `before` (the program before the pipeline ran).
+/// `before` (the program before the pipeline ran), unfolding calls of
+/// `before`'s functions where that is needed ([`super::unfold`]).
 pub fn validate_program(before: &Program, after: &Program, opts: &Options) -> ProgramValidation {
     let mut out = ProgramValidation::default();
+    let callees = Callees::new(before.clone(), opts.unfold_limit);
     for (id, fa) in after.funcs.iter() {
         let Some(fb) = before.funcs.get(id) else {
             continue;
@@ -159,7 +169,7 @@ pub fn validate_program(before: &Program, after: &Program, opts: &Options) -> Pr
         let verdict = if fa == fb {
             Verdict::Equal
         } else {
-            validate_with(fb, fa, opts)
+            validate_in(fb, fa, Some(&callees), opts)
         };
         match describe(&verdict, Some(after)) {
             None => out.equal += 1,

@@ -37,18 +37,31 @@
 //! # Incompleteness (digest §5.7 F1–F6)
 //! Reassociation and distributivity are not rules; irreducible functions
 //! are [`Verdict::Unsupported`]; a loop moved to another nesting depth
-//! changes its μ depth and alarms; inlining, unrolling and peeling change
-//! the shape of calls and loops beyond the rules (the thesis does not
-//! handle them either, §1.2, §2.2).
+//! changes its μ depth and alarms; unrolling and peeling change the shape
+//! of loops beyond the rules (the thesis does not handle them either,
+//! §1.2).
+//!
+//! # Beyond the thesis
+//! - **Calls** ([`unfold`]): with the program before the transformation
+//!   ([`validate_in`], [`Validator::set_program`], [`validate_program`]),
+//!   calls of non-recursive functions are unfolded on both sides, so
+//!   inlining validates (the thesis is intraprocedural, §2.2, §8).
+//! - **Gates** ([`gates`], [`bdd`]): boolean nodes are compared by their
+//!   ROBDD over condition atoms (digest §5.4 v2), and a boolean η at a
+//!   loop exit by the generalized cofactor of its value by the negated
+//!   continue condition, the middle ground §8.0.4 asks for.
 
+pub mod bdd;
 pub mod build;
 pub mod cfg;
 pub mod fold;
+pub mod gates;
 pub mod graph;
 pub mod instrument;
 pub mod refine;
 pub mod report;
 pub mod rules;
+pub mod unfold;
 
 #[cfg(test)]
 mod mutants;
@@ -56,17 +69,20 @@ mod mutants;
 mod soundness;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_shapes;
 
 use rustc_hash::FxHashMap;
 
 use crate::ir::Function;
-use build::build as build_denotation;
+use build::build_with as build_denotation;
 use graph::{Graph, Id, Side};
 use refine::{refine, Classes};
 use rules::Rules;
 
 pub use instrument::{validate_program, Finding, PassStats, ProgramValidation, Validator};
 pub use report::Report;
+pub use unfold::Callees;
 
 /// The answer of [`validate`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -97,6 +113,9 @@ pub struct Options {
     pub max_rounds: usize,
     /// Nodes the graph may grow to before giving up.
     pub max_nodes: usize,
+    /// Instructions of callees that may be unfolded per side when a
+    /// [`Callees`] context is given ([`validate_in`]).
+    pub unfold_limit: usize,
 }
 
 impl Default for Options {
@@ -105,6 +124,7 @@ impl Default for Options {
             strict: false,
             max_rounds: 64,
             max_nodes: 400_000,
+            unfold_limit: 4000,
         }
     }
 }
@@ -116,15 +136,58 @@ pub fn validate(before: &Function, after: &Function) -> Verdict {
 
 /// Validates `after` against `before`.
 pub fn validate_with(before: &Function, after: &Function, opts: &Options) -> Verdict {
+    validate_in(before, after, None, opts)
+}
+
+/// Validates `after` against `before`, unfolding calls of the functions
+/// of `callees` (the program before the transformation; see [`unfold`]).
+/// Calls are unfolded only when the functions do not validate with calls
+/// as uninterpreted effects, which keeps the common case cheap.
+pub fn validate_in(
+    before: &Function,
+    after: &Function,
+    callees: Option<&Callees>,
+    opts: &Options,
+) -> Verdict {
+    let plain = check(before, after, None, opts);
+    match callees {
+        Some(c)
+            if !plain.is_equal() && (Callees::has_calls(before) || Callees::has_calls(after)) =>
+        {
+            match check(before, after, Some(c), opts) {
+                Verdict::Equal => Verdict::Equal,
+                // Report the alarm of the unfolded functions: it says what
+                // differs after inlining.
+                Verdict::Alarm(r) => Verdict::Alarm(r),
+                Verdict::Unsupported(_) => plain,
+            }
+        }
+        _ => plain,
+    }
+}
+
+/// One validation attempt, unfolding calls when `callees` is given.
+fn check(
+    before: &Function,
+    after: &Function,
+    callees: Option<&Callees>,
+    opts: &Options,
+) -> Verdict {
     if before.sig != after.sig {
         return Verdict::Unsupported("the signatures differ".into());
     }
     let mut g = Graph::new();
-    let db = match build_denotation(&mut g, before, Side::Before) {
+    if let Some(c) = callees {
+        c.reset();
+    }
+    let db = match build_denotation(&mut g, before, Side::Before, callees) {
         Ok(d) => d,
         Err(e) => return Verdict::Unsupported(format!("before: {e}")),
     };
-    let da = match build_denotation(&mut g, after, Side::After) {
+    if let Some(c) = callees {
+        c.reset();
+    }
+    let da = match build_denotation(&mut g, after, Side::After, callees) {
         Ok(d) => d,
         Err(e) => return Verdict::Unsupported(format!("after: {e}")),
     };
@@ -145,6 +208,7 @@ pub fn validate_with(before: &Function, after: &Function, opts: &Options) -> Ver
                     subst.insert(cls.of(n), m);
                 }
             }
+            rules.merge_gates(&mut subst);
             subst
         };
         if subst.is_empty() {

@@ -18,7 +18,9 @@
 
 use rustc_hash::FxHashMap;
 
+use super::bdd::{FALSE, TRUE};
 use super::fold;
+use super::gates::{Atom, Gates};
 use super::graph::{EffKind, Graph, Id, LoadKind, Op};
 use super::refine::Classes;
 use crate::ir::{BinaryOp, Cmp, Type};
@@ -37,6 +39,7 @@ pub struct Rules<'a> {
     /// Strict-termination mode.
     pub strict: bool,
     peeled: FxHashMap<(Id, u16), Option<Id>>,
+    gates: Gates,
 }
 
 impl<'a> Rules<'a> {
@@ -50,6 +53,7 @@ impl<'a> Rules<'a> {
             }
         }
         let vd = varying_depth(g, cls);
+        let gates = Gates::new(g, cls);
         Rules {
             g,
             cls,
@@ -57,6 +61,7 @@ impl<'a> Rules<'a> {
             vd,
             strict,
             peeled: FxHashMap::default(),
+            gates,
         }
     }
 
@@ -96,7 +101,11 @@ impl<'a> Rules<'a> {
                 let v = fold::unary(*op, t, k)?;
                 Some(self.g.konst(ty, v))
             }
-            Op::Bin(op) => self.binary(*op, ty, a[0], a[1]),
+            Op::Bin(op) => self.binary(*op, ty, a[0], a[1]).or_else(|| {
+                (ty == Type::Bool)
+                    .then(|| self.pull_exit(&node.op, &a))
+                    .flatten()
+            }),
             Op::StrLen => match &self.g.node(a[0]).op {
                 Op::Str(s) => {
                     let len = s.len() as u64;
@@ -176,6 +185,64 @@ impl<'a> Rules<'a> {
             _ => None,
         }?;
         (!self.same(out, n)).then_some(out)
+    }
+
+    /// R3 by diagrams: every boolean node of the round gets the
+    /// canonical node of its ROBDD ([`Gates`]): the constant or the atom of
+    /// a literal (whatever other rule applied), or else, when no rule
+    /// rewrote it, the first class with the same diagram. Adds the
+    /// replacements to `subst`.
+    pub fn merge_gates(&mut self, subst: &mut FxHashMap<u32, Id>) {
+        let mut first: FxHashMap<u32, Id> = FxHashMap::default();
+        let mut todo: Vec<(Id, u32)> = Vec::new();
+        for i in 0..self.cls.reached.len() {
+            let n = self.cls.reached[i];
+            let c = self.cls.of(n);
+            if self.rep[c as usize] != n || self.g.node(n).ty != Type::Bool {
+                continue;
+            }
+            let Some(b) = self.gates.of(self.g, self.cls, n) else {
+                continue;
+            };
+            let simple = b <= TRUE || self.gates.bdd().literal(b).is_some();
+            if subst.contains_key(&c) && !simple {
+                continue;
+            }
+            first.entry(b).or_insert(n);
+            todo.push((n, b));
+        }
+        for (n, b) in todo {
+            let target = match b {
+                FALSE => self.g.boolean(false),
+                TRUE => self.g.boolean(true),
+                _ => match self.gates.bdd().literal(b) {
+                    Some((v, pos)) => {
+                        let a = self.atom_node(v);
+                        if pos {
+                            a
+                        } else {
+                            self.g.not(a)
+                        }
+                    }
+                    None => first[&b],
+                },
+            };
+            if !self.same(target, n) {
+                subst.insert(self.cls.of(n), target);
+            }
+        }
+    }
+
+    /// The node variable `v` of the gate diagrams stands for.
+    fn atom_node(&mut self, v: u32) -> Id {
+        match self.gates.atom(v) {
+            Atom::Node(id) => self.r(id),
+            Atom::Exit(d, c, w) => {
+                let inner = self.atom_node(w);
+                let c = self.r(c);
+                self.g.intern(Op::Eta(d), Type::Bool, vec![c, inner])
+            }
+        }
     }
 
     /// The effect whose token `tok` is, if any.
@@ -436,15 +503,29 @@ impl<'a> Rules<'a> {
         if tok_ok && self.depth_of(v) < d {
             return Some(v);
         }
+        if ty == Type::Bool {
+            // At the exit `c` is false: `η(c, x)` is decided when `¬c`
+            // implies `x` or `¬x` (gates, ROBDD).
+            match self.gates.exit(self.g, self.cls, d, c, v) {
+                Some(TRUE) => return Some(self.g.boolean(true)),
+                Some(FALSE) => return Some(self.g.boolean(false)),
+                _ => {}
+            }
+        }
         if let Some(c0) = self.peel(c, d) {
             if self.boolean(c0) == Some(false) {
                 return self.peel(v, d);
             }
         }
         // η selects one iteration's value, so it commutes with every pure
-        // operator: pushed inward, η stands only on μ, loads and effects,
-        // whichever way a pass or the VSDG sequentializer placed the exit
-        // computations.
+        // operator: pushed inward, an η of a value stands only on μ, loads
+        // and effects, whichever way a pass or the VSDG sequentializer
+        // placed the exit computations. A boolean η is the opposite: it is
+        // pulled outward over the whole condition (`pull_exit`), where its
+        // diagram sees the exit condition (`Gates::exit`).
+        if ty == Type::Bool {
+            return None;
+        }
         let vn = self.g.node(v).clone();
         let pure = matches!(
             vn.op,
@@ -474,6 +555,58 @@ impl<'a> Rules<'a> {
             })
             .collect();
         Some(self.g.intern(vn.op.clone(), ty, args))
+    }
+
+    /// R4, a boolean of exit values is an exit value:
+    /// `op(η_d(c, x), k) ↓ η_d(c, op(x, k))` for a boolean pure `op` whose
+    /// loop-varying arguments are η's of one exit `(d, c)` through pure
+    /// operators and whose other arguments are invariant at depth `d`.
+    fn pull_exit(&mut self, op: &Op, a: &[Id]) -> Option<Id> {
+        let (d, c) = a.iter().find_map(|&x| self.find_exit(x, 4))?;
+        let mut args = Vec::with_capacity(a.len());
+        for &x in a {
+            args.push(self.unexit(x, d, c, 8)?);
+        }
+        let inner = self.g.intern(op.clone(), Type::Bool, args);
+        Some(self.g.intern(Op::Eta(d), Type::Bool, vec![c, inner]))
+    }
+
+    /// An η of a value at the leaves of the pure expression `x`.
+    fn find_exit(&self, x: Id, fuel: u8) -> Option<(u16, Id)> {
+        let x = self.r(x);
+        let n = self.g.node(x);
+        match n.op {
+            Op::Eta(d) if n.ty != Type::Bool && n.ty != Type::Unit => Some((d, self.r(n.args[0]))),
+            Op::Un(_) | Op::Bin(_) | Op::StrLen if fuel > 0 => {
+                n.args.iter().find_map(|&y| self.find_exit(y, fuel - 1))
+            }
+            _ => None,
+        }
+    }
+
+    /// `x'` with `η_d(c, x') = x`, for `x` built by pure operators from
+    /// η's of the exit `(d, c)` and values invariant at depth `d`.
+    fn unexit(&mut self, x: Id, d: u16, c: Id, fuel: u8) -> Option<Id> {
+        let x = self.r(x);
+        let n = self.g.node(x).clone();
+        if n.op == Op::Eta(d) && self.same(n.args[0], c) {
+            return Some(self.r(n.args[1]));
+        }
+        if self.depth_of(x) < d {
+            return Some(x);
+        }
+        match n.op {
+            Op::Un(_) | Op::Bin(_) | Op::StrLen | Op::StrCmp(_) | Op::Not | Op::And | Op::Or
+                if fuel > 0 =>
+            {
+                let mut args = Vec::with_capacity(n.args.len());
+                for &y in &n.args {
+                    args.push(self.unexit(y, d, c, fuel - 1)?);
+                }
+                Some(self.g.intern(n.op, n.ty, args))
+            }
+            _ => None,
+        }
     }
 
     /// `x₀`: `x` on the first iteration of the depth-`d` loop (each

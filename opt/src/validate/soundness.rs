@@ -154,6 +154,38 @@ const INPUTS: &[[i64; 2]] = &[
     [5, 64],
 ];
 
+/// Runs function `id` of `p` on `args` on the interpreter.
+fn run_in(p: &Program, id: FuncId, args: [i64; 2]) -> Result<u64, TrapCode> {
+    let interp = Interpreter::new(p, &mut PureHost);
+    interp
+        .call(&mut PureHost, id, &[args[0] as u64, args[1] as u64])
+        .map_err(|t| t.code)
+}
+
+/// A program of the generated function as `g` (fn0) and a caller `f`
+/// (fn1) that calls it twice, once inside a loop.
+fn with_caller(callee: &str) -> String {
+    let g = callee.replacen("fn fn0 \"f\"", "fn fn0 \"g\"", 1);
+    g + "fn fn1 \"f\"(int, int) -> int {
+block0(v0: int, v1: int):
+    v2: int = call fn0 \"g\"(v0, v1)
+    v3: int = iconst 0
+    v4: int = iconst 2
+    jump block1(v3, v2)
+block1(v5: int, v6: int):
+    v7: bool = icmp lt v5, v4
+    br v7, block2, block3
+block2:
+    v8: int = call fn0 \"g\"(v6, v5)
+    v9: int = iconst 1
+    v10: int = iadd v5, v9
+    jump block1(v10, v8)
+block3:
+    return v6
+}
+"
+}
+
 /// Whether `a` and `b` behave the same on [`INPUTS`].
 fn agree(a: &Function, b: &Function) -> Result<(), String> {
     for &x in INPUTS {
@@ -261,6 +293,49 @@ proptest! {
         crate::canon::canonicalize(&mut b);
         if validate(&a, &b) == Verdict::Equal {
             prop_assert!(agree(&a, &b).is_ok(), "{text}\n---\n{mutated}\n{:?}", agree(&a, &b));
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// T1/T2 for call unfolding: the callee of the optimized program is
+    /// the original or a mutant, it is inlined (when small enough) and the
+    /// program optimized; when the caller and the callee both validate
+    /// against the original program (the modular argument of
+    /// `unfold`), the callers agree on the interpreter.
+    #[test]
+    fn equal_verdicts_with_unfolded_calls_agree(
+        shape in gen_shape(),
+        k in any::<usize>(),
+        how in any::<usize>(),
+        pipeline in prop::collection::vec(0..PASSES.len(), 0..4),
+    ) {
+        let text = render(&shape);
+        let callee = if how % 3 == 0 { text.clone() } else { mutate(&text, k, how) };
+        let (Ok(before), Ok(mut after)) = (
+            crate::ir::parse_program(&with_caller(&text)),
+            crate::ir::parse_program(&with_caller(&callee)),
+        ) else {
+            return Ok(());
+        };
+        let mut names = vec!["inline"];
+        names.extend(pipeline.iter().map(|&i| PASSES[i]));
+        let opts = PipelineOptions { verify: false, time: false };
+        Pipeline::from_names(&names).unwrap().run(&mut after, &opts, &mut ()).unwrap();
+        let mut canonical = before.clone();
+        for f in canonical.funcs.values_mut() {
+            crate::canon::canonicalize(f);
+        }
+        let whole = super::validate_program(&canonical, &after, &super::Options::default());
+        if whole.equal == whole.total {
+            let (f, g) = (FuncId::from_u32(1), FuncId::from_u32(0));
+            for &x in INPUTS {
+                let (rb, ra) = (run_in(&before, f, x), run_in(&after, f, x));
+                prop_assert_eq!(rb, ra, "{}\n---\n{}\n{:?} on {:?}", with_caller(&text), with_caller(&callee), names, x);
+                prop_assert_eq!(run_in(&before, g, x), run_in(&after, g, x));
+            }
         }
     }
 }

@@ -203,7 +203,7 @@ pub fn random_program(g: &mut Gen) -> Program {
             _ => format!("f{i}"),
         };
         let mut f = Function::new(name, Signature { params, ret });
-        f.loc = random_loc(g);
+        FunctionBuilder::new(&mut f).set_loc(random_loc(g));
         let id = p.funcs.push(f);
         if !g.one_in(5) {
             bodies.push(id);
@@ -241,7 +241,7 @@ impl<'g, 'p> BodyGen<'g, 'p> {
         let n = 1 + self.g.below(7);
         let mut b = FunctionBuilder::new(f);
         let blocks: Vec<Block> = (0..n).map(|_| b.create_block()).collect();
-        let sig = b.func.sig.clone();
+        let sig = b.func.sig().clone();
         for &t in &sig.params {
             b.append_block_param(blocks[0], t);
         }
@@ -396,7 +396,7 @@ impl<'g, 'p> BodyGen<'g, 'p> {
             }
             6 => {
                 let callee = FuncId::from_u32(self.g.below(self.prog.funcs.len()) as u32);
-                let sig = self.prog.funcs[callee].sig.clone();
+                let sig = self.prog.funcs[callee].sig().clone();
                 let args = sig.params.iter().map(|&t| self.get(b, blk, t)).collect();
                 self.emit(b, blk, InstKind::Call(callee, args), sig.ret);
             }

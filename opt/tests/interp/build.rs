@@ -23,14 +23,14 @@ pub fn declare(p: &mut Program, name: &str, params: &[Type], ret: Type) -> FuncI
             ret,
         },
     );
-    f.loc = loc(1, 1);
+    FunctionBuilder::new(&mut f).set_loc(loc(1, 1));
     p.funcs.push(f)
 }
 
 /// Builds the body of declared function `id` with `body(builder, params)`.
 pub fn define(p: &mut Program, id: FuncId, body: impl FnOnce(&mut B<'_>, Vec<Value>)) {
     let f = &mut p.funcs[id];
-    let params = f.sig.params.clone();
+    let params = f.sig().params.clone();
     let mut b = B {
         b: FunctionBuilder::new(f),
         blk: Block::from_u32(0),

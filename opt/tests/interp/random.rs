@@ -35,7 +35,7 @@ proptest! {
         it.set_stack_budget(1 << 16);
         for (id, f) in p.funcs.iter() {
             h.fuel = Some(20_000);
-            let args: Vec<Word> = f.sig.params.iter().map(|&t| zero(t)).collect();
+            let args: Vec<Word> = f.sig().params.iter().map(|&t| zero(t)).collect();
             let _ = it.call(&mut h, id, &args);
             it.update(&p, id, &mut h);
         }

@@ -130,6 +130,25 @@ fn runs_programs() {
 }
 
 #[test]
+fn runtime_error_prints_the_script_stack_trace_on_every_tier() {
+    let p = program(
+        "st.wdl",
+        "fn down(n: int, a: [int]) -> int {\n    if n == 0 { return a[n - 1]; }\n    return down(n - 1, a) + 1;\n}\nprint(down(2, [1]));\n",
+    );
+    let name = p.display();
+    let want = format!(
+        "error: runtime error: index out of bounds\n  --> {name}:2:25\nstack trace:\n  \
+         0: down at {name}:2:25\n  1: down at {name}:3:12\n  2: down at {name}:3:12\n  \
+         3: <main> at {name}:5:7\n"
+    );
+    for tier in ["interp", "baseline", "opt", "full", "auto"] {
+        let out = waddle(&["run", "--tier", tier, p.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2), "{tier}");
+        assert_eq!(text(&out.stderr), want, "{tier}");
+    }
+}
+
+#[test]
 fn runtime_error_exit_2_after_flushed_output() {
     let p = program(
         "rt.wdl",

@@ -146,7 +146,7 @@ impl Module {
             .funcs
             .iter()
             .filter(|(id, _)| Some(*id) != program.main)
-            .map(|(id, f)| (f.name.clone(), id))
+            .map(|(id, f)| (f.name().to_string(), id))
             .collect();
         Ok(Module {
             inner: Arc::new(ModuleInner {
@@ -184,7 +184,7 @@ impl Module {
         p.funcs
             .iter()
             .filter(move |(id, _)| Some(*id) != p.main)
-            .map(|(_, f)| (f.name.as_str(), &f.sig))
+            .map(|(_, f)| (f.name(), f.sig()))
     }
 
     /// The module's globals with their types, in declaration order.

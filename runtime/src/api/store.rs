@@ -202,7 +202,7 @@ impl Store {
         };
         let m = inst.module.inner();
         if let Err(code) = self.runtime.interrupts().check() {
-            let loc = m.program.funcs.get(func).map_or(SrcLoc::NONE, |f| f.loc);
+            let loc = m.program.funcs.get(func).map_or(SrcLoc::NONE, |f| f.loc());
             return Err(Error::Runtime(RuntimeError::from_trap(
                 Trap { code, loc },
                 &m.program,
@@ -210,6 +210,7 @@ impl Store {
         }
         let runtime = &mut self.runtime;
         let stack_limit = self.stack_limit;
+        let mark = runtime.trace_mark();
         let outcome = match (&m.native, m.is_native.get(func.index())) {
             (Some(unit), Some(true)) => catch_unwind(AssertUnwindSafe(|| {
                 unit.call_shared(
@@ -258,10 +259,12 @@ impl Store {
             }
         };
         self.runtime.output().flush();
+        let frames = self.runtime.take_trace(mark);
         match outcome {
             Ok(Ok(w)) => Ok(w),
             Ok(Err(trap)) => {
-                let mut e = RuntimeError::from_trap(trap, &m.program);
+                let mut e =
+                    RuntimeError::from_trap(trap, &m.program).with_trace(&frames, &m.program);
                 if trap.code == waddle_opt::abi::TrapCode::HostError {
                     if let Some(msg) = self.runtime.hostfns.error.take() {
                         e.message = msg;
@@ -301,6 +304,15 @@ impl Store {
     /// The data set with [`Store::set_data`], mutably.
     pub fn data_mut<T: std::any::Any>(&mut self) -> Option<&mut T> {
         self.runtime.hostfns.data.as_mut()?.downcast_mut()
+    }
+
+    /// How many functions `auto` has promoted by counters in this store
+    /// so far, and how many running activations it moved into compiled
+    /// code at a loop header (on-stack replacement): `(promotions,
+    /// osr_entries)`. Both 0 on the eager tiers.
+    pub fn tier_ups(&self) -> (u64, u64) {
+        let exec = self.instance.as_ref().and_then(|i| i.exec.as_ref());
+        exec.map_or((0, 0), |e| (e.promotions(), e.osr_entries()))
     }
 
     /// Remaining fuel (`None`: unlimited).
@@ -404,7 +416,7 @@ impl Instance {
         self.check_store(store)?;
         let m = self.module.inner();
         let id = m.func(name)?;
-        let sig = &m.program.funcs[id].sig;
+        let sig = m.program.funcs[id].sig();
         if !P::accepts(&sig.params) || !R::accepts(sig.ret) {
             let params: Vec<String> = sig.params.iter().map(|t| t.to_string()).collect();
             return Err(Error::Signature(format!(
@@ -430,7 +442,7 @@ impl Instance {
         self.check_store(store)?;
         let m = self.module.inner();
         let id = m.func(name)?;
-        let sig = &m.program.funcs[id].sig;
+        let sig = m.program.funcs[id].sig();
         if sig.params.len() != args.len() {
             return Err(Error::Signature(format!(
                 "`{name}` takes {} argument(s), {} given",

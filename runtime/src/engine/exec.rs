@@ -296,7 +296,7 @@ impl Executor {
                 // at random per function (or never). The name is stirred
                 // in, so one seed draws differently for each program; a
                 // function with a loop often stays for OSR.
-                self.stir(&f.name);
+                self.stir(f.name());
                 let never = if tiering::has_loop(f) { 2 } else { 4 };
                 let calls = match self.random(never) {
                     0 => i32::MAX,
@@ -492,7 +492,7 @@ impl Executor {
         if let Some(hook) = &self.options.hook {
             let code_bytes = self.native.borrow().code(func).map_or(0, <[u8]>::len);
             (hook.0)(&TierEvent {
-                function: program.funcs[func].name.clone(),
+                function: program.funcs[func].name().to_string(),
                 from,
                 to,
                 reason,
@@ -697,6 +697,9 @@ impl Host for TieredHost<'_> {
     fn consume_fuel(&mut self, units: u64) -> Result<(), TrapCode> {
         self.rt.consume_fuel(units)
     }
+    fn trace_frame(&mut self, func: FuncId, loc: SrcLoc) {
+        self.rt.trace_frame(func, loc)
+    }
 
     fn call_func(&mut self, func: FuncId, args: &[Word], roots: &[Word]) -> Result<Word, Trap> {
         let exec = self.exec;
@@ -835,7 +838,7 @@ impl Host for TieredHost<'_> {
         exec.osr_entries.set(exec.osr_entries.get() + 1);
         if let Some(hook) = &exec.options.hook {
             (hook.0)(&TierEvent {
-                function: self.program.funcs[func].name.clone(),
+                function: self.program.funcs[func].name().to_string(),
                 from: Tier::Interp,
                 to: code.tier,
                 reason: if took.is_some() {
@@ -858,9 +861,15 @@ impl Host for TieredHost<'_> {
         // SAFETY: as in `Executor::call`.
         let strings = unsafe { std::slice::from_raw_parts(ptr, n) };
         let budget = Some(exec.stack_budget.get());
+        let mark = self.rt.trace_mark();
         let r =
             (code.unit).call_shared(self, code.entry, &args, strings, budget, EntryLoc::CallSite);
         self.rt.pop_roots();
+        if r.is_err() {
+            // The entry is a function of its own unit: its frames are
+            // `func`'s in the stack trace.
+            self.rt.retarget_trace(mark, code.entry, func);
+        }
         Some(r)
     }
 }

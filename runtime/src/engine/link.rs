@@ -123,11 +123,11 @@ pub(crate) fn link(master: &mut Program, entry: Program) -> Result<Linked, LinkE
     }
     for (id, f) in master.funcs.iter() {
         let e = &entry.funcs[id];
-        if e.name != f.name {
+        if e.name() != f.name() {
             return Err(LinkError::Renamed {
                 func: id,
-                found: e.name.clone(),
-                expected: f.name.clone(),
+                found: e.name().to_string(),
+                expected: f.name().to_string(),
             });
         }
     }
@@ -312,7 +312,7 @@ mod tests {
         assert_eq!(l.main, Some(main));
         assert_eq!(l.changed, vec![a, b, main]);
         assert_eq!(l.new_globals, vec![Type::Str]);
-        assert_eq!(master.funcs[b].name, "b");
+        assert_eq!(master.funcs[b].name(), "b");
         assert_eq!(callee_of(&master, main), Some(b));
         assert_eq!(callee_of(&master, b), Some(a));
         // Source locations point into the master's file table.

@@ -376,7 +376,7 @@ impl Engine {
     /// for `void` functions.
     pub fn call(&mut self, name: &str, args: &[Val]) -> Result<Val, Error> {
         let id = self.func_id(name)?;
-        let sig = self.program.funcs[id].sig.clone();
+        let sig = self.program.funcs[id].sig().clone();
         if sig.params.len() != args.len() {
             return Err(Error::Signature(format!(
                 "`{name}` takes {} argument(s), {} given",
@@ -425,9 +425,9 @@ impl Engine {
             .funcs
             .values()
             .map(|f| FunctionInfo {
-                name: f.name.clone(),
-                sig: f.sig.clone(),
-                tier: self.running_tier(f.name.as_str()),
+                name: f.name().to_string(),
+                sig: f.sig().clone(),
+                tier: self.running_tier(f.name()),
             })
             .collect()
     }
@@ -580,7 +580,7 @@ impl Engine {
                 .program
                 .funcs
                 .values()
-                .map(|f| (f.name.clone(), f.sig.clone()))
+                .map(|f| (f.name().to_string(), f.sig().clone()))
                 .collect(),
             globals: self
                 .program
@@ -716,14 +716,19 @@ impl Engine {
         };
         let runtime = &mut self.runtime;
         let program = &self.program;
+        let mark = runtime.trace_mark();
         let outcome = catch_unwind(AssertUnwindSafe(|| exec.call(runtime, program, func, args)));
+        let frames = self.runtime.take_trace(mark);
         match outcome {
             Err(p) => {
                 // The executor's state is unknown after a panic: rebuild it.
                 self.exec = None;
                 Err(compile::panic_error("execution", p))
             }
-            Ok(Err(trap)) => Err(Error::Runtime(self.trap_error(trap))),
+            Ok(Err(trap)) => {
+                let e = self.trap_error(trap).with_trace(&frames, &self.program);
+                Err(Error::Runtime(e))
+            }
             Ok(Ok(w)) => Ok(w),
         }
     }
@@ -758,9 +763,12 @@ pub fn print_vsdg(program: &Program) -> String {
 fn function_vsdg_dot(f: &waddle_opt::ir::Function) -> String {
     let lifted = std::panic::catch_unwind(|| waddle_opt::vsdg::lift(f));
     match lifted {
-        Ok(Ok(g)) => waddle_opt::vsdg::dot::to_dot(&g, &f.name),
-        Ok(Err(e)) => format!("// {}: {e}\n", f.name),
-        Err(_) => format!("// {}: internal error while lifting to the VSDG\n", f.name),
+        Ok(Ok(g)) => waddle_opt::vsdg::dot::to_dot(&g, f.name()),
+        Ok(Err(e)) => format!("// {}: {e}\n", f.name()),
+        Err(_) => format!(
+            "// {}: internal error while lifting to the VSDG\n",
+            f.name()
+        ),
     }
 }
 

@@ -33,7 +33,7 @@ use waddle_jit::cranelift::InterpStubs;
 use waddle_jit::{JitOptions, NativeProgram};
 use waddle_opt::abi::Word;
 use waddle_opt::interp::Host;
-use waddle_opt::ir::{Block, FuncId, Function, InstKind, Program, Signature, Value};
+use waddle_opt::ir::{Block, FuncId, InstKind, Program, Signature, Value};
 
 use crate::driver::Tier;
 
@@ -312,7 +312,7 @@ impl NativeCode {
         }
         let missing: Vec<FuncId> = (funcs.iter().copied())
             .filter(|&f| {
-                let sig = &program.funcs[f].sig;
+                let sig = program.funcs[f].sig();
                 !matches!(&self.stubs[f.index()], Some((s, _)) if s == sig)
             })
             .collect();
@@ -323,7 +323,7 @@ impl NativeCode {
             .map_err(InstallError::Compile)?;
         for &f in &missing {
             if let Some(code) = set.get(f) {
-                self.stubs[f.index()] = Some((program.funcs[f].sig.clone(), code as usize));
+                self.stubs[f.index()] = Some((program.funcs[f].sig().clone(), code as usize));
                 if !self.has(f) {
                     // SAFETY: the stub has `f`'s signature and lives as
                     // long as the executor.
@@ -661,9 +661,7 @@ pub(crate) fn unit_program(program: &Program, funcs: &[FuncId]) -> Program {
         if keep[id.index()] {
             p.funcs.push(f.clone());
         } else {
-            let mut decl = Function::new(f.name.clone(), f.sig.clone());
-            decl.loc = f.loc;
-            p.funcs.push(decl);
+            p.funcs.push(f.declaration());
         }
     }
     p

@@ -24,15 +24,12 @@ use dynasmrt::{dynasm, DynamicLabel, DynasmApi, DynasmLabelApi, VecAssembler};
 use waddle_opt::abi::{
     TrapCode, ARRAY_DATA_OFFSET, ARRAY_LEN_OFFSET, VMCTX_DEPTH_LEFT_OFFSET, VMCTX_ENTRIES_OFFSET,
     VMCTX_FUEL_OFFSET, VMCTX_HELPERS_OFFSET, VMCTX_STACK_LIMIT_OFFSET, VMCTX_TRAP_CODE_OFFSET,
-    VMCTX_TRAP_COL_OFFSET, VMCTX_TRAP_FILE_OFFSET, VMCTX_TRAP_LINE_OFFSET,
-    VMCTX_TRAP_LOC_SET_OFFSET,
 };
-use waddle_opt::ir::{InstKind, SrcLoc, Value};
+use waddle_opt::ir::{InstKind, Value};
 
 use super::conv::{helper_arg_regs, ArgLoc, HelperArg};
 use super::driver::{Backend, FnCx};
 use super::isel::{Callee, Cond};
-use super::moves::MoveOp;
 use super::plan::slot;
 use crate::helpers::Helper;
 
@@ -205,7 +202,7 @@ fn outgoing_words(cx: &FnCx<'_>) -> usize {
         for &i in &cx.func.blocks()[b].insts {
             if let InstKind::Call(callee, _) = &cx.func.inst(i).kind {
                 if let Some(f) = cx.env.program.funcs.get(*callee) {
-                    out = out.max(Aarch64::arg_locs(&f.sig.params).1);
+                    out = out.max(Aarch64::arg_locs(&f.sig().params).1);
                 }
             }
         }
@@ -517,36 +514,32 @@ impl Backend for Aarch64 {
         self.st(r, 8);
     }
 
-    fn set_flags(&mut self, flags: Option<(Value, Cond)>) {
-        self.flags = flags;
+    fn flags_mut(&mut self) -> &mut Option<(Value, Cond)> {
+        &mut self.flags
     }
 
-    fn moves(&mut self, ops: &[MoveOp]) {
-        self.flags = None;
-        for &op in ops {
-            match op {
-                MoveOp::Copy { dst, src } => {
-                    self.ld_slot(8, src);
-                    self.st_slot(dst, 8);
-                }
-                MoveOp::ToTemp(src) => self.ld_slot(9, src),
-                MoveOp::FromTemp(dst) => self.st_slot(dst, 9),
-            }
-        }
+    fn move_slot(&mut self, dst: usize, src: usize) {
+        self.ld_slot(8, src);
+        self.st_slot(dst, 8);
+    }
+
+    fn move_to_temp(&mut self, src: usize) {
+        self.ld_slot(9, src);
+    }
+
+    fn move_from_temp(&mut self, dst: usize) {
+        self.st_slot(dst, 9);
     }
 
     fn jump(&mut self, l: DynamicLabel) {
         dynasm!(self.ops ; .arch aarch64 ; b =>l);
     }
 
-    fn branch(&mut self, v: Value, k: i64, eq: bool, l: DynamicLabel) {
-        if let Some((fv, c)) = self.flags {
-            if fv == v && (k == 0 || k == 1) {
-                let taken = if (k == 1) == eq { c } else { c.invert() };
-                self.bcond(taken, l);
-                return;
-            }
-        }
+    fn jump_if(&mut self, cond: Cond, l: DynamicLabel) {
+        self.bcond(cond, l);
+    }
+
+    fn branch_on_slot(&mut self, v: Value, k: i64, eq: bool, l: DynamicLabel) {
         self.ld(8, v);
         if k == 0 {
             if eq {
@@ -562,21 +555,6 @@ impl Backend for Aarch64 {
 
     fn store_trap_code(&mut self, code: TrapCode) {
         self.store_ctx_u32(VMCTX_TRAP_CODE_OFFSET, code as u32);
-    }
-
-    fn store_loc(&mut self, loc: SrcLoc) {
-        self.store_ctx_u32(VMCTX_TRAP_FILE_OFFSET, loc.file);
-        self.store_ctx_u32(VMCTX_TRAP_LINE_OFFSET, loc.line);
-        self.store_ctx_u32(VMCTX_TRAP_COL_OFFSET, loc.col);
-        self.store_ctx_u32(VMCTX_TRAP_LOC_SET_OFFSET, 1);
-    }
-
-    fn jump_if_loc_set(&mut self, l: DynamicLabel) {
-        let set = VMCTX_TRAP_LOC_SET_OFFSET as u32;
-        dynasm!(self.ops ; .arch aarch64
-            ; ldr w8, [x19, #set]
-            ; cbnz w8, =>l
-        );
     }
 
     fn trap_return(&mut self) {

@@ -28,15 +28,13 @@ use dynasmrt::x64::X64Relocation;
 use dynasmrt::{dynasm, DynamicLabel, DynasmApi, DynasmLabelApi, VecAssembler};
 use waddle_opt::abi::{
     TrapCode, ARRAY_DATA_OFFSET, ARRAY_LEN_OFFSET, VMCTX_DEPTH_LEFT_OFFSET, VMCTX_ENTRIES_OFFSET,
-    VMCTX_FUEL_OFFSET, VMCTX_STACK_LIMIT_OFFSET, VMCTX_TRAP_CODE_OFFSET, VMCTX_TRAP_COL_OFFSET,
-    VMCTX_TRAP_FILE_OFFSET, VMCTX_TRAP_LINE_OFFSET, VMCTX_TRAP_LOC_SET_OFFSET,
+    VMCTX_FUEL_OFFSET, VMCTX_STACK_LIMIT_OFFSET, VMCTX_TRAP_CODE_OFFSET,
 };
-use waddle_opt::ir::{BinaryOp, InstKind, SrcLoc, UnaryOp, Value};
+use waddle_opt::ir::{BinaryOp, InstKind, UnaryOp, Value};
 
 use super::conv::{helper_arg_regs, ArgLoc, HelperArg};
 use super::driver::{Backend, FnCx};
 use super::isel::{Callee, Cond};
-use super::moves::MoveOp;
 use super::plan::slot;
 use crate::helpers::Helper;
 
@@ -579,60 +577,52 @@ impl Backend for X64 {
         self.st(r, 0);
     }
 
-    fn set_flags(&mut self, flags: Option<(Value, Cond)>) {
-        self.flags = flags;
+    fn flags_mut(&mut self) -> &mut Option<(Value, Cond)> {
+        &mut self.flags
     }
 
-    fn moves(&mut self, ops: &[MoveOp]) {
-        self.flags = None;
-        for &op in ops {
-            match op {
-                MoveOp::Copy { dst, src } => {
-                    let d = -16 - 8 * dst as i32;
-                    let cached = self
-                        .icache
-                        .iter()
-                        .position(|e| e.is_some_and(|v| slot(v) == src));
-                    match cached {
-                        Some(i) => {
-                            let c = ICACHE[i];
-                            dynasm!(self.ops ; .arch x64 ; mov QWORD [rbp + d], Rq(c));
-                        }
-                        None => {
-                            let s = -16 - 8 * src as i32;
-                            dynasm!(self.ops ; .arch x64
-                                ; mov rax, QWORD [rbp + s]
-                                ; mov QWORD [rbp + d], rax
-                            );
-                        }
-                    }
-                    self.forget_slot(dst);
-                }
-                MoveOp::ToTemp(src) => {
-                    let s = -16 - 8 * src as i32;
-                    dynasm!(self.ops ; .arch x64 ; mov rcx, QWORD [rbp + s]);
-                }
-                MoveOp::FromTemp(dst) => {
-                    let d = -16 - 8 * dst as i32;
-                    dynasm!(self.ops ; .arch x64 ; mov QWORD [rbp + d], rcx);
-                    self.forget_slot(dst);
-                }
+    fn move_slot(&mut self, dst: usize, src: usize) {
+        let d = -16 - 8 * dst as i32;
+        let cached = self
+            .icache
+            .iter()
+            .position(|e| e.is_some_and(|v| slot(v) == src));
+        match cached {
+            Some(i) => {
+                let c = ICACHE[i];
+                dynasm!(self.ops ; .arch x64 ; mov QWORD [rbp + d], Rq(c));
+            }
+            None => {
+                let s = -16 - 8 * src as i32;
+                dynasm!(self.ops ; .arch x64
+                    ; mov rax, QWORD [rbp + s]
+                    ; mov QWORD [rbp + d], rax
+                );
             }
         }
+        self.forget_slot(dst);
+    }
+
+    fn move_to_temp(&mut self, src: usize) {
+        let s = -16 - 8 * src as i32;
+        dynasm!(self.ops ; .arch x64 ; mov rcx, QWORD [rbp + s]);
+    }
+
+    fn move_from_temp(&mut self, dst: usize) {
+        let d = -16 - 8 * dst as i32;
+        dynasm!(self.ops ; .arch x64 ; mov QWORD [rbp + d], rcx);
+        self.forget_slot(dst);
     }
 
     fn jump(&mut self, l: DynamicLabel) {
         dynasm!(self.ops ; .arch x64 ; jmp =>l);
     }
 
-    fn branch(&mut self, v: Value, k: i64, eq: bool, l: DynamicLabel) {
-        if let Some((fv, c)) = self.flags {
-            if fv == v && (k == 0 || k == 1) {
-                let taken = if (k == 1) == eq { c } else { c.invert() };
-                self.jcc(taken, l);
-                return;
-            }
-        }
+    fn jump_if(&mut self, cond: Cond, l: DynamicLabel) {
+        self.jcc(cond, l);
+    }
+
+    fn branch_on_slot(&mut self, v: Value, k: i64, eq: bool, l: DynamicLabel) {
         let d = disp(v);
         match (i32::try_from(k), self.icached(v)) {
             (Ok(k32), Some(c)) => dynasm!(self.ops ; .arch x64 ; cmp Rq(c), k32),
@@ -648,23 +638,6 @@ impl Backend for X64 {
     fn store_trap_code(&mut self, code: TrapCode) {
         let c = code as i32;
         dynasm!(self.ops ; .arch x64 ; mov DWORD [rbx + VMCTX_TRAP_CODE_OFFSET], c);
-    }
-
-    fn store_loc(&mut self, loc: SrcLoc) {
-        let (f, l, c) = (loc.file as i32, loc.line as i32, loc.col as i32);
-        dynasm!(self.ops ; .arch x64
-            ; mov DWORD [rbx + VMCTX_TRAP_FILE_OFFSET], f
-            ; mov DWORD [rbx + VMCTX_TRAP_LINE_OFFSET], l
-            ; mov DWORD [rbx + VMCTX_TRAP_COL_OFFSET], c
-            ; mov DWORD [rbx + VMCTX_TRAP_LOC_SET_OFFSET], 1
-        );
-    }
-
-    fn jump_if_loc_set(&mut self, l: DynamicLabel) {
-        dynasm!(self.ops ; .arch x64
-            ; cmp DWORD [rbx + VMCTX_TRAP_LOC_SET_OFFSET], 0
-            ; jne =>l
-        );
     }
 
     fn trap_return(&mut self) {

@@ -11,7 +11,9 @@
 //!   is after the caller's trap check) and charges one unit of fuel (a
 //!   failure located at the call), like a real callee's prologue;
 //! - its returns give the frame back and continue after the call;
-//! - its traps record their own locations, as in the callee;
+//! - its traps record their own locations, as in the callee, and report
+//!   two frames to the stack trace, the copy's and the caller's at the
+//!   call (`Translator::inline_site`);
 //! - its own self calls are real (direct) calls, so one level only.
 //!
 //! The native stack check is the caller's: the copy lives in the caller's
@@ -69,7 +71,7 @@ impl Translator<'_, '_> {
         loc: SrcLoc,
     ) -> Option<ir::Value> {
         let cont = self.b.create_block();
-        let result = native_type(self.func.sig.ret).map(|t| self.b.append_block_param(cont, t));
+        let result = native_type(self.func.sig().ret).map(|t| self.b.append_block_param(cont, t));
         let vals = std::mem::take(&mut self.vals);
         let blocks = std::mem::take(&mut self.blocks);
         let depth = self.depth_on_entry.take();
@@ -77,11 +79,14 @@ impl Translator<'_, '_> {
         let overflow = self.trap_block(TrapCode::StackOverflow, loc);
         self.take_depth(overflow);
         self.fuel_tick(Some(loc));
+        // From here on a trap leaves the copy's frame and the caller's.
+        let outer_site = self.inline_site.replace(loc);
         self.create_blocks();
         let first = self.blocks[&self.func.entry()];
         let bargs: Vec<BlockArg> = args.iter().map(|&v| BlockArg::Value(v)).collect();
         self.b.ins().jump(first, &bargs);
         self.translate_blocks();
+        self.inline_site = outer_site;
         self.vals = vals;
         self.blocks = blocks;
         self.depth_on_entry = depth;

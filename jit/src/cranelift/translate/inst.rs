@@ -314,7 +314,7 @@ impl Translator<'_, '_> {
         loc: SrcLoc,
     ) -> Option<ir::Value> {
         let callee_fn = self.env.program.funcs.get(callee);
-        let ok = callee_fn.is_some_and(|f| f.sig.params.len() == args.len());
+        let ok = callee_fn.is_some_and(|f| f.sig().params.len() == args.len());
         let declared = callee_fn.is_some_and(|f| f.is_declaration());
         let off = word_offset(index_of(callee));
         let (true, Some(off)) = (ok, off) else {

@@ -25,8 +25,7 @@ use cranelift_entity::EntityRef;
 use cranelift_frontend::{FunctionBuilder, Switch};
 use waddle_opt::abi::{
     TrapCode, VMCTX_DEPTH_LEFT_OFFSET, VMCTX_FUEL_OFFSET, VMCTX_HELPERS_OFFSET,
-    VMCTX_STACK_LIMIT_OFFSET, VMCTX_TRAP_CODE_OFFSET, VMCTX_TRAP_COL_OFFSET,
-    VMCTX_TRAP_FILE_OFFSET, VMCTX_TRAP_LINE_OFFSET, VMCTX_TRAP_LOC_SET_OFFSET,
+    VMCTX_STACK_LIMIT_OFFSET, VMCTX_TRAP_CODE_OFFSET,
 };
 use waddle_opt::ir::{
     Block, BlockCall, FuncId, Function, InstKind, Program, SrcLoc, Terminator, Type, Value,
@@ -104,19 +103,23 @@ pub(crate) enum Addressing {
 }
 
 /// A block to fill once the current block is finished.
+/// The last field of each is the inline site the block belongs to
+/// (`Translator::inline_site`).
 enum Pending {
     /// Record a trap with a known location and exit.
-    Trap(ir::Block, TrapCode, SrcLoc),
-    /// Record the location unless one is set, then exit.
-    Propagate(ir::Block, SrcLoc),
+    Trap(ir::Block, TrapCode, SrcLoc, Option<SrcLoc>),
+    /// Report the frame (the location unless one is set), then exit.
+    Propagate(ir::Block, SrcLoc, Option<SrcLoc>),
     /// An edge block: optionally tick fuel, then jump with arguments.
-    Edge(ir::Block, ir::Block, Vec<BlockArg>, bool),
+    Edge(ir::Block, ir::Block, Vec<BlockArg>, bool, Option<SrcLoc>),
 }
 
 /// Translates one function; the builder's function must have the native
 /// signature of `fid`.
 pub(crate) struct Translator<'a, 'b> {
     env: &'a Env<'a>,
+    /// The function's index (reported with every frame a trap leaves).
+    fid: FuncId,
     func: &'a Function,
     b: FunctionBuilder<'b>,
     vmctx: ir::Value,
@@ -129,9 +132,9 @@ pub(crate) struct Translator<'a, 'b> {
     /// The shared exit that returns a zero result after a trap.
     exit: ir::Block,
     /// Cold blocks recording a trap with a known location, by (code, loc).
-    trap_blocks: HashMap<(u32, SrcLoc), ir::Block>,
+    trap_blocks: HashMap<(u32, SrcLoc, Option<SrcLoc>), ir::Block>,
     /// Cold blocks that set the location if unset and exit, by location.
-    propagate_blocks: HashMap<SrcLoc, ir::Block>,
+    propagate_blocks: HashMap<(SrcLoc, Option<SrcLoc>), ir::Block>,
     /// Blocks created while another block was being filled, filled at the end.
     pending: Vec<Pending>,
     /// Imported signatures of helpers and callees.
@@ -164,6 +167,10 @@ pub(crate) struct Translator<'a, 'b> {
     /// While a self call's inlined copy is translated: the block its
     /// returns jump to (with the result as parameter).
     inlined: Option<ir::Block>,
+    /// While a self call's inlined copy is translated: the call's location.
+    /// A trap in the copy leaves two frames of the function, the copy's and
+    /// the caller's at this call, so the stack trace matches every tier's.
+    inline_site: Option<SrcLoc>,
 }
 
 impl<'a, 'b> Translator<'a, 'b> {
@@ -179,6 +186,7 @@ impl<'a, 'b> Translator<'a, 'b> {
     /// calls, so a recursion that started on T1 moves to T2 once promoted.
     pub(crate) fn run(
         env: &'a Env<'a>,
+        fid: FuncId,
         func: &'a Function,
         recursive: bool,
         self_call: Option<(FuncId, ir::FuncRef)>,
@@ -192,6 +200,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         b.set_cold_block(exit);
         let mut t = Translator {
             env,
+            fid,
             func,
             b,
             vmctx,
@@ -218,6 +227,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             order: Vec::new(),
             inline_self: false,
             inlined: None,
+            inline_site: None,
         };
         (t.data_fixed, t.len_fixed) = arrays_fixed(func);
         t.inline_self = t.self_call.is_some() && inline::worth_inlining(func, t.self_call);
@@ -377,29 +387,38 @@ impl<'a, 'b> Translator<'a, 'b> {
             .store(flags(), c, self.vmctx, VMCTX_TRAP_CODE_OFFSET);
     }
 
-    /// Writes `loc` into the trap record and marks it set.
-    fn store_trap_loc(&mut self, loc: SrcLoc) {
-        let fields = [
-            (loc.file, VMCTX_TRAP_FILE_OFFSET),
-            (loc.line, VMCTX_TRAP_LINE_OFFSET),
-            (loc.col, VMCTX_TRAP_COL_OFFSET),
-            (1, VMCTX_TRAP_LOC_SET_OFFSET),
-        ];
-        for (v, off) in fields {
-            let c = self.b.ins().iconst(types::I32, i64::from(v));
-            self.b.ins().store(flags(), c, self.vmctx, off);
+    /// Reports this frame, stopped at `loc`, to the trap record: the
+    /// [`Helper::TrapFrame`] helper takes `loc` as the trap's location when
+    /// none is set yet and adds the frame to the stack trace (trap paths
+    /// only, so the normal path pays nothing).
+    fn trap_frame(&mut self, loc: SrcLoc) {
+        let fields = [self.fid.as_u32(), loc.file, loc.line, loc.col];
+        let mut args = vec![self.vmctx];
+        for v in fields {
+            args.push(self.b.ins().iconst(types::I32, i64::from(v)));
+        }
+        self.call_helper(Helper::TrapFrame, &args, None);
+    }
+
+    /// Reports the frame stopped at `loc` and, in an inlined self call
+    /// (`site`), the caller's frame at that call.
+    fn trap_frames(&mut self, loc: SrcLoc, site: Option<SrcLoc>) {
+        self.trap_frame(loc);
+        if let Some(site) = site {
+            self.trap_frame(site);
         }
     }
 
     /// The cold block that raises `code` at `loc`.
     fn trap_block(&mut self, code: TrapCode, loc: SrcLoc) -> ir::Block {
-        let key = (code as u32, loc);
+        let key = (code as u32, loc, self.inline_site);
         if let Some(&bl) = self.trap_blocks.get(&key) {
             return bl;
         }
         let bl = self.b.create_block();
         self.b.set_cold_block(bl);
-        self.pending.push(Pending::Trap(bl, code, loc));
+        self.pending
+            .push(Pending::Trap(bl, code, loc, self.inline_site));
         self.trap_blocks.insert(key, bl);
         bl
     }
@@ -439,16 +458,18 @@ impl<'a, 'b> Translator<'a, 'b> {
         self.b.switch_to_block(cont);
     }
 
-    /// The cold block that records `loc` unless a location is already set,
-    /// then exits.
+    /// The cold block that reports this frame at `loc` to the trap record
+    /// (which takes `loc` unless a location is already set), then exits.
     fn propagate_block(&mut self, loc: SrcLoc) -> ir::Block {
-        if let Some(&bl) = self.propagate_blocks.get(&loc) {
+        let key = (loc, self.inline_site);
+        if let Some(&bl) = self.propagate_blocks.get(&key) {
             return bl;
         }
         let bl = self.b.create_block();
         self.b.set_cold_block(bl);
-        self.pending.push(Pending::Propagate(bl, loc));
-        self.propagate_blocks.insert(loc, bl);
+        self.pending
+            .push(Pending::Propagate(bl, loc, self.inline_site));
+        self.propagate_blocks.insert(key, bl);
         bl
     }
 
@@ -513,31 +534,23 @@ impl<'a, 'b> Translator<'a, 'b> {
     fn fill_pending(&mut self) {
         while let Some(p) = self.pending.pop() {
             match p {
-                Pending::Trap(bl, code, loc) => {
+                Pending::Trap(bl, code, loc, site) => {
                     self.b.switch_to_block(bl);
                     self.store_trap_code(code as u32);
-                    self.store_trap_loc(loc);
+                    self.trap_frames(loc, site);
                     self.b.ins().jump(self.exit, &[]);
                 }
-                Pending::Propagate(bl, loc) => {
-                    let set = self.b.create_block();
-                    self.b.set_cold_block(set);
+                Pending::Propagate(bl, loc, site) => {
                     self.b.switch_to_block(bl);
-                    let is_set = self.b.ins().load(
-                        types::I32,
-                        flags(),
-                        self.vmctx,
-                        VMCTX_TRAP_LOC_SET_OFFSET,
-                    );
-                    self.b.ins().brif(is_set, self.exit, &[], set, &[]);
-                    self.b.switch_to_block(set);
-                    self.store_trap_loc(loc);
+                    self.trap_frames(loc, site);
                     self.b.ins().jump(self.exit, &[]);
                 }
-                Pending::Edge(bl, target, args, tick) => {
+                Pending::Edge(bl, target, args, tick, site) => {
                     self.b.switch_to_block(bl);
                     if tick {
-                        self.fuel_tick(Some(self.func.loc));
+                        let outer = std::mem::replace(&mut self.inline_site, site);
+                        self.fuel_tick(Some(self.func.loc()));
+                        self.inline_site = outer;
                     }
                     self.b.ins().jump(target, &args);
                 }
@@ -548,7 +561,7 @@ impl<'a, 'b> Translator<'a, 'b> {
     /// Fills the shared exit block: return a zero result.
     fn finish_exit(&mut self) {
         self.b.switch_to_block(self.exit);
-        match native_type(self.func.sig.ret) {
+        match native_type(self.func.sig().ret) {
             Some(t) => {
                 let z = self.zero(t);
                 self.b.ins().return_(&[z]);
@@ -590,7 +603,8 @@ impl<'a, 'b> Translator<'a, 'b> {
             return (target, args);
         }
         let eb = self.b.create_block();
-        self.pending.push(Pending::Edge(eb, target, args, back));
+        self.pending
+            .push(Pending::Edge(eb, target, args, back, self.inline_site));
         (eb, Vec::new())
     }
 
@@ -664,7 +678,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             return s;
         }
         let f = &self.env.program.funcs[callee];
-        let sig = native_signature(&f.sig.params, f.sig.ret, self.env.call_conv);
+        let sig = native_signature(&f.sig().params, f.sig().ret, self.env.call_conv);
         let s = self.b.import_signature(sig);
         self.callee_sigs.insert(callee, s);
         s

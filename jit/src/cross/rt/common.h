@@ -104,7 +104,7 @@ enum { T_UNIT = 0, T_BOOL = 1, T_INT = 2, T_FLOAT = 3, T_STR = 4, T_ARRAY = 5 };
 #define FUEL_BATCH 1024
 #define IMAGE_MAGIC "WADLIMG1"
 #define IMAGE_ARCH_AARCH64 1u
-#define N_HELPERS 15u
+#define N_HELPERS 16u
 
 /* ---------------------------------------------------------------- output */
 

@@ -52,6 +52,23 @@ static double h_exp(double x) { return exp(x); }
 static double h_log(double x) { return log(x); }
 static double h_fmod(double x, double y) { return fmod(x, y); }
 
+/* A trap is leaving the frame of function `func`, stopped at
+ * file:line:col: that is the trap's location unless one is set; the frame
+ * goes to the host as an 'F' record (the stack trace, innermost first). */
+static void h_trap_frame(VmCtx *ctx, uint32_t func, uint32_t file, uint32_t line, uint32_t col) {
+    if (!ctx->trap_loc_set && line != 0) {
+        ctx->trap_loc_set = 1;
+        ctx->trap_file = file;
+        ctx->trap_line = line;
+        ctx->trap_col = col;
+    }
+    out_u8('F');
+    out_u32(func);
+    out_u32(file);
+    out_u32(line);
+    out_u32(col);
+}
+
 /* In waddle_jit's `Helper` enum order. */
 static const uintptr_t helper_table[N_HELPERS] = {
     (uintptr_t)h_array_new, (uintptr_t)h_array_repeat, (uintptr_t)h_array_push,
@@ -59,6 +76,7 @@ static const uintptr_t helper_table[N_HELPERS] = {
     (uintptr_t)h_clock, (uintptr_t)h_fuel, (uintptr_t)h_str_cmp,
     (uintptr_t)h_sin, (uintptr_t)h_cos, (uintptr_t)h_tan,
     (uintptr_t)h_exp, (uintptr_t)h_log, (uintptr_t)h_fmod,
+    (uintptr_t)h_trap_frame,
 };
 
 /* ----------------------------------------------------------------- image */

@@ -40,7 +40,7 @@ use std::cell::Cell;
 use super::code::{Code, Op};
 use super::host::Host;
 use crate::abi::{str_bytes, ArrayObj, StrObj, Trap, TrapCode, Word};
-use crate::ir::SrcLoc;
+use crate::ir::{FuncId, SrcLoc};
 
 /// Bytes charged per frame on top of its slots (return state, bookkeeping).
 pub(crate) const FRAME_OVERHEAD: usize = 64;
@@ -140,6 +140,9 @@ pub(crate) fn run(
     if pending > 0 {
         if let Err(c) = st.host.consume_fuel(u64::from(pending)) {
             let loc = entry.locs.first().copied().unwrap_or(SrcLoc::NONE);
+            if result.is_ok() {
+                st.host.trace_frame(FuncId::from_u32(entry.func), loc);
+            }
             return result.and(Err(Trap { code: c, loc }));
         }
     }
@@ -165,12 +168,39 @@ unsafe fn enter_consts(code: &Code, fp: *mut u64) {
 /// The trap `c` raised by the op at `pc` of the running function.
 #[cold]
 #[inline(never)]
-fn trap_at(st: &State<'_>, pc: usize, c: TrapCode) -> Trap {
+fn trap_at(st: &mut State<'_>, pc: usize, c: TrapCode) -> Trap {
     // SAFETY: `cur` always points to live code (see `dispatch`).
     let code = unsafe { &*st.cur };
-    Trap {
-        code: c,
-        loc: code.locs.get(pc).copied().unwrap_or(SrcLoc::NONE),
+    let loc = code.locs.get(pc).copied().unwrap_or(SrcLoc::NONE);
+    trace_frames(st, Some(pc));
+    Trap { code: c, loc }
+}
+
+/// Reports every frame of this activation to the host, innermost first
+/// ([`Host::trace_frame`]): the running function stopped at its op `pc`
+/// (`None`: its frame was reported by the code that replaced it, an OSR
+/// entry), each suspended caller at the call before its return pc.
+#[cold]
+#[inline(never)]
+fn trace_frames(st: &mut State<'_>, pc: Option<usize>) {
+    let loc_of = |code: &Code, pc: usize| code.locs.get(pc).copied().unwrap_or(SrcLoc::NONE);
+    if let Some(pc) = pc {
+        // SAFETY: `cur` and every suspended frame's code point to live
+        // code (see `dispatch`).
+        let (func, loc) = unsafe { ((*st.cur).func, loc_of(&*st.cur, pc)) };
+        st.host.trace_frame(FuncId::from_u32(func), loc);
+    }
+    for k in (0..st.frames.len()).rev() {
+        let fr = st.frames[k];
+        // SAFETY: as above; a suspended caller resumes after its call op,
+        // so `pc - 1` is the call.
+        let (func, loc) = unsafe {
+            (
+                (*fr.code).func,
+                loc_of(&*fr.code, (fr.pc as usize).saturating_sub(1)),
+            )
+        };
+        st.host.trace_frame(FuncId::from_u32(func), loc);
     }
 }
 
@@ -382,7 +412,10 @@ fn dispatch(st: &mut State<'_>) -> Result<Word, Trap> {
                                 s!(dst) = w;
                                 continue;
                             }
-                            Err(t) => break Err(t),
+                            Err(t) => {
+                                trace_frames(st, Some(pc - 1));
+                                break Err(t);
+                            }
                         }
                     }
                     tick!();
@@ -454,7 +487,11 @@ fn dispatch(st: &mut State<'_>) -> Result<Word, Trap> {
                                 ret!(w);
                                 continue;
                             }
-                            Err(trap) => break Err(trap),
+                            Err(trap) => {
+                                // The entry reported this frame already.
+                                trace_frames(st, None);
+                                break Err(trap);
+                            }
                         }
                     }
                     tick!();

@@ -159,6 +159,9 @@ fn run_engine(
     if let (Some(a), Some(b)) = (cpu_start, process::process_cpu_time()) {
         phases.exec_cpu_s = Some(secs(b.saturating_sub(a)));
     }
+    if tier == Tier::Auto {
+        phases.tier_ups = Some(store.tier_ups());
+    }
     let output = store.take_output();
     match ran {
         Ok(_) => Ok(output),
@@ -301,6 +304,27 @@ mod tests {
         assert!(report.phases.exec_s > 0.0 && report.phases.frontend_s > 0.0);
         assert_eq!(report.phases.codegen_s, None);
         assert_eq!(report.phases.codegen_ns_per_inst, None);
+    }
+
+    #[test]
+    fn the_auto_child_reports_promotions_and_osr_entries() {
+        if !Tier::Opt.is_available() {
+            return;
+        }
+        let report = run_on_big_stack(|| measure("fib.wdl", FIB, Tier::Auto, 20)).unwrap();
+        assert!(report.ok, "{report:?}");
+        assert_eq!(report.output, "6765\n");
+        // fib(20) makes ~22 000 calls: promoted at the 1000th.
+        assert!(
+            matches!(report.phases.tier_ups, Some((p, 0)) if p >= 1),
+            "{report:?}"
+        );
+        let hot = "// bench: quick=10\nfn main(n: int) {\n    var i = 0;\n    var t = 0;\n    while i < n { t += i % 3; i += 1; }\n    print(t);\n}\nmain(10);\n";
+        let report = run_on_big_stack(move || measure("hot.wdl", hot, Tier::Auto, 5000)).unwrap();
+        assert!(report.ok, "{report:?}");
+        assert_eq!(report.phases.tier_ups, Some((0, 1)), "{report:?}");
+        let report = run_on_big_stack(move || measure("hot.wdl", hot, Tier::Opt, 5000)).unwrap();
+        assert_eq!(report.phases.tier_ups, None);
     }
 
     #[test]

@@ -39,6 +39,10 @@ pub struct Phases {
     pub codegen_ns_per_inst: Option<f64>,
     /// Per-function code generation statistics.
     pub funcs: Vec<FuncCodegen>,
+    /// `auto` only: functions promoted and on-stack replacements made
+    /// while executing `main(N)` ([`waddle::Store::tier_ups`]).
+    #[serde(default)]
+    pub tier_ups: Option<(u64, u64)>,
 }
 
 /// Code generation statistics of one function.
@@ -122,6 +126,9 @@ pub struct Summary {
     pub codegen_ns_per_inst: Option<f64>,
     /// Largest peak resident set over the runs.
     pub peak_rss_kib: Option<u64>,
+    /// `auto`: promotions and OSR entries of the first run.
+    #[serde(default)]
+    pub tier_ups: Option<(u64, u64)>,
 }
 
 /// One implementation (tier or reference) of one program.
@@ -193,6 +200,9 @@ impl ImplResult {
                 .find_map(|m| m.phases.as_ref().and_then(|p| p.ir_insts)),
             codegen_ns_per_inst: phase(&|p| p.codegen_ns_per_inst),
             peak_rss_kib: good.iter().filter_map(|m| m.peak_rss_kib).max(),
+            tier_ups: good
+                .iter()
+                .find_map(|m| m.phases.as_ref().and_then(|p| p.tier_ups)),
         });
         let codegen_funcs = good
             .first()

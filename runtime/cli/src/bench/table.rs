@@ -63,9 +63,19 @@ fn fmt_ns(ns: Option<f64>) -> String {
     }
 }
 
-const HEADER: [&str; 11] = [
+/// `auto`'s promotions and OSR entries: `3+1 osr`.
+fn fmt_tier_ups(t: Option<(u64, u64)>) -> String {
+    match t {
+        None => "-".to_string(),
+        Some((p, 0)) => p.to_string(),
+        Some((p, o)) => format!("{p}+{o} osr"),
+    }
+}
+
+const HEADER: [&str; 12] = [
     "impl",
     "time",
+    "tier-ups",
     "compile",
     "frontend",
     "passes",
@@ -79,7 +89,7 @@ const HEADER: [&str; 11] = [
 
 /// The table of one program (`cpu_time`: times are CPU times).
 pub fn render_program(p: &ProgramReport, cpu_time: bool) -> String {
-    let mut rows: Vec<[String; 11]> = Vec::new();
+    let mut rows: Vec<[String; 12]> = Vec::new();
     for r in &p.results {
         let m = r.median.clone().unwrap_or_default();
         let have = r.median.is_some();
@@ -97,6 +107,7 @@ pub fn render_program(p: &ProgramReport, cpu_time: bool) -> String {
             } else {
                 "-".to_string()
             },
+            fmt_tier_ups(m.tier_ups),
             compile,
             fmt_opt_time(m.frontend_s),
             fmt_opt_time(m.passes_s),

@@ -1,0 +1,251 @@
+//! Gates as ROBDDs over condition atoms (digest §5.4 "Gates, v2"; the
+//! open question of Govereau §8.0.4: "essentially all of the technical
+//! difficulties lie in the complex φ-nodes", which syntactic matching
+//! misses and SMT solves at a high price).
+//!
+//! An *atom* is a boolean node that is not a connective (`And`, `Or`,
+//! `Not`, `==`/`!=` of booleans, a boolean constant): a comparison, a
+//! parameter, an η, a load. Atoms are variables, numbered by their class,
+//! so every member of a class is the same variable; an integer comparison
+//! and its complement (`a < b` and `b <= a`, both present in the graph)
+//! are one variable with two polarities. The [`Bdd`] of a gate is then its
+//! propositional meaning over the atoms, and two gates with the same
+//! diagram are equal at every point of every stream (the connectives are
+//! pointwise), whatever their syntax. This is used twice:
+//!
+//! - **merging** ([`super::rules::Rules::merge_gates`]): gates with equal
+//!   diagrams are put in one class, a constant diagram becomes the
+//!   constant, a literal becomes its atom. Path conditions that differ
+//!   only by the dominator they were computed from (jump threading) or by
+//!   the shape of a short-circuit then compare equal;
+//! - **η at a loop exit** (rule R4): `η_d(c, x)` is `x` at the iteration
+//!   where `c` is false, and η commutes with the connectives, so its
+//!   diagram is that of `x ↓ ¬c` (the generalized cofactor, which depends
+//!   only on `x` where `¬c`) with every variable `v` renamed to the *exit
+//!   variable* `η_d(c, v)`. So `η_d(c, x)` is `true` when `¬c ⇒ x` (the
+//!   exit test of a loop inlined into another loop), and the exits of one
+//!   loop split over several blocks (`η(c, x1) ∨ η(c, x2)`) combine.
+
+use rustc_hash::FxHashMap;
+
+use super::bdd::{Bdd, FALSE, TRUE};
+use super::graph::{Graph, Id, Op};
+use super::refine::Classes;
+use crate::ir::{BinaryOp, Cmp, Type};
+
+/// Most diagram nodes per round.
+const LIMIT: usize = 1 << 16;
+
+/// What a variable stands for.
+#[derive(Copy, Clone, Debug)]
+pub enum Atom {
+    /// A boolean node (positive polarity).
+    Node(Id),
+    /// `η_d(c, v)` for the loop depth `d`, the exit condition `c` and the
+    /// variable `v`.
+    Exit(u16, Id, u32),
+}
+
+/// Key of a variable: a class, a node built this round, or an exit
+/// variable `(d, class of c, v)`.
+#[derive(Copy, Clone, PartialEq, Eq, Hash)]
+enum Key {
+    Class(u32),
+    Fresh(u32),
+    Exit(u16, u32, u32),
+}
+
+/// The diagrams of the gates of one round.
+pub struct Gates {
+    bdd: Bdd,
+    /// Variable of each atom key, with its polarity.
+    vars: FxHashMap<Key, (u32, bool)>,
+    /// What each variable stands for.
+    atoms: Vec<Atom>,
+    /// The class of the complement of each atom class, when present.
+    partner: FxHashMap<u32, u32>,
+    memo: FxHashMap<Key, Option<u32>>,
+}
+
+impl Gates {
+    /// Prepares the diagrams of the round with classes `cls`: pairs the
+    /// atoms with their complements.
+    pub fn new(g: &Graph, cls: &Classes) -> Gates {
+        // Complements by the classes of the operands (the hash-consing
+        // table is stale once rewrites substituted arguments).
+        let sig = |n: Id| -> Option<(u8, u32, u32)> {
+            let node = g.node(n);
+            let (x, y) = (*node.args.first()?, *node.args.get(1)?);
+            let (cx, cy) = (cls.class[x.index()], cls.class[y.index()]);
+            match node.op {
+                Op::Bin(BinaryOp::ICmp(Cmp::Lt)) => Some((0, cx, cy)),
+                Op::Bin(BinaryOp::ICmp(Cmp::Le)) => Some((1, cx, cy)),
+                Op::Bin(BinaryOp::ICmp(Cmp::Eq)) => Some((2, cx.min(cy), cx.max(cy))),
+                Op::Bin(BinaryOp::ICmp(Cmp::Ne)) => Some((3, cx.min(cy), cx.max(cy))),
+                Op::StrCmp(Cmp::Lt) => Some((4, cx, cy)),
+                Op::StrCmp(Cmp::Le) => Some((5, cx, cy)),
+                _ => None,
+            }
+        };
+        let complement = |(k, x, y): (u8, u32, u32)| match k {
+            0 => (1, y, x),
+            1 => (0, y, x),
+            2 => (3, x, y),
+            3 => (2, x, y),
+            4 => (5, y, x),
+            _ => (4, y, x),
+        };
+        let mut by_sig: FxHashMap<(u8, u32, u32), u32> = FxHashMap::default();
+        for &n in &cls.reached {
+            if let Some(k) = sig(n) {
+                by_sig.entry(k).or_insert(cls.of(n));
+            }
+        }
+        let mut partner = FxHashMap::default();
+        for (&k, &c) in &by_sig {
+            if let Some(&d) = by_sig.get(&complement(k)) {
+                if c != d {
+                    partner.insert(c, d);
+                }
+            }
+        }
+        Gates {
+            bdd: Bdd::new(LIMIT),
+            vars: FxHashMap::default(),
+            atoms: Vec::new(),
+            partner,
+            memo: FxHashMap::default(),
+        }
+    }
+
+    /// The diagram store.
+    pub fn bdd(&mut self) -> &mut Bdd {
+        &mut self.bdd
+    }
+
+    /// What variable `v` stands for.
+    pub fn atom(&self, v: u32) -> Atom {
+        self.atoms[v as usize]
+    }
+
+    /// The diagram of boolean node `id` (`None` when it is not boolean or
+    /// the diagram grew too large).
+    pub fn of(&mut self, g: &Graph, cls: &Classes, id: Id) -> Option<u32> {
+        let n = g.node(id);
+        if n.ty != Type::Bool {
+            return None;
+        }
+        let class = cls.class.get(id.index()).copied().unwrap_or(u32::MAX);
+        let key = if class == u32::MAX {
+            Key::Fresh(id.0)
+        } else {
+            Key::Class(class)
+        };
+        if let Some(&r) = self.memo.get(&key) {
+            return r;
+        }
+        // Cycles only pass through μ, which is an atom, so the recursion
+        // ends; the placeholder keeps a malformed graph from looping.
+        self.memo.insert(key, None);
+        let r = self.compute(g, cls, id, key, class);
+        self.memo.insert(key, r);
+        r
+    }
+
+    fn compute(&mut self, g: &Graph, cls: &Classes, id: Id, key: Key, class: u32) -> Option<u32> {
+        let n = g.node(id).clone();
+        match n.op {
+            Op::Eta(d) if self.exit(g, cls, d, n.args[0], n.args[1]).is_some() => {
+                self.exit(g, cls, d, n.args[0], n.args[1])
+            }
+            Op::Const(k) => Some(if k != 0 { TRUE } else { FALSE }),
+            Op::Not => {
+                let a = self.of(g, cls, n.args[0])?;
+                self.bdd.not(a)
+            }
+            Op::And | Op::Or => {
+                let mut acc = if n.op == Op::And { TRUE } else { FALSE };
+                for &a in &n.args {
+                    let x = self.of(g, cls, a)?;
+                    acc = if n.op == Op::And {
+                        self.bdd.and(acc, x)?
+                    } else {
+                        self.bdd.or(acc, x)?
+                    };
+                }
+                Some(acc)
+            }
+            Op::Bin(BinaryOp::BCmp(cc @ (Cmp::Eq | Cmp::Ne))) => {
+                let a = self.of(g, cls, n.args[0])?;
+                let b = self.of(g, cls, n.args[1])?;
+                let both = self.bdd.and(a, b)?;
+                let (na, nb) = (self.bdd.not(a)?, self.bdd.not(b)?);
+                let neither = self.bdd.and(na, nb)?;
+                let eq = self.bdd.or(both, neither)?;
+                if cc == Cmp::Eq {
+                    Some(eq)
+                } else {
+                    self.bdd.not(eq)
+                }
+            }
+            _ => {
+                let (var, positive) = self.var(id, key, class)?;
+                let x = self.bdd.var(var)?;
+                if positive {
+                    Some(x)
+                } else {
+                    self.bdd.not(x)
+                }
+            }
+        }
+    }
+
+    /// The variable of an atom: its own, or its complement's negated.
+    fn var(&mut self, id: Id, key: Key, class: u32) -> Option<(u32, bool)> {
+        if let Some(&v) = self.vars.get(&key) {
+            return Some(v);
+        }
+        if class != u32::MAX {
+            if let Some(&p) = self.partner.get(&class) {
+                if let Some(&(v, pos)) = self.vars.get(&Key::Class(p)) {
+                    let mine = (v, !pos);
+                    self.vars.insert(key, mine);
+                    return Some(mine);
+                }
+            }
+        }
+        let v = self.atoms.len() as u32;
+        self.atoms.push(Atom::Node(id));
+        self.vars.insert(key, (v, true));
+        Some((v, true))
+    }
+
+    /// The diagram of `η_d(c, x)`: `x ↓ ¬c` over exit variables.
+    pub fn exit(&mut self, g: &Graph, cls: &Classes, d: u16, c: Id, x: Id) -> Option<u32> {
+        let bx = self.of(g, cls, x)?;
+        let bc = self.of(g, cls, c)?;
+        let nc = self.bdd.not(bc)?;
+        if nc == FALSE {
+            // The loop never exits: no value (keep the η opaque).
+            return None;
+        }
+        let r = self.bdd.constrain(bx, nc)?;
+        let ckey = match cls.class.get(c.index()) {
+            Some(&k) if k != u32::MAX => k,
+            _ => return None,
+        };
+        let Gates {
+            bdd, vars, atoms, ..
+        } = self;
+        bdd.rename(r, &mut |v| {
+            let key = Key::Exit(d, ckey, v);
+            if let Some(&(e, _)) = vars.get(&key) {
+                return Some(e);
+            }
+            let e = atoms.len() as u32;
+            atoms.push(Atom::Exit(d, c, v));
+            vars.insert(key, (e, true));
+            Some(e)
+        })
+    }
+}
