@@ -14,6 +14,7 @@
 //! | `split` | at lift time: predicate normalization, γ-tupling, node distribution | Fig 3.6, ch. 7 |
 //! | [`dne`] | dead node elimination | §2.7.2 |
 //! | [`seq`] | sequentialization: call-by-need placement, scheduling, emission | ch. 3, §6.2 |
+//! | [`tails`] | tail sharing (cross-jumping) of the emitted code | §3.2.2, §3.4.2, §6.2.2 |
 //! | [`dot`] | Graphviz rendering, regions as clusters | |
 //!
 //! [`round_trip`] runs lift → sequentialize on one function; the `vsdg`
@@ -29,6 +30,7 @@ pub mod graph;
 pub mod lift;
 pub mod seq;
 mod split;
+pub mod tails;
 pub mod work;
 
 pub use graph::{Graph, Node, Op, Port, Region, Sort, Tail};

@@ -40,7 +40,7 @@
 //!   region continues, like a γ's join. The result is made canonical
 //!   (`canon`) for the passes after it.
 
-use cranelift_entity::SecondaryMap;
+use cranelift_entity::{EntitySet, SecondaryMap};
 use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -315,6 +315,8 @@ struct Emitter<'g> {
     pl: Placement,
     f: Function,
     vals: FxHashMap<Port, Value>,
+    /// The loop header blocks emitted.
+    headers: EntitySet<Block>,
 }
 
 /// Sequentializes `g` into a new function with the given name, signature
@@ -334,6 +336,7 @@ pub fn sequentialize(
         pl,
         f,
         vals: FxHashMap::default(),
+        headers: EntitySet::new(),
     };
     let entry = em.block(&sig.params, g.regions[g.root].args);
     em.region(
@@ -345,6 +348,7 @@ pub fn sequentialize(
         },
     )?;
     let mut f = em.f;
+    super::tails::share_tails(&mut f, &em.headers);
     crate::canon::canonicalize(&mut f);
     Ok(f)
 }
@@ -474,6 +478,7 @@ impl Emitter<'_> {
                 let init = self.vals_of(&g.nodes[*t].inputs)?;
                 let tys = arg_types(g, *body);
                 let header = self.block(&tys, g.regions[*body].args);
+                self.headers.insert(header);
                 let exit_blocks: Vec<Block> = exits
                     .iter()
                     .map(|&e| {
@@ -553,6 +558,7 @@ impl Emitter<'_> {
                 // region's code continues.
                 let init = self.vals_of(&data.inputs)?;
                 let header = self.block(&arg_types(g, *body), g.regions[*body].args);
+                self.headers.insert(header);
                 let tys: Vec<Type> = data
                     .outputs
                     .iter()

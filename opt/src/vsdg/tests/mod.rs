@@ -123,6 +123,13 @@ pub(super) fn trip(text: &str) -> (Function, Function) {
     (before, f)
 }
 
+/// The text of `f`, for failure messages.
+pub(super) fn show(f: &Function) -> String {
+    let mut p = crate::ir::Program::default();
+    let id = p.funcs.push(f.clone());
+    crate::ir::print_function(&p, id)
+}
+
 /// Every assignment of `bools` booleans followed by the fixed `ints`.
 pub(super) fn assignments(bools: usize, ints: &[i64]) -> Vec<Vec<i64>> {
     (0..1u32 << bools)
@@ -194,8 +201,8 @@ block3(v9: int):
     return v9
 }";
 
-/// T1 (Fig 3.1/4.1): `a*a+1` runs exactly when demanded, in both the
-/// nested and the speculating source form.
+/// T1 (Fig 3.1/4.1/4.3): `a*a+1` runs exactly when demanded, in both the
+/// nested and the speculating source form, and has one static copy.
 #[test]
 fn t1_exclusive_is_evaluated_only_when_demanded() {
     for text in [T1_NESTED, T1_SPECULATIVE] {
@@ -209,6 +216,8 @@ fn t1_exclusive_is_evaluated_only_when_demanded() {
                 "{args:?}"
             );
         }
+        // Tail-shared: the short-circuit CFG of Fig 4.3 has one copy.
+        assert_eq!(static_copies(&after, 100), 1, "{}", show(&after));
     }
 }
 
