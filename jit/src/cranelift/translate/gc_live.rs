@@ -41,6 +41,13 @@ pub(super) fn may_collect(kind: &InstKind) -> bool {
     )
 }
 
+/// Whether any instruction of `func` may run the garbage collector.
+pub(super) fn any_may_collect(func: &Function) -> bool {
+    func.layout()
+        .iter()
+        .any(|&b| (func.blocks()[b].insts.iter()).any(|&i| may_collect(&func.insts()[i].kind)))
+}
+
 /// The reference values of `func` that are live across an instruction that
 /// may collect, among the blocks of `blocks` (the reachable ones).
 pub(super) fn needs_stack_map(func: &Function, blocks: &[Block]) -> HashSet<Value> {

@@ -74,11 +74,13 @@ impl Translator<'_, '_> {
                 self.call_helper(Helper::ArrayRepeat, &[self.vmctx, ty, w, n], Some(loc))
             }
             InstKind::ArrayLen(a) | InstKind::StrLen(a) => {
-                // A string's length never changes.
+                // A string's length never changes; the result may move
+                // only where no collection can free the object first.
+                let movable = self.len_results_movable;
                 let (off, fl) = if matches!(data.kind, InstKind::ArrayLen(_)) {
-                    (ARRAY_LEN_OFFSET, header_flags(self.len_fixed))
+                    (ARRAY_LEN_OFFSET, header_flags(self.len_fixed && movable))
                 } else {
-                    (STR_LEN_OFFSET, header_flags(true))
+                    (STR_LEN_OFFSET, header_flags(movable))
                 };
                 let a = self.val(*a);
                 Some(self.b.ins().load(types::I64, fl, a, off))

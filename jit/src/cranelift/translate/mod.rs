@@ -160,6 +160,16 @@ pub(crate) struct Translator<'a, 'b> {
     /// Neither can any change an array's length (no pop either): length
     /// loads are `readonly` too.
     len_fixed: bool,
+    /// No instruction of the function may collect garbage, so the result of
+    /// an `array_len`/`str_len` may be loaded later than the instruction's
+    /// place: Cranelift computes a movable (pure) load where its value is
+    /// used, and the array or string cannot die and be collected (its memory
+    /// reused) in between. Where something may collect, those loads keep
+    /// their place: the object can be dead after the `len` (its last use)
+    /// and freed by a collection before a sunk load would run. The loads of
+    /// bounds checks and data pointers are used at once, where the object
+    /// is an operand and so still alive.
+    len_results_movable: bool,
     /// The reachable Waddle blocks in reverse postorder.
     order: Vec<Block>,
     /// Whether self calls are inlined one level ([`inline`]).
@@ -224,12 +234,14 @@ impl<'a, 'b> Translator<'a, 'b> {
             self_call,
             data_fixed: false,
             len_fixed: false,
+            len_results_movable: false,
             order: Vec::new(),
             inline_self: false,
             inlined: None,
             inline_site: None,
         };
         (t.data_fixed, t.len_fixed) = arrays_fixed(func);
+        t.len_results_movable = !gc_live::any_may_collect(func);
         t.inline_self = t.self_call.is_some() && inline::worth_inlining(func, t.self_call);
         t.order = t.reverse_postorder();
         t.stack_mapped = gc_live::needs_stack_map(func, &t.order);
