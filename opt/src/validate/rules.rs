@@ -758,6 +758,16 @@ impl<'a> Rules<'a> {
     /// Whether no effect on the token cycle of the depth-`d` loop whose
     /// token is `mu` may change what the load reads.
     fn loop_preserves(&self, kind: LoadKind, addr: &[Id], mu: Id, d: u16) -> bool {
+        self.cycle_all(mu, d, |k, ea| {
+            !self.clobbers(kind, addr, k, ea) && self.forward(kind, addr, k, ea).is_none()
+        })
+    }
+
+    /// Whether every effect on the token cycle of the depth-`d` loop whose
+    /// token is `mu` satisfies `ok` (given its kind and resolved
+    /// arguments). An unknown node on the cycle, or a cycle too large to
+    /// walk, answers `false`.
+    fn cycle_all(&self, mu: Id, d: u16, ok: impl Fn(EffKind, &[Id]) -> bool) -> bool {
         let init = self.r(self.g.node(mu).args[0]);
         let mut seen: Vec<Id> = Vec::new();
         let mut work = vec![self.r(self.g.node(mu).args[1])];
@@ -775,9 +785,7 @@ impl<'a> Rules<'a> {
                     let e = self.g.node(self.r(tn.args[0]));
                     let Op::Eff(k) = e.op else { return false };
                     let ea: Vec<Id> = e.args.iter().map(|&x| self.r(x)).collect();
-                    if self.clobbers(kind, addr, k, &ea)
-                        || self.forward(kind, addr, k, &ea).is_some()
-                    {
+                    if !ok(k, &ea) {
                         return false;
                     }
                     work.push(ea[ea.len() - 1]);
@@ -834,11 +842,7 @@ impl<'a> Rules<'a> {
             if pk == k && pa.len() == ea.len() && pa[..pa.len() - 1] == ea[..ea.len() - 1] {
                 return Some(tok);
             }
-            let resizes = matches!(
-                pk,
-                EffKind::ArrayPush | EffKind::ArrayPop | EffKind::Call(_) | EffKind::HostCall(_)
-            );
-            if k == EffKind::BoundsCheck && resizes {
+            if k == EffKind::BoundsCheck && may_resize(pk) {
                 return None;
             }
             t = pa[pa.len() - 1];
@@ -851,41 +855,17 @@ impl Rules<'_> {
     /// Whether an effect on the token cycle of the depth-`d` loop whose
     /// token is `mu` may change an array's length (or do anything).
     fn cycle_resizes(&self, mu: Id, d: u16) -> bool {
-        let init = self.r(self.g.node(mu).args[0]);
-        let mut seen: Vec<Id> = Vec::new();
-        let mut work = vec![self.r(self.g.node(mu).args[1])];
-        while let Some(t) = work.pop() {
-            if t == mu || t == init || seen.contains(&t) {
-                continue;
-            }
-            if seen.len() > 4096 {
-                return true;
-            }
-            seen.push(t);
-            let tn = self.g.node(t);
-            match &tn.op {
-                Op::Proj(1) => {
-                    let e = self.g.node(self.r(tn.args[0]));
-                    let Op::Eff(k) = e.op else { return true };
-                    if matches!(
-                        k,
-                        EffKind::ArrayPush
-                            | EffKind::ArrayPop
-                            | EffKind::Call(_)
-                            | EffKind::HostCall(_)
-                    ) {
-                        return true;
-                    }
-                    work.push(self.r(e.args[e.args.len() - 1]));
-                }
-                Op::Phi => work.extend(tn.args.chunks(2).map(|c| self.r(c[1]))),
-                Op::Mu(e) if *e > d => work.extend(tn.args.iter().map(|&x| self.r(x))),
-                Op::Eta(e) if *e > d => work.push(self.r(tn.args[1])),
-                _ => return true,
-            }
-        }
-        false
+        !self.cycle_all(mu, d, |k, _| !may_resize(k))
     }
+}
+
+/// Whether an effect of kind `k` may change an array's length: push, pop,
+/// and calls (which may run either).
+fn may_resize(k: EffKind) -> bool {
+    matches!(
+        k,
+        EffKind::ArrayPush | EffKind::ArrayPop | EffKind::Call(_) | EffKind::HostCall(_)
+    )
 }
 
 /// The deepest loop each reached node varies with: `μ_d` varies at `d`,
