@@ -216,7 +216,11 @@ fn auto_engine(calls: u32) -> Session {
         tier: Tier::Auto,
         output: OutputSink::Capture,
         tiering: waddle::TierOptions {
-            thresholds: waddle::TierThresholds { calls, loops: 0 },
+            thresholds: waddle::TierThresholds {
+                calls,
+                loops: 0,
+                full: 0,
+            },
             sync: true,
             ..waddle::TierOptions::default()
         },

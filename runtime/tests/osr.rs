@@ -33,6 +33,7 @@ fn session(
             thresholds: TierThresholds {
                 calls: 1000,
                 loops: auto.unwrap_or(1),
+                full: 0,
             },
             sync: true,
             hook: Some(TierHook(Arc::new(move |e: &TierEvent| {

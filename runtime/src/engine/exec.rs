@@ -36,8 +36,8 @@ use waddle_opt::abi::{Trap, TrapCode, Word};
 use waddle_opt::interp::{Host, Interpreter, LoopFrame};
 use waddle_opt::ir::{Block, FuncId, HostFnId, Program, SrcLoc, Type};
 
-use super::compiler::{Compiler, Done, Job};
-use super::native::{InstallError, NativeCode, OsrCode};
+use super::compiler::{compile_job, Compiler, Done, Job};
+use super::native::{InstallError, NativeCode, OsrCode, TierCounters};
 use super::tiering::{self, TierEvent, TierOptions};
 use crate::driver::Tier;
 use crate::host::Runtime;
@@ -88,6 +88,11 @@ pub(crate) struct Executor {
     depth: Cell<usize>,
     /// Functions promoted by counters so far.
     promotions: Cell<u64>,
+    /// Of those, promotions from T2 to T3.
+    full_promotions: Cell<u64>,
+    /// Per function: T3 failed for its current body (or cannot run): it
+    /// stays on T2.
+    no_full: RefCell<Vec<bool>>,
     /// Activations continued in compiled code at a loop header so far.
     osr_entries: Cell<u64>,
 }
@@ -127,6 +132,8 @@ impl Executor {
             native_failed: Cell::new(false),
             depth: Cell::new(0),
             promotions: Cell::new(0),
+            full_promotions: Cell::new(0),
+            no_full: RefCell::new(Vec::new()),
             osr_entries: Cell::new(0),
         }
     }
@@ -142,6 +149,9 @@ impl Executor {
         g[func.index()] += 1;
         if let Some(q) = self.queued.get_mut().get_mut(func.index()) {
             *q = false;
+        }
+        if let Some(n) = self.no_full.get_mut().get_mut(func.index()) {
+            *n = false;
         }
         self.drop_native(func);
         if let Some(a) = self.armed.get_mut().get_mut(func.index()) {
@@ -221,17 +231,10 @@ impl Executor {
             self.armed.get_mut().clear();
         }
         self.fuel.set(fuel);
-        // T1 code of `auto` counts calls and back edges towards T2.
-        let counters = (tier == Tier::Auto).then(|| {
-            let t = self.options.thresholds;
-            if self.options.chaos.is_some() {
-                (1 + self.random(20) as u32, 1 + self.random(200) as u32)
-            } else {
-                (t.calls, t.loops.max(t.calls))
-            }
-        });
-        self.native.get_mut().set_tier_counters(counters);
-        // Pinned functions first.
+        // Pinned functions first; their code does not count.
+        self.native
+            .get_mut()
+            .set_tier_counters(TierCounters::default());
         let mut by_tier: Vec<(Tier, Vec<FuncId>)> = Vec::new();
         for (id, f) in program.funcs.iter() {
             if f.is_declaration() {
@@ -279,10 +282,32 @@ impl Executor {
                 Err(e) => return Err(e),
             }
         }
+        if tier == Tier::Auto {
+            let counters = self.tier_counters();
+            self.native.get_mut().set_tier_counters(counters);
+        }
         if tier == Tier::Auto && !self.native_failed.get() && native.is_some() {
             self.arm(program);
         }
         Ok(())
+    }
+
+    /// The counters of `auto`'s T1 code (calls and back edges towards T2)
+    /// and T2 code (towards T3; none when the `full` threshold is 0 or T3
+    /// cannot run here). Chaos mode draws small ones.
+    fn tier_counters(&self) -> TierCounters {
+        let t = self.options.thresholds;
+        let full = t.full > 0 && Tier::Full.is_available();
+        if self.options.chaos.is_some() {
+            let baseline = Some((1 + self.random(20) as u32, 1 + self.random(200) as u32));
+            let opt = (full && self.random(4) != 0)
+                .then(|| (1 + self.random(30) as u32, 1 + self.random(300) as u32));
+            return TierCounters { baseline, opt };
+        }
+        TierCounters {
+            baseline: Some((t.calls, t.loops.max(t.calls))),
+            opt: full.then_some((t.full, t.full)),
+        }
     }
 
     /// Arms the interpreter's counters of every function `auto` may promote
@@ -396,7 +421,8 @@ impl Executor {
 
     /// Promotes `func` (a counter ran out, for `reason`): compiles it with
     /// T2 now (`sync`), or with T1 now and T2 on the compiler thread, and
-    /// makes every caller reach the new code. On failure it stays on the
+    /// makes every caller reach the new code. Chaos mode may pick T1 or T3
+    /// instead of T2. On failure it stays on the
     /// tier it is on and is not counted again.
     fn promote(
         &self,
@@ -412,41 +438,42 @@ impl Executor {
             self.interp.set_counters(func, POLL_CALLS, POLL_EDGES);
             return;
         }
+        // Chaos: at once or in the background at random.
+        let sync = sync || (self.options.chaos.is_some() && self.random(2) == 0);
         let from = self.tier_of(func);
         let mut target = Tier::Opt;
-        if self.options.chaos.is_some()
-            && Tier::Baseline.is_available()
-            && from == Tier::Interp
-            && self.random(2) == 0
-        {
-            target = Tier::Baseline;
+        if self.options.chaos.is_some() && from == Tier::Interp {
+            // Chaos: T1, T2 or straight to T3.
+            target = match self.random(3) {
+                0 if Tier::Baseline.is_available() => Tier::Baseline,
+                1 if Tier::Full.is_available() => Tier::Full,
+                _ => Tier::Opt,
+            };
         }
         if !sync {
             if Tier::Baseline.is_available() && from == Tier::Interp {
                 // T1 compiles in microseconds: run it while T2 compiles.
                 self.install_now(program, func, host, Tier::Baseline, reason);
             }
+            // T2 (or, drawn by chaos, T3) on the compiler thread.
+            let queued = if target == Tier::Full {
+                Tier::Full
+            } else {
+                Tier::Opt
+            };
             if let Ok((unit_program, native, options)) =
-                (self.native.borrow()).job(program, &[func], Tier::Opt, fuel)
+                (self.native.borrow()).job(program, &[func], queued, fuel)
             {
-                let mut compiler = self.compiler.borrow_mut();
-                if compiler.is_none() {
-                    *compiler = Compiler::start();
-                }
-                if let Some(c) = compiler.as_ref() {
-                    let generation = self.generation_of(func);
-                    c.submit(Job {
-                        func,
-                        generation,
-                        program: unit_program,
-                        tier: native,
-                        options,
-                    });
-                    let mut q = self.queued.borrow_mut();
-                    if q.len() <= func.index() {
-                        q.resize(func.index() + 1, false);
-                    }
-                    q[func.index()] = true;
+                let job = Job {
+                    func,
+                    generation: self.generation_of(func),
+                    program: unit_program,
+                    tier: native,
+                    options,
+                    target: queued,
+                    reason,
+                };
+                if self.submit(job) {
                     self.interp.set_counters(func, POLL_CALLS, POLL_EDGES);
                     return;
                 }
@@ -454,6 +481,90 @@ impl Executor {
         }
         if !self.install_now(program, func, host, target, reason) {
             self.interp.set_counters(func, i32::MAX, i32::MAX);
+        }
+    }
+
+    /// Queues `job` on the compiler thread (started by the first job) and
+    /// marks its function queued; `false` when no thread can be started.
+    fn submit(&self, job: Job) -> bool {
+        let mut compiler = self.compiler.borrow_mut();
+        if compiler.is_none() {
+            *compiler = Compiler::start();
+        }
+        let Some(c) = compiler.as_ref() else {
+            return false;
+        };
+        let func = job.func;
+        c.submit(job);
+        let mut q = self.queued.borrow_mut();
+        if q.len() <= func.index() {
+            q.resize(func.index() + 1, false);
+        }
+        q[func.index()] = true;
+        true
+    }
+
+    /// Whether a background compile of `func` is queued or running.
+    fn is_queued(&self, func: FuncId) -> bool {
+        self.queued.borrow().get(func.index()) == Some(&true)
+    }
+
+    /// Whether `func` stays on T2 (its T3 compile failed).
+    fn stays_on_opt(&self, func: FuncId) -> bool {
+        self.no_full.borrow().get(func.index()) == Some(&true)
+    }
+
+    /// Records that T3 failed for `func`'s current body.
+    fn set_stays_on_opt(&self, func: FuncId) {
+        let mut n = self.no_full.borrow_mut();
+        if n.len() <= func.index() {
+            n.resize(func.index() + 1, false);
+        }
+        n[func.index()] = true;
+    }
+
+    /// Promotes `func` from T2 to T3 (a counter of its T2 code ran out, for
+    /// `reason`): the VSDG round trip and Cranelift ([`compile_job`]) on
+    /// the compiler thread, installed at a later safe point, or at once
+    /// (`sync`). The frames running its T2 code finish there. When T3
+    /// fails, the function stays on T2 for good.
+    fn promote_full(
+        &self,
+        program: &Program,
+        func: FuncId,
+        host: &mut Runtime,
+        reason: &'static str,
+        sync: bool,
+    ) {
+        if self.is_queued(func) || self.stays_on_opt(func) {
+            return;
+        }
+        // Chaos: T3 compiles at once or in the background at random.
+        let sync = sync || (self.options.chaos.is_some() && self.random(2) == 0);
+        if !sync {
+            let fuel = self.fuel.get();
+            let job = (self.native.borrow()).job(program, &[func], Tier::Full, fuel);
+            let Ok((unit_program, native, options)) = job else {
+                self.set_stays_on_opt(func);
+                return;
+            };
+            let job = Job {
+                func,
+                generation: self.generation_of(func),
+                program: unit_program,
+                tier: native,
+                options,
+                target: Tier::Full,
+                reason,
+            };
+            // Without a compiler thread, T3 is not worth a pause.
+            if !self.submit(job) {
+                self.set_stays_on_opt(func);
+            }
+            return;
+        }
+        if !self.install_now(program, func, host, Tier::Full, reason) {
+            self.set_stays_on_opt(func);
         }
     }
 
@@ -465,8 +576,8 @@ impl Executor {
             .unwrap_or(0)
     }
 
-    /// Compiles `func` with `tier` on this thread and installs it; whether
-    /// it runs natively now.
+    /// Compiles `func` with `tier` on this thread (T3: with the VSDG round
+    /// trip, [`compile_job`]) and installs it; whether it runs natively now.
     fn install_now(
         &self,
         program: &Program,
@@ -476,13 +587,19 @@ impl Executor {
         reason: &'static str,
     ) -> bool {
         let from = self.tier_of(func);
+        let fuel = self.fuel.get();
         let start = Instant::now();
-        let r = self
-            .native
-            .borrow_mut()
-            .install(program, &[func], tier, self.fuel.get(), host);
+        let job = self.native.borrow().job(program, &[func], tier, fuel);
+        let unit = job
+            .map_err(|e| e.to_string())
+            .and_then(|(mut p, native, options)| compile_job(&mut p, tier, native, &options));
         let took = start.elapsed();
-        if r.is_ok() && self.native.borrow().has(func) {
+        let linked = unit.is_ok_and(|unit| {
+            (self.native.borrow_mut())
+                .link(program, &[func], unit, tier, fuel, host)
+                .is_ok()
+        });
+        if linked && self.native.borrow().has(func) {
             self.installed(program, func, from, tier, reason, took, false);
             true
         } else {
@@ -504,6 +621,9 @@ impl Executor {
     ) {
         self.interp.set_external(func, true);
         self.promotions.set(self.promotions.get() + 1);
+        if to == Tier::Full {
+            self.full_promotions.set(self.full_promotions.get() + 1);
+        }
         if let Some(hook) = &self.options.hook {
             let code_bytes = self.native.borrow().code(func).map_or(0, <[u8]>::len);
             (hook.0)(&TierEvent {
@@ -549,11 +669,13 @@ impl Executor {
             let ok = d.unit.map_err(drop).and_then(|unit| {
                 self.native
                     .borrow_mut()
-                    .link(program, &[d.func], unit, Tier::Opt, self.fuel.get(), host)
+                    .link(program, &[d.func], unit, d.target, self.fuel.get(), host)
                     .map_err(drop)
             });
             if ok.is_ok() && self.native.borrow().has(d.func) {
-                self.installed(program, d.func, from, Tier::Opt, "calls", d.took, true);
+                self.installed(program, d.func, from, d.target, d.reason, d.took, true);
+            } else if d.target == Tier::Full {
+                self.set_stays_on_opt(d.func);
             } else if from == Tier::Interp {
                 // Out of date (the string table moved on) or failed: count
                 // again from the start.
@@ -598,6 +720,11 @@ impl Executor {
     /// Functions promoted by counters so far.
     pub(crate) fn promotions(&self) -> u64 {
         self.promotions.get()
+    }
+
+    /// Of the promotions so far, those from T2 to T3.
+    pub(crate) fn full_promotions(&self) -> u64 {
+        self.full_promotions.get()
     }
 
     /// Activations continued in compiled code at a loop header so far
@@ -770,11 +897,15 @@ impl Host for TieredHost<'_> {
         }
         exec.poll(self.program, self.rt);
         if exec.interp.is_external(func) {
-            // A counter in T1 code ran out (T1 -> T2), or a T2 compile is
-            // pending: `promote` queues or installs T2, or polls again.
-            if exec.tier_of(func) == Tier::Baseline {
-                let reason = if back_edge { "loop" } else { "calls" };
-                exec.promote(self.program, func, self.rt, reason, exec.options.sync);
+            // A counter in T1 code ran out (T1 -> T2), or one in T2 code
+            // (T2 -> T3), or a compile is pending (`poll` above installed
+            // it if it is done).
+            let reason = if back_edge { "loop" } else { "calls" };
+            let sync = exec.options.sync;
+            match exec.tier_of(func) {
+                Tier::Baseline => exec.promote(self.program, func, self.rt, reason, sync),
+                Tier::Opt => exec.promote_full(self.program, func, self.rt, reason, sync),
+                _ => {}
             }
             return;
         }

@@ -41,8 +41,8 @@ use waddle_opt::ir::Function;
 
 use crate::driver::Tier;
 
-/// When `auto` promotes a function from the interpreter (see the module
-/// docs). `waddle run --tier-thresholds CALLS,LOOPS`.
+/// When `auto` promotes a function (see the module docs).
+/// `waddle run --tier-thresholds CALLS,LOOPS[,FULL]`.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub struct TierThresholds {
     /// Calls after which a function without a loop is compiled (at least 1).
@@ -51,36 +51,60 @@ pub struct TierThresholds {
     /// in compiled code by on-stack replacement (and its next call is
     /// compiled); 0 compiles it before its first run instead.
     pub loops: u32,
+    /// Calls, or loop back edges, counted in a function's T2 code after
+    /// which it is recompiled with T3 (`full`: the VSDG round trip before
+    /// Cranelift); 0 never promotes to T3 (and T2 code does not count).
+    pub full: u32,
 }
 
 impl Default for TierThresholds {
-    /// 1000 calls; 1000 loop back edges.
+    /// 1000 calls; 1000 loop back edges; T3 after 10 000 calls or back
+    /// edges in T2.
     fn default() -> TierThresholds {
         TierThresholds {
             calls: 1000,
             loops: 1000,
+            full: 10_000,
         }
     }
 }
 
 impl fmt::Display for TierThresholds {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{},{}", self.calls, self.loops)
+        write!(f, "{},{},{}", self.calls, self.loops, self.full)
     }
 }
 
 impl FromStr for TierThresholds {
     type Err = String;
-    /// `CALLS,LOOPS`, e.g. `1000,0`.
+    /// `CALLS,LOOPS[,FULL]`, e.g. `1000,0` or `1000,1000,0`; FULL defaults
+    /// to [`TierThresholds::default`]'s.
     fn from_str(s: &str) -> Result<TierThresholds, String> {
-        let bad = || format!("invalid tier thresholds `{s}` (expected CALLS,LOOPS, e.g. 1000,0)");
-        let (c, l) = s.split_once(',').ok_or_else(bad)?;
-        let calls: u32 = c.trim().parse().map_err(|_| bad())?;
-        let loops: u32 = l.trim().parse().map_err(|_| bad())?;
-        if calls == 0 || calls > i32::MAX as u32 || loops > i32::MAX as u32 {
+        let bad = || {
+            format!(
+                "invalid tier thresholds `{s}` (expected CALLS,LOOPS[,FULL], e.g. 1000,0 or 1000,1000,10000)"
+            )
+        };
+        let parts: Vec<&str> = s.split(',').collect();
+        if !(2..=3).contains(&parts.len()) {
             return Err(bad());
         }
-        Ok(TierThresholds { calls, loops })
+        let num = |p: &str| -> Result<u32, String> {
+            match p.trim().parse::<u32>() {
+                Ok(n) if n <= i32::MAX as u32 => Ok(n),
+                _ => Err(bad()),
+            }
+        };
+        let calls = num(parts[0])?;
+        let loops = num(parts[1])?;
+        let full = match parts.get(2) {
+            Some(p) => num(p)?,
+            None => TierThresholds::default().full,
+        };
+        if calls == 0 {
+            return Err(bad());
+        }
+        Ok(TierThresholds { calls, loops, full })
     }
 }
 
@@ -207,11 +231,25 @@ mod tests {
             t,
             TierThresholds {
                 calls: 10,
-                loops: 0
+                loops: 0,
+                full: 10_000,
             }
         );
-        assert_eq!(t.to_string(), "10,0");
-        for bad in ["", "1", "0,0", "a,b", "1,2,3", "-1,2"] {
+        assert_eq!(t.to_string(), "10,0,10000");
+        let t: TierThresholds = " 1, 2 ,0".parse().unwrap();
+        assert_eq!((t.calls, t.loops, t.full), (1, 2, 0));
+        assert_eq!(t.to_string().parse::<TierThresholds>(), Ok(t));
+        for bad in [
+            "",
+            "1",
+            "0,0",
+            "a,b",
+            "1,2,3,4",
+            "-1,2",
+            "1,2,x",
+            "1,2,",
+            "1,2,4294967295",
+        ] {
             assert!(bad.parse::<TierThresholds>().is_err(), "{bad}");
         }
     }
