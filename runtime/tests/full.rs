@@ -289,3 +289,41 @@ fn outer(i: int) -> int { return pick([1, 2, 3, 4, 5], i) + 1; }";
     assert_eq!(s.call("outer", &[Val::Int(2)]).unwrap(), Val::Int(301));
     assert!(moves(&events, "pick").contains(&(Tier::Opt, Tier::Full, "calls")));
 }
+
+/// The embedding API counts T3 promotions on the store
+/// (`Store::full_promotions`, which `waddle bench` shows).
+#[test]
+fn the_store_counts_t3_promotions() {
+    if !t3_available() {
+        return;
+    }
+    let config = waddle::Config::new()
+        .tier(Tier::Auto)
+        .opt_level(0)
+        .tiering(TierOptions {
+            thresholds: TierThresholds {
+                calls: 2,
+                loops: 0,
+                full: 4,
+            },
+            sync: true,
+            ..TierOptions::default()
+        });
+    let engine = waddle::Engine::new(&config).unwrap();
+    let module = waddle::Module::new(
+        &engine,
+        "s.wdl",
+        "fn sq(x: int) -> int { return x * x; }
+         fn main() -> int { var t = 0; for i in 0..20 { t += sq(i); } return t; }",
+    )
+    .unwrap();
+    let mut store = waddle::Store::new(&engine);
+    let instance = store.instantiate(&module).unwrap();
+    assert_eq!(store.full_promotions(), 0);
+    let r = instance.call(&mut store, "main", &[]).unwrap();
+    assert_eq!(r, Val::Int(2470));
+    // `main` (a loop, compiled before its first run, then its back edges)
+    // and `sq` (its calls) both reach T3.
+    assert_eq!(store.full_promotions(), 2);
+    assert_eq!(store.tier_ups(), (4, 0));
+}

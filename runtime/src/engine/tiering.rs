@@ -5,7 +5,8 @@
 //! - `baseline`, `opt`, `full`: every function with a body is compiled by
 //!   that tier before anything runs (a program's top-level code included).
 //! - `auto` (the default) starts every function on the interpreter and
-//!   promotes it to T2 (Cranelift) by counters ([`TierThresholds`]):
+//!   promotes it to T2 (Cranelift), then to T3 (`full`), by counters
+//!   ([`TierThresholds`]):
 //!   - a function without a loop after `calls` calls (counted by the
 //!     interpreter: a decrement and a branch per call);
 //!   - a function with a loop after `loops` loop back edges in T0 (default
@@ -26,6 +27,15 @@
 //!     the prologue and on back edges); when a counter runs out the host
 //!     hears about it ([`waddle_opt::interp::Host::hot`]) and promotes the
 //!     function to T2, or installs its background T2 compile once done.
+//!   - T2 code of `auto` counts the same way, from `full` calls and `full`
+//!     back edges (x86-64 and AArch64 hosts; none when `full` is 0). When
+//!     a counter runs out the function is recompiled with T3: the VSDG
+//!     round trip (`waddle_opt::passes::VSDG_TAIL` over the function,
+//!     whose `-O` pipeline already ran) and Cranelift, on the compiler
+//!     thread, installed at the next safe point (`--jit-sync`: at once).
+//!     Frames already running its T2 code (a loop, a recursion through
+//!     its direct self calls) finish there; later calls run T3 code. A
+//!     function T3 cannot compile stays on T2. T3 code does not count.
 //!
 //!   Promotion compiles one function into its own unit and swaps its entry
 //!   slot; the interpreter then calls it through [`waddle_opt::interp::Host::call_func`],
@@ -118,7 +128,8 @@ pub struct TierEvent {
     pub from: Tier,
     /// The tier it runs on now.
     pub to: Tier,
-    /// What triggered it: `calls`, `loop` (back edges), `first run` (a
+    /// What triggered it: `calls`, `loop` (back edges; in T0, T1 or T2
+    /// code, whichever it ran on), `first run` (a
     /// function with a loop, compiled before it runs), `osr` (an
     /// interpreted activation continued in compiled code at a loop header,
     /// `to` is the tier of the entry) or `osr, compiled before` (the same
@@ -175,8 +186,10 @@ pub struct TierOptions {
     pub sync: bool,
     /// Called for every promotion.
     pub hook: Option<TierHook>,
-    /// Chaos mode (`--tier-chaos SEED`): promotion points and background
-    /// installation are picked pseudo-randomly from the seed.
+    /// Chaos mode (`--tier-chaos SEED`): promotion points, tiers (T1, T2
+    /// or T3), OSR points, whether a compile runs at once or in the
+    /// background, and background installation are picked pseudo-randomly
+    /// from the seed.
     pub chaos: Option<u64>,
 }
 

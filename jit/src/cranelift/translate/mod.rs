@@ -195,8 +195,9 @@ impl<'a, 'b> Translator<'a, 'b> {
     /// instead of loads of its entry slot. A slot swap (a redefinition, a
     /// tier change) is therefore seen by the next call from outside, while
     /// a running recursion finishes in the code it started in. The T2 unit
-    /// passes it: T2 is the last tier `auto` promotes to, and a function is
-    /// redefined only when no Waddle code runs. The baseline tier keeps slot
+    /// passes it: a function is redefined only when no Waddle code runs,
+    /// and a recursion running in T2 code when `auto` promotes the function
+    /// to T3 finishing in T2 is only slower. The baseline tier keeps slot
     /// calls, so a recursion that started on T1 moves to T2 once promoted.
     pub(crate) fn run(
         env: &'a Env<'a>,

@@ -161,6 +161,7 @@ fn run_engine(
     }
     if tier == Tier::Auto {
         phases.tier_ups = Some(store.tier_ups());
+        phases.full_promotions = Some(store.full_promotions());
     }
     let output = store.take_output();
     match ran {
