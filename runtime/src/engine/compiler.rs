@@ -25,6 +25,7 @@ use waddle_jit::{JitOptions, NativeProgram};
 use waddle_opt::ir::{FuncId, Program};
 use waddle_opt::passes::{Pipeline, PipelineOptions, VSDG_TAIL};
 
+use super::native::OsrMeta;
 use crate::driver::Tier;
 
 /// One compile request.
@@ -44,6 +45,9 @@ pub(crate) struct Job {
     pub target: Tier,
     /// Why (a [`super::TierEvent`] reason).
     pub reason: &'static str,
+    /// For an on-stack-replacement entry: what linking it needs (the
+    /// entry is the unit's last function, see `NativeCode::osr_job`).
+    pub osr: Option<OsrMeta>,
 }
 
 /// A finished job.
@@ -56,6 +60,8 @@ pub(crate) struct Done {
     pub target: Tier,
     /// Why.
     pub reason: &'static str,
+    /// For an OSR entry: what linking it needs.
+    pub osr: Option<OsrMeta>,
     /// The compiled unit, or why there is none.
     pub unit: Result<Box<dyn NativeProgram>, String>,
     /// Time spent compiling.
@@ -177,6 +183,7 @@ fn worker(shared: &Shared) {
             generation: job.generation,
             target: job.target,
             reason: job.reason,
+            osr: job.osr,
             unit,
             took: start.elapsed(),
         };

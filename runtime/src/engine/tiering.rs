@@ -13,8 +13,10 @@
 //!     1000): its running activation continues in T2 code at the header of
 //!     its outermost loop (*on-stack replacement*, [`waddle_opt::osr`]:
 //!     the entry takes the header's block parameters and the values
-//!     defined before the loop; compiled on the spot and kept for later
-//!     activations), and its next call starts in compiled code. When the
+//!     defined before the loop; compiled on the compiler thread while the
+//!     loop goes on in T0, and entered at a back-edge check once linked;
+//!     `--jit-sync` compiles it on the spot; kept for later activations),
+//!     and its next call starts in compiled code. When the
 //!     counter runs out in a nested loop, the replacement happens at the
 //!     next back edge of the loop around it. With `loops = 0`, functions
 //!     with a loop compile before their first run instead.
