@@ -26,8 +26,14 @@
 //! registers.
 //!
 //! Constants are written to their slots once, in the prologue; integer
-//! comparisons feeding only the following branch stay in the flags; the
-//! x86-64 back end adds a write-through register cache (see `x64`).
+//! comparisons feeding only the following branch stay in the flags; both
+//! back ends give the plan's best-ranked loop values home registers that
+//! mirror their slots for the whole function (`plan::FuncPlan::homes`,
+//! ranked by uses weighted by natural-loop depth), and the x86-64 back end
+//! adds a write-through register cache within blocks (see `x64`).
+//! Recursive functions keep the depth counter they read at entry in the
+//! frame and store it back on return (no load/add/store chain through the
+//! `VmCtx` from call to call).
 //!
 //! The code follows the shared calling convention of [`crate::abi`]
 //! exactly: native arguments with the `VmCtx` first, calls between Waddle
