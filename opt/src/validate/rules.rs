@@ -85,7 +85,9 @@ impl<'a> Rules<'a> {
         self.g.bool_of(self.r(id))
     }
 
-    fn depth_of(&self, id: Id) -> u16 {
+    /// The loop depth `id` varies with (`u16::MAX` for nodes made in
+    /// this round).
+    pub(super) fn depth_of(&self, id: Id) -> u16 {
         self.vd.get(id.index()).copied().unwrap_or(u16::MAX)
     }
 
@@ -464,8 +466,11 @@ impl<'a> Rules<'a> {
             }
             branches.push((g, v));
         }
-        if branches.len() == 1 {
-            return Some(branches[0].1);
+        match branches.len() {
+            // Every gate false: the φ is never used where it is reached.
+            0 => return None,
+            1 => return Some(branches[0].1),
+            _ => {}
         }
         // The φ matters only where its block is reached, under the
         // disjunction of its gates: conjuncts common to every gate are
