@@ -6,8 +6,7 @@
 use std::sync::{Arc, Mutex};
 
 use waddle::{
-    EngineConfig, Error, OutputSink, Session, Tier, TierEvent, TierHook, TierOptions,
-    TierThresholds,
+    Config, Error, OutputSink, Session, Tier, TierEvent, TierHook, TierOptions, TierThresholds,
 };
 
 /// An `auto` session entering OSR after `loops` back edges (compiles on
@@ -24,23 +23,26 @@ fn session(
     } else {
         Tier::Interp
     };
-    let s = Session::with_config(EngineConfig {
-        tier,
-        output: OutputSink::Capture,
-        fuel,
-        gc_stress,
-        tiering: TierOptions {
-            thresholds: TierThresholds {
-                calls: 1000,
-                loops: auto.unwrap_or(1),
-            },
-            sync: true,
-            hook: Some(TierHook(Arc::new(move |e: &TierEvent| {
-                sink.lock().unwrap().push(e.clone());
-            }))),
-            ..TierOptions::default()
-        },
-        ..EngineConfig::default()
+    let s = Session::with_config(
+        &Config::new()
+            .tier(tier)
+            .gc_stress(gc_stress)
+            .tiering(TierOptions {
+                thresholds: TierThresholds {
+                    calls: 1000,
+                    loops: auto.unwrap_or(1),
+                },
+                sync: true,
+                hook: Some(TierHook(Arc::new(move |e: &TierEvent| {
+                    sink.lock().unwrap().push(e.clone());
+                }))),
+                ..TierOptions::default()
+            }),
+        OutputSink::Capture,
+    )
+    .map(|mut s| {
+        s.set_fuel(fuel);
+        s
     })
     .unwrap();
     (s, events)
