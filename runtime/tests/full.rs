@@ -8,8 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use waddle::{
-    EngineConfig, Error, OutputSink, Session, Tier, TierEvent, TierHook, TierOptions,
-    TierThresholds, Val,
+    Config, Error, OutputSink, Session, Tier, TierEvent, TierHook, TierOptions, TierThresholds, Val,
 };
 
 /// Whether this build runs T2 and T3 (the point of these tests).
@@ -27,28 +26,28 @@ fn session_flagged(
     let events = Arc::new(Mutex::new(Vec::new()));
     let reached = Arc::new(AtomicBool::new(false));
     let (sink, flag) = (events.clone(), reached.clone());
-    let s = Session::with_config(EngineConfig {
-        tier: if thresholds.is_some() {
-            Tier::Auto
-        } else {
-            Tier::Interp
-        },
-        // -O0: the callees must not be inlined into their callers.
-        opt_level: 0,
-        output: OutputSink::Capture,
-        tiering: TierOptions {
-            thresholds: thresholds.unwrap_or_default(),
-            sync,
-            hook: Some(TierHook(Arc::new(move |e: &TierEvent| {
-                sink.lock().unwrap().push(e.clone());
-                if e.to == Tier::Full {
-                    flag.store(true, Ordering::SeqCst);
-                }
-            }))),
-            chaos: None,
-        },
-        ..EngineConfig::default()
-    })
+    // -O0: the callees must not be inlined into their callers.
+    let s = Session::with_config(
+        &Config::new()
+            .tier(if thresholds.is_some() {
+                Tier::Auto
+            } else {
+                Tier::Interp
+            })
+            .opt_level(0)
+            .tiering(TierOptions {
+                thresholds: thresholds.unwrap_or_default(),
+                sync,
+                hook: Some(TierHook(Arc::new(move |e: &TierEvent| {
+                    sink.lock().unwrap().push(e.clone());
+                    if e.to == Tier::Full {
+                        flag.store(true, Ordering::SeqCst);
+                    }
+                }))),
+                chaos: None,
+            }),
+        OutputSink::Capture,
+    )
     .unwrap();
     (s, events, reached)
 }

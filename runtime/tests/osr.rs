@@ -6,8 +6,7 @@
 use std::sync::{Arc, Mutex};
 
 use waddle::{
-    EngineConfig, Error, OutputSink, Session, Tier, TierEvent, TierHook, TierOptions,
-    TierThresholds,
+    Config, Error, OutputSink, Session, Tier, TierEvent, TierHook, TierOptions, TierThresholds,
 };
 
 /// An `auto` session entering OSR after `loops` back edges (compiles on
@@ -24,24 +23,27 @@ fn session(
     } else {
         Tier::Interp
     };
-    let s = Session::with_config(EngineConfig {
-        tier,
-        output: OutputSink::Capture,
-        fuel,
-        gc_stress,
-        tiering: TierOptions {
-            thresholds: TierThresholds {
-                calls: 1000,
-                loops: auto.unwrap_or(1),
-                full: 0,
-            },
-            sync: true,
-            hook: Some(TierHook(Arc::new(move |e: &TierEvent| {
-                sink.lock().unwrap().push(e.clone());
-            }))),
-            ..TierOptions::default()
-        },
-        ..EngineConfig::default()
+    let s = Session::with_config(
+        &Config::new()
+            .tier(tier)
+            .gc_stress(gc_stress)
+            .tiering(TierOptions {
+                thresholds: TierThresholds {
+                    calls: 1000,
+                    loops: auto.unwrap_or(1),
+                    full: 0,
+                },
+                sync: true,
+                hook: Some(TierHook(Arc::new(move |e: &TierEvent| {
+                    sink.lock().unwrap().push(e.clone());
+                }))),
+                ..TierOptions::default()
+            }),
+        OutputSink::Capture,
+    )
+    .map(|mut s| {
+        s.set_fuel(fuel);
+        s
     })
     .unwrap();
     (s, events)
@@ -254,10 +256,8 @@ fn a_background_osr_compile_is_entered_while_the_loop_runs() {
     let events = Arc::new(Mutex::new(Vec::new()));
     let entered = Arc::new(AtomicBool::new(false));
     let (sink, flag) = (events.clone(), entered.clone());
-    let mut s = Session::with_config(EngineConfig {
-        tier: Tier::Auto,
-        output: OutputSink::Capture,
-        tiering: TierOptions {
+    let mut s = Session::with_config(
+        &Config::new().tier(Tier::Auto).tiering(TierOptions {
             thresholds: TierThresholds {
                 calls: 1000,
                 loops: 100,
@@ -271,9 +271,9 @@ fn a_background_osr_compile_is_entered_while_the_loop_runs() {
                 }
             }))),
             ..TierOptions::default()
-        },
-        ..EngineConfig::default()
-    })
+        }),
+        OutputSink::Capture,
+    )
     .unwrap();
     let flag = entered.clone();
     s.register_fn("entered", move || flag.load(Ordering::SeqCst))

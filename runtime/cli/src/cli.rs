@@ -10,9 +10,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use waddle::driver::{run_on_big_stack, Tier};
-use waddle::engine::{
-    compile_source_with_ffi, EngineConfig, OptOptions, PassLog, PassTrace, Validation,
-};
+use waddle::engine::{compile_source_with_ffi, OptOptions, PassLog, PassTrace, Validation};
 use waddle::error::Error;
 use waddle::output::OutputSink;
 use waddle::{Config, Engine, Module, Store, TierHook, TierOptions, TierThresholds};
@@ -221,13 +219,11 @@ pub fn main_with_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32
 }
 
 fn repl(t: TierArgs) -> i32 {
-    let config = EngineConfig {
-        tier: t.tier.into(),
-        opt_level: t.opt_level,
-        allow_ffi: t.allow_ffi,
-        tiering: t.tiering(),
-        ..EngineConfig::default()
-    };
+    let config = waddle::Config::new()
+        .tier(t.tier.into())
+        .opt_level(t.opt_level)
+        .allow_ffi(t.allow_ffi)
+        .tiering(t.tiering());
     run_on_big_stack(|| crate::repl::run_interactive(config)).unwrap_or_else(|msg| {
         eprintln!("error: internal error: {msg}");
         2

@@ -57,10 +57,12 @@ pub(crate) fn next_store_id() -> u64 {
 pub struct Store {
     id: u64,
     engine: Engine,
-    runtime: Runtime,
+    /// Heap, globals, output, fuel, interrupts and host state (a
+    /// [`crate::Session`] runs its entries in it too).
+    pub(crate) runtime: Runtime,
     instance: Option<InstanceState>,
     /// Stack bytes a call may use (see [`Store::set_stack_limit`]).
-    stack_limit: usize,
+    pub(crate) stack_limit: usize,
 }
 
 /// What a store keeps of its instance.

@@ -229,8 +229,11 @@ impl Executor {
             self.native_failed.set(false);
             self.tier.set(tier);
         }
-        if fuel && !self.native.get_mut().counts_fuel() {
+        let code = self.native.get_mut();
+        if fuel && !code.is_empty() && !code.counts_fuel() {
             // Code compiled without fuel checks cannot enforce a budget.
+            // (Only when there is such code: clearing also re-arms every
+            // counter, which must not happen at each entry of a session.)
             self.native.get_mut().clear();
             for id in program.funcs.keys() {
                 self.interp.set_external(id, false);
