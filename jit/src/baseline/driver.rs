@@ -245,7 +245,8 @@ pub(crate) trait Trampolines {
 pub(crate) trait Arith {
     /// A code position that jumps can target (bound once).
     type Label: Copy;
-    /// A unary operation (libm functions through [`isel::float_call`]).
+    /// A unary operation with an encoding (`isel::lower` calls libm for
+    /// `sin cos tan exp log` itself, never this).
     fn unary(&mut self, op: UnaryOp, a: Value, r: Option<Value>);
     /// A binary operation (float `%` through [`isel::float_call`]); traps
     /// through `cold`.
