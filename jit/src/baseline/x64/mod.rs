@@ -64,6 +64,9 @@ pub(crate) struct X64 {
     /// Frame displacement of the array-literal scratch word 0 of the
     /// current function (the words follow upwards).
     scratch: i32,
+    /// Frame displacement of the lowest word of the current body frame
+    /// (`rsp` after the prologue).
+    frame_low: i32,
 }
 
 /// Caller-saved registers that cache copies of slots between instructions
@@ -105,6 +108,7 @@ impl X64 {
             fnext: 0,
             fill: false,
             scratch: 0,
+            frame_low: 0,
         }
     }
 
@@ -343,6 +347,7 @@ impl Backend for X64 {
         // After `push rbp; push rbx` rsp is 8 mod 16.
         let size = (8 * words + if words.is_multiple_of(2) { 8 } else { 0 }) as i32;
         let neg = -size;
+        self.frame_low = -8 - size;
         dynasm!(self.ops ; .arch x64
             ; push rbp
             ; mov rbp, rsp
@@ -353,6 +358,36 @@ impl Backend for X64 {
             ; jb =>overflow
             ; sub rsp, size
         );
+    }
+
+    fn zero_frame(&mut self) {
+        // The body frame is [rsp, rbp - 8): `scratch` is its lowest word
+        // relative to rbp, rounded down to the alignment padding.
+        let lo = self.frame_low;
+        let words = (-8 - lo) / 8;
+        // rax, r10 and r11 carry no arguments.
+        dynasm!(self.ops ; .arch x64 ; xor eax, eax);
+        if words <= 16 {
+            for k in 0..words {
+                let d = lo + 8 * k;
+                dynasm!(self.ops ; .arch x64 ; mov QWORD [rbp + d], rax);
+            }
+        } else {
+            dynasm!(self.ops ; .arch x64
+                ; lea r11, [rbp + lo]
+                ; mov r10d, words
+                ; zero:
+                ; mov QWORD [r11], rax
+                ; add r11, 8
+                ; sub r10d, 1
+                ; jnz <zero
+            );
+        }
+    }
+
+    fn clear_scratch(&mut self, k: usize) {
+        let off = self.scratch + 8 * k as i32;
+        dynasm!(self.ops ; .arch x64 ; mov QWORD [rbp + off], 0);
     }
 
     fn depth_enter(&mut self, overflow: DynamicLabel) {
