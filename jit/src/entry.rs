@@ -285,6 +285,7 @@ impl UnitTables {
             helpers: self.helpers.as_ptr(),
             strings,
             depth_left: carried_depth.unwrap_or_else(|| waddle_opt::abi::max_call_depth(budget)),
+            caller_sp: 0,
         };
         let mut ret: Word = 0;
         // SAFETY: `tramp` is this unit's trampoline for a function whose

@@ -124,8 +124,9 @@ pub trait Host {
     /// `Some(result)`: the function's result word, or the trap it raised
     /// (a trap at [`SrcLoc::NONE`] is reported at the back edge). `None`:
     /// the interpreter goes on (the host may have re-armed the counters,
-    /// as for [`Host::hot`]). `roots` are the interpreter's frames,
-    /// including this one. The default tells [`Host::hot`] and goes on.
+    /// as for [`Host::hot`]). `roots` are the interpreter's frames
+    /// below this one (this frame's live values are in `frame`; the entry
+    /// roots those it still needs). The default tells [`Host::hot`] and goes on.
     /// The interpreter hands its recursion depth and current fuel batch to
     /// the code entered ([`crate::abi::carry`]), whose entry charges this
     /// back edge, so fuel runs out at the same unit as on the interpreter.
