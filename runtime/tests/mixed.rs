@@ -206,6 +206,7 @@ fn a_background_compile_is_installed_while_its_caller_runs() {
                 thresholds: waddle::TierThresholds {
                     calls: 5,
                     loops: 1_000_000_000,
+                    full: 0,
                 },
                 sync: false,
                 hook: Some(hook),
@@ -319,6 +320,7 @@ fn counters_in_t1_code_install_t2_while_only_compiled_code_runs() {
                 thresholds: waddle::TierThresholds {
                     calls: 5,
                     loops: 1_000_000_000,
+                    full: 0,
                 },
                 sync: false,
                 hook: Some(hook),

@@ -209,7 +209,11 @@ fn collection_with_compiled_frames_keeps_live_arrays_and_frees_garbage() {
 fn auto_engine(calls: u32) -> Session {
     Session::with_config(
         &Config::new().tier(Tier::Auto).tiering(waddle::TierOptions {
-            thresholds: waddle::TierThresholds { calls, loops: 0 },
+            thresholds: waddle::TierThresholds {
+                calls,
+                loops: 0,
+                full: 0,
+            },
             sync: true,
             ..waddle::TierOptions::default()
         }),

@@ -51,8 +51,10 @@ pub struct TierArgs {
     /// When `auto` promotes a function from the interpreter: after CALLS
     /// calls (functions without a loop) or LOOPS loop back edges, when the
     /// running loop continues in compiled code (on-stack replacement; 0:
-    /// functions with a loop compile before their first run).
-    #[arg(long, value_name = "CALLS,LOOPS", default_value_t = TierThresholds::default())]
+    /// functions with a loop compile before their first run); and from T2
+    /// to T3 (`full`) after FULL calls or loop back edges in its T2 code
+    /// (0: never; default 10000).
+    #[arg(long, value_name = "CALLS,LOOPS[,FULL]", default_value_t = TierThresholds::default())]
     pub tier_thresholds: TierThresholds,
     /// Compile promotions at once on the running thread instead of on the
     /// background compiler thread (deterministic, for tests and timing).

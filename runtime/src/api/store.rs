@@ -324,6 +324,13 @@ impl Store {
         exec.map_or((0, 0), |e| (e.promotions(), e.osr_entries()))
     }
 
+    /// Of the promotions [`Store::tier_ups`] counts, how many moved a
+    /// function from T2 to T3 (`full`).
+    pub fn full_promotions(&self) -> u64 {
+        let exec = self.instance.as_ref().and_then(|i| i.exec.as_ref());
+        exec.map_or(0, |e| e.full_promotions())
+    }
+
     /// Remaining fuel (`None`: unlimited).
     pub fn fuel(&self) -> Option<u64> {
         self.runtime.fuel()

@@ -501,6 +501,11 @@ impl Session {
         self.exec.as_ref().map_or(0, |e| e.promotions())
     }
 
+    /// Of [`Self::promotions`], how many moved a function from T2 to T3.
+    pub fn full_promotions(&self) -> u64 {
+        self.exec.as_ref().map_or(0, |e| e.full_promotions())
+    }
+
     /// How many running activations `auto` has moved from the interpreter
     /// into compiled code at a loop header (on-stack replacement) so far.
     pub fn osr_entries(&self) -> u64 {
