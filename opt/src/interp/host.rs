@@ -149,4 +149,14 @@ pub trait Host {
     /// it is exhausted. Tiers call it on function entry and loop back edges
     /// (batched as they see fit).
     fn consume_fuel(&mut self, units: u64) -> Result<(), TrapCode>;
+
+    /// Whether [`Host::consume_fuel`] can fail or pause: `false` when the
+    /// embedder set no budget. An entry from Rust then does not pay the
+    /// units its compiled code counted below a batch after the code
+    /// returned; that payment could only report an interrupt, which the
+    /// entry checked before the call and longer calls notice at batch
+    /// boundaries. Default `true` (always pay).
+    fn fuel_limited(&self) -> bool {
+        true
+    }
 }
