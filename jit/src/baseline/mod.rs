@@ -26,8 +26,14 @@
 //! registers.
 //!
 //! Constants are written to their slots once, in the prologue; integer
-//! comparisons feeding only the following branch stay in the flags; the
-//! x86-64 back end adds a write-through register cache (see `x64`).
+//! comparisons feeding only the following branch stay in the flags; both
+//! back ends give the plan's best-ranked loop values home registers that
+//! mirror their slots for the whole function (`plan::FuncPlan::homes`,
+//! ranked by uses weighted by natural-loop depth), and the x86-64 back end
+//! adds a write-through register cache within blocks (see `x64`).
+//! Recursive functions keep the depth counter they read at entry in the
+//! frame and store it back on return (no load/add/store chain through the
+//! `VmCtx` from call to call).
 //!
 //! The code follows the shared calling convention of [`crate::abi`]
 //! exactly: native arguments with the `VmCtx` first, calls between Waddle
@@ -117,15 +123,7 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<BaselineProgram, 
     }
     // Two counters per function (calls, back edges), at a fixed address
     // the code embeds.
-    let counters: Box<[std::sync::atomic::AtomicI64]> = match opts.tier_counters {
-        Some((calls, edges)) => (0..program.funcs.len() * 2)
-            .map(|i| {
-                let start = if i % 2 == 0 { calls } else { edges };
-                std::sync::atomic::AtomicI64::new(i64::from(start.max(1)))
-            })
-            .collect(),
-        None => Box::new([]),
-    };
+    let counters = crate::tables::tier_counter_cells(opts, program.funcs.len());
     let env = Env {
         program,
         string_index: &string_index,

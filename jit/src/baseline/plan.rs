@@ -9,7 +9,7 @@
 //! conservative GC scan of [`crate::abi`] sees it).
 
 use cranelift_entity::{EntityRef, SecondaryMap};
-use waddle_opt::ir::{BinaryOp, Block, Cmp, Function, InstKind, Terminator, Value, ValueDef};
+use waddle_opt::ir::{BinaryOp, Block, Cmp, Function, InstKind, Terminator, Type, Value, ValueDef};
 
 /// What the code generator needs to know about a function before emitting it.
 pub(crate) struct FuncPlan {
@@ -30,7 +30,18 @@ pub(crate) struct FuncPlan {
     /// Constants (`iconst`, `fconst`, `bconst` results) of reachable
     /// blocks: their slots are written once, in the prologue.
     pub consts: Vec<(Value, i64)>,
+    /// Values worth a register for the whole function, best first: values
+    /// defined or used inside loops (block parameters carried around a
+    /// loop above all), ranked by their uses and definitions weighted by
+    /// 4^loop depth. Integer constants are left out (immediates). A back
+    /// end may give the first few of each register class a *home*
+    /// register that mirrors the slot (see [`FuncPlan::homes`]'s users).
+    pub homes: Vec<Value>,
 }
+
+/// Most candidates [`FuncPlan::homes`] lists (more than any back end has
+/// home registers for).
+const MAX_HOMES: usize = 32;
 
 impl FuncPlan {
     /// Plans `func` (which must have a body).
@@ -111,6 +122,7 @@ impl FuncPlan {
                 fused[*v] = true;
             }
         }
+        let homes = rank_homes(func, &order, &pos);
         FuncPlan {
             order,
             pos,
@@ -118,6 +130,7 @@ impl FuncPlan {
             scratch,
             fused,
             consts,
+            homes,
         }
     }
 
@@ -132,6 +145,117 @@ impl FuncPlan {
     pub fn frame_words(&self) -> usize {
         self.slots + self.scratch
     }
+}
+
+/// The home-register candidates of `func` (see [`FuncPlan::homes`]).
+/// Loop depth of each block from the natural loops of the layout back
+/// edges (the blocks that reach the latch backwards without passing the
+/// header), then one weighted count over the reachable blocks. The loop
+/// walks are cut off after a work budget linear in the function's size
+/// (blocks not reached by then count as outside those loops), so the
+/// planning stays linear even for irreducible or pathological layouts.
+fn rank_homes(func: &Function, order: &[Block], pos: &SecondaryMap<Block, u32>) -> Vec<Value> {
+    let n = func.layout().len();
+    let mut preds: Vec<Vec<u32>> = vec![Vec::new(); n];
+    let mut back: Vec<(u32, u32)> = Vec::new();
+    for &b in order {
+        for s in func.blocks()[b].term.successors() {
+            let (h, l) = (pos[s.block], pos[b]);
+            if h == u32::MAX {
+                continue;
+            }
+            preds[h as usize].push(l);
+            if h <= l {
+                back.push((h, l));
+            }
+        }
+    }
+    if back.is_empty() {
+        return Vec::new();
+    }
+    // Back edges of one header count as one loop (sorted together).
+    back.sort_unstable();
+    let mut depth = vec![0u32; n];
+    let mut stamp = vec![u32::MAX; n];
+    let mut counted = vec![u32::MAX; n];
+    let mut budget = 16 * n + 4096;
+    let (mut stack, mut body) = (Vec::new(), Vec::new());
+    'edges: for (k, &(h, l)) in back.iter().enumerate() {
+        let k = k as u32;
+        stamp[h as usize] = k;
+        body.clear();
+        body.push(h);
+        stack.clear();
+        stack.push(l);
+        let mut natural = true;
+        while let Some(x) = stack.pop() {
+            if stamp[x as usize] == k {
+                continue;
+            }
+            if x == 0 {
+                // The entry reaches the latch around the header: a layout
+                // back edge, not a loop.
+                natural = false;
+                break;
+            }
+            stamp[x as usize] = k;
+            body.push(x);
+            for &p in &preds[x as usize] {
+                if budget == 0 {
+                    break 'edges;
+                }
+                budget -= 1;
+                if stamp[p as usize] != k {
+                    stack.push(p);
+                }
+            }
+        }
+        if natural {
+            for &x in &body {
+                if counted[x as usize] != h {
+                    counted[x as usize] = h;
+                    depth[x as usize] += 1;
+                }
+            }
+        }
+    }
+    let mut score: SecondaryMap<Value, u64> = SecondaryMap::new();
+    let mut seen = Vec::new();
+    let mut add = |v: Value, w: u64, score: &mut SecondaryMap<Value, u64>| {
+        if score[v] == 0 {
+            seen.push(v);
+        }
+        score[v] = score[v].saturating_add(w);
+    };
+    for &b in order {
+        let d = depth[pos[b] as usize];
+        if d == 0 {
+            continue;
+        }
+        let w = 1u64 << (2 * d.min(20));
+        let data = &func.blocks()[b];
+        for &p in &data.params {
+            add(p, w, &mut score);
+        }
+        for &i in &data.insts {
+            let inst = func.inst(i);
+            inst.kind.for_each_arg(|v| add(v, w, &mut score));
+            if let Some(r) = inst.result {
+                add(r, w, &mut score);
+            }
+        }
+        data.term.for_each_arg(|v| add(v, w, &mut score));
+    }
+    seen.retain(|&v| {
+        let is_int_const = matches!(
+            func.values()[v].def,
+            ValueDef::Inst(i) if matches!(func.inst(i).kind, InstKind::IConst(_) | InstKind::BConst(_))
+        );
+        !is_int_const && func.value_type(v) != Type::Unit
+    });
+    seen.sort_by(|&a, &b| score[b].cmp(&score[a]).then(a.cmp(&b)));
+    seen.truncate(MAX_HOMES);
+    seen
 }
 
 /// The integer constant `v` is defined as, if any.

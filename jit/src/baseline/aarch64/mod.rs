@@ -6,12 +6,18 @@
 //! `VmCtx::entries`), so the image can run wherever a loader maps it (see
 //! [`super::image`] for the entry convention).
 //!
-//! Frame: `stp x29, x30, [sp, #-32]!; mov x29, sp; str x19, [sp, #16]`,
-//! then `sp` drops by the body frame: the outgoing stack-argument area at
-//! `[sp]`, then one 8-byte slot per SSA value (value `v` at
+//! Frame: `stp x29, x30, [sp, #-R]!; mov x29, sp; str x19, [sp, #16]`,
+//! the saved home registers from `[sp, #32]` up (the frame record is `R`
+//! bytes), then `sp` drops by the body frame: the outgoing stack-argument
+//! area at `[sp]`, then one 8-byte slot per SSA value (value `v` at
 //! `[sp + 8 * (out + v)]`), then the array-literal scratch words. `x19`
 //! holds the `VmCtx` pointer; `x8`–`x17` and `d0`–`d2` are scratch within
-//! an instruction; nothing is kept in registers between instructions
+//! an instruction. Home registers (`x20`–`x28`, `d8`–`d15`, all
+//! callee-saved) mirror the slots of the plan's best-ranked loop values
+//! ([`crate::baseline::plan::FuncPlan::homes`]) for the whole function:
+//! every slot write also writes the home, reads take the home, and the
+//! slots stay written through, so the conservative scan sees every
+//! reference. Otherwise nothing is kept in registers between instructions
 //! except the flags of a just-computed comparison. Arithmetic and
 //! comparisons are encoded in [`inst`], entry trampolines in [`tramp`];
 //! everything else is shared ([`super::isel`], [`super::driver`]).
@@ -25,7 +31,7 @@ use waddle_opt::abi::{
     TrapCode, ARRAY_DATA_OFFSET, ARRAY_LEN_OFFSET, VMCTX_DEPTH_LEFT_OFFSET, VMCTX_ENTRIES_OFFSET,
     VMCTX_FUEL_OFFSET, VMCTX_HELPERS_OFFSET, VMCTX_STACK_LIMIT_OFFSET, VMCTX_TRAP_CODE_OFFSET,
 };
-use waddle_opt::ir::{InstKind, Value};
+use waddle_opt::ir::{InstKind, Type, Value};
 
 use super::conv::{helper_arg_regs, ArgLoc, HelperArg};
 use super::driver::{Backend, FnCx};
@@ -50,7 +56,19 @@ pub(crate) struct Aarch64 {
     /// Slot number of the array-literal scratch word 0.
     scratch: usize,
     flags: Option<(Value, Cond)>,
+    /// Bytes of the frame record (`x29`, `x30`, `x19`, the depth word and
+    /// the saved homes), a multiple of 16.
+    record: usize,
+    /// The value each of [`IHOME`] mirrors in the current function.
+    ihome: [Option<Value>; IHOME.len()],
+    /// The value each of [`FHOME`] mirrors in the current function.
+    fhome: [Option<Value>; FHOME.len()],
 }
+
+/// Home registers of integer-class values: `x20`–`x28` (callee-saved).
+const IHOME: [u8; 9] = [20, 21, 22, 23, 24, 25, 26, 27, 28];
+/// Home registers of float values: `d8`–`d15` (callee-saved low halves).
+const FHOME: [u8; 8] = [8, 9, 10, 11, 12, 13, 14, 15];
 
 /// Largest byte offset of an `ldr x, [base, #off]` (scaled 12-bit).
 const MAX_LDR_OFF: usize = 32760;
@@ -65,7 +83,28 @@ impl Aarch64 {
             frame: 0,
             scratch: 0,
             flags: None,
+            record: 32,
+            ihome: [None; IHOME.len()],
+            fhome: [None; FHOME.len()],
         }
+    }
+
+    /// The home registers of the value in slot `s`: integer, float.
+    fn homes_of_slot(&self, s: usize) -> (Option<u8>, Option<u8>) {
+        let pick = |homes: &[Option<Value>], regs: &[u8]| {
+            let i = homes.iter().position(|e| e.is_some_and(|v| slot(v) == s))?;
+            Some(regs[i])
+        };
+        (pick(&self.ihome, &IHOME), pick(&self.fhome, &FHOME))
+    }
+
+    /// The home registers in use, in save order: `(is_float, register)`.
+    fn saved_homes(&self) -> Vec<(bool, u8)> {
+        let ints = (self.ihome.iter().zip(IHOME)).filter(|(e, _)| e.is_some());
+        let floats = (self.fhome.iter().zip(FHOME)).filter(|(e, _)| e.is_some());
+        ints.map(|(_, r)| (false, r))
+            .chain(floats.map(|(_, r)| (true, r)))
+            .collect()
     }
 
     /// Byte offset from `sp` of slot `s`.
@@ -84,8 +123,19 @@ impl Aarch64 {
         dynasm!(self.ops ; .arch aarch64 ; mov x17, sp ; add x16, x17, x16);
     }
 
-    /// `X(r) = slot[s]`.
+    /// `X(r) = slot[s]` (from its home register when it has one).
     fn ld_slot(&mut self, r: u8, s: usize) {
+        match self.homes_of_slot(s) {
+            (Some(h), _) => {
+                dynasm!(self.ops ; .arch aarch64 ; mov X(r), X(h));
+                return;
+            }
+            (_, Some(h)) => {
+                dynasm!(self.ops ; .arch aarch64 ; fmov X(r), D(h));
+                return;
+            }
+            _ => {}
+        }
         let off = self.slot_off(s);
         if off <= MAX_LDR_OFF {
             let o = off as u32;
@@ -96,7 +146,7 @@ impl Aarch64 {
         }
     }
 
-    /// `slot[s] = X(r)`.
+    /// `slot[s] = X(r)` (and its home register, if any).
     fn st_slot(&mut self, s: usize, r: u8) {
         let off = self.slot_off(s);
         if off <= MAX_LDR_OFF {
@@ -105,6 +155,11 @@ impl Aarch64 {
         } else {
             self.far_addr(off);
             dynasm!(self.ops ; .arch aarch64 ; str X(r), [x16]);
+        }
+        match self.homes_of_slot(s) {
+            (Some(h), _) => dynasm!(self.ops ; .arch aarch64 ; mov X(h), X(r)),
+            (_, Some(h)) => dynasm!(self.ops ; .arch aarch64 ; fmov D(h), X(r)),
+            _ => {}
         }
     }
 
@@ -229,6 +284,17 @@ impl Backend for Aarch64 {
 
     /// `D(d) = v`.
     fn ldf(&mut self, d: u8, v: Value) {
+        match self.homes_of_slot(slot(v)) {
+            (Some(h), _) => {
+                dynasm!(self.ops ; .arch aarch64 ; fmov D(d), X(h));
+                return;
+            }
+            (_, Some(h)) => {
+                dynasm!(self.ops ; .arch aarch64 ; fmov D(d), D(h));
+                return;
+            }
+            _ => {}
+        }
         let off = self.slot_off(slot(v));
         if off <= MAX_LDR_OFF {
             let o = off as u32;
@@ -239,7 +305,7 @@ impl Backend for Aarch64 {
         }
     }
 
-    /// `v = D(d)`.
+    /// `v = D(d)` (and its home register, if any).
     fn stf(&mut self, v: Value, d: u8) {
         let off = self.slot_off(slot(v));
         if off <= MAX_LDR_OFF {
@@ -249,6 +315,11 @@ impl Backend for Aarch64 {
             self.far_addr(off);
             dynasm!(self.ops ; .arch aarch64 ; str D(d), [x16]);
         }
+        match self.homes_of_slot(slot(v)) {
+            (Some(h), _) => dynasm!(self.ops ; .arch aarch64 ; fmov X(h), D(d)),
+            (_, Some(h)) => dynasm!(self.ops ; .arch aarch64 ; fmov D(h), D(d)),
+            _ => {}
+        }
     }
 
     /// The return sequence (result already in `x0`/`d0`).
@@ -256,7 +327,18 @@ impl Backend for Aarch64 {
         dynasm!(self.ops ; .arch aarch64
             ; mov sp, x29
             ; ldr x19, [x29, #16]
-            ; ldp x29, x30, [sp], #32
+        );
+        for (k, (float, r)) in self.saved_homes().into_iter().enumerate() {
+            let off = (32 + 8 * k) as u32;
+            if float {
+                dynasm!(self.ops ; .arch aarch64 ; ldr D(r), [x29, #off]);
+            } else {
+                dynasm!(self.ops ; .arch aarch64 ; ldr X(r), [x29, #off]);
+            }
+        }
+        let record = self.record as i32;
+        dynasm!(self.ops ; .arch aarch64
+            ; ldp x29, x30, [sp], #record
             ; ret
         );
     }
@@ -285,12 +367,38 @@ impl Backend for Aarch64 {
         let words = self.out + cx.plan.frame_words();
         self.frame = (8 * words).next_multiple_of(16);
         let limit = VMCTX_STACK_LIMIT_OFFSET as u32;
+        // Homes: the best-ranked candidates of each class.
+        self.ihome = [None; IHOME.len()];
+        self.fhome = [None; FHOME.len()];
+        let (mut ni, mut nf) = (0, 0);
+        for &v in &cx.plan.homes {
+            if cx.func.value_type(v) == Type::Float {
+                if nf < FHOME.len() {
+                    self.fhome[nf] = Some(v);
+                    nf += 1;
+                }
+            } else if ni < IHOME.len() {
+                self.ihome[ni] = Some(v);
+                ni += 1;
+            }
+        }
+        let saved = self.saved_homes();
+        self.record = (32 + 8 * saved.len()).next_multiple_of(16);
+        let neg = -(self.record as i32);
         dynasm!(self.ops ; .arch aarch64
-            ; stp x29, x30, [sp, #-32]!
+            ; stp x29, x30, [sp, #neg]!
             ; mov x29, sp
             ; str x19, [sp, #16]
             ; mov x19, x0
         );
+        for (k, &(float, r)) in saved.iter().enumerate() {
+            let off = (32 + 8 * k) as u32;
+            if float {
+                dynasm!(self.ops ; .arch aarch64 ; str D(r), [sp, #off]);
+            } else {
+                dynasm!(self.ops ; .arch aarch64 ; str X(r), [sp, #off]);
+            }
+        }
         self.mov_imm(16, self.frame as i64);
         dynasm!(self.ops ; .arch aarch64
             ; mov x17, sp
@@ -302,11 +410,16 @@ impl Backend for Aarch64 {
         );
     }
 
+    /// Keeps the value read in the frame record's spare word
+    /// (`[x29, #24]`): the return stores it back instead of a
+    /// load/add/store of the counter (calls in between are balanced within
+    /// one `VmCtx`; the trap path never gives frames back).
     fn depth_enter(&mut self, overflow: DynamicLabel) {
         self.flags = None;
         let depth = VMCTX_DEPTH_LEFT_OFFSET as u32;
         dynasm!(self.ops ; .arch aarch64
             ; ldr x16, [x19, #depth]
+            ; str x16, [x29, #24]
             ; subs x16, x16, #1
             ; b.lt =>overflow
             ; str x16, [x19, #depth]
@@ -317,8 +430,7 @@ impl Backend for Aarch64 {
         self.flags = None;
         let depth = VMCTX_DEPTH_LEFT_OFFSET as u32;
         dynasm!(self.ops ; .arch aarch64
-            ; ldr x16, [x19, #depth]
-            ; add x16, x16, #1
+            ; ldr x16, [x29, #24]
             ; str x16, [x19, #depth]
         );
     }
@@ -334,7 +446,7 @@ impl Backend for Aarch64 {
             ArgLoc::Float(d) => self.stf(p, d),
             ArgLoc::Stack(k) => {
                 // Caller's stack arguments start above the frame record.
-                let off = (32 + 8 * k) as u32;
+                let off = (self.record + 8 * k) as u32;
                 if is_bool {
                     dynasm!(self.ops ; .arch aarch64 ; ldrb w8, [x29, #off]);
                 } else {

@@ -8,7 +8,7 @@ use dynasmrt::{dynasm, DynamicLabel, DynasmApi, DynasmLabelApi};
 use waddle_opt::abi::TrapCode;
 use waddle_opt::ir::{BinaryOp, Cmp, SrcLoc, UnaryOp, Value};
 
-use super::{disp, X64};
+use super::X64;
 use crate::baseline::cold::ColdPaths;
 use crate::baseline::driver::{Arith, Backend, FnCx};
 use crate::baseline::isel::{self, Binary, Cond};
@@ -53,11 +53,14 @@ impl Arith for X64 {
                 );
             }
             UnaryOp::IToF => {
-                let d = disp(a);
-                dynasm!(self.ops ; .arch x64
-                    ; xorps xmm0, xmm0
-                    ; cvtsi2sd xmm0, QWORD [rbp + d]
-                );
+                dynasm!(self.ops ; .arch x64 ; xorps xmm0, xmm0);
+                match self.icached(a) {
+                    Some(c) => dynasm!(self.ops ; .arch x64 ; cvtsi2sd xmm0, Rq(c)),
+                    None => {
+                        let d = self.disp(a);
+                        dynasm!(self.ops ; .arch x64 ; cvtsi2sd xmm0, QWORD [rbp + d]);
+                    }
+                }
                 return self.stf_opt(r, 0);
             }
             UnaryOp::FToI => {
@@ -81,10 +84,13 @@ impl Arith for X64 {
                 );
             }
             UnaryOp::FSqrt => {
-                let d = disp(a);
-                dynasm!(self.ops ; .arch x64
-                    ; sqrtsd xmm0, QWORD [rbp + d]
-                );
+                match self.fcached(a) {
+                    Some(c) => dynasm!(self.ops ; .arch x64 ; sqrtsd xmm0, Rx(c)),
+                    None => {
+                        let d = self.disp(a);
+                        dynasm!(self.ops ; .arch x64 ; sqrtsd xmm0, QWORD [rbp + d]);
+                    }
+                }
                 return self.stf_opt(r, 0);
             }
             UnaryOp::FFloor | UnaryOp::FCeil => {
@@ -190,13 +196,13 @@ impl Arith for X64 {
                 return self.stf_opt(r, 0);
             }
             BinaryOp::ICmp(c) | BinaryOp::BCmp(c) => {
-                self.ld(0, a);
+                let ra = self.ireg(a, 0);
                 match (imm32(cx, b), self.icached(b)) {
-                    (Some(k), _) => dynasm!(self.ops ; .arch x64 ; cmp rax, k),
-                    (None, Some(c)) => dynasm!(self.ops ; .arch x64 ; cmp rax, Rq(c)),
+                    (Some(k), _) => dynasm!(self.ops ; .arch x64 ; cmp Rq(ra), k),
+                    (None, Some(c)) => dynasm!(self.ops ; .arch x64 ; cmp Rq(ra), Rq(c)),
                     (None, None) => {
-                        let d = disp(b);
-                        dynasm!(self.ops ; .arch x64 ; cmp rax, QWORD [rbp + d]);
+                        let d = self.disp(b);
+                        dynasm!(self.ops ; .arch x64 ; cmp Rq(ra), QWORD [rbp + d]);
                     }
                 }
                 isel::set_bool(self, cx, r, Cond::int(c));
@@ -214,7 +220,7 @@ impl Arith for X64 {
                 match self.fcached(y) {
                     Some(c) => dynasm!(self.ops ; .arch x64 ; ucomisd xmm0, Rx(c)),
                     None => {
-                        let d = disp(y);
+                        let d = self.disp(y);
                         dynasm!(self.ops ; .arch x64 ; ucomisd xmm0, QWORD [rbp + d]);
                     }
                 }
@@ -268,7 +274,7 @@ impl X64 {
             }
             return;
         }
-        let d = disp(b);
+        let d = self.disp(b);
         match op {
             BinaryOp::IAdd => dynasm!(self.ops ; .arch x64 ; add rax, QWORD [rbp + d]),
             BinaryOp::ISub => dynasm!(self.ops ; .arch x64 ; sub rax, QWORD [rbp + d]),
@@ -291,7 +297,7 @@ impl X64 {
             }
             return;
         }
-        let d = disp(b);
+        let d = self.disp(b);
         match op {
             BinaryOp::FAdd => dynasm!(self.ops ; .arch x64 ; addsd xmm0, QWORD [rbp + d]),
             BinaryOp::FSub => dynasm!(self.ops ; .arch x64 ; subsd xmm0, QWORD [rbp + d]),

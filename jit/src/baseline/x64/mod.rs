@@ -1,15 +1,26 @@
 //! The x86-64 back end of the baseline tier: System V code emitted with
 //! dynasmrt's x64 assembler.
 //!
-//! Frame (every function): `push rbp; mov rbp, rsp; push rbx`, then the
-//! slot area: value `v` lives at `[rbp - 16 - 8 * v]`, the array-literal
-//! scratch area below the slots; `rsp` stays 16-byte aligned in the body.
-//! `rbx` holds the `VmCtx` pointer for the whole function; `rax`, `rcx`,
-//! `rdx`, `xmm0`, `xmm1` are scratch inside an instruction.
+//! Frame (every function): `push rbp; mov rbp, rsp; push rbx`, the
+//! callee-saved home registers in use (`push r12`...), then the slot area:
+//! value `v` lives at `[rbp - 16 - 8 * (saved + v)]`, the array-literal
+//! scratch area below the slots, then (recursive functions) the word
+//! keeping the depth counter read at entry; `rsp` stays 16-byte aligned in
+//! the body. `rbx` holds the `VmCtx` pointer for the whole function;
+//! `rax`, `rcx`, `rdx`, `xmm0`, `xmm1` are scratch inside an instruction.
+//!
+//! Home registers: `r12`–`r15`, `r10`, `r11` and `xmm8`–`xmm15` mirror the
+//! slots of the plan's best-ranked loop values
+//! ([`crate::baseline::plan::FuncPlan::homes`]) for the whole function:
+//! every write of such a slot also writes its home, every read takes the
+//! home, and the caller-saved homes are reloaded from their slots after
+//! each call. Loop-carried values thus stay in registers across blocks and
+//! back edges instead of going through a store and a reload each
+//! iteration.
 //!
 //! Register cache (a single-pass cache on top of the slot frame): slots
-//! are always written (write-through), and `rsi`, `rdi`, `r8`–`r11`,
-//! `xmm2`–`xmm15` additionally hold copies of recently computed or loaded
+//! are always written (write-through), and `rsi`, `rdi`, `r8`, `r9`,
+//! `xmm2`–`xmm7` additionally hold copies of recently computed or loaded
 //! values, so later uses in the same block read a register instead of
 //! memory. The cache is emptied at every label (block starts, edge
 //! splits) and after every call (all cache registers are caller-saved);
@@ -30,7 +41,7 @@ use waddle_opt::abi::{
     TrapCode, ARRAY_DATA_OFFSET, ARRAY_LEN_OFFSET, VMCTX_DEPTH_LEFT_OFFSET, VMCTX_ENTRIES_OFFSET,
     VMCTX_FUEL_OFFSET, VMCTX_STACK_LIMIT_OFFSET, VMCTX_TRAP_CODE_OFFSET,
 };
-use waddle_opt::ir::{BinaryOp, InstKind, UnaryOp, Value};
+use waddle_opt::ir::{BinaryOp, InstKind, Type, UnaryOp, Value};
 
 use super::conv::{helper_arg_regs, ArgLoc, HelperArg};
 use super::driver::{Backend, FnCx};
@@ -64,14 +75,34 @@ pub(crate) struct X64 {
     /// Frame displacement of the array-literal scratch word 0 of the
     /// current function (the words follow upwards).
     scratch: i32,
+    /// Frame displacement of slot 0 of the current function (below `rbx`
+    /// and the saved callee-saved home registers).
+    base: i32,
+    /// Home registers of the current function: the value each of
+    /// [`IHOME`] mirrors for the whole function.
+    ihome: [Option<Value>; IHOME.len()],
+    /// The value each of [`FHOME`] mirrors for the whole function.
+    fhome: [Option<Value>; FHOME.len()],
+    /// Frame displacement of the word where a recursive function keeps
+    /// the `VmCtx::depth_left` value its prologue read.
+    depth_word: i32,
 }
 
 /// Caller-saved registers that cache copies of slots between instructions
-/// (`rsi`, `rdi`, `r8`–`r11`): never scratch inside an instruction's own
+/// (`rsi`, `rdi`, `r8`, `r9`): never scratch inside an instruction's own
 /// code, only written as call arguments, which [`X64::ld`] accounts for.
-const ICACHE: [u8; 6] = [6, 7, 8, 9, 10, 11];
-/// `xmm2`–`xmm15`, caching float slots the same way.
-const FCACHE: [u8; 14] = [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
+const ICACHE: [u8; 4] = [6, 7, 8, 9];
+/// `xmm2`–`xmm7`, caching float slots the same way.
+const FCACHE: [u8; 6] = [2, 3, 4, 5, 6, 7];
+/// Home registers of integer-class values (`r12`–`r15`, saved in the
+/// prologue, then `r10`, `r11`, reloaded from their slots after calls):
+/// never argument or scratch registers.
+const IHOME: [u8; 6] = [12, 13, 14, 15, 10, 11];
+/// How many of [`IHOME`] are callee-saved (the first ones).
+const IHOME_SAVED: usize = 4;
+/// Home registers of float values (`xmm8`–`xmm15`, caller-saved: reloaded
+/// from their slots after every call).
+const FHOME: [u8; 8] = [8, 9, 10, 11, 12, 13, 14, 15];
 
 /// Whether the host has SSE4.1 (`roundsd`); false on other hosts, where
 /// the generated code is never run.
@@ -84,11 +115,6 @@ fn has_sse41() -> bool {
     {
         false
     }
-}
-
-/// The frame displacement of value `v`'s slot.
-pub(crate) fn disp(v: Value) -> i32 {
-    -16 - 8 * slot(v) as i32
 }
 
 impl X64 {
@@ -105,7 +131,87 @@ impl X64 {
             fnext: 0,
             fill: false,
             scratch: 0,
+            base: -16,
+            ihome: [None; IHOME.len()],
+            fhome: [None; FHOME.len()],
+            depth_word: 0,
         }
+    }
+
+    /// The frame displacement of value `v`'s slot.
+    pub(crate) fn disp(&self, v: Value) -> i32 {
+        self.slot_disp(slot(v))
+    }
+
+    /// The frame displacement of slot `s`.
+    fn slot_disp(&self, s: usize) -> i32 {
+        self.base - 8 * s as i32
+    }
+
+    /// The home register of integer-class value `v`, if it has one.
+    fn ihome_of(&self, v: Value) -> Option<u8> {
+        let i = self.ihome.iter().position(|&e| e == Some(v))?;
+        Some(IHOME[i])
+    }
+
+    /// The home register of float value `v`, if it has one.
+    fn fhome_of(&self, v: Value) -> Option<u8> {
+        let i = self.fhome.iter().position(|&e| e == Some(v))?;
+        Some(FHOME[i])
+    }
+
+    /// The home registers of the value in slot `s`: integer, float.
+    fn homes_of_slot(&self, s: usize) -> (Option<u8>, Option<u8>) {
+        let pick = |homes: &[Option<Value>], regs: &[u8]| {
+            let i = homes.iter().position(|e| e.is_some_and(|v| slot(v) == s))?;
+            Some(regs[i])
+        };
+        (pick(&self.ihome, &IHOME), pick(&self.fhome, &FHOME))
+    }
+
+    /// Slot `s` was just written from integer register `r`: keep its
+    /// home register (if any) equal to it.
+    fn sync_home_int(&mut self, s: usize, r: u8) {
+        match self.homes_of_slot(s) {
+            (Some(h), _) if h != r => dynasm!(self.ops ; .arch x64 ; mov Rq(h), Rq(r)),
+            (_, Some(h)) => dynasm!(self.ops ; .arch x64 ; movq Rx(h), Rq(r)),
+            _ => {}
+        }
+    }
+
+    /// Slot `s` was just written from `xmm(x)`: keep its home register
+    /// (if any) equal to it.
+    fn sync_home_float(&mut self, s: usize, x: u8) {
+        match self.homes_of_slot(s) {
+            (_, Some(h)) if h != x => dynasm!(self.ops ; .arch x64 ; movapd Rx(h), Rx(x)),
+            (Some(h), _) => dynasm!(self.ops ; .arch x64 ; movq Rq(h), Rx(x)),
+            _ => {}
+        }
+    }
+
+    /// After a call: reloads the caller-saved home registers from their
+    /// slots (which are always written through).
+    fn reload_homes(&mut self) {
+        let ints = (self.ihome.iter().zip(IHOME)).skip(IHOME_SAVED);
+        let ints: Vec<(Value, u8)> = ints.filter_map(|(e, r)| Some(((*e)?, r))).collect();
+        let floats = self.fhome.iter().zip(FHOME);
+        let floats: Vec<(Value, u8)> = floats.filter_map(|(e, x)| Some(((*e)?, x))).collect();
+        for (v, r) in ints {
+            let d = self.disp(v);
+            dynasm!(self.ops ; .arch x64 ; mov Rq(r), QWORD [rbp + d]);
+        }
+        for (v, x) in floats {
+            let d = self.disp(v);
+            dynasm!(self.ops ; .arch x64 ; movsd Rx(x), QWORD [rbp + d]);
+        }
+    }
+
+    /// Callee-saved home registers in use (saved by the prologue).
+    fn saved_homes(&self) -> usize {
+        self.ihome[..IHOME_SAVED]
+            .iter()
+            .filter(|e| e.is_some())
+            .count()
     }
 
     /// Forgets every cached register copy (at labels and after calls).
@@ -124,14 +230,22 @@ impl X64 {
         }
     }
 
-    /// The cache register holding an integer-class copy of `v`.
+    /// The register holding an integer-class copy of `v` (its home or a
+    /// cache register).
     pub(super) fn icached(&self, v: Value) -> Option<u8> {
+        if let Some(h) = self.ihome_of(v) {
+            return Some(h);
+        }
         let i = self.icache.iter().position(|&e| e == Some(v))?;
         Some(ICACHE[i])
     }
 
-    /// The cache register holding a float copy of `v`.
+    /// The register holding a float copy of `v` (its home or a cache
+    /// register).
     pub(super) fn fcached(&self, v: Value) -> Option<u8> {
+        if let Some(h) = self.fhome_of(v) {
+            return Some(h);
+        }
         let i = self.fcache.iter().position(|&e| e == Some(v))?;
         Some(FCACHE[i])
     }
@@ -179,6 +293,43 @@ impl X64 {
         let a = addr as i64;
         dynasm!(self.ops ; .arch x64 ; mov rax, QWORD a ; call rax);
         self.forget_all();
+        self.reload_homes();
+    }
+
+    /// A register holding the word of slot `s`: its integer home or cache
+    /// register, else `Rq(tmp)` loaded from its float home or the slot.
+    fn slot_to_reg(&mut self, s: usize, tmp: u8) -> u8 {
+        match self.homes_of_slot(s) {
+            (Some(h), _) => return h,
+            (_, Some(h)) => {
+                dynasm!(self.ops ; .arch x64 ; movq Rq(tmp), Rx(h));
+                return tmp;
+            }
+            _ => {}
+        }
+        if let Some(i) = self
+            .icache
+            .iter()
+            .position(|e| e.is_some_and(|v| slot(v) == s))
+        {
+            return ICACHE[i];
+        }
+        let d = self.slot_disp(s);
+        dynasm!(self.ops ; .arch x64 ; mov Rq(tmp), QWORD [rbp + d]);
+        tmp
+    }
+
+    /// A register holding integer-class value `v`: its home or cache
+    /// register, else `Rq(tmp)` loaded from its slot (without filling the
+    /// cache, which could evict a register returned for another operand).
+    pub(super) fn ireg(&mut self, v: Value, tmp: u8) -> u8 {
+        if let Some(c) = self.icached(v) {
+            return c;
+        }
+        let d = self.disp(v);
+        dynasm!(self.ops ; .arch x64 ; mov Rq(tmp), QWORD [rbp + d]);
+        self.clobber_int(tmp);
+        tmp
     }
 
     /// `Rq(r) = k`.
@@ -236,7 +387,7 @@ impl Backend for X64 {
             Some(c) => dynasm!(self.ops ; .arch x64 ; mov Rq(r), Rq(c)),
             None if self.fill && !ICACHE.contains(&r) => {
                 // Keep a copy for later uses of `v` in this block.
-                let d = disp(v);
+                let d = self.disp(v);
                 let i = self.inext;
                 self.inext = (i + 1) % ICACHE.len();
                 let c = ICACHE[i];
@@ -248,18 +399,21 @@ impl Backend for X64 {
                 return;
             }
             None => {
-                let d = disp(v);
+                let d = self.disp(v);
                 dynasm!(self.ops ; .arch x64 ; mov Rq(r), QWORD [rbp + d]);
             }
         }
         self.clobber_int(r);
     }
 
-    /// `v = Rq(r)` (also kept in a cache register).
+    /// `v = Rq(r)` (also kept in its home or a cache register).
     fn st(&mut self, v: Value, r: u8) {
-        let d = disp(v);
+        let d = self.disp(v);
         dynasm!(self.ops ; .arch x64 ; mov QWORD [rbp + d], Rq(r));
         self.forget_slot(slot(v));
+        if self.homes_of_slot(slot(v)) != (None, None) {
+            return self.sync_home_int(slot(v), r);
+        }
         let i = self.inext;
         self.inext = (i + 1) % ICACHE.len();
         let c = ICACHE[i];
@@ -275,7 +429,7 @@ impl Backend for X64 {
             Some(c) if c == x => return,
             Some(c) => dynasm!(self.ops ; .arch x64 ; movapd Rx(x), Rx(c)),
             None if self.fill && !FCACHE.contains(&x) => {
-                let d = disp(v);
+                let d = self.disp(v);
                 let i = self.fnext;
                 self.fnext = (i + 1) % FCACHE.len();
                 let c = FCACHE[i];
@@ -287,18 +441,21 @@ impl Backend for X64 {
                 return;
             }
             None => {
-                let d = disp(v);
+                let d = self.disp(v);
                 dynasm!(self.ops ; .arch x64 ; movsd Rx(x), QWORD [rbp + d]);
             }
         }
         self.clobber_float(x);
     }
 
-    /// `v = xmm(x)` (also kept in a cache register).
+    /// `v = xmm(x)` (also kept in its home or a cache register).
     fn stf(&mut self, v: Value, x: u8) {
-        let d = disp(v);
+        let d = self.disp(v);
         dynasm!(self.ops ; .arch x64 ; movsd QWORD [rbp + d], Rx(x));
         self.forget_slot(slot(v));
+        if self.homes_of_slot(slot(v)) != (None, None) {
+            return self.sync_home_float(slot(v), x);
+        }
         let i = self.fnext;
         self.fnext = (i + 1) % FCACHE.len();
         let c = FCACHE[i];
@@ -310,6 +467,10 @@ impl Backend for X64 {
 
     /// The shared return sequence (result already in `rax`/`xmm0`).
     fn epilogue(&mut self) {
+        for (i, r) in IHOME[..self.saved_homes()].iter().enumerate() {
+            let d = -16 - 8 * i as i32;
+            dynasm!(self.ops ; .arch x64 ; mov Rq(*r), QWORD [rbp + d]);
+        }
         dynasm!(self.ops ; .arch x64
             ; mov rbx, QWORD [rbp - 8]
             ; leave
@@ -338,15 +499,45 @@ impl Backend for X64 {
     fn enter(&mut self, cx: &FnCx<'_>, overflow: DynamicLabel) {
         self.flags = None;
         self.forget_all();
-        let words = cx.plan.frame_words();
-        self.scratch = -8 - 8 * words as i32;
-        // After `push rbp; push rbx` rsp is 8 mod 16.
-        let size = (8 * words + if words.is_multiple_of(2) { 8 } else { 0 }) as i32;
+        // Homes: the best-ranked candidates of each class, callee-saved
+        // integer registers first.
+        self.ihome = [None; IHOME.len()];
+        self.fhome = [None; FHOME.len()];
+        let (mut ni, mut nf) = (0, 0);
+        for &v in &cx.plan.homes {
+            if cx.func.value_type(v) == Type::Float {
+                if nf < FHOME.len() {
+                    self.fhome[nf] = Some(v);
+                    nf += 1;
+                }
+            } else if ni < IHOME.len() {
+                self.ihome[ni] = Some(v);
+                ni += 1;
+            }
+        }
+        let saved = self.saved_homes();
+        self.base = -16 - 8 * saved as i32;
+        let mut words = cx.plan.frame_words();
+        self.scratch = self.base + 8 - 8 * words as i32;
+        if cx.recursive {
+            // One more word, below the scratch area: the saved depth.
+            self.depth_word = self.base - 8 * words as i32;
+            words += 1;
+        }
+        // After `push rbp; push rbx` and the saved homes, rsp is
+        // 8 * (1 + saved) mod 16.
+        let pad = (1 + saved + words) % 2;
+        let size = (8 * (words + pad)) as i32;
         let neg = -size;
         dynasm!(self.ops ; .arch x64
             ; push rbp
             ; mov rbp, rsp
             ; push rbx
+        );
+        for &r in &IHOME[..saved] {
+            dynasm!(self.ops ; .arch x64 ; push Rq(r));
+        }
+        dynasm!(self.ops ; .arch x64
             ; mov rbx, rdi
             ; lea rax, [rsp + neg]
             ; cmp rax, QWORD [rbx + VMCTX_STACK_LIMIT_OFFSET]
@@ -355,28 +546,47 @@ impl Backend for X64 {
         );
     }
 
+    /// Keeps the value read in the frame: the return stores it back
+    /// instead of a load/add/store of the counter (calls in between are
+    /// balanced within one `VmCtx`; the trap path never gives frames back).
     fn depth_enter(&mut self, overflow: DynamicLabel) {
         self.flags = None;
+        let w = self.depth_word;
         dynasm!(self.ops ; .arch x64
-            ; sub QWORD [rbx + VMCTX_DEPTH_LEFT_OFFSET], 1
+            ; mov rax, QWORD [rbx + VMCTX_DEPTH_LEFT_OFFSET]
+            ; mov QWORD [rbp + w], rax
+            ; sub rax, 1
             ; jb =>overflow
+            ; mov QWORD [rbx + VMCTX_DEPTH_LEFT_OFFSET], rax
         );
     }
 
     fn depth_leave(&mut self) {
         self.flags = None;
-        dynasm!(self.ops ; .arch x64 ; add QWORD [rbx + VMCTX_DEPTH_LEFT_OFFSET], 1);
+        let w = self.depth_word;
+        dynasm!(self.ops ; .arch x64
+            ; mov rcx, QWORD [rbp + w]
+            ; mov QWORD [rbx + VMCTX_DEPTH_LEFT_OFFSET], rcx
+        );
     }
 
     fn spill_param(&mut self, p: Value, loc: ArgLoc, is_bool: bool) {
-        // Raw stores: the argument registers still hold later parameters.
-        let d = disp(p);
+        // Raw stores: the argument registers still hold later parameters
+        // (homes are never argument registers).
+        let d = self.disp(p);
         match loc {
             ArgLoc::Int(r) if is_bool => {
-                dynasm!(self.ops ; .arch x64 ; movzx eax, Rb(r) ; mov QWORD [rbp + d], rax)
+                dynasm!(self.ops ; .arch x64 ; movzx eax, Rb(r) ; mov QWORD [rbp + d], rax);
+                self.sync_home_int(slot(p), 0);
             }
-            ArgLoc::Int(r) => dynasm!(self.ops ; .arch x64 ; mov QWORD [rbp + d], Rq(r)),
-            ArgLoc::Float(x) => dynasm!(self.ops ; .arch x64 ; movsd QWORD [rbp + d], Rx(x)),
+            ArgLoc::Int(r) => {
+                dynasm!(self.ops ; .arch x64 ; mov QWORD [rbp + d], Rq(r));
+                self.sync_home_int(slot(p), r);
+            }
+            ArgLoc::Float(x) => {
+                dynasm!(self.ops ; .arch x64 ; movsd QWORD [rbp + d], Rx(x));
+                self.sync_home_float(slot(p), x);
+            }
             ArgLoc::Stack(k) => {
                 let s = 16 + 8 * k as i32;
                 if is_bool {
@@ -385,16 +595,21 @@ impl Backend for X64 {
                     dynasm!(self.ops ; .arch x64 ; mov rax, QWORD [rbp + s]);
                 }
                 dynasm!(self.ops ; .arch x64 ; mov QWORD [rbp + d], rax);
+                self.sync_home_int(slot(p), 0);
             }
         }
     }
 
     fn const_word(&mut self, v: Value, k: i64) {
-        let d = disp(v);
+        let d = self.disp(v);
         match i32::try_from(k) {
-            Ok(k32) => {
+            Ok(k32) if self.homes_of_slot(slot(v)) == (None, None) => {
                 dynasm!(self.ops ; .arch x64 ; mov QWORD [rbp + d], k32);
                 self.forget_slot(slot(v));
+            }
+            Ok(_) => {
+                self.mov_imm(0, k);
+                self.st(v, 0);
             }
             Err(_) => {
                 dynasm!(self.ops ; .arch x64 ; mov rax, QWORD k);
@@ -499,36 +714,44 @@ impl Backend for X64 {
     }
 
     fn bounds_check(&mut self, a: Value, i: Value, l: DynamicLabel) {
-        self.ld(0, a);
-        self.ld(1, i);
+        let ra = self.ireg(a, 0);
+        let ri = self.ireg(i, 1);
         dynasm!(self.ops ; .arch x64
-            ; cmp rcx, QWORD [rax + ARRAY_LEN_OFFSET]
+            ; cmp Rq(ri), QWORD [Rq(ra) + ARRAY_LEN_OFFSET]
             ; jae =>l
         );
     }
 
     fn array_get(&mut self, a: Value, i: Value, r: Option<Value>, float: bool) {
-        self.ld(0, a);
-        self.ld(1, i);
-        dynasm!(self.ops ; .arch x64 ; mov rax, QWORD [rax + ARRAY_DATA_OFFSET]);
+        let ra = self.ireg(a, 0);
+        let ri = self.ireg(i, 1);
+        dynasm!(self.ops ; .arch x64 ; mov rax, QWORD [Rq(ra) + ARRAY_DATA_OFFSET]);
         let Some(r) = r else { return };
         if float {
-            dynasm!(self.ops ; .arch x64 ; movsd xmm0, QWORD [rax + rcx * 8]);
+            dynasm!(self.ops ; .arch x64 ; movsd xmm0, QWORD [rax + Rq(ri) * 8]);
             self.stf(r, 0);
         } else {
-            dynasm!(self.ops ; .arch x64 ; mov rax, QWORD [rax + rcx * 8]);
+            dynasm!(self.ops ; .arch x64 ; mov rax, QWORD [rax + Rq(ri) * 8]);
             self.st(r, 0);
         }
     }
 
     fn array_set(&mut self, a: Value, i: Value, v: Value) {
-        self.ld(0, a);
-        self.ld(1, i);
-        self.ld(2, v);
-        dynasm!(self.ops ; .arch x64
-            ; mov rax, QWORD [rax + ARRAY_DATA_OFFSET]
-            ; mov QWORD [rax + rcx * 8], rdx
-        );
+        let ra = self.ireg(a, 0);
+        let ri = self.ireg(i, 1);
+        match (self.icached(v), self.fcached(v)) {
+            (None, Some(x)) => dynasm!(self.ops ; .arch x64
+                ; mov rax, QWORD [Rq(ra) + ARRAY_DATA_OFFSET]
+                ; movsd QWORD [rax + Rq(ri) * 8], Rx(x)
+            ),
+            _ => {
+                let rv = self.ireg(v, 2);
+                dynasm!(self.ops ; .arch x64
+                    ; mov rax, QWORD [Rq(ra) + ARRAY_DATA_OFFSET]
+                    ; mov QWORD [rax + Rq(ri) * 8], Rq(rv)
+                );
+            }
+        }
     }
 
     fn array_pop(&mut self, a: Value, r: Option<Value>, empty: DynamicLabel) {
@@ -568,6 +791,7 @@ impl Backend for X64 {
             ; mov rdi, rbx
             ; mov rax, QWORD [rbx + VMCTX_ENTRIES_OFFSET]
         );
+        // (The caller-saved homes are reloaded below, after the call.)
         match unlinked {
             Some(l) => dynasm!(self.ops ; .arch x64
                 ; mov rax, QWORD [rax + off]
@@ -578,6 +802,7 @@ impl Backend for X64 {
             None => dynasm!(self.ops ; .arch x64 ; call QWORD [rax + off]),
         }
         self.forget_all();
+        self.reload_homes();
         if area > 0 {
             dynasm!(self.ops ; .arch x64 ; add rsp, area);
         }
@@ -594,36 +819,25 @@ impl Backend for X64 {
     }
 
     fn move_slot(&mut self, dst: usize, src: usize) {
-        let d = -16 - 8 * dst as i32;
-        let cached = self
-            .icache
-            .iter()
-            .position(|e| e.is_some_and(|v| slot(v) == src));
-        match cached {
-            Some(i) => {
-                let c = ICACHE[i];
-                dynasm!(self.ops ; .arch x64 ; mov QWORD [rbp + d], Rq(c));
-            }
-            None => {
-                let s = -16 - 8 * src as i32;
-                dynasm!(self.ops ; .arch x64
-                    ; mov rax, QWORD [rbp + s]
-                    ; mov QWORD [rbp + d], rax
-                );
-            }
-        }
+        let d = self.slot_disp(dst);
+        let r = self.slot_to_reg(src, 0);
+        dynasm!(self.ops ; .arch x64 ; mov QWORD [rbp + d], Rq(r));
         self.forget_slot(dst);
+        self.sync_home_int(dst, r);
     }
 
     fn move_to_temp(&mut self, src: usize) {
-        let s = -16 - 8 * src as i32;
-        dynasm!(self.ops ; .arch x64 ; mov rcx, QWORD [rbp + s]);
+        let r = self.slot_to_reg(src, 1);
+        if r != 1 {
+            dynasm!(self.ops ; .arch x64 ; mov rcx, Rq(r));
+        }
     }
 
     fn move_from_temp(&mut self, dst: usize) {
-        let d = -16 - 8 * dst as i32;
+        let d = self.slot_disp(dst);
         dynasm!(self.ops ; .arch x64 ; mov QWORD [rbp + d], rcx);
         self.forget_slot(dst);
+        self.sync_home_int(dst, 1);
     }
 
     fn jump(&mut self, l: DynamicLabel) {
@@ -635,7 +849,7 @@ impl Backend for X64 {
     }
 
     fn branch_on_slot(&mut self, v: Value, k: i64, eq: bool, l: DynamicLabel) {
-        let d = disp(v);
+        let d = self.disp(v);
         match (i32::try_from(k), self.icached(v)) {
             (Ok(k32), Some(c)) => dynasm!(self.ops ; .arch x64 ; cmp Rq(c), k32),
             (Ok(k32), None) => dynasm!(self.ops ; .arch x64 ; cmp QWORD [rbp + d], k32),
