@@ -131,8 +131,9 @@ pub(crate) trait Backend: Arith {
     /// Stores parameter `p`, which arrives at `loc`, into its slot (a
     /// `bool` arrives in the low byte and is zero-extended).
     fn spill_param(&mut self, p: Value, loc: ArgLoc, is_bool: bool);
-    /// Writes the constant word `k` into `v`'s slot.
-    fn const_word(&mut self, v: Value, k: i64);
+    /// Writes the constant word `k` into `v`'s slot (unless the back end
+    /// never reads it there).
+    fn const_word(&mut self, cx: &FnCx<'_>, v: Value, k: i64);
     /// Charges one unit of fuel: jumps to `refill` when the batch is empty,
     /// which comes back to `resume`, bound right after.
     fn fuel_dec(&mut self, refill: Self::Label, resume: Self::Label);
@@ -498,7 +499,7 @@ impl<B: Backend> Driver<'_, '_, B> {
             b.spill_param(p, loc, cx.func.value_type(p) == Type::Bool);
         }
         for &(v, k) in &cx.plan.consts {
-            b.const_word(v, k);
+            b.const_word(cx, v, k);
         }
         if cx.env.fuel {
             fuel_tick(b, None, cold);

@@ -37,6 +37,11 @@ pub(crate) struct FuncPlan {
     /// end may give the first few of each register class a *home*
     /// register that mirrors the slot (see [`FuncPlan::homes`]'s users).
     pub homes: Vec<Value>,
+    /// Integer constants every use of which is the right operand of an
+    /// operation the x86-64 back end encodes with an immediate (`+ - * &
+    /// | ^`, comparisons, shifts): that back end never reads their slots,
+    /// so it does not write them.
+    pub imm_only: SecondaryMap<Value, bool>,
 }
 
 /// Most candidates [`FuncPlan::homes`] lists (more than any back end has
@@ -123,6 +128,7 @@ impl FuncPlan {
             }
         }
         let homes = rank_homes(func, &order, &pos);
+        let imm_only = imm_only_consts(func, &order, &consts);
         FuncPlan {
             order,
             pos,
@@ -131,6 +137,7 @@ impl FuncPlan {
             fused,
             consts,
             homes,
+            imm_only,
         }
     }
 
@@ -256,6 +263,50 @@ fn rank_homes(func: &Function, order: &[Block], pos: &SecondaryMap<Block, u32>) 
     seen.sort_by(|&a, &b| score[b].cmp(&score[a]).then(a.cmp(&b)));
     seen.truncate(MAX_HOMES);
     seen
+}
+
+/// See [`FuncPlan::imm_only`]: one pass over the uses, clearing the
+/// constants used any other way.
+fn imm_only_consts(
+    func: &Function,
+    order: &[Block],
+    consts: &[(Value, i64)],
+) -> SecondaryMap<Value, bool> {
+    let mut imm = SecondaryMap::new();
+    for &(v, k) in consts {
+        let int = matches!(func.values()[v].def, ValueDef::Inst(i)
+            if matches!(func.inst(i).kind, InstKind::IConst(_)));
+        imm[v] = int && i32::try_from(k).is_ok();
+    }
+    for &b in order {
+        let data = &func.blocks()[b];
+        for &i in &data.insts {
+            let kind = &func.inst(i).kind;
+            let rhs = match kind {
+                InstKind::Binary(
+                    BinaryOp::IAdd
+                    | BinaryOp::ISub
+                    | BinaryOp::IMul
+                    | BinaryOp::IAnd
+                    | BinaryOp::IOr
+                    | BinaryOp::IXor
+                    | BinaryOp::IShl
+                    | BinaryOp::IShr
+                    | BinaryOp::ICmp(_),
+                    a,
+                    r,
+                ) if a != r => Some(*r),
+                _ => None,
+            };
+            kind.for_each_arg(|v| {
+                if Some(v) != rhs {
+                    imm[v] = false;
+                }
+            });
+        }
+        data.term.for_each_arg(|v| imm[v] = false);
+    }
+    imm
 }
 
 /// The integer constant `v` is defined as, if any.

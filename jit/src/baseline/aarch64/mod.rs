@@ -457,7 +457,7 @@ impl Backend for Aarch64 {
         }
     }
 
-    fn const_word(&mut self, v: Value, k: i64) {
+    fn const_word(&mut self, _cx: &FnCx<'_>, v: Value, k: i64) {
         if k == 0 {
             dynasm!(self.ops ; .arch aarch64 ; mov x8, xzr);
         } else {

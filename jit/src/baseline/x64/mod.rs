@@ -582,6 +582,14 @@ impl Backend for X64 {
             ArgLoc::Int(r) => {
                 dynasm!(self.ops ; .arch x64 ; mov QWORD [rbp + d], Rq(r));
                 self.sync_home_int(slot(p), r);
+                // An argument register that is also a cache register keeps
+                // the parameter for the entry block's uses (later
+                // parameters and constants never write cache registers).
+                if let Some(i) = ICACHE.iter().position(|&c| c == r) {
+                    if self.homes_of_slot(slot(p)) == (None, None) {
+                        self.icache[i] = Some(p);
+                    }
+                }
             }
             ArgLoc::Float(x) => {
                 dynasm!(self.ops ; .arch x64 ; movsd QWORD [rbp + d], Rx(x));
@@ -600,7 +608,11 @@ impl Backend for X64 {
         }
     }
 
-    fn const_word(&mut self, v: Value, k: i64) {
+    fn const_word(&mut self, cx: &FnCx<'_>, v: Value, k: i64) {
+        if cx.plan.imm_only[v] && self.homes_of_slot(slot(v)) == (None, None) {
+            // Every use encodes it as an immediate.
+            return;
+        }
         let d = self.disp(v);
         match i32::try_from(k) {
             Ok(k32) if self.homes_of_slot(slot(v)) == (None, None) => {
