@@ -148,6 +148,29 @@ impl FuncPlan {
         self.pos[to] <= self.pos[from]
     }
 
+    /// The home registers' values of a back end with `I` integer and `F`
+    /// float home registers: the best-ranked candidates of each class, in
+    /// rank order.
+    pub fn assign_homes<const I: usize, const F: usize>(
+        &self,
+        func: &Function,
+    ) -> ([Option<Value>; I], [Option<Value>; F]) {
+        let (mut ints, mut floats) = ([None; I], [None; F]);
+        let (mut ni, mut nf) = (0, 0);
+        for &v in &self.homes {
+            if func.value_type(v) == Type::Float {
+                if nf < F {
+                    floats[nf] = Some(v);
+                    nf += 1;
+                }
+            } else if ni < I {
+                ints[ni] = Some(v);
+                ni += 1;
+            }
+        }
+        (ints, floats)
+    }
+
     /// Words of frame storage: the value slots, then the scratch area.
     pub fn frame_words(&self) -> usize {
         self.slots + self.scratch
