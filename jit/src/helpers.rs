@@ -318,12 +318,12 @@ extern "C" fn fmod(x: f64, y: f64) -> f64 {
     x % y
 }
 
-/// Calls after which a T1 counter that ran out reports again.
+/// Calls after which a T1 or T2 counter that ran out reports again.
 const TIER_UP_CALLS_AGAIN: i64 = 256;
-/// Back edges after which a T1 counter that ran out reports again.
+/// Back edges after which a T1 or T2 counter that ran out reports again.
 const TIER_UP_EDGES_AGAIN: i64 = 16 * 1024;
 
-/// A tiering counter of function `func` in T1 code ran out (its calls, or
+/// A tiering counter of function `func` in T1 or T2 code ran out (its calls, or
 /// its loop back edges when `back_edge`): tells the host, which may
 /// promote the function (the running frame stays in T1 code), and re-arms
 /// the counter at `cell` so the host hears again later (a safe point to
@@ -372,8 +372,8 @@ pub(crate) enum Helper {
     /// Interpreter-entry stubs: run a function on the host's tier for it;
     /// not in AArch64 images.
     CallFunc,
-    /// A T1 tiering counter ran out (`JitOptions::tier_counters`); not in
-    /// AArch64 images.
+    /// A T1 or T2 tiering counter ran out (`JitOptions::tier_counters`);
+    /// not in AArch64 images.
     TierUp,
 }
 

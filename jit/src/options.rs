@@ -42,11 +42,13 @@ pub struct JitOptions {
     /// (the cycle may pass through them). `None`: found from the unit's
     /// own program. Functions past the end are not.
     pub recursive: Option<Vec<bool>>,
-    /// T1 on the host only (`auto`): count each function's calls and loop
-    /// back edges in its code, starting from `(calls, back_edges)` (a
-    /// decrement and a branch each), and tell the host
-    /// ([`waddle_opt::interp::Host::hot`]) when one runs out, so it can
-    /// promote the function to T2. `None`: no counters.
+    /// T1 and T2 on the host only (`auto`; not in images): count each
+    /// function's calls and loop back edges in its code, starting from
+    /// `(calls, back_edges)` (a decrement and a branch each, on cells the
+    /// unit owns), and tell the host ([`waddle_opt::interp::Host::hot`])
+    /// when one runs out, so it can promote the function to the next
+    /// tier. T2 counts the prologue of each call and every back edge, not
+    /// the copy of a self call it inlined. `None`: no counters.
     pub tier_counters: Option<(u32, u32)>,
 }
 

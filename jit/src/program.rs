@@ -44,6 +44,10 @@ pub struct CompiledProgram {
     tables: UnitTables,
     /// Bytes of machine code in `module` (functions and trampolines).
     code_bytes: usize,
+    /// The tiering counters the code decrements (two per function: calls,
+    /// back edges), when compiled with `JitOptions::tier_counters`; their
+    /// address is in the code, so they live as long as the module.
+    _counters: Box<[std::sync::atomic::AtomicI64]>,
 }
 
 impl CompiledProgram {
@@ -56,12 +60,14 @@ impl CompiledProgram {
         texts: Vec<Box<str>>,
         globals_used: usize,
         stats: CompileStats,
+        counters: Box<[std::sync::atomic::AtomicI64]>,
     ) -> CompiledProgram {
         LIVE_UNITS.fetch_add(1, Ordering::Relaxed);
         CompiledProgram {
             module: Some(module),
             tables: UnitTables::new(funcs, strings, texts, globals_used, stats),
             code_bytes: 0,
+            _counters: counters,
         }
     }
 

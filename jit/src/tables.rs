@@ -1,6 +1,7 @@
 //! Program-wide facts every native tier's unit needs before emitting code:
-//! the table of string constants (`VmCtx::strings`) and how many globals
-//! the code touches (`VmCtx::globals`).
+//! the table of string constants (`VmCtx::strings`), how many globals
+//! the code touches (`VmCtx::globals`), and the tiering counters
+//! (`JitOptions::tier_counters`).
 
 use std::collections::HashMap;
 
@@ -46,4 +47,32 @@ pub(crate) fn globals_used(program: &Program) -> usize {
         }
     }
     n
+}
+
+/// The tiering counters of a unit compiled with
+/// [`crate::JitOptions::tier_counters`]: two cells per function of a
+/// program of `funcs` functions (calls at `16 * index`, back edges at
+/// `16 * index + 8` bytes from the start), starting at the options'
+/// counts. Empty without counters. The code embeds the cells' address,
+/// so the unit keeps the box (which never moves) as long as its code.
+pub(crate) fn tier_counter_cells(
+    opts: &crate::JitOptions,
+    funcs: usize,
+) -> Box<[std::sync::atomic::AtomicI64]> {
+    match opts.tier_counters {
+        Some((calls, edges)) => (0..funcs * 2)
+            .map(|i| {
+                let start = if i % 2 == 0 { calls } else { edges };
+                std::sync::atomic::AtomicI64::new(i64::from(start.max(1)))
+            })
+            .collect(),
+        None => Box::new([]),
+    }
+}
+
+/// The address of the counter cell of function `index` (its back-edge
+/// counter when `back_edge`) in cells starting at `base`
+/// ([`tier_counter_cells`]).
+pub(crate) fn tier_counter_cell(base: usize, index: usize, back_edge: bool) -> usize {
+    base + 16 * index + if back_edge { 8 } else { 0 }
 }

@@ -7,6 +7,17 @@
 //! such as `interp-O0,opt-O2`), when it is listed there.
 
 use waddle::driver::{RunOptions, Tier};
+use waddle::TierThresholds;
+
+/// `auto`'s lowest thresholds (`--tier-thresholds 1,1,1 --jit-sync`):
+/// every function compiles at its first call, a loop enters OSR at its
+/// first back edge, and T2 code moves to T3 at its first counted call or
+/// back edge, deterministically. The `auto-eager` configurations.
+pub const EAGER: TierThresholds = TierThresholds {
+    calls: 1,
+    loops: 1,
+    full: 1,
+};
 
 /// One way of running a program.
 #[derive(Clone, PartialEq, Debug)]
@@ -21,6 +32,9 @@ pub struct TierConfig {
     /// pseudo-random points to pseudo-random tiers, so every program runs
     /// with calls crossing tiers.
     pub chaos: Option<u64>,
+    /// `auto`'s thresholds with `--jit-sync` ([`EAGER`]); `None`: the
+    /// defaults, in the background.
+    pub eager: Option<TierThresholds>,
 }
 
 /// Every configuration the corpus knows about, in run order.
@@ -30,78 +44,98 @@ pub const CONFIGS: &[TierConfig] = &[
         tier: Tier::Interp,
         opt_level: 0,
         chaos: None,
+        eager: None,
     },
     TierConfig {
         name: "interp-O1",
         tier: Tier::Interp,
         opt_level: 1,
         chaos: None,
+        eager: None,
     },
     TierConfig {
         name: "interp-O2",
         tier: Tier::Interp,
         opt_level: 2,
         chaos: None,
+        eager: None,
     },
     TierConfig {
         name: "baseline-O0",
         tier: Tier::Baseline,
         opt_level: 0,
         chaos: None,
+        eager: None,
     },
     TierConfig {
         name: "opt-O1",
         tier: Tier::Opt,
         opt_level: 1,
         chaos: None,
+        eager: None,
     },
     TierConfig {
         name: "opt-O2",
         tier: Tier::Opt,
         opt_level: 2,
         chaos: None,
+        eager: None,
     },
     TierConfig {
         name: "full-O2",
         tier: Tier::Full,
         opt_level: 2,
         chaos: None,
+        eager: None,
     },
     TierConfig {
         name: "auto-O2",
         tier: Tier::Auto,
         opt_level: 2,
         chaos: None,
+        eager: None,
     },
     TierConfig {
         name: "auto-chaos1",
         tier: Tier::Auto,
         opt_level: 2,
         chaos: Some(1),
+        eager: None,
     },
     TierConfig {
         name: "auto-chaos2",
         tier: Tier::Auto,
         opt_level: 2,
         chaos: Some(2),
+        eager: None,
     },
     TierConfig {
         name: "auto-chaos3",
         tier: Tier::Auto,
         opt_level: 2,
         chaos: Some(3),
+        eager: None,
     },
     TierConfig {
         name: "auto-chaos5",
         tier: Tier::Auto,
         opt_level: 2,
         chaos: Some(5),
+        eager: None,
     },
     TierConfig {
         name: "auto-chaos8",
         tier: Tier::Auto,
         opt_level: 2,
         chaos: Some(8),
+        eager: None,
+    },
+    TierConfig {
+        name: "auto-eager-O2",
+        tier: Tier::Auto,
+        opt_level: 2,
+        chaos: None,
+        eager: Some(EAGER),
     },
 ];
 
@@ -121,6 +155,8 @@ impl TierConfig {
             memory_limit: None,
             allow_ffi: false,
             tier_chaos: self.chaos,
+            tier_thresholds: self.eager,
+            jit_sync: self.eager.is_some(),
         }
     }
 }

@@ -261,6 +261,8 @@ fn check_mutant(name: &str, src: &str, stats: &mut Stats) {
         memory_limit: None,
         allow_ffi: false,
         tier_chaos: None,
+        tier_thresholds: None,
+        jit_sync: false,
     };
     stats.ran += 1;
     match panic::catch_unwind(AssertUnwindSafe(|| run_source(name, src, &options))) {

@@ -146,6 +146,8 @@ fn every_pass_preserves_output() {
                     memory_limit: None,
                     allow_ffi: false,
                     tier_chaos: None,
+                    tier_thresholds: None,
+                    jit_sync: false,
                 },
             )
         })
@@ -160,6 +162,8 @@ fn every_pass_preserves_output() {
             memory_limit: None,
             allow_ffi: false,
             tier_chaos: None,
+            tier_thresholds: None,
+            jit_sync: false,
         },
     ));
     for prog in load() {

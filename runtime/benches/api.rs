@@ -53,7 +53,7 @@ fn calls(c: &mut Criterion) {
             })
         });
     }
-    let mut session = Session::new();
+    let mut session = Session::with_output(&Engine::default(), OutputSink::Capture);
     session.eval(SOURCE).unwrap();
     g.bench_function("session_call_typed/auto", |b| {
         b.iter(|| {

@@ -7,7 +7,7 @@
 
 use std::time::Instant;
 
-use waddle::{EngineConfig, Session as Engine, Tier};
+use waddle::{Config, Engine, Instance, Module, Store, Tier};
 
 const SRC: &str = "
 fn w_inc(x: int) -> int { return x + 1; }
@@ -16,13 +16,14 @@ fn waddle_loop(n: int) -> int { var t = 0; for i in 0..n { t = w_inc(t); } retur
 fn empty_loop(n: int) -> int { var t = 0; for i in 0..n { t = t + 1; } return t; }
 ";
 
-fn time(e: &mut Engine, f: &str, n: i64) -> f64 {
-    // Warm up (compiles on the native tiers), then take the best of three.
-    let _ = e.call_typed::<(i64,), i64>(f, (1000,)).unwrap();
+fn time(store: &mut Store, instance: &Instance, f: &str, n: i64) -> f64 {
+    let f = instance.typed_func::<(i64,), i64>(store, f).unwrap();
+    // Warm up (compiles on `auto`), then take the best of three.
+    let _ = f.call(store, (1000,)).unwrap();
     (0..3)
         .map(|_| {
             let t = Instant::now();
-            let r = e.call_typed::<(i64,), i64>(f, (n,)).unwrap();
+            let r = f.call(store, (n,)).unwrap();
             assert_eq!(r, n);
             t.elapsed().as_secs_f64()
         })
@@ -42,16 +43,14 @@ fn main() {
         if !tier.is_available() {
             continue;
         }
-        let mut e = Engine::with_config(EngineConfig {
-            tier,
-            ..EngineConfig::default()
-        })
-        .unwrap();
-        e.register_fn("inc", |x: i64| x + 1).unwrap();
-        e.eval(SRC).unwrap();
-        let empty = time(&mut e, "empty_loop", n);
-        let host = time(&mut e, "host_loop", n);
-        let waddle = time(&mut e, "waddle_loop", n);
+        let engine = Engine::new(&Config::new().tier(tier)).unwrap();
+        engine.register_fn("inc", |x: i64| x + 1).unwrap();
+        let module = Module::new(&engine, "cost.wdl", SRC).unwrap();
+        let mut store = Store::new(&engine);
+        let instance = store.instantiate(&module).unwrap();
+        let empty = time(&mut store, &instance, "empty_loop", n);
+        let host = time(&mut store, &instance, "host_loop", n);
+        let waddle = time(&mut store, &instance, "waddle_loop", n);
         let per = |t: f64| (t - empty).max(0.0) / n as f64 * 1e9;
         println!(
             "{name:<10} {:>12.1} {:>14.1} {:>12.2}",

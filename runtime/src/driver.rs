@@ -101,6 +101,10 @@ pub struct RunOptions {
     /// `auto`'s chaos mode (`--tier-chaos SEED`): promotion points and
     /// tiers picked pseudo-randomly from the seed.
     pub tier_chaos: Option<u64>,
+    /// `auto`'s thresholds (`--tier-thresholds`); `None`: the defaults.
+    pub tier_thresholds: Option<crate::TierThresholds>,
+    /// Compile `auto`'s promotions on the running thread (`--jit-sync`).
+    pub jit_sync: bool,
 }
 
 impl Default for RunOptions {
@@ -113,6 +117,8 @@ impl Default for RunOptions {
             memory_limit: None,
             allow_ffi: false,
             tier_chaos: None,
+            tier_thresholds: None,
+            jit_sync: false,
         }
     }
 }
@@ -159,6 +165,10 @@ fn run_captured(file_name: &str, source: &str, options: &RunOptions) -> RunOutco
     config.passes = options.passes.clone();
     config.allow_ffi = options.allow_ffi;
     config.tiering.chaos = options.tier_chaos;
+    if let Some(t) = options.tier_thresholds {
+        config.tiering.thresholds = t;
+    }
+    config.tiering.sync = options.jit_sync;
     let engine = match Engine::new(&config) {
         Ok(e) => e,
         Err(e) => return failed(Vec::new(), e),

@@ -16,11 +16,11 @@
 //! # Ok::<(), waddle::Error>(())
 //! ```
 //!
-//! A [`Session`] compiles entries incrementally into one program (what
-//! the REPL does):
+//! A [`Session`] compiles entries incrementally into one program in a
+//! store (what the REPL does):
 //! ```
-//! use waddle::{Session, Val};
-//! let mut session = Session::new();
+//! use waddle::{Engine, Session, Val};
+//! let mut session = Session::new(&Engine::default());
 //! session.eval("fn add(a: int, b: int) -> int { return a + b; }").unwrap();
 //! let sum: i64 = session.call_typed("add", (1i64, 2i64)).unwrap();
 //! assert_eq!(sum, 3);
@@ -48,8 +48,8 @@ pub use api::{
 };
 pub use driver::{run_source, RunOptions, RunOutcome, Tier};
 pub use engine::{
-    EngineConfig, FunctionInfo, GlobalInfo, HostFunctionInfo, Session, TierEvent, TierHook,
-    TierOptions, TierThresholds, Val,
+    FunctionInfo, GlobalInfo, HostFunctionInfo, Session, TierEvent, TierHook, TierOptions,
+    TierThresholds, Val,
 };
 pub use error::{Diagnostic, Error, Frame, Location, RuntimeError, Severity};
 pub use hostfn::{Caller, HostArg, HostResult, HostRet};

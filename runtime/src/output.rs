@@ -10,7 +10,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 pub enum OutputSink {
     /// The process's standard output, buffered.
     Stdout,
-    /// An in-memory buffer; read it with [`crate::Engine::take_output`].
+    /// An in-memory buffer; read it with [`crate::Store::take_output`].
     Capture,
     /// Any writer (a file, a socket, a shared buffer), buffered.
     Writer(Box<dyn Write + Send>),

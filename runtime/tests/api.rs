@@ -331,14 +331,12 @@ fn compile_errors_are_structured() {
 
 #[test]
 fn an_interruptible_session_stops_an_entry_and_keeps_its_state() {
-    use waddle::{EngineConfig, Session};
+    use waddle::{Config, Session};
     for tier in Tier::available() {
-        let mut s = Session::with_config(EngineConfig {
-            tier,
-            output: OutputSink::Capture,
-            interruptible: true,
-            ..EngineConfig::default()
-        })
+        let mut s = Session::with_config(
+            &Config::new().tier(tier).interruptible(true),
+            OutputSink::Capture,
+        )
         .unwrap();
         s.eval("var kept = 41; fn spin() { while true {} }")
             .unwrap();

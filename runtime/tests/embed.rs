@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
-use waddle::{EngineConfig, Error, OutputSink, Session, Tier, Val};
+use waddle::{Config, Error, OutputSink, Session, Tier, Val};
 
 /// A writer appending to a shared buffer.
 #[derive(Clone, Default)]
@@ -22,11 +22,10 @@ impl Write for Shared {
 #[test]
 fn writer_sink_receives_output_after_each_call() {
     let sink = Shared::default();
-    let mut engine = Session::with_config(EngineConfig {
-        tier: Tier::Auto,
-        output: OutputSink::Writer(Box::new(sink.clone())),
-        ..EngineConfig::default()
-    })
+    let mut engine = Session::with_config(
+        &Config::new().tier(Tier::Auto),
+        OutputSink::Writer(Box::new(sink.clone())),
+    )
     .unwrap();
     engine
         .eval("fn greet(name: str) { print(\"hello, \" + name); }")
@@ -37,11 +36,7 @@ fn writer_sink_receives_output_after_each_call() {
 
 #[test]
 fn compile_once_call_many() {
-    let mut engine = Session::with_config(EngineConfig {
-        output: OutputSink::Capture,
-        ..EngineConfig::default()
-    })
-    .unwrap();
+    let mut engine = Session::with_config(&Config::new(), OutputSink::Capture).unwrap();
     engine
         .run(
             "lib.wdl",
@@ -63,11 +58,7 @@ fn compile_once_call_many() {
 
 #[test]
 fn errors_are_std_errors() {
-    let mut engine = Session::with_config(EngineConfig {
-        output: OutputSink::Capture,
-        ..EngineConfig::default()
-    })
-    .unwrap();
+    let mut engine = Session::with_config(&Config::new(), OutputSink::Capture).unwrap();
     let err: Box<dyn std::error::Error> = Box::new(engine.eval("assert(false);").unwrap_err());
     assert!(
         err.to_string()

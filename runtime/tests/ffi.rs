@@ -6,19 +6,17 @@
     any(target_arch = "x86_64", target_arch = "aarch64")
 ))]
 
-use waddle::{EngineConfig, Error, OutputSink, Session as Engine, Tier};
+use waddle::{Config, Error, OutputSink, Session as Engine, Tier};
 
 fn tiers() -> Vec<Tier> {
     Tier::available()
 }
 
 fn engine(tier: Tier, allow_ffi: bool) -> Engine {
-    Engine::with_config(EngineConfig {
-        tier,
-        output: OutputSink::Capture,
-        allow_ffi,
-        ..EngineConfig::default()
-    })
+    Engine::with_config(
+        &Config::new().tier(tier).allow_ffi(allow_ffi),
+        OutputSink::Capture,
+    )
     .unwrap()
 }
 

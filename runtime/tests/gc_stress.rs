@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use waddle::{EngineConfig, OutputSink, Session, Tier};
+use waddle::{Config, OutputSink, Session, Tier};
 
 fn corpus(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -24,13 +24,16 @@ fn corpus(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 fn run(source: &str, tier: Tier, stress: bool, opt_level: u8) -> (Vec<u8>, Option<String>) {
-    let mut engine = Session::with_config(EngineConfig {
-        tier,
-        opt_level,
-        fuel: Some(50_000_000),
-        output: OutputSink::Capture,
-        gc_stress: stress,
-        ..EngineConfig::default()
+    let mut engine = Session::with_config(
+        &Config::new()
+            .tier(tier)
+            .opt_level(opt_level)
+            .gc_stress(stress),
+        OutputSink::Capture,
+    )
+    .map(|mut s| {
+        s.set_fuel(Some(50_000_000));
+        s
     })
     .unwrap();
     let r = engine.run("prog.wdl", source);

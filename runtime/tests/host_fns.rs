@@ -6,7 +6,7 @@
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 
-use waddle::{Caller, EngineConfig, Error, OutputSink, Session as Engine, Tier};
+use waddle::{Caller, Config, Error, OutputSink, Session as Engine, Tier};
 
 /// Every tier of this build (by `--tier` name).
 fn tiers() -> Vec<Tier> {
@@ -18,12 +18,10 @@ fn engine(tier: Tier) -> Engine {
 }
 
 fn engine_at(tier: Tier, opt_level: u8) -> Engine {
-    let mut e = Engine::with_config(EngineConfig {
-        tier,
-        opt_level,
-        output: OutputSink::Capture,
-        ..EngineConfig::default()
-    })
+    let mut e = Engine::with_config(
+        &Config::new().tier(tier).opt_level(opt_level),
+        OutputSink::Capture,
+    )
     .unwrap();
     e.register_fn("add3", |a: i64, b: i64, c: i64| a + b + c)
         .unwrap();
@@ -282,12 +280,10 @@ fn results_survive_collections_between_calls() {
     // Collect before every allocation: host results (strings, arrays) held
     // in frames across further host calls must stay alive on every tier.
     for tier in tiers() {
-        let mut e = Engine::with_config(EngineConfig {
-            tier,
-            output: OutputSink::Capture,
-            gc_stress: true,
-            ..EngineConfig::default()
-        })
+        let mut e = Engine::with_config(
+            &Config::new().tier(tier).gc_stress(true),
+            OutputSink::Capture,
+        )
         .unwrap();
         e.register_fn("shout", |s: &str, n: i64| {
             s.to_uppercase().repeat(n as usize)

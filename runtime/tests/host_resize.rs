@@ -5,15 +5,13 @@
 //! hoisting `len(a)` out of a loop with a host call, and for bounds-check
 //! elimination trusting a `len(a)` computed before a host call that pops.
 
-use waddle::{ArrayRef, Caller, EngineConfig, Error, OutputSink, Session, Tier};
+use waddle::{ArrayRef, Caller, Config, Error, OutputSink, Session, Tier};
 
 fn session(tier: Tier, opt_level: u8) -> Session {
-    let mut e = Session::with_config(EngineConfig {
-        tier,
-        opt_level,
-        output: OutputSink::Capture,
-        ..EngineConfig::default()
-    })
+    let mut e = Session::with_config(
+        &Config::new().tier(tier).opt_level(opt_level),
+        OutputSink::Capture,
+    )
     .unwrap();
     e.register_fn_with_caller("grow", |c: &mut Caller<'_>, a: ArrayRef<i64>, x: i64| {
         c.array_push(&a, x)

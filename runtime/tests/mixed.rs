@@ -4,7 +4,7 @@
 //! errors, stack overflow and fuel in the middle of a mixed call chain.
 //! Every result is compared with the all-interpreter run.
 
-use waddle::{EngineConfig, Error, OutputSink, Session, Tier, Val};
+use waddle::{Config, Error, OutputSink, Session, Tier, Val};
 
 /// Native tiers of this build.
 fn native_tiers() -> Vec<Tier> {
@@ -15,12 +15,13 @@ fn native_tiers() -> Vec<Tier> {
 }
 
 fn session(gc_stress: bool, fuel: Option<u64>) -> Session {
-    Session::with_config(EngineConfig {
-        tier: Tier::Interp,
-        output: OutputSink::Capture,
-        gc_stress,
-        fuel,
-        ..EngineConfig::default()
+    Session::with_config(
+        &Config::new().tier(Tier::Interp).gc_stress(gc_stress),
+        OutputSink::Capture,
+    )
+    .map(|mut s| {
+        s.set_fuel(fuel);
+        s
     })
     .unwrap()
 }
@@ -196,22 +197,23 @@ fn a_background_compile_is_installed_while_its_caller_runs() {
             flag.store(true, Ordering::SeqCst);
         }
     }));
-    let mut s = Session::with_config(EngineConfig {
-        tier: Tier::Auto,
-        // -O0: `leafy` must not be inlined into `driver`.
-        opt_level: 0,
-        output: OutputSink::Capture,
-        tiering: waddle::TierOptions {
-            thresholds: waddle::TierThresholds {
-                calls: 5,
-                loops: 1_000_000_000,
-            },
-            sync: false,
-            hook: Some(hook),
-            chaos: None,
-        },
-        ..EngineConfig::default()
-    })
+    // -O0: `leafy` must not be inlined into `driver`.
+    let mut s = Session::with_config(
+        &Config::new()
+            .tier(Tier::Auto)
+            .opt_level(0)
+            .tiering(waddle::TierOptions {
+                thresholds: waddle::TierThresholds {
+                    calls: 5,
+                    loops: 1_000_000_000,
+                    full: 0,
+                },
+                sync: false,
+                hook: Some(hook),
+                chaos: None,
+            }),
+        OutputSink::Capture,
+    )
     .unwrap();
     let flag = installed.clone();
     s.register_fn("installed", move || flag.load(Ordering::SeqCst))
@@ -259,12 +261,10 @@ fn a_recursion_alternating_tiers_gets_the_single_tier_depth() {
         std::thread::Builder::new()
             .stack_size(512 << 20)
             .spawn(move || {
-                let mut s = Session::with_config(EngineConfig {
-                    tier: Tier::Interp,
-                    output: OutputSink::Capture,
-                    stack_budget: budget,
-                    ..EngineConfig::default()
-                })
+                let mut s = Session::with_config(
+                    &Config::new().tier(Tier::Interp).stack_budget(budget),
+                    OutputSink::Capture,
+                )
                 .unwrap();
                 s.eval_named("mixed.wdl", SRC).unwrap();
                 for (name, tier) in pins {
@@ -312,21 +312,22 @@ fn counters_in_t1_code_install_t2_while_only_compiled_code_runs() {
             flag.store(true, Ordering::SeqCst);
         }
     }));
-    let mut s = Session::with_config(EngineConfig {
-        tier: Tier::Auto,
-        opt_level: 0,
-        output: OutputSink::Capture,
-        tiering: waddle::TierOptions {
-            thresholds: waddle::TierThresholds {
-                calls: 5,
-                loops: 1_000_000_000,
-            },
-            sync: false,
-            hook: Some(hook),
-            chaos: None,
-        },
-        ..EngineConfig::default()
-    })
+    let mut s = Session::with_config(
+        &Config::new()
+            .tier(Tier::Auto)
+            .opt_level(0)
+            .tiering(waddle::TierOptions {
+                thresholds: waddle::TierThresholds {
+                    calls: 5,
+                    loops: 1_000_000_000,
+                    full: 0,
+                },
+                sync: false,
+                hook: Some(hook),
+                chaos: None,
+            }),
+        OutputSink::Capture,
+    )
     .unwrap();
     let flag = installed.clone();
     s.register_fn("installed", move || flag.load(Ordering::SeqCst))

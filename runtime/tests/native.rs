@@ -7,15 +7,10 @@ use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use waddle::{EngineConfig, Error, OutputSink, Session, Tier, Val};
+use waddle::{Config, Error, OutputSink, Session, Tier, Val};
 
 fn engine(tier: Tier) -> Session {
-    Session::with_config(EngineConfig {
-        tier,
-        output: OutputSink::Capture,
-        ..EngineConfig::default()
-    })
-    .unwrap()
+    Session::with_config(&Config::new().tier(tier), OutputSink::Capture).unwrap()
 }
 
 fn out(e: &mut Session) -> String {
@@ -113,13 +108,12 @@ fn the_stack_limit_respects_a_small_thread_stack() {
 }
 
 fn out_of_fuel(tier: Tier) -> ((String, String), String) {
-    let mut e = Session::with_config(EngineConfig {
-        tier,
-        fuel: Some(10_000),
-        output: OutputSink::Capture,
-        ..EngineConfig::default()
-    })
-    .unwrap();
+    let mut e = Session::with_config(&Config::new().tier(tier), OutputSink::Capture)
+        .map(|mut s| {
+            s.set_fuel(Some(10_000));
+            s
+        })
+        .unwrap();
     let err = runtime_error(e.eval_named(
         "spin.wdl",
         "fn tick(i: int) -> int { return i + 1; }\nvar i = 0;\nwhile true { i = tick(i); if i % 1000 == 0 { print(i); } }",
@@ -153,11 +147,10 @@ impl Write for PanicOnce {
 #[test]
 fn a_panicking_output_sink_is_contained_in_compiled_code() {
     let fired = Arc::new(AtomicBool::new(false));
-    let mut e = Session::with_config(EngineConfig {
-        tier: Tier::Opt,
-        output: OutputSink::Writer(Box::new(PanicOnce(fired.clone()))),
-        ..EngineConfig::default()
-    })
+    let mut e = Session::with_config(
+        &Config::new().tier(Tier::Opt),
+        OutputSink::Writer(Box::new(PanicOnce(fired.clone()))),
+    )
     .unwrap();
     // Enough output to force a write-through (and the panic) inside the
     // `print` helper called from a compiled loop. The sink's panic is
@@ -210,18 +203,22 @@ fn collection_with_compiled_frames_keeps_live_arrays_and_frees_garbage() {
     assert!(e.heap_stats().live_bytes < 1 << 20, "{:?}", e.heap_stats());
 }
 
-/// An `auto` session that promotes loop-free functions after `calls` calls.
+/// An `auto` session that promotes loop-free functions after `calls` calls
+/// (interruptible, as the REPL's: counters must survive from entry to
+/// entry while nothing is native yet).
 fn auto_engine(calls: u32) -> Session {
-    Session::with_config(EngineConfig {
-        tier: Tier::Auto,
-        output: OutputSink::Capture,
-        tiering: waddle::TierOptions {
-            thresholds: waddle::TierThresholds { calls, loops: 0 },
+    Session::with_config(
+        &Config::new().tier(Tier::Auto).tiering(waddle::TierOptions {
+            thresholds: waddle::TierThresholds {
+                calls,
+                loops: 0,
+                full: 0,
+            },
             sync: true,
             ..waddle::TierOptions::default()
-        },
-        ..EngineConfig::default()
-    })
+        }),
+        OutputSink::Capture,
+    )
     .unwrap()
 }
 

@@ -6,8 +6,7 @@
 use std::sync::{Arc, Mutex};
 
 use waddle::{
-    EngineConfig, Error, OutputSink, Session, Tier, TierEvent, TierHook, TierOptions,
-    TierThresholds,
+    Config, Error, OutputSink, Session, Tier, TierEvent, TierHook, TierOptions, TierThresholds,
 };
 
 /// An `auto` session entering OSR after `loops` back edges (compiles on
@@ -24,23 +23,27 @@ fn session(
     } else {
         Tier::Interp
     };
-    let s = Session::with_config(EngineConfig {
-        tier,
-        output: OutputSink::Capture,
-        fuel,
-        gc_stress,
-        tiering: TierOptions {
-            thresholds: TierThresholds {
-                calls: 1000,
-                loops: auto.unwrap_or(1),
-            },
-            sync: true,
-            hook: Some(TierHook(Arc::new(move |e: &TierEvent| {
-                sink.lock().unwrap().push(e.clone());
-            }))),
-            ..TierOptions::default()
-        },
-        ..EngineConfig::default()
+    let s = Session::with_config(
+        &Config::new()
+            .tier(tier)
+            .gc_stress(gc_stress)
+            .tiering(TierOptions {
+                thresholds: TierThresholds {
+                    calls: 1000,
+                    loops: auto.unwrap_or(1),
+                    full: 0,
+                },
+                sync: true,
+                hook: Some(TierHook(Arc::new(move |e: &TierEvent| {
+                    sink.lock().unwrap().push(e.clone());
+                }))),
+                ..TierOptions::default()
+            }),
+        OutputSink::Capture,
+    )
+    .map(|mut s| {
+        s.set_fuel(fuel);
+        s
     })
     .unwrap();
     (s, events)
@@ -238,4 +241,68 @@ print(walk(40));
     if Tier::Opt.is_available() {
         assert!(!osr.is_empty());
     }
+}
+
+/// Background mode (the default): the OSR entry compiles on the compiler
+/// thread while the loop goes on in the interpreter, and is entered at a
+/// later back-edge check. The loop runs until the entry happened, then
+/// checks its own sum in compiled code.
+#[test]
+fn a_background_osr_compile_is_entered_while_the_loop_runs() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    if !Tier::Opt.is_available() {
+        return;
+    }
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let entered = Arc::new(AtomicBool::new(false));
+    let (sink, flag) = (events.clone(), entered.clone());
+    let mut s = Session::with_config(
+        &Config::new().tier(Tier::Auto).tiering(TierOptions {
+            thresholds: TierThresholds {
+                calls: 1000,
+                loops: 100,
+                full: 0,
+            },
+            sync: false,
+            hook: Some(TierHook(Arc::new(move |e: &TierEvent| {
+                sink.lock().unwrap().push(e.clone());
+                if e.reason.starts_with("osr") {
+                    flag.store(true, Ordering::SeqCst);
+                }
+            }))),
+            ..TierOptions::default()
+        }),
+        OutputSink::Capture,
+    )
+    .unwrap();
+    let flag = entered.clone();
+    s.register_fn("entered", move || flag.load(Ordering::SeqCst))
+        .unwrap();
+    let src = "var i = 0;
+var t = 0;
+var s = \"\";
+while !entered() && i < 2000000000 {
+    t = t + i % 7;
+    if i % 1000 == 0 { s = s + str(i % 10); }
+    i = i + 1;
+}
+var u = 0;
+var k = 0;
+while k < i { u = u + k % 7; k = k + 1; }
+print(t == u);
+print(i > 100);
+print(len(s) == (i + 999) / 1000);
+";
+    s.run("bg.wdl", src).unwrap();
+    assert_eq!(
+        String::from_utf8(s.take_output()).unwrap(),
+        "true\ntrue\ntrue\n"
+    );
+    assert!(entered.load(Ordering::SeqCst));
+    assert_eq!(s.osr_entries(), 1);
+    let events = events.lock().unwrap();
+    assert_eq!(events.len(), 1, "{events:?}");
+    let e = &events[0];
+    assert_eq!((e.from, e.to, e.reason), (Tier::Interp, Tier::Opt, "osr"));
+    assert!(e.background && e.code_bytes > 0, "{e:?}");
 }

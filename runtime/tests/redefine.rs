@@ -2,16 +2,14 @@
 //! 10 000 times keeps the engine's (and the process's) machine code bounded.
 //! One test per process, so the process-wide counters see only this engine.
 
-use waddle::{EngineConfig, OutputSink, Session, Tier, Val};
+use waddle::{Config, OutputSink, Session, Tier, Val};
 
 #[test]
 fn redefining_a_function_10000_times_keeps_code_memory_bounded() {
-    let mut e = Session::with_config(EngineConfig {
-        tier: Tier::Opt,
-        opt_level: 0,
-        output: OutputSink::Capture,
-        ..EngineConfig::default()
-    })
+    let mut e = Session::with_config(
+        &Config::new().tier(Tier::Opt).opt_level(0),
+        OutputSink::Capture,
+    )
     .unwrap();
     e.eval("fn f() -> int { return 0; } fn g() -> int { return f() + 1; }")
         .unwrap();

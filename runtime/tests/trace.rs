@@ -71,12 +71,12 @@ fn configs() -> Vec<(String, Config)> {
         .into_iter()
         .map(|t| (t.to_string(), Config::new().tier(t).opt_level(0)))
         .collect();
-    let auto = |calls, loops, chaos| {
+    let auto = |calls, loops, full, chaos| {
         Config::new()
             .tier(Tier::Auto)
             .opt_level(0)
             .tiering(TierOptions {
-                thresholds: TierThresholds { calls, loops },
+                thresholds: TierThresholds { calls, loops, full },
                 sync: true,
                 hook: None,
                 chaos,
@@ -88,13 +88,24 @@ fn configs() -> Vec<(String, Config)> {
         // interpreted one.
         out.push((
             "auto: native under interp".into(),
-            auto(5, 1_000_000_000, None),
+            auto(5, 1_000_000_000, 0, None),
         ));
+        if Tier::Full.is_available() {
+            // The same, with `mid` and `leaf` moving on to T3 after 2
+            // more calls.
+            out.push((
+                "auto: T3 under interp".into(),
+                auto(5, 1_000_000_000, 2, None),
+            ));
+        }
         // `top` compiles before its first run, `mid`, `leaf` and `outer`
         // stay interpreted: interp -> native -> interp.
-        out.push(("auto: interp under native".into(), auto(1_000_000, 0, None)));
+        out.push((
+            "auto: interp under native".into(),
+            auto(1_000_000, 0, 0, None),
+        ));
         for seed in [1, 2, 3, 5, 8] {
-            out.push((format!("auto-chaos{seed}"), auto(5, 0, Some(seed))));
+            out.push((format!("auto-chaos{seed}"), auto(5, 0, 10, Some(seed))));
         }
     }
     out

@@ -379,7 +379,7 @@ fn counter_tick<B: Backend>(
     let Some(base) = cx.env.counters else {
         return;
     };
-    let cell = base + 16 * cx.id.index() + if back_edge { 8 } else { 0 };
+    let cell = crate::tables::tier_counter_cell(base, cx.id.index(), back_edge);
     let slow = b.new_label();
     let resume = b.new_label();
     b.counter_dec(cell, slow, resume);

@@ -123,15 +123,7 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<BaselineProgram, 
     }
     // Two counters per function (calls, back edges), at a fixed address
     // the code embeds.
-    let counters: Box<[std::sync::atomic::AtomicI64]> = match opts.tier_counters {
-        Some((calls, edges)) => (0..program.funcs.len() * 2)
-            .map(|i| {
-                let start = if i % 2 == 0 { calls } else { edges };
-                std::sync::atomic::AtomicI64::new(i64::from(start.max(1)))
-            })
-            .collect(),
-        None => Box::new([]),
-    };
+    let counters = crate::tables::tier_counter_cells(opts, program.funcs.len());
     let env = Env {
         program,
         string_index: &string_index,

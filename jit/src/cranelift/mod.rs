@@ -89,6 +89,7 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
     let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
     let (texts, string_index) = collect_strings(program, opts.string_table.as_deref());
     let strings: Box<[Word]> = vec![0; texts.len().max(1)].into_boxed_slice();
+    let counters = crate::tables::tier_counter_cells(opts, program.funcs.len());
     let env = Env {
         program,
         call_conv,
@@ -99,6 +100,7 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
         frontend: module.target_config(),
         addressing: Addressing::Absolute,
         strings_from_ctx: opts.strings_from_ctx,
+        counters: (!counters.is_empty()).then_some(counters.as_ptr() as usize),
     };
     let mut stats = CompileStats::default();
     let mut ctx = module.make_context();
@@ -211,7 +213,8 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
     let max_global = globals_used(program);
     let code_bytes = tramp_bytes + stats.funcs.iter().map(|f| f.code_size).sum::<usize>();
     stats.total = start.elapsed();
-    let mut compiled = CompiledProgram::new(module, infos, strings, texts, max_global, stats);
+    let mut compiled =
+        CompiledProgram::new(module, infos, strings, texts, max_global, stats, counters);
     compiled.account_code_bytes(code_bytes);
     Ok(compiled)
 }

@@ -100,6 +100,8 @@ pub fn compile_functions(
         frontend: isa.frontend_config(),
         addressing: Addressing::Tables,
         strings_from_ctx: true,
+        // Images are position independent: no counters at fixed addresses.
+        counters: None,
     };
     let codegen_err = |func: &str, message: String| CompileError::Codegen {
         func: func.to_string(),

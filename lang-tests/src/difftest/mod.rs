@@ -44,6 +44,8 @@ pub struct Config {
     pub arch: Arch,
     /// `auto`'s chaos seed (`--tier-chaos`), if any.
     pub chaos: Option<u64>,
+    /// `auto`'s thresholds with `--jit-sync` (`auto-eager`), if any.
+    pub eager: Option<waddle::TierThresholds>,
 }
 
 impl Config {
@@ -55,6 +57,7 @@ impl Config {
             opt_level,
             arch: Arch::Host,
             chaos: None,
+            eager: None,
         }
     }
 
@@ -67,6 +70,20 @@ impl Config {
             opt_level: 2,
             arch: Arch::Host,
             chaos: Some(seed),
+            eager: None,
+        }
+    }
+
+    /// `auto` with its lowest thresholds, deterministically
+    /// ([`crate::tiers::EAGER`]): every function climbs to T3 at once.
+    pub fn eager() -> Config {
+        Config {
+            name: "auto-eager-O2".to_string(),
+            tier: Tier::Auto,
+            opt_level: 2,
+            arch: Arch::Host,
+            chaos: None,
+            eager: Some(crate::tiers::EAGER),
         }
     }
 
@@ -78,6 +95,7 @@ impl Config {
             opt_level,
             arch: Arch::Aarch64,
             chaos: None,
+            eager: None,
         }
     }
 
@@ -132,6 +150,7 @@ pub fn host_configs() -> Vec<Config> {
         out.push(Config::host(Tier::Full, 2));
     }
     out.push(Config::host(Tier::Auto, 2));
+    out.push(Config::eager());
     out.extend(CHAOS_SEEDS.iter().map(|&s| Config::chaos(s)));
     out
 }
@@ -160,6 +179,8 @@ pub fn run(config: &Config, limits: Limits, name: &str, source: &str) -> RunOutc
                 memory_limit: limits.memory_limit,
                 allow_ffi: false,
                 tier_chaos: config.chaos,
+                tier_thresholds: config.eager,
+                jit_sync: config.eager.is_some(),
             },
         ),
         Arch::Aarch64 => waddle::cross::run_source_aarch64(

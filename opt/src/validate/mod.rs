@@ -37,9 +37,11 @@
 //! # Incompleteness (digest §5.7 F1–F6)
 //! Reassociation and distributivity are not rules; irreducible functions
 //! are [`Verdict::Unsupported`]; a loop moved to another nesting depth
-//! changes its μ depth and alarms; unrolling and peeling change the shape
-//! of loops beyond the rules (the thesis does not handle them either,
-//! §1.2).
+//! changes its μ depth and alarms; peeling changes the shape of loops
+//! beyond the rules (the thesis does not handle it, §1.2), and a loop
+//! unrolled by two validates by [`unroll`]'s doubling rule only when both
+//! sides' exit gates normalize alike (a loop that also exits from its body
+//! may still alarm).
 //!
 //! # Beyond the thesis
 //! - **Calls** ([`unfold`]): with the program before the transformation
@@ -50,6 +52,9 @@
 //!   ROBDD over condition atoms (digest §5.4 v2), and a boolean η at a
 //!   loop exit by the generalized cofactor of its value by the negated
 //!   continue condition, the middle ground §8.0.4 asks for.
+//! - **Unrolling** ([`unroll`]): a loop equals itself unrolled by two, by
+//!   splitting its μ streams into even and odd halves (the μ-unfolding of
+//!   §2.3.3 twice per trip); tried when nothing else rewrites.
 
 pub mod bdd;
 pub mod build;
@@ -62,6 +67,7 @@ pub mod refine;
 pub mod report;
 pub mod rules;
 pub mod unfold;
+pub mod unroll;
 
 #[cfg(test)]
 mod mutants;
@@ -72,7 +78,7 @@ mod tests;
 #[cfg(test)]
 mod tests_shapes;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::ir::Function;
 use build::build_with as build_denotation;
@@ -192,6 +198,8 @@ fn check(
         Err(e) => return Verdict::Unsupported(format!("after: {e}")),
     };
     let mut roots = [db.ret, db.eff, da.ret, da.eff];
+    // The loops doubled so far (`unroll`), each at most once.
+    let mut doubled: FxHashSet<Id> = FxHashSet::default();
     for _ in 0..opts.max_rounds {
         let cls = refine(&g, &roots);
         if cls.same(roots[0], roots[2]) && cls.same(roots[1], roots[3]) {
@@ -209,6 +217,11 @@ fn check(
                 }
             }
             rules.merge_gates(&mut subst);
+            if subst.is_empty() {
+                // Nothing simplifies: try equating a loop with the after
+                // side's loop unrolled by two.
+                subst = rules.double_loops(&roots, &mut doubled);
+            }
             subst
         };
         if subst.is_empty() {

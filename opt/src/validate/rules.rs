@@ -85,7 +85,9 @@ impl<'a> Rules<'a> {
         self.g.bool_of(self.r(id))
     }
 
-    fn depth_of(&self, id: Id) -> u16 {
+    /// The loop depth `id` varies with (`u16::MAX` for nodes made in
+    /// this round).
+    pub(super) fn depth_of(&self, id: Id) -> u16 {
         self.vd.get(id.index()).copied().unwrap_or(u16::MAX)
     }
 
@@ -464,8 +466,11 @@ impl<'a> Rules<'a> {
             }
             branches.push((g, v));
         }
-        if branches.len() == 1 {
-            return Some(branches[0].1);
+        match branches.len() {
+            // Every gate false: the φ is never used where it is reached.
+            0 => return None,
+            1 => return Some(branches[0].1),
+            _ => {}
         }
         // The φ matters only where its block is reached, under the
         // disjunction of its gates: conjuncts common to every gate are
@@ -816,38 +821,56 @@ impl<'a> Rules<'a> {
         }
         // The same check earlier on the chain, with nothing in between
         // that could change its outcome (array lengths for bounds checks).
-        let mut t = tok;
-        for _ in 0..64 {
+        let key = &ea[..ea.len() - 1];
+        self.passed_before(k, key, tok).then_some(tok)
+    }
+
+    /// Whether the check `k` with arguments `key` passed on every path
+    /// that leads to the token `tok`, with no effect since that could
+    /// change its outcome: the walk goes down the token chain, through a
+    /// loop's exit (`η`) into its last iteration, from a loop header (`μ`)
+    /// to the token before the loop when the loop's cycle resizes no array,
+    /// and into every branch of a token `φ` (each must reach the check; a
+    /// loop unrolled by two exits through a `φ` of two `η`'s).
+    fn passed_before(&self, k: EffKind, key: &[Id], tok: Id) -> bool {
+        let mut seen: Vec<Id> = Vec::new();
+        let mut work = vec![tok];
+        let mut steps = 0;
+        while let Some(t) = work.pop() {
+            steps += 1;
+            if steps > 256 {
+                return false;
+            }
+            if seen.contains(&t) {
+                continue;
+            }
+            seen.push(t);
             let tn = self.g.node(t);
             match tn.op {
-                // After a loop, or at its header: what passed before the
-                // loop passes again unless the loop may resize an array.
-                Op::Eta(_) => {
-                    t = self.r(tn.args[1]);
-                    continue;
-                }
+                Op::Eta(_) => work.push(self.r(tn.args[1])),
                 Op::Mu(d) => {
                     if k == EffKind::BoundsCheck && self.cycle_resizes(t, d) {
-                        return None;
+                        return false;
                     }
-                    t = self.r(tn.args[0]);
-                    continue;
+                    work.push(self.r(tn.args[0]));
                 }
-                Op::Proj(1) => {}
-                _ => return None,
+                Op::Phi => work.extend(tn.args.chunks(2).map(|c| self.r(c[1]))),
+                Op::Proj(1) => {
+                    let p = self.g.node(self.r(tn.args[0]));
+                    let Op::Eff(pk) = p.op else { return false };
+                    let pa: Vec<Id> = p.args.iter().map(|&x| self.r(x)).collect();
+                    if pk == k && pa.len() == key.len() + 1 && pa[..key.len()] == *key {
+                        continue;
+                    }
+                    if k == EffKind::BoundsCheck && may_resize(pk) {
+                        return false;
+                    }
+                    work.push(pa[pa.len() - 1]);
+                }
+                _ => return false,
             }
-            let p = self.g.node(self.r(tn.args[0]));
-            let Op::Eff(pk) = p.op else { return None };
-            let pa: Vec<Id> = p.args.iter().map(|&x| self.r(x)).collect();
-            if pk == k && pa.len() == ea.len() && pa[..pa.len() - 1] == ea[..ea.len() - 1] {
-                return Some(tok);
-            }
-            if k == EffKind::BoundsCheck && may_resize(pk) {
-                return None;
-            }
-            t = pa[pa.len() - 1];
         }
-        None
+        true
     }
 }
 

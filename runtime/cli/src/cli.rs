@@ -10,9 +10,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use waddle::driver::{run_on_big_stack, Tier};
-use waddle::engine::{
-    compile_source_with_ffi, EngineConfig, OptOptions, PassLog, PassTrace, Validation,
-};
+use waddle::engine::{compile_source_with_ffi, OptOptions, PassLog, PassTrace, Validation};
 use waddle::error::Error;
 use waddle::output::OutputSink;
 use waddle::{Config, Engine, Module, Store, TierHook, TierOptions, TierThresholds};
@@ -53,8 +51,10 @@ pub struct TierArgs {
     /// When `auto` promotes a function from the interpreter: after CALLS
     /// calls (functions without a loop) or LOOPS loop back edges, when the
     /// running loop continues in compiled code (on-stack replacement; 0:
-    /// functions with a loop compile before their first run).
-    #[arg(long, value_name = "CALLS,LOOPS", default_value_t = TierThresholds::default())]
+    /// functions with a loop compile before their first run); and from T2
+    /// to T3 (`full`) after FULL calls or loop back edges in its T2 code
+    /// (0: never; default 10000).
+    #[arg(long, value_name = "CALLS,LOOPS[,FULL]", default_value_t = TierThresholds::default())]
     pub tier_thresholds: TierThresholds,
     /// Compile promotions at once on the running thread instead of on the
     /// background compiler thread (deterministic, for tests and timing).
@@ -219,13 +219,11 @@ pub fn main_with_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32
 }
 
 fn repl(t: TierArgs) -> i32 {
-    let config = EngineConfig {
-        tier: t.tier.into(),
-        opt_level: t.opt_level,
-        allow_ffi: t.allow_ffi,
-        tiering: t.tiering(),
-        ..EngineConfig::default()
-    };
+    let config = waddle::Config::new()
+        .tier(t.tier.into())
+        .opt_level(t.opt_level)
+        .allow_ffi(t.allow_ffi)
+        .tiering(t.tiering());
     run_on_big_stack(|| crate::repl::run_interactive(config)).unwrap_or_else(|msg| {
         eprintln!("error: internal error: {msg}");
         2

@@ -129,6 +129,71 @@ fn runs_programs() {
     }
 }
 
+/// `--tier-thresholds CALLS,LOOPS,FULL` with `--jit-sync`: `--trace-tiers`
+/// shows each function's T0 -> T2 and T2 -> T3 promotions, in a fixed
+/// order; bad thresholds are a usage error.
+#[test]
+fn trace_tiers_shows_promotions_to_t3() {
+    let p = program(
+        "t3.wdl",
+        "fn sq(x: int) -> int { return x * x; }
+         var t = 0;
+for i in 0..50 { t += sq(i); }
+print(t);
+",
+    );
+    let path = p.to_str().unwrap();
+    let args = [
+        "run",
+        "-O0",
+        "--tier-thresholds",
+        "3,5,4",
+        "--jit-sync",
+        "--trace-tiers",
+        path,
+    ];
+    let out = waddle(&args);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "40425\n");
+    let moves: Vec<String> = text(&out.stderr)
+        .lines()
+        .map(|l| l.split(", compiled").next().unwrap().to_string())
+        .collect();
+    if waddle::Tier::Full.is_available() {
+        assert_eq!(
+            moves,
+            [
+                "tier: sq interp -> opt (calls)",
+                "tier: .main interp -> opt (osr)",
+                "tier: sq opt -> full (calls)",
+            ],
+            "{}",
+            text(&out.stderr)
+        );
+    }
+    // FULL = 0: no T3.
+    let out = waddle(&[
+        "run",
+        "-O0",
+        "--tier-thresholds",
+        "3,5,0",
+        "--jit-sync",
+        "--trace-tiers",
+        path,
+    ]);
+    assert_eq!(text(&out.stdout), "40425\n");
+    assert!(
+        !text(&out.stderr).contains("-> full"),
+        "{}",
+        text(&out.stderr)
+    );
+    for bad in ["3", "0,1,1", "1,2,3,4", "1,2,x"] {
+        let out = waddle(&["run", "--tier-thresholds", bad, path]);
+        assert_eq!(out.status.code(), Some(1), "{bad}");
+        assert!(text(&out.stderr).contains("tier thresholds"), "{bad}");
+    }
+}
+
 #[test]
 fn runtime_error_prints_the_script_stack_trace_on_every_tier() {
     let p = program(

@@ -117,6 +117,24 @@ impl Config {
         self
     }
 
+    /// Collector stress mode (for tests): collect before every allocation.
+    pub fn gc_stress(mut self, yes: bool) -> Config {
+        self.gc_stress = yes;
+        self
+    }
+
+    /// Whether scripts may declare `extern "lib" fn` (FFI).
+    pub fn allow_ffi(mut self, yes: bool) -> Config {
+        self.allow_ffi = yes;
+        self
+    }
+
+    /// Sets the optimizer diagnostics each module (or session) collects.
+    pub fn trace(mut self, trace: PassTrace) -> Config {
+        self.trace = trace;
+        self
+    }
+
     /// Sets the default heap limit of new stores.
     pub fn memory_limit(mut self, bytes: Option<usize>) -> Config {
         self.memory_limit = bytes;

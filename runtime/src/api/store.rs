@@ -57,10 +57,12 @@ pub(crate) fn next_store_id() -> u64 {
 pub struct Store {
     id: u64,
     engine: Engine,
-    runtime: Runtime,
+    /// Heap, globals, output, fuel, interrupts and host state (a
+    /// [`crate::Session`] runs its entries in it too).
+    pub(crate) runtime: Runtime,
     instance: Option<InstanceState>,
     /// Stack bytes a call may use (see [`Store::set_stack_limit`]).
-    stack_limit: usize,
+    pub(crate) stack_limit: usize,
 }
 
 /// What a store keeps of its instance.
@@ -313,6 +315,13 @@ impl Store {
     pub fn tier_ups(&self) -> (u64, u64) {
         let exec = self.instance.as_ref().and_then(|i| i.exec.as_ref());
         exec.map_or((0, 0), |e| (e.promotions(), e.osr_entries()))
+    }
+
+    /// Of the promotions [`Store::tier_ups`] counts, how many moved a
+    /// function from T2 to T3 (`full`).
+    pub fn full_promotions(&self) -> u64 {
+        let exec = self.instance.as_ref().and_then(|i| i.exec.as_ref());
+        exec.map_or(0, |e| e.full_promotions())
     }
 
     /// Remaining fuel (`None`: unlimited).

@@ -11,6 +11,10 @@
 //! the job was built (its generation) and that the string table still
 //! agrees. The queue is a mutex and a condition variable (`std::sync`: the
 //! build is offline and `parking_lot` is not vendored).
+//!
+//! A T3 job (`target` [`Tier::Full`]) runs the VSDG round trip over the
+//! function before Cranelift ([`compile_job`]), so the whole T3 compile is
+//! off the running thread.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex};
@@ -19,6 +23,10 @@ use std::time::{Duration, Instant};
 
 use waddle_jit::{JitOptions, NativeProgram};
 use waddle_opt::ir::{FuncId, Program};
+use waddle_opt::passes::{Pipeline, PipelineOptions, VSDG_TAIL};
+
+use super::native::OsrMeta;
+use crate::driver::Tier;
 
 /// One compile request.
 pub(crate) struct Job {
@@ -32,6 +40,14 @@ pub(crate) struct Job {
     pub tier: waddle_jit::Tier,
     /// Its options.
     pub options: JitOptions,
+    /// The tier the function is promoted to ([`Tier::Opt`] or
+    /// [`Tier::Full`]).
+    pub target: Tier,
+    /// Why (a [`super::TierEvent`] reason).
+    pub reason: &'static str,
+    /// For an on-stack-replacement entry: what linking it needs (the
+    /// entry is the unit's last function, see `NativeCode::osr_job`).
+    pub osr: Option<OsrMeta>,
 }
 
 /// A finished job.
@@ -40,6 +56,12 @@ pub(crate) struct Done {
     pub func: FuncId,
     /// Its generation when the job was built.
     pub generation: u64,
+    /// The tier the function is promoted to.
+    pub target: Tier,
+    /// Why.
+    pub reason: &'static str,
+    /// For an OSR entry: what linking it needs.
+    pub osr: Option<OsrMeta>,
     /// The compiled unit, or why there is none.
     pub unit: Result<Box<dyn NativeProgram>, String>,
     /// Time spent compiling.
@@ -154,13 +176,14 @@ fn worker(shared: &Shared) {
             }
         };
         let start = Instant::now();
-        let unit = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            waddle_jit::compile(job.tier, &job.program, &job.options).map_err(|e| e.to_string())
-        }))
-        .unwrap_or_else(|_| Err("the code generator panicked".to_string()));
+        let mut program = job.program;
+        let unit = compile_job(&mut program, job.target, job.tier, &job.options);
         let done = Done {
             func: job.func,
             generation: job.generation,
+            target: job.target,
+            reason: job.reason,
+            osr: job.osr,
             unit,
             took: start.elapsed(),
         };
@@ -169,4 +192,27 @@ fn worker(shared: &Shared) {
         q.done.push(done);
         shared.finished.notify_all();
     }
+}
+
+/// Compiles a job's unit `program` with code generator `tier`: for
+/// `target` [`Tier::Full`] (T3) after the VSDG round trip and its cleanup
+/// ([`VSDG_TAIL`], through the pass pipeline). `auto`'s program already
+/// ran its `-O` pipeline, so the unit's function then has what
+/// `--tier full` gives it. A panic in a pass or the code generator is an
+/// `Err`, like a rejected function: the function stays where it runs.
+pub(crate) fn compile_job(
+    program: &mut Program,
+    target: Tier,
+    tier: waddle_jit::Tier,
+    options: &JitOptions,
+) -> Result<Box<dyn NativeProgram>, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        if target == Tier::Full {
+            Pipeline::from_names(VSDG_TAIL)
+                .and_then(|p| p.run(program, &PipelineOptions::default(), &mut ()))
+                .map_err(|e| e.to_string())?;
+        }
+        waddle_jit::compile(tier, program, options).map_err(|e| e.to_string())
+    }))
+    .unwrap_or_else(|_| Err("the optimizer or code generator panicked".to_string()))
 }

@@ -26,9 +26,10 @@
 //! code. Units replaced meanwhile are freed when the outermost call
 //! returns, so no frame can still be running in them.
 
+mod osr;
+mod promote;
+
 use std::cell::{Cell, RefCell};
-use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use cranelift_entity::EntityRef;
 use waddle_jit::EntryLoc;
@@ -36,9 +37,9 @@ use waddle_opt::abi::{Trap, TrapCode, Word};
 use waddle_opt::interp::{Host, Interpreter, LoopFrame};
 use waddle_opt::ir::{Block, FuncId, HostFnId, Program, SrcLoc, Type};
 
-use super::compiler::{Compiler, Done, Job};
-use super::native::{InstallError, NativeCode, OsrCode};
-use super::tiering::{self, TierEvent, TierOptions};
+use super::compiler::{Compiler, Done};
+use super::native::{InstallError, NativeCode, TierCounters};
+use super::tiering::{self, TierOptions};
 use crate::driver::Tier;
 use crate::host::Runtime;
 
@@ -88,8 +89,17 @@ pub(crate) struct Executor {
     depth: Cell<usize>,
     /// Functions promoted by counters so far.
     promotions: Cell<u64>,
+    /// Of those, promotions from T2 to T3.
+    full_promotions: Cell<u64>,
+    /// Per function: T3 failed for its current body (or cannot run): it
+    /// stays on T2.
+    no_full: RefCell<Vec<bool>>,
     /// Activations continued in compiled code at a loop header so far.
     osr_entries: Cell<u64>,
+    /// OSR entries compiling in the background, by function and header.
+    osr_queued: RefCell<Vec<(FuncId, Block)>>,
+    /// OSR entries linked and not entered yet.
+    osr_fresh: RefCell<Vec<osr::Fresh>>,
 }
 
 // SAFETY: the interpreter is not `Send` only because its pooled frame
@@ -127,7 +137,11 @@ impl Executor {
             native_failed: Cell::new(false),
             depth: Cell::new(0),
             promotions: Cell::new(0),
+            full_promotions: Cell::new(0),
+            no_full: RefCell::new(Vec::new()),
             osr_entries: Cell::new(0),
+            osr_queued: RefCell::new(Vec::new()),
+            osr_fresh: RefCell::new(Vec::new()),
         }
     }
 
@@ -142,6 +156,9 @@ impl Executor {
         g[func.index()] += 1;
         if let Some(q) = self.queued.get_mut().get_mut(func.index()) {
             *q = false;
+        }
+        if let Some(n) = self.no_full.get_mut().get_mut(func.index()) {
+            *n = false;
         }
         self.drop_native(func);
         if let Some(a) = self.armed.get_mut().get_mut(func.index()) {
@@ -212,8 +229,11 @@ impl Executor {
             self.native_failed.set(false);
             self.tier.set(tier);
         }
-        if fuel && !self.native.get_mut().counts_fuel() {
+        let code = self.native.get_mut();
+        if fuel && !code.is_empty() && !code.counts_fuel() {
             // Code compiled without fuel checks cannot enforce a budget.
+            // (Only when there is such code: clearing also re-arms every
+            // counter, which must not happen at each entry of a session.)
             self.native.get_mut().clear();
             for id in program.funcs.keys() {
                 self.interp.set_external(id, false);
@@ -221,17 +241,10 @@ impl Executor {
             self.armed.get_mut().clear();
         }
         self.fuel.set(fuel);
-        // T1 code of `auto` counts calls and back edges towards T2.
-        let counters = (tier == Tier::Auto).then(|| {
-            let t = self.options.thresholds;
-            if self.options.chaos.is_some() {
-                (1 + self.random(20) as u32, 1 + self.random(200) as u32)
-            } else {
-                (t.calls, t.loops.max(t.calls))
-            }
-        });
-        self.native.get_mut().set_tier_counters(counters);
-        // Pinned functions first.
+        // Pinned functions first; their code does not count.
+        self.native
+            .get_mut()
+            .set_tier_counters(TierCounters::default());
         let mut by_tier: Vec<(Tier, Vec<FuncId>)> = Vec::new();
         for (id, f) in program.funcs.iter() {
             if f.is_declaration() {
@@ -279,10 +292,32 @@ impl Executor {
                 Err(e) => return Err(e),
             }
         }
+        if tier == Tier::Auto {
+            let counters = self.tier_counters();
+            self.native.get_mut().set_tier_counters(counters);
+        }
         if tier == Tier::Auto && !self.native_failed.get() && native.is_some() {
             self.arm(program);
         }
         Ok(())
+    }
+
+    /// The counters of `auto`'s T1 code (calls and back edges towards T2)
+    /// and T2 code (towards T3; none when the `full` threshold is 0 or T3
+    /// cannot run here). Chaos mode draws small ones.
+    fn tier_counters(&self) -> TierCounters {
+        let t = self.options.thresholds;
+        let full = t.full > 0 && Tier::Full.is_available();
+        if self.options.chaos.is_some() {
+            let baseline = Some((1 + self.random(20) as u32, 1 + self.random(200) as u32));
+            let opt = (full && self.random(4) != 0)
+                .then(|| (1 + self.random(30) as u32, 1 + self.random(300) as u32));
+            return TierCounters { baseline, opt };
+        }
+        TierCounters {
+            baseline: Some((t.calls, t.loops.max(t.calls))),
+            opt: full.then_some((t.full, t.full)),
+        }
     }
 
     /// Arms the interpreter's counters of every function `auto` may promote
@@ -394,196 +429,6 @@ impl Executor {
         x.wrapping_mul(0x2545_f491_4f6c_dd1d) % n.max(1)
     }
 
-    /// Promotes `func` (a counter ran out, for `reason`): compiles it with
-    /// T2 now (`sync`), or with T1 now and T2 on the compiler thread, and
-    /// makes every caller reach the new code. On failure it stays on the
-    /// tier it is on and is not counted again.
-    fn promote(
-        &self,
-        program: &Program,
-        func: FuncId,
-        host: &mut Runtime,
-        reason: &'static str,
-        sync: bool,
-    ) {
-        let fuel = self.fuel.get();
-        if self.queued.borrow().get(func.index()) == Some(&true) {
-            // Already compiling in the background: look again later.
-            self.interp.set_counters(func, POLL_CALLS, POLL_EDGES);
-            return;
-        }
-        let from = self.tier_of(func);
-        let mut target = Tier::Opt;
-        if self.options.chaos.is_some()
-            && Tier::Baseline.is_available()
-            && from == Tier::Interp
-            && self.random(2) == 0
-        {
-            target = Tier::Baseline;
-        }
-        if !sync {
-            if Tier::Baseline.is_available() && from == Tier::Interp {
-                // T1 compiles in microseconds: run it while T2 compiles.
-                self.install_now(program, func, host, Tier::Baseline, reason);
-            }
-            if let Ok((unit_program, native, options)) =
-                (self.native.borrow()).job(program, &[func], Tier::Opt, fuel)
-            {
-                let mut compiler = self.compiler.borrow_mut();
-                if compiler.is_none() {
-                    *compiler = Compiler::start();
-                }
-                if let Some(c) = compiler.as_ref() {
-                    let generation = self.generation_of(func);
-                    c.submit(Job {
-                        func,
-                        generation,
-                        program: unit_program,
-                        tier: native,
-                        options,
-                    });
-                    let mut q = self.queued.borrow_mut();
-                    if q.len() <= func.index() {
-                        q.resize(func.index() + 1, false);
-                    }
-                    q[func.index()] = true;
-                    self.interp.set_counters(func, POLL_CALLS, POLL_EDGES);
-                    return;
-                }
-            }
-        }
-        if !self.install_now(program, func, host, target, reason) {
-            self.interp.set_counters(func, i32::MAX, i32::MAX);
-        }
-    }
-
-    fn generation_of(&self, func: FuncId) -> u64 {
-        self.generation
-            .borrow()
-            .get(func.index())
-            .copied()
-            .unwrap_or(0)
-    }
-
-    /// Compiles `func` with `tier` on this thread and installs it; whether
-    /// it runs natively now.
-    fn install_now(
-        &self,
-        program: &Program,
-        func: FuncId,
-        host: &mut Runtime,
-        tier: Tier,
-        reason: &'static str,
-    ) -> bool {
-        let from = self.tier_of(func);
-        let start = Instant::now();
-        let r = self
-            .native
-            .borrow_mut()
-            .install(program, &[func], tier, self.fuel.get(), host);
-        let took = start.elapsed();
-        if r.is_ok() && self.native.borrow().has(func) {
-            self.installed(program, func, from, tier, reason, took, false);
-            true
-        } else {
-            false
-        }
-    }
-
-    /// Records that `func` moved from `from` to `to`.
-    #[allow(clippy::too_many_arguments)]
-    fn installed(
-        &self,
-        program: &Program,
-        func: FuncId,
-        from: Tier,
-        to: Tier,
-        reason: &'static str,
-        took: Duration,
-        background: bool,
-    ) {
-        self.interp.set_external(func, true);
-        self.promotions.set(self.promotions.get() + 1);
-        if let Some(hook) = &self.options.hook {
-            let code_bytes = self.native.borrow().code(func).map_or(0, <[u8]>::len);
-            (hook.0)(&TierEvent {
-                function: program.funcs[func].name().to_string(),
-                from,
-                to,
-                reason,
-                compile: took,
-                code_bytes,
-                background,
-            });
-        }
-    }
-
-    /// Installs the background compiles that finished (a safe point: no
-    /// frame is between two instructions of a function being replaced).
-    fn poll(&self, program: &Program, host: &mut Runtime) {
-        let mut done = match self.compiler.borrow().as_ref() {
-            Some(c) => c.take_done(),
-            None => return,
-        };
-        if self.options.chaos.is_some() {
-            // Chaos: each finished compile waits a random number of safe
-            // points before it is installed.
-            done.append(&mut self.deferred.borrow_mut());
-            let (now, later): (Vec<Done>, Vec<Done>) =
-                done.into_iter().partition(|_| self.random(3) == 0);
-            *self.deferred.borrow_mut() = later;
-            done = now;
-        }
-        for d in done {
-            if let Some(q) = self.queued.borrow_mut().get_mut(d.func.index()) {
-                *q = false;
-            }
-            if d.generation != self.generation_of(d.func)
-                || program.funcs.get(d.func).is_none_or(|f| f.is_declaration())
-                || self.tier.get() != Tier::Auto
-                || self.pin_of(d.func).is_some()
-            {
-                continue;
-            }
-            let from = self.tier_of(d.func);
-            let ok = d.unit.map_err(drop).and_then(|unit| {
-                self.native
-                    .borrow_mut()
-                    .link(program, &[d.func], unit, Tier::Opt, self.fuel.get(), host)
-                    .map_err(drop)
-            });
-            if ok.is_ok() && self.native.borrow().has(d.func) {
-                self.installed(program, d.func, from, Tier::Opt, "calls", d.took, true);
-            } else if from == Tier::Interp {
-                // Out of date (the string table moved on) or failed: count
-                // again from the start.
-                let t = self.options.thresholds;
-                self.interp
-                    .set_counters(d.func, t.calls as i32, t.loops.max(1) as i32);
-            }
-        }
-    }
-
-    /// Waits for the background compiler and installs everything it
-    /// finished (tests and measurements).
-    pub(crate) fn finish_compiles(&self, program: &Program, host: &mut Runtime) {
-        if let Some(c) = self.compiler.borrow().as_ref() {
-            c.wait_idle();
-        }
-        while !self.deferred.borrow().is_empty() || self.compiling() {
-            self.poll(program, host);
-        }
-        self.poll(program, host);
-    }
-
-    /// Whether background compiles are queued or running.
-    pub(crate) fn compiling(&self) -> bool {
-        self.compiler
-            .borrow()
-            .as_ref()
-            .is_some_and(Compiler::pending)
-    }
-
     /// The tier running `func` now.
     pub(crate) fn tier_of(&self, func: FuncId) -> Tier {
         self.native.borrow().tier_of(func).unwrap_or(Tier::Interp)
@@ -600,38 +445,15 @@ impl Executor {
         self.promotions.get()
     }
 
+    /// Of the promotions so far, those from T2 to T3.
+    pub(crate) fn full_promotions(&self) -> u64 {
+        self.full_promotions.get()
+    }
+
     /// Activations continued in compiled code at a loop header so far
     /// (on-stack replacement).
     pub(crate) fn osr_entries(&self) -> u64 {
         self.osr_entries.get()
-    }
-
-    /// Compiles and links the OSR entry of `func` at `header` on this
-    /// thread; `None` when `header` is no OSR point or the compile failed.
-    fn compile_osr(
-        &self,
-        program: &Program,
-        func: FuncId,
-        header: Block,
-        host: &mut Runtime,
-        tier: Tier,
-    ) -> Option<(Arc<OsrCode>, Duration)> {
-        let fuel = self.fuel.get();
-        let job = self
-            .native
-            .borrow()
-            .osr_job(program, func, header, tier, fuel)
-            .ok()??;
-        let meta = job.meta(program);
-        let start = Instant::now();
-        let compiled = waddle_jit::compile(job.tier, &job.program, &job.options).ok()?;
-        let took = start.elapsed();
-        let code = self
-            .native
-            .borrow_mut()
-            .link_osr(program, meta, compiled, tier, fuel, host)
-            .ok()?;
-        Some((code, took))
     }
 
     /// `func`'s machine code, if it runs natively (a copy).
@@ -770,11 +592,15 @@ impl Host for TieredHost<'_> {
         }
         exec.poll(self.program, self.rt);
         if exec.interp.is_external(func) {
-            // A counter in T1 code ran out (T1 -> T2), or a T2 compile is
-            // pending: `promote` queues or installs T2, or polls again.
-            if exec.tier_of(func) == Tier::Baseline {
-                let reason = if back_edge { "loop" } else { "calls" };
-                exec.promote(self.program, func, self.rt, reason, exec.options.sync);
+            // A counter in T1 code ran out (T1 -> T2), or one in T2 code
+            // (T2 -> T3), or a compile is pending (`poll` above installed
+            // it if it is done).
+            let reason = if back_edge { "loop" } else { "calls" };
+            let sync = exec.options.sync;
+            match exec.tier_of(func) {
+                Tier::Baseline => exec.promote(self.program, func, self.rt, reason, sync),
+                Tier::Opt => exec.promote_full(self.program, func, self.rt, reason, sync),
+                _ => {}
             }
             return;
         }
@@ -812,88 +638,6 @@ impl Host for TieredHost<'_> {
         frame: &LoopFrame<'_>,
         roots: &[Word],
     ) -> Option<Result<Word, Trap>> {
-        let exec = self.exec;
-        if exec.tier.get() != Tier::Auto || exec.pin_of(func).is_some() || exec.native_failed.get()
-        {
-            exec.interp.set_counters(func, i32::MAX, i32::MAX);
-            return None;
-        }
-        exec.poll(self.program, self.rt);
-        let chaos = exec.options.chaos.is_some();
-        let calls = exec.interp.counters(func).map_or(i32::MAX, |c| c.0);
-        if chaos && exec.random(3) == 0 {
-            // Chaos: not at this back edge; maybe a later one.
-            exec.interp
-                .set_counters(func, calls, 1 + exec.random(50) as i32);
-            return None;
-        }
-        let cached = exec.native.borrow().osr_code(func, header);
-        let (code, took) = match cached {
-            Some(code) => (Some(code), None),
-            None => {
-                let tier = if chaos && Tier::Baseline.is_available() && exec.random(2) == 0 {
-                    Tier::Baseline
-                } else {
-                    Tier::Opt
-                };
-                match exec.compile_osr(self.program, func, header, self.rt, tier) {
-                    Some((code, took)) => (Some(code), Some(took)),
-                    None => (None, None),
-                }
-            }
-        };
-        let Some(code) = code else {
-            // No entry here (or the compile failed): stay, and promote at
-            // the next call.
-            exec.interp.set_counters(func, calls.min(1), i32::MAX);
-            return None;
-        };
-        let Some(args) = (code.state.iter())
-            .map(|&v| frame.value(v))
-            .collect::<Option<Vec<Word>>>()
-        else {
-            exec.interp.set_counters(func, calls, i32::MAX);
-            return None;
-        };
-        if !chaos {
-            // Later calls start in compiled code.
-            exec.interp.set_counters(func, 1, i32::MAX);
-        }
-        exec.osr_entries.set(exec.osr_entries.get() + 1);
-        if let Some(hook) = &exec.options.hook {
-            (hook.0)(&TierEvent {
-                function: self.program.funcs[func].name().to_string(),
-                from: Tier::Interp,
-                to: code.tier,
-                reason: if took.is_some() {
-                    "osr"
-                } else {
-                    "osr, compiled before"
-                },
-                compile: took.unwrap_or_default(),
-                code_bytes: code.unit.code_bytes(),
-                background: false,
-            });
-        }
-        // SAFETY: `roots` are the interpreter's frames, which stay in place
-        // until the entry returns and the range is popped.
-        unsafe { self.rt.push_roots(roots) };
-        let (ptr, n) = {
-            let native = exec.native.borrow();
-            (native.strings().as_ptr(), native.strings().len())
-        };
-        // SAFETY: as in `Executor::call`.
-        let strings = unsafe { std::slice::from_raw_parts(ptr, n) };
-        let budget = Some(exec.stack_budget.get());
-        let mark = self.rt.trace_mark();
-        let r =
-            (code.unit).call_shared(self, code.entry, &args, strings, budget, EntryLoc::CallSite);
-        self.rt.pop_roots();
-        if r.is_err() {
-            // The entry is a function of its own unit: its frames are
-            // `func`'s in the stack trace.
-            self.rt.retarget_trace(mark, code.entry, func);
-        }
-        Some(r)
+        self.enter_osr(func, header, frame, roots)
     }
 }

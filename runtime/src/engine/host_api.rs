@@ -1,4 +1,4 @@
-//! The host-function part of the [`Engine`] API: registering Rust closures
+//! The host-function part of the [`Session`] API: registering Rust closures
 //! scripts can call ([`crate::hostfn`]), the embedder's data host functions
 //! reach through [`crate::Caller`], and typed access to globals.
 
@@ -10,7 +10,7 @@ use waddle_opt::ir::Signature;
 
 use super::compile::{compile_with_options, CompiledIr};
 use super::val::{self, FromVal, IntoVal};
-use super::Engine;
+use super::Session;
 use crate::error::{Error, RuntimeError};
 use crate::hostfn::{ffi, HostFn, IntoHostFn, IntoHostFnWithCaller};
 
@@ -23,12 +23,12 @@ pub struct HostFunctionInfo {
     pub sig: Signature,
 }
 
-impl Engine {
+impl Session {
     /// Registers `f` as the host function `name`, callable from scripts
     /// compiled from now on like a builtin:
     ///
     /// ```
-    /// let mut engine = waddle::Session::new();
+    /// let mut engine = waddle::Session::new(&waddle::Engine::default());
     /// engine.register_fn("shout", |s: &str, n: i64| s.to_uppercase().repeat(n as usize)).unwrap();
     /// engine.register_fn("checked_div", |a: i64, b: i64| {
     ///     if b == 0 { Err("divide by zero") } else { Ok(a / b) }
@@ -55,11 +55,11 @@ impl Engine {
         self.add_host_fn(name, sig, call.0)
     }
 
-    /// [`Engine::register_fn`] for a closure taking a [`crate::Caller`]
-    /// first, which reaches the data set with [`Engine::set_data`]:
+    /// [`Session::register_fn`] for a closure taking a [`crate::Caller`]
+    /// first, which reaches the data set with [`Session::set_data`]:
     ///
     /// ```
-    /// let mut engine = waddle::Session::new();
+    /// let mut engine = waddle::Session::new(&waddle::Engine::default());
     /// engine.set_data(Vec::<i64>::new());
     /// engine.register_fn_with_caller("record", |c: &mut waddle::Caller<'_>, x: i64| {
     ///     c.data_mut::<Vec<i64>>().expect("data").push(x);
@@ -93,7 +93,7 @@ impl Engine {
             sig,
             call,
         };
-        self.runtime.hostfns.register(f);
+        self.store.runtime.hostfns.register(f);
         Ok(())
     }
 
@@ -105,14 +105,14 @@ impl Engine {
     ///
     /// ```
     /// # #[cfg(target_os = "linux")] {
-    /// let mut engine = waddle::Session::new();
+    /// let mut engine = waddle::Session::new(&waddle::Engine::default());
     /// engine.allow_ffi(true);
     /// engine.eval("extern \"libm.so.6\" fn cbrt(x: float) -> float;").unwrap();
     /// assert_eq!(engine.eval_as::<f64>("cbrt(8.0)").unwrap(), 2.0);
     /// # }
     /// ```
     pub fn allow_ffi(&mut self, allow: bool) {
-        self.runtime.hostfns.allow_ffi = allow;
+        self.store.runtime.hostfns.allow_ffi = allow;
     }
 
     /// Compiles one entry against the engine's prelude, then loads its
@@ -124,15 +124,16 @@ impl Engine {
         source: &str,
         repl: bool,
     ) -> Result<CompiledIr, Error> {
+        self.sync_host_fns();
         let options = waddle_frontend::CompileOptions {
             prelude: self.prelude(),
             repl,
-            allow_ffi: self.runtime.hostfns.allow_ffi,
+            allow_ffi: self.store.runtime.hostfns.allow_ffi,
         };
         let compiled = compile_with_options(name, source, options, &self.opt)?;
         let loaded = ffi::load_externs(&compiled, name, source)?;
         for (want, f) in loaded {
-            let got = self.runtime.hostfns.register(f);
+            let got = self.store.runtime.hostfns.register(f);
             if got.index() != want as usize {
                 return Err(Error::Internal(format!(
                     "extern function got host id {got}, the frontend expected h{want}"
@@ -142,10 +143,16 @@ impl Engine {
         Ok(compiled)
     }
 
-    /// The registered host functions, in registration order (a name
-    /// registered again with a new signature appears once per signature).
+    /// The host functions entries can call, in registration order (a name
+    /// registered again with a new signature appears once per signature):
+    /// the session's own and `extern` ones, and the engine's, including
+    /// those registered with it since the last entry.
     pub fn host_functions(&self) -> Vec<HostFunctionInfo> {
-        (self.runtime.hostfns.table.iter())
+        let table = &self.store.runtime.hostfns.table;
+        let engine_fns = self.engine.host_fns();
+        let pending = (engine_fns.iter())
+            .filter(|f| !table.iter().any(|g| g.name == f.name && g.sig == f.sig));
+        (table.iter().chain(pending))
             .map(|f| HostFunctionInfo {
                 name: f.name.clone(),
                 sig: f.sig.clone(),
@@ -156,17 +163,17 @@ impl Engine {
     /// Sets the data host functions reach with [`crate::Caller::data`]
     /// (replacing earlier data of any type).
     pub fn set_data<T: Any + Send>(&mut self, data: T) {
-        self.runtime.hostfns.data = Some(Box::new(data));
+        self.store.runtime.hostfns.data = Some(Box::new(data));
     }
 
-    /// The data set with [`Engine::set_data`], if it has type `T`.
+    /// The data set with [`Session::set_data`], if it has type `T`.
     pub fn data<T: Any>(&self) -> Option<&T> {
-        self.runtime.hostfns.data.as_ref()?.downcast_ref()
+        self.store.runtime.hostfns.data.as_ref()?.downcast_ref()
     }
 
-    /// The data set with [`Engine::set_data`], mutably.
+    /// The data set with [`Session::set_data`], mutably.
     pub fn data_mut<T: Any>(&mut self) -> Option<&mut T> {
-        self.runtime.hostfns.data.as_mut()?.downcast_mut()
+        self.store.runtime.hostfns.data.as_mut()?.downcast_mut()
     }
 
     /// Assigns `value` to the global `name` (the latest declaration; `let`
@@ -174,7 +181,7 @@ impl Engine {
     /// have the global's type.
     ///
     /// ```
-    /// let mut engine = waddle::Session::new();
+    /// let mut engine = waddle::Session::new(&waddle::Engine::default());
     /// engine.eval("var limit = 10; fn twice() -> int { return limit * 2; }").unwrap();
     /// engine.set_global("limit", 21i64).unwrap();
     /// assert_eq!(engine.call_typed::<(), i64>("twice", ()).unwrap(), 42);
@@ -192,8 +199,8 @@ impl Engine {
             )));
         }
         let mut roots = Vec::new();
-        let w = val::to_word(&mut self.runtime, ty, &v, &mut roots)?;
-        self.runtime.set_global_word(id.index(), w);
+        let w = val::to_word(&mut self.store.runtime, ty, &v, &mut roots)?;
+        self.store.runtime.set_global_word(id.index(), w);
         Ok(())
     }
 
@@ -215,7 +222,7 @@ impl Engine {
     pub(crate) fn trap_error(&mut self, trap: Trap) -> RuntimeError {
         let mut e = RuntimeError::from_trap(trap, &self.program);
         if trap.code == TrapCode::HostError {
-            if let Some(m) = self.runtime.hostfns.error.take() {
+            if let Some(m) = self.store.runtime.hostfns.error.take() {
                 e.message = m;
             }
         }

@@ -1,27 +1,25 @@
-//! The embedding API: [`Engine`].
+//! The compile-and-run pieces behind the embedding API, and [`Session`]:
+//! the incremental session the REPL runs on.
 //!
-//! Modelled on rhai, mlua and wasmtime (see the reference notes):
-//! - `Engine::new()` / `Engine::with_config(EngineConfig { .. })`;
-//! - [`Engine::run`] compiles and runs a whole program (fresh state);
-//! - [`Engine::eval`] adds one REPL-style entry: functions and globals it
+//! A [`Session`] is built over a [`crate::Engine`] (configuration, tier,
+//! host functions) and owns a [`crate::Store`] (heap, globals, output,
+//! fuel, interrupts, limits):
+//! - [`Session::eval`] adds one REPL-style entry: functions and globals it
 //!   declares persist, redefinitions replace earlier functions, its
-//!   top-level code runs once;
-//! - [`Engine::eval_expr`] / [`Engine::eval_as`] evaluate an expression to
-//!   a value;
-//! - [`Engine::call`] (dynamic, [`Val`]s) and [`Engine::call_typed`]
-//!   (`engine.call_typed::<(i64, i64), i64>("add", (1, 2))`) call Waddle
-//!   functions from Rust: compile once, call many times;
-//! - fuel (an execution budget), a memory limit, a stack budget, and the
-//!   output sink are set in [`EngineConfig`];
-//! - inspection for the REPL: [`Engine::functions`], [`Engine::globals`],
-//!   [`Engine::function_ir`], [`Engine::function_opt_ir`],
-//!   [`Engine::function_tier`].
+//!   top-level code runs once; [`Session::run`] runs a whole program;
+//! - [`Session::eval_expr`] / [`Session::eval_as`] evaluate an expression
+//!   to a value;
+//! - [`Session::call`] (dynamic, [`Val`]s) and [`Session::call_typed`]
+//!   call functions by name;
+//! - inspection for the REPL: [`Session::functions`],
+//!   [`Session::globals`], [`Session::function_ir`],
+//!   [`Session::function_opt_ir`], [`Session::function_tier`].
 //!
 //! Errors come back as [`Error`]; no panic escapes: execution and
 //! compilation run under `catch_unwind` and a panic becomes
 //! [`Error::Internal`].
 //!
-//! Tiers ([`EngineConfig::tier`], [`Engine::set_tier`]): `interp` runs
+//! Tiers ([`crate::Config::tier`], [`Session::set_tier`]): `interp` runs
 //! everything on the IR interpreter; `opt` compiles every function with the
 //! Cranelift tier (T2) before it runs; `auto` (the default) does the same
 //! except for cold top-level code (policy and its invariant: the `tiering`
@@ -33,11 +31,11 @@
 //! compiled frames and reported as [`Error::Internal`].
 //!
 //! Compiled code runs on the calling thread's stack (the interpreter on its
-//! own): the stack budget counts native frames, and where the thread's stack
-//! is smaller than the budget (known on Linux) deep recursion stops earlier
-//! with `stack overflow` rather than crashing. Call into the engine from a
-//! thread with a generous stack to get the full budget (the CLI uses
-//! [`crate::driver::run_on_big_stack`]).
+//! own): the stack limit ([`crate::Store::set_stack_limit`]) counts native
+//! frames, and where the thread's stack is smaller than the limit (known on
+//! Linux) deep recursion stops earlier with `stack overflow` rather than
+//! crashing. Call into a session from a thread with a generous stack to get
+//! the full budget (the CLI uses [`crate::driver::run_on_big_stack`]).
 
 pub(crate) mod backend;
 mod compile;
@@ -63,18 +61,18 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use cranelift_entity::EntityRef;
 
 use waddle_frontend::{Prelude, PreludeGlobal};
-use waddle_opt::abi::{Word, DEFAULT_STACK_BUDGET};
+use waddle_opt::abi::Word;
 use waddle_opt::ir::{FuncId, Program, Signature, Type};
 
+use crate::api::Store;
 use crate::driver::Tier;
 use crate::error::{Error, RuntimeError};
-use crate::heap::{HeapConfig, HeapStats};
-use crate::host::Runtime;
+use crate::heap::HeapStats;
 use crate::output::OutputSink;
 use exec::Executor;
 pub use tiering::{TierEvent, TierHook, TierOptions, TierThresholds};
 
-/// Native code an engine holds (see [`Engine::native_code`]).
+/// Native code a session holds (see [`Session::native_code`]).
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
 pub struct NativeCodeStats {
     /// Live compilation units.
@@ -83,62 +81,10 @@ pub struct NativeCodeStats {
     pub bytes: usize,
 }
 
-/// Name of the hidden global [`Engine::eval_expr`] stores its result in.
+/// Name of the hidden global [`Session::eval_expr`] stores its result in.
 const EVAL_GLOBAL: &str = "__waddle_eval_result";
 
-/// How an [`Engine`] compiles and runs code.
-#[derive(Debug)]
-pub struct EngineConfig {
-    /// Execution tier (default `auto`).
-    pub tier: Tier,
-    /// Optimization level 0–2 (default 2); ignored when `passes` is set.
-    pub opt_level: u8,
-    /// An explicit pass list instead of the `-O` pipeline.
-    pub passes: Option<Vec<String>>,
-    /// Optimizer diagnostics to collect ([`Engine::take_pass_log`]).
-    pub trace: PassTrace,
-    /// Execution budget shared by everything the engine runs (`None`: unlimited).
-    pub fuel: Option<u64>,
-    /// Stack bytes Waddle calls may use before `stack overflow`.
-    pub stack_budget: usize,
-    /// Most heap bytes (`None`: what the system allows).
-    pub memory_limit: Option<usize>,
-    /// Where `print` writes (default: standard output).
-    pub output: OutputSink,
-    /// Collector stress mode (for tests): collect before every allocation.
-    pub gc_stress: bool,
-    /// Whether scripts may declare C functions with `extern` (FFI; default
-    /// off). See [`Engine::allow_ffi`].
-    pub allow_ffi: bool,
-    /// Native code counts fuel even without a budget, so
-    /// [`Engine::interrupt_handle`] stops running loops on every tier (the
-    /// REPL's Ctrl-C). Off by default: `waddle run` loops stay tick-free.
-    pub interruptible: bool,
-    /// How `auto` promotes functions (thresholds, background compiles,
-    /// the promotion hook, chaos mode: see [`TierOptions`]).
-    pub tiering: TierOptions,
-}
-
-impl Default for EngineConfig {
-    fn default() -> Self {
-        EngineConfig {
-            tier: Tier::Auto,
-            opt_level: 2,
-            passes: None,
-            trace: PassTrace::default(),
-            fuel: None,
-            stack_budget: DEFAULT_STACK_BUDGET,
-            memory_limit: None,
-            output: OutputSink::Stdout,
-            gc_stress: false,
-            allow_ffi: false,
-            interruptible: false,
-            tiering: TierOptions::default(),
-        }
-    }
-}
-
-/// A function of the engine's program.
+/// A function of the session's program.
 #[derive(Clone, PartialEq, Debug)]
 pub struct FunctionInfo {
     /// Name.
@@ -149,7 +95,7 @@ pub struct FunctionInfo {
     pub tier: Tier,
 }
 
-/// A global of the engine's program.
+/// A global of the session's program.
 #[derive(Clone, PartialEq, Debug)]
 pub struct GlobalInfo {
     /// Name.
@@ -158,22 +104,34 @@ pub struct GlobalInfo {
     pub ty: Type,
 }
 
-/// An incremental session (the REPL's engine): compiles entries one after
-/// another into one growing program, keeps its functions and globals, and
-/// runs code. For compile-once, run-in-many-stores embedding use
-/// [`crate::Module`] and [`crate::Store`].
-pub type Session = Engine;
-
-/// A Waddle engine: compiles source, keeps the program's functions and
-/// globals, and runs code (exported as [`Session`]).
-pub struct Engine {
+/// An incremental session over a [`Store`] (the REPL's engine): compiles
+/// entries one after another into one growing program, with the
+/// [`crate::Engine`]'s configuration and host functions, keeps their
+/// functions and globals, replaces redefined functions, and runs code in
+/// the store's heap with the store's limits. For compile-once,
+/// run-in-many-stores embedding use [`crate::Module`] and
+/// [`crate::Store::instantiate`].
+///
+/// ```
+/// use waddle::{Engine, OutputSink, Session};
+/// let engine = Engine::default();
+/// let mut session = Session::with_output(&engine, OutputSink::Capture);
+/// session.eval("fn add(a: int, b: int) -> int { return a + b; }")?;
+/// session.eval("add(1, 2)")?;
+/// assert_eq!(session.store_mut().take_output(), b"3\n");
+/// # Ok::<(), waddle::Error>(())
+/// ```
+pub struct Session {
+    /// Configuration and the host functions every entry sees.
+    engine: crate::api::Engine,
+    /// The engine's host functions as last copied into the store's table
+    /// (to copy only what was registered or replaced since).
+    synced_host_fns: Vec<std::sync::Arc<crate::hostfn::HostFn>>,
+    /// The tier for code compiled from now on ([`Session::set_tier`]).
     tier: Tier,
     opt: OptOptions,
-    /// What the optimizer reported so far ([`EngineConfig::trace`]).
+    /// What the optimizer reported so far ([`crate::Config::trace`]).
     pass_log: PassLog,
-    stack_budget: usize,
-    interruptible: bool,
-    tiering: TierOptions,
     /// The linked program, optimized.
     program: Program,
     /// The same functions before optimization (for `:ir`).
@@ -181,72 +139,87 @@ pub struct Engine {
     /// Per global of `program`: `true` for `var` (what later REPL entries
     /// may assign).
     global_mutable: Vec<bool>,
-    runtime: Runtime,
+    /// Heap, globals, output, fuel, interrupts and limits.
+    store: Store,
     exec: Option<Executor>,
     entries: usize,
 }
 
-impl Default for Engine {
+impl Default for Session {
+    /// A session over [`crate::Engine::default`], printing to stdout.
     fn default() -> Self {
-        Engine::new()
+        Session::new(&crate::api::Engine::default())
     }
 }
 
-impl Engine {
-    /// An engine with the default configuration (tier `auto`, `-O2`,
-    /// output to stdout, no limits).
-    pub fn new() -> Engine {
-        Self::build(EngineConfig::default())
+impl Session {
+    /// A session over `engine` (its configuration, tier and host
+    /// functions) in a fresh store printing to standard output.
+    pub fn new(engine: &crate::api::Engine) -> Session {
+        Session::with_output(engine, OutputSink::Stdout)
     }
 
-    /// An engine with `config`; fails for a tier this build lacks or an
-    /// unknown pass name.
-    pub fn with_config(config: EngineConfig) -> Result<Engine, Error> {
-        check_tier(config.tier)?;
-        if config.opt_level > 2 {
-            return Err(Error::Passes(format!(
-                "invalid optimization level {} (expected 0, 1 or 2)",
-                config.opt_level
-            )));
-        }
-        if let Some(p) = &config.passes {
-            check_passes(p)?;
-        }
-        check_passes(&config.trace.print_after)?;
-        Ok(Self::build(config))
-    }
-
-    fn build(config: EngineConfig) -> Engine {
-        let heap = HeapConfig {
-            memory_limit: config.memory_limit,
-            stress: config.gc_stress,
-            ..HeapConfig::default()
-        };
-        let mut runtime = Runtime::new(heap, config.output, config.fuel);
-        runtime.hostfns.allow_ffi = config.allow_ffi;
-        runtime.handles.store_id = crate::api::store::next_store_id();
-        Engine {
+    /// A session over `engine` in a fresh store whose `print` output goes
+    /// to `sink`.
+    pub fn with_output(engine: &crate::api::Engine, sink: OutputSink) -> Session {
+        let config = engine.config();
+        let mut store = Store::with_output(engine, sink);
+        store.runtime.hostfns.allow_ffi = config.allow_ffi;
+        let mut session = Session {
+            engine: engine.clone(),
+            synced_host_fns: Vec::new(),
             tier: config.tier,
-            opt: OptOptions {
-                vsdg: config.tier == Tier::Full,
-                opt_level: config.opt_level,
-                passes: config.passes,
-                trace: config.trace,
-            },
+            opt: engine.opt().clone(),
             pass_log: PassLog::default(),
-            stack_budget: config.stack_budget,
-            interruptible: config.interruptible,
-            tiering: config.tiering,
             program: Program::default(),
             source_ir: Program::default(),
             global_mutable: Vec::new(),
-            runtime,
+            store,
             exec: None,
             entries: 0,
-        }
+        };
+        session.sync_host_fns();
+        session
     }
 
-    /// The engine's tier.
+    /// A session over a new engine built from `config` (see
+    /// [`crate::Engine::new`] for what it checks), printing to `sink`.
+    pub fn with_config(config: &crate::api::Config, sink: OutputSink) -> Result<Session, Error> {
+        let engine = crate::api::Engine::new(config)?;
+        Ok(Session::with_output(&engine, sink))
+    }
+
+    /// The engine the session compiles with.
+    pub fn engine(&self) -> &crate::api::Engine {
+        &self.engine
+    }
+
+    /// The store the session runs in (heap, output, fuel, limits).
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// The store, mutably: for fuel, deadlines, stack and memory limits,
+    /// host data and array/string handles.
+    pub fn store_mut(&mut self) -> &mut Store {
+        &mut self.store
+    }
+
+    /// Copies host functions registered with the engine (or replaced)
+    /// since the last copy into the store's table. A function keeps its
+    /// id, so code compiled earlier calls a replaced body.
+    fn sync_host_fns(&mut self) {
+        let current = self.engine.host_fns();
+        for (i, f) in current.iter().enumerate() {
+            let seen = self.synced_host_fns.get(i);
+            if !seen.is_some_and(|g| std::sync::Arc::ptr_eq(f, g)) {
+                self.store.runtime.hostfns.register_shared(f.clone());
+            }
+        }
+        self.synced_host_fns = current;
+    }
+
+    /// The tier for code compiled from now on.
     pub fn tier(&self) -> Tier {
         self.tier
     }
@@ -261,57 +234,60 @@ impl Engine {
 
     /// Remaining fuel (`None`: unlimited).
     pub fn fuel(&self) -> Option<u64> {
-        self.runtime.fuel()
+        self.store.fuel()
     }
 
-    /// Sets the remaining fuel (`None`: unlimited).
+    /// Sets the remaining fuel (`None`: unlimited); code compiled while a
+    /// budget is set counts it even when the engine is not
+    /// [`crate::Config::interruptible`].
     pub fn set_fuel(&mut self, fuel: Option<u64>) {
-        self.runtime.set_fuel(fuel);
+        self.store.runtime.set_fuel(fuel);
     }
 
     /// Heap counters.
     pub fn heap_stats(&self) -> HeapStats {
-        self.runtime.heap().stats()
+        self.store.runtime.heap().stats()
     }
 
     /// A handle that stops the running entry or call (or the next one)
     /// with `interrupted`, from any thread or a signal handler (it only
     /// stores to an atomic). Compiled code notices it only when built with
-    /// [`EngineConfig::interruptible`] or a fuel budget; the interpreter
+    /// [`crate::Config::interruptible`] or a fuel budget; the interpreter
     /// always does.
     pub fn interrupt_handle(&self) -> crate::InterruptHandle {
-        self.runtime.interrupts().handle()
+        self.store.runtime.interrupts().handle()
     }
 
     /// Runs a full garbage collection now.
     pub fn collect_garbage(&mut self) {
-        self.runtime.collect(&[]);
+        self.store.runtime.collect(&[]);
     }
 
     /// Takes what was printed so far (with [`OutputSink::Capture`]).
     pub fn take_output(&mut self) -> Vec<u8> {
-        self.runtime.output().take()
+        self.store.runtime.output().take()
     }
 
     /// Takes what the optimizer reported since the last call (pass times
-    /// and printed functions, as [`EngineConfig::trace`] asked).
+    /// and printed functions, as [`crate::Config::trace`] asked).
     pub fn take_pass_log(&mut self) -> PassLog {
         std::mem::take(&mut self.pass_log)
     }
 
     /// Writes buffered output to the sink.
     pub fn flush_output(&mut self) {
-        self.runtime.output().flush();
+        self.store.runtime.output().flush();
     }
 
     /// Compiles and runs a whole program named `name` (as shown in error
-    /// locations), replacing everything the engine held before. Its
+    /// locations), replacing the program the session held before (the
+    /// heap and host data stay). Its
     /// functions stay callable afterwards.
     pub fn run(&mut self, name: &str, source: &str) -> Result<(), Error> {
         self.program = Program::default();
         self.source_ir = Program::default();
         self.global_mutable.clear();
-        self.runtime.clear_globals();
+        self.store.runtime.clear_globals();
         self.exec = None;
         let result = self.entry(name, source, false);
         self.flush_output();
@@ -325,7 +301,7 @@ impl Engine {
         self.eval_named(&name, source)
     }
 
-    /// [`Engine::eval`] with an explicit name for error locations.
+    /// [`Session::eval`] with an explicit name for error locations.
     pub fn eval_named(&mut self, name: &str, source: &str) -> Result<(), Error> {
         self.entries += 1;
         let result = self.entry(name, source, true);
@@ -348,19 +324,19 @@ impl Engine {
             .global_by_name(EVAL_GLOBAL)
             .ok_or_else(|| Error::Internal("eval result global missing".to_string()))?;
         let ty = self.program.globals[id].ty;
-        let w = self.runtime.global_words()[id.index()];
+        let w = self.store.runtime.global_words()[id.index()];
         // SAFETY: the global holds a live value of its type.
         let v = unsafe { val::from_word(ty, w) };
         if self.program.globals.len() == n_globals + 1 && id.index() == n_globals {
             truncate_globals(&mut self.program, n_globals);
             truncate_globals(&mut self.source_ir, n_globals);
             self.global_mutable.truncate(n_globals);
-            self.runtime.truncate_globals(n_globals);
+            self.store.runtime.truncate_globals(n_globals);
         }
         Ok(v)
     }
 
-    /// [`Engine::eval_expr`] converted to a Rust type.
+    /// [`Session::eval_expr`] converted to a Rust type.
     pub fn eval_as<T: FromVal>(&mut self, expr: &str) -> Result<T, Error> {
         let v = self.eval_expr(expr)?;
         let kind = v.kind();
@@ -396,7 +372,7 @@ impl Engine {
         let mut roots = Vec::new();
         let mut words = Vec::with_capacity(args.len());
         for (a, &t) in args.iter().zip(&sig.params) {
-            words.push(val::to_word(&mut self.runtime, t, a, &mut roots)?);
+            words.push(val::to_word(&mut self.store.runtime, t, a, &mut roots)?);
         }
         self.ensure_executor();
         let result = self.prepare(None).and_then(|()| self.execute(id, &words));
@@ -448,7 +424,7 @@ impl Engine {
     /// The current value of the global `name` (the latest declaration).
     pub fn global(&self, name: &str) -> Option<Val> {
         let id = self.program.global_by_name(name)?;
-        let w = *self.runtime.global_words().get(id.index())?;
+        let w = *self.store.runtime.global_words().get(id.index())?;
         // SAFETY: globals hold live values of their types.
         Some(unsafe { val::from_word(self.program.globals[id].ty, w) })
     }
@@ -511,7 +487,7 @@ impl Engine {
     /// (otherwise installed at the next safe point while code runs).
     pub fn finish_compiles(&mut self) {
         if let Some(exec) = &self.exec {
-            exec.finish_compiles(&self.program, &mut self.runtime);
+            exec.finish_compiles(&self.program, &mut self.store.runtime);
         }
     }
 
@@ -523,6 +499,11 @@ impl Engine {
     /// How many functions `auto` has promoted by counters so far.
     pub fn promotions(&self) -> u64 {
         self.exec.as_ref().map_or(0, |e| e.promotions())
+    }
+
+    /// Of [`Self::promotions`], how many moved a function from T2 to T3.
+    pub fn full_promotions(&self) -> u64 {
+        self.exec.as_ref().map_or(0, |e| e.full_promotions())
     }
 
     /// How many running activations `auto` has moved from the interpreter
@@ -593,7 +574,7 @@ impl Engine {
                     mutable,
                 })
                 .collect(),
-            host_functions: self.runtime.hostfns.signatures(),
+            host_functions: self.store.runtime.hostfns.signatures(),
         }
     }
 
@@ -601,9 +582,9 @@ impl Engine {
         if self.exec.is_none() {
             self.exec = Some(Executor::new(
                 &self.program,
-                &mut self.runtime,
-                self.stack_budget,
-                self.tiering.clone(),
+                &mut self.store.runtime,
+                self.store.stack_limit,
+                self.engine.config().tiering.clone(),
             ));
         }
     }
@@ -623,20 +604,20 @@ impl Engine {
         // The unoptimized mirror links the same way (same ids by construction).
         link::link(&mut self.source_ir, compiled.frontend.program).map_err(link_error)?;
         self.reoptimize_inliners(n_before, &mut linked)?;
-        let globals = self.runtime.add_globals(&linked.new_globals);
+        let globals = self.store.runtime.add_globals(&linked.new_globals);
         let mut result = globals.map_err(|code| Error::Runtime(RuntimeError::new(code, None)));
         match &mut self.exec {
             None => {
                 self.exec = Some(Executor::new(
                     &self.program,
-                    &mut self.runtime,
-                    self.stack_budget,
-                    self.tiering.clone(),
+                    &mut self.store.runtime,
+                    self.store.stack_limit,
+                    self.engine.config().tiering.clone(),
                 ))
             }
             Some(exec) => {
                 for &f in &linked.changed {
-                    exec.update(&self.program, f, &mut self.runtime);
+                    exec.update(&self.program, f, &mut self.store.runtime);
                 }
             }
         }
@@ -693,8 +674,10 @@ impl Engine {
         let Some(exec) = self.exec.as_mut() else {
             return Err(Error::Internal("no executor".to_string()));
         };
-        let fuel = self.runtime.fuel().is_some() || self.interruptible;
-        let (program, runtime, tier) = (&self.program, &mut self.runtime, self.tier);
+        // The store's stack limit may have changed since the last entry.
+        exec.set_stack_budget(self.store.stack_limit);
+        let fuel = self.store.runtime.fuel().is_some() || self.engine.config().interruptible;
+        let (program, runtime, tier) = (&self.program, &mut self.store.runtime, self.tier);
         let _ = run;
         let outcome = catch_unwind(AssertUnwindSafe(|| {
             exec.prepare(program, runtime, tier, fuel)
@@ -714,11 +697,11 @@ impl Engine {
         let Some(exec) = self.exec.as_mut() else {
             return Err(Error::Internal("no executor".to_string()));
         };
-        let runtime = &mut self.runtime;
+        let runtime = &mut self.store.runtime;
         let program = &self.program;
         let mark = runtime.trace_mark();
         let outcome = catch_unwind(AssertUnwindSafe(|| exec.call(runtime, program, func, args)));
-        let frames = self.runtime.take_trace(mark);
+        let frames = self.store.runtime.take_trace(mark);
         match outcome {
             Err(p) => {
                 // The executor's state is unknown after a panic: rebuild it.

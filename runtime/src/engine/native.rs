@@ -195,9 +195,19 @@ pub(crate) struct NativeCode {
     fuel: bool,
     /// Compiled OSR entries (linked like units; they own no function).
     osr: Vec<Arc<OsrCode>>,
-    /// T1 units count calls and back edges from these
+    /// T1 and T2 units count calls and back edges from these
     /// (`JitOptions::tier_counters`; `auto` only).
-    tier_counters: Option<(u32, u32)>,
+    tier_counters: TierCounters,
+}
+
+/// The tiering counters of new units, per tier (`(calls, back edges)`;
+/// `None`: no counters).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct TierCounters {
+    /// T1 units (towards T2).
+    pub baseline: Option<(u32, u32)>,
+    /// T2 units (towards T3).
+    pub opt: Option<(u32, u32)>,
 }
 
 impl NativeCode {
@@ -213,13 +223,13 @@ impl NativeCode {
             stack_budget,
             fuel: false,
             osr: Vec::new(),
-            tier_counters: None,
+            tier_counters: TierCounters::default(),
         }
     }
 
-    /// Makes later T1 units count calls and back edges from `counters`
-    /// (`None`: no counters).
-    pub(crate) fn set_tier_counters(&mut self, counters: Option<(u32, u32)>) {
+    /// Makes later T1 and T2 units count calls and back edges from
+    /// `counters`.
+    pub(crate) fn set_tier_counters(&mut self, counters: TierCounters) {
         self.tier_counters = counters;
     }
 
@@ -385,7 +395,11 @@ impl NativeCode {
             strings_from_ctx: true,
             string_table: Some(self.pool.texts.clone()),
             recursive: Some(program.funcs.keys().map(|f| cycles[f]).collect()),
-            tier_counters: self.tier_counters.filter(|_| tier == Tier::Baseline),
+            tier_counters: match tier {
+                Tier::Baseline => self.tier_counters.baseline,
+                Tier::Opt => self.tier_counters.opt,
+                _ => None,
+            },
             ..JitOptions::default()
         };
         Ok((unit_program(program, funcs), native, opts))

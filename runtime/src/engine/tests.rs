@@ -1,18 +1,14 @@
-//! Engine tests through the whole pipeline (frontend → passes → interpreter).
+//! Session tests through the whole pipeline (frontend → passes → interpreter).
 
 use super::*;
+use crate::api::Config;
 use waddle_opt::abi::TrapCode;
 
-fn engine() -> Engine {
-    Engine::with_config(EngineConfig {
-        tier: Tier::Interp,
-        output: OutputSink::Capture,
-        ..EngineConfig::default()
-    })
-    .unwrap()
+fn engine() -> Session {
+    Session::with_config(&Config::new().tier(Tier::Interp), OutputSink::Capture).unwrap()
 }
 
-fn out(e: &mut Engine) -> String {
+fn out(e: &mut Session) -> String {
     String::from_utf8(e.take_output()).unwrap()
 }
 
@@ -145,12 +141,9 @@ fn unavailable_tiers_are_clear_errors() {
             assert!(e.set_tier(tier).is_ok());
             continue;
         }
-        let err = Engine::with_config(EngineConfig {
-            tier,
-            ..EngineConfig::default()
-        })
-        .err()
-        .unwrap();
+        let err = Session::with_config(&Config::new().tier(tier), OutputSink::Stdout)
+            .err()
+            .unwrap();
         assert_eq!(
             err.to_string(),
             format!(
@@ -169,12 +162,7 @@ fn unavailable_tiers_are_clear_errors() {
 
 #[test]
 fn full_tier_runs_the_vsdg_round_trip() {
-    let mut e = Engine::with_config(EngineConfig {
-        tier: Tier::Full,
-        output: OutputSink::Capture,
-        ..EngineConfig::default()
-    })
-    .unwrap();
+    let mut e = Session::with_config(&Config::new().tier(Tier::Full), OutputSink::Capture).unwrap();
     let src = "fn f(p: bool, a: int) -> int { let x = a * a + 1; if p { return x; } return 0; }\n\
                print(f(true, 3));\nprint(f(false, 3));";
     e.run("t.wdl", src).unwrap();
@@ -183,13 +171,12 @@ fn full_tier_runs_the_vsdg_round_trip() {
 
 #[test]
 fn fuel_stops_infinite_loops() {
-    let mut e = Engine::with_config(EngineConfig {
-        tier: Tier::Interp,
-        fuel: Some(10_000),
-        output: OutputSink::Capture,
-        ..EngineConfig::default()
-    })
-    .unwrap();
+    let mut e = Session::with_config(&Config::new().tier(Tier::Interp), OutputSink::Capture)
+        .map(|mut s| {
+            s.set_fuel(Some(10_000));
+            s
+        })
+        .unwrap();
     assert_eq!(
         runtime_code(e.run("f.wdl", "var i = 0; while true { i += 1; }")),
         TrapCode::OutOfFuel
@@ -217,12 +204,10 @@ fn absurd_allocations_are_out_of_memory() {
         runtime_code(e.run("m.wdl", "let a = [0; 1000000000000];\nprint(len(a));")),
         TrapCode::OutOfMemory
     );
-    let mut e = Engine::with_config(EngineConfig {
-        tier: Tier::Interp,
-        memory_limit: Some(1 << 20),
-        output: OutputSink::Capture,
-        ..EngineConfig::default()
-    })
+    let mut e = Session::with_config(
+        &Config::new().tier(Tier::Interp).memory_limit(Some(1 << 20)),
+        OutputSink::Capture,
+    )
     .unwrap();
     assert_eq!(
         runtime_code(e.run(
@@ -260,13 +245,9 @@ fn inspection_helpers() {
 #[test]
 fn redefinition_reaches_callers_that_inlined_the_old_body() {
     for tier in Tier::available() {
-        let mut e = Engine::with_config(EngineConfig {
-            tier,
-            opt_level: 1,
-            output: OutputSink::Capture,
-            ..EngineConfig::default()
-        })
-        .unwrap();
+        let mut e =
+            Session::with_config(&Config::new().tier(tier).opt_level(1), OutputSink::Capture)
+                .unwrap();
         // `base` is small enough to be inlined into `twice`, and `twice`
         // into `outer`: both must see the new `base`.
         e.eval("fn base() -> int { return 1; } fn twice() -> int { return base() * 2; }")

@@ -5,15 +5,18 @@
 //! - `baseline`, `opt`, `full`: every function with a body is compiled by
 //!   that tier before anything runs (a program's top-level code included).
 //! - `auto` (the default) starts every function on the interpreter and
-//!   promotes it to T2 (Cranelift) by counters ([`TierThresholds`]):
+//!   promotes it to T2 (Cranelift), then to T3 (`full`), by counters
+//!   ([`TierThresholds`]):
 //!   - a function without a loop after `calls` calls (counted by the
 //!     interpreter: a decrement and a branch per call);
 //!   - a function with a loop after `loops` loop back edges in T0 (default
 //!     1000): its running activation continues in T2 code at the header of
 //!     its outermost loop (*on-stack replacement*, [`waddle_opt::osr`]:
 //!     the entry takes the header's block parameters and the values
-//!     defined before the loop; compiled on the spot and kept for later
-//!     activations), and its next call starts in compiled code. When the
+//!     defined before the loop; compiled on the compiler thread while the
+//!     loop goes on in T0, and entered at a back-edge check once linked;
+//!     `--jit-sync` compiles it on the spot; kept for later activations),
+//!     and its next call starts in compiled code. When the
 //!     counter runs out in a nested loop, the replacement happens at the
 //!     next back edge of the loop around it. With `loops = 0`, functions
 //!     with a loop compile before their first run instead.
@@ -26,6 +29,15 @@
 //!     the prologue and on back edges); when a counter runs out the host
 //!     hears about it ([`waddle_opt::interp::Host::hot`]) and promotes the
 //!     function to T2, or installs its background T2 compile once done.
+//!   - T2 code of `auto` counts the same way, from `full` calls and `full`
+//!     back edges (x86-64 and AArch64 hosts; none when `full` is 0). When
+//!     a counter runs out the function is recompiled with T3: the VSDG
+//!     round trip (`waddle_opt::passes::VSDG_TAIL` over the function,
+//!     whose `-O` pipeline already ran) and Cranelift, on the compiler
+//!     thread, installed at the next safe point (`--jit-sync`: at once).
+//!     Frames already running its T2 code (a loop, a recursion through
+//!     its direct self calls) finish there; later calls run T3 code. A
+//!     function T3 cannot compile stays on T2. T3 code does not count.
 //!
 //!   Promotion compiles one function into its own unit and swaps its entry
 //!   slot; the interpreter then calls it through [`waddle_opt::interp::Host::call_func`],
@@ -41,8 +53,8 @@ use waddle_opt::ir::Function;
 
 use crate::driver::Tier;
 
-/// When `auto` promotes a function from the interpreter (see the module
-/// docs). `waddle run --tier-thresholds CALLS,LOOPS`.
+/// When `auto` promotes a function (see the module docs).
+/// `waddle run --tier-thresholds CALLS,LOOPS[,FULL]`.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub struct TierThresholds {
     /// Calls after which a function without a loop is compiled (at least 1).
@@ -51,36 +63,60 @@ pub struct TierThresholds {
     /// in compiled code by on-stack replacement (and its next call is
     /// compiled); 0 compiles it before its first run instead.
     pub loops: u32,
+    /// Calls, or loop back edges, counted in a function's T2 code after
+    /// which it is recompiled with T3 (`full`: the VSDG round trip before
+    /// Cranelift); 0 never promotes to T3 (and T2 code does not count).
+    pub full: u32,
 }
 
 impl Default for TierThresholds {
-    /// 1000 calls; 1000 loop back edges.
+    /// 1000 calls; 1000 loop back edges; T3 after 10 000 calls or back
+    /// edges in T2.
     fn default() -> TierThresholds {
         TierThresholds {
             calls: 1000,
             loops: 1000,
+            full: 10_000,
         }
     }
 }
 
 impl fmt::Display for TierThresholds {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{},{}", self.calls, self.loops)
+        write!(f, "{},{},{}", self.calls, self.loops, self.full)
     }
 }
 
 impl FromStr for TierThresholds {
     type Err = String;
-    /// `CALLS,LOOPS`, e.g. `1000,0`.
+    /// `CALLS,LOOPS[,FULL]`, e.g. `1000,0` or `1000,1000,0`; FULL defaults
+    /// to [`TierThresholds::default`]'s.
     fn from_str(s: &str) -> Result<TierThresholds, String> {
-        let bad = || format!("invalid tier thresholds `{s}` (expected CALLS,LOOPS, e.g. 1000,0)");
-        let (c, l) = s.split_once(',').ok_or_else(bad)?;
-        let calls: u32 = c.trim().parse().map_err(|_| bad())?;
-        let loops: u32 = l.trim().parse().map_err(|_| bad())?;
-        if calls == 0 || calls > i32::MAX as u32 || loops > i32::MAX as u32 {
+        let bad = || {
+            format!(
+                "invalid tier thresholds `{s}` (expected CALLS,LOOPS[,FULL], e.g. 1000,0 or 1000,1000,10000)"
+            )
+        };
+        let parts: Vec<&str> = s.split(',').collect();
+        if !(2..=3).contains(&parts.len()) {
             return Err(bad());
         }
-        Ok(TierThresholds { calls, loops })
+        let num = |p: &str| -> Result<u32, String> {
+            match p.trim().parse::<u32>() {
+                Ok(n) if n <= i32::MAX as u32 => Ok(n),
+                _ => Err(bad()),
+            }
+        };
+        let calls = num(parts[0])?;
+        let loops = num(parts[1])?;
+        let full = match parts.get(2) {
+            Some(p) => num(p)?,
+            None => TierThresholds::default().full,
+        };
+        if calls == 0 {
+            return Err(bad());
+        }
+        Ok(TierThresholds { calls, loops, full })
     }
 }
 
@@ -94,7 +130,8 @@ pub struct TierEvent {
     pub from: Tier,
     /// The tier it runs on now.
     pub to: Tier,
-    /// What triggered it: `calls`, `loop` (back edges), `first run` (a
+    /// What triggered it: `calls`, `loop` (back edges; in T0, T1 or T2
+    /// code, whichever it ran on), `first run` (a
     /// function with a loop, compiled before it runs), `osr` (an
     /// interpreted activation continued in compiled code at a loop header,
     /// `to` is the tier of the entry) or `osr, compiled before` (the same
@@ -151,8 +188,10 @@ pub struct TierOptions {
     pub sync: bool,
     /// Called for every promotion.
     pub hook: Option<TierHook>,
-    /// Chaos mode (`--tier-chaos SEED`): promotion points and background
-    /// installation are picked pseudo-randomly from the seed.
+    /// Chaos mode (`--tier-chaos SEED`): promotion points, tiers (T1, T2
+    /// or T3), OSR points, whether a compile runs at once or in the
+    /// background, and background installation are picked pseudo-randomly
+    /// from the seed.
     pub chaos: Option<u64>,
 }
 
@@ -207,11 +246,25 @@ mod tests {
             t,
             TierThresholds {
                 calls: 10,
-                loops: 0
+                loops: 0,
+                full: 10_000,
             }
         );
-        assert_eq!(t.to_string(), "10,0");
-        for bad in ["", "1", "0,0", "a,b", "1,2,3", "-1,2"] {
+        assert_eq!(t.to_string(), "10,0,10000");
+        let t: TierThresholds = " 1, 2 ,0".parse().unwrap();
+        assert_eq!((t.calls, t.loops, t.full), (1, 2, 0));
+        assert_eq!(t.to_string().parse::<TierThresholds>(), Ok(t));
+        for bad in [
+            "",
+            "1",
+            "0,0",
+            "a,b",
+            "1,2,3,4",
+            "-1,2",
+            "1,2,x",
+            "1,2,",
+            "1,2,4294967295",
+        ] {
             assert!(bad.parse::<TierThresholds>().is_err(), "{bad}");
         }
     }

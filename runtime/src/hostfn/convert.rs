@@ -25,7 +25,7 @@ use crate::api::{ArrayRef, HeapElem};
 /// the call. A closure that wants to keep it does not compile:
 ///
 /// ```compile_fail
-/// let mut engine = waddle::Session::new();
+/// let mut engine = waddle::Session::new(&waddle::Engine::default());
 /// engine.register_fn("keep", |s: &'static str| s.len() as i64).unwrap();
 /// ```
 pub trait HostArg {

@@ -74,15 +74,20 @@ impl HostState {
     /// code compiled earlier calls the new body). A new signature gets a new
     /// id; code compiled against the old one keeps calling the old body.
     pub fn register(&mut self, f: HostFn) -> HostFnId {
+        self.register_shared(Arc::new(f))
+    }
+
+    /// [`HostState::register`] for a function shared with an engine's table.
+    pub fn register_shared(&mut self, f: Arc<HostFn>) -> HostFnId {
         if let Some(i) = self
             .table
             .iter()
             .rposition(|g| g.name == f.name && g.sig == f.sig)
         {
-            self.table[i] = Arc::new(f);
+            self.table[i] = f;
             return HostFnId::new(i);
         }
-        self.table.push(Arc::new(f));
+        self.table.push(f);
         HostFnId::new(self.table.len() - 1)
     }
 

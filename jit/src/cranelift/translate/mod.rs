@@ -90,6 +90,9 @@ pub(crate) struct Env<'a> {
     /// Load string constants through `VmCtx::strings` even under
     /// [`Addressing::Absolute`] (`JitOptions::strings_from_ctx`).
     pub strings_from_ctx: bool,
+    /// Address of the tiering counters (`JitOptions::tier_counters`, see
+    /// `crate::tables::tier_counter_cells`), `None` without counters.
+    pub counters: Option<usize>,
 }
 
 /// How generated code finds runtime helpers and string constants.
@@ -110,7 +113,8 @@ enum Pending {
     Trap(ir::Block, TrapCode, SrcLoc, Option<SrcLoc>),
     /// Report the frame (the location unless one is set), then exit.
     Propagate(ir::Block, SrcLoc, Option<SrcLoc>),
-    /// An edge block: optionally tick fuel, then jump with arguments.
+    /// An edge block: on a back edge (the flag) tick fuel and the tiering
+    /// counter (each if the unit has it), then jump with arguments.
     Edge(ir::Block, ir::Block, Vec<BlockArg>, bool, Option<SrcLoc>),
 }
 
@@ -191,8 +195,9 @@ impl<'a, 'b> Translator<'a, 'b> {
     /// instead of loads of its entry slot. A slot swap (a redefinition, a
     /// tier change) is therefore seen by the next call from outside, while
     /// a running recursion finishes in the code it started in. The T2 unit
-    /// passes it: T2 is the last tier `auto` promotes to, and a function is
-    /// redefined only when no Waddle code runs. The baseline tier keeps slot
+    /// passes it: a function is redefined only when no Waddle code runs,
+    /// and a recursion running in T2 code when `auto` promotes the function
+    /// to T3 finishing in T2 is only slower. The baseline tier keeps slot
     /// calls, so a recursion that started on T1 moves to T2 once promoted.
     pub(crate) fn run(
         env: &'a Env<'a>,
@@ -340,6 +345,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             self.take_depth(overflow);
         }
         self.fuel_tick(None);
+        self.counter_tick(false);
         let params: Vec<BlockArg> = self.b.block_params(entry)[1..]
             .iter()
             .map(|&v| BlockArg::Value(v))
@@ -387,6 +393,36 @@ impl<'a, 'b> Translator<'a, 'b> {
         self.b.ins().brif(f1, cont, &[], refill, &[]);
         self.b.switch_to_block(refill);
         self.call_helper(Helper::Fuel, &[self.vmctx], loc);
+        self.b.ins().jump(cont, &[]);
+        self.b.switch_to_block(cont);
+    }
+
+    /// Counts a call (`back_edge` false, in the prologue) or a loop back
+    /// edge of the function in its tiering counter, if the unit has
+    /// counters: a load, a decrement, a store and a branch; when the
+    /// counter runs out, a cold call of [`Helper::TierUp`], which tells the
+    /// host (it may promote the function; this frame goes on here) and
+    /// re-arms the counter.
+    fn counter_tick(&mut self, back_edge: bool) {
+        let Some(base) = self.env.counters else {
+            return;
+        };
+        let cell = crate::tables::tier_counter_cell(base, self.fid.index(), back_edge);
+        let addr = self.b.ins().iconst(types::I64, cell as i64);
+        let c = self.b.ins().load(types::I64, flags(), addr, 0);
+        let c1 = self.b.ins().iadd_imm_s(c, -1);
+        self.b.ins().store(flags(), c1, addr, 0);
+        let slow = self.b.create_block();
+        self.b.set_cold_block(slow);
+        let cont = self.b.create_block();
+        self.b.ins().brif(c1, cont, &[], slow, &[]);
+        self.b.switch_to_block(slow);
+        let func = self
+            .b
+            .ins()
+            .iconst(types::I32, i64::from(self.fid.as_u32()));
+        let back = self.b.ins().iconst(types::I32, i64::from(back_edge));
+        self.call_helper(Helper::TierUp, &[self.vmctx, func, back, addr], None);
         self.b.ins().jump(cont, &[]);
         self.b.switch_to_block(cont);
     }
@@ -563,6 +599,7 @@ impl<'a, 'b> Translator<'a, 'b> {
                         let outer = std::mem::replace(&mut self.inline_site, site);
                         self.fuel_tick(Some(self.func.loc()));
                         self.inline_site = outer;
+                        self.counter_tick(true);
                     }
                     self.b.ins().jump(target, &args);
                 }
@@ -596,7 +633,7 @@ impl<'a, 'b> Translator<'a, 'b> {
 
     /// The Cranelift target and arguments of edge `bc` leaving `from`;
     /// back edges (to a block at the same or an earlier layout position) get
-    /// an edge block that ticks fuel.
+    /// an edge block that ticks fuel and the tiering counter.
     fn edge(
         &mut self,
         from: Block,
@@ -609,7 +646,8 @@ impl<'a, 'b> Translator<'a, 'b> {
             .iter()
             .map(|&a| BlockArg::Value(self.val(a)))
             .collect();
-        let back = self.env.fuel && self.pos[&bc.block] <= self.pos[&from];
+        let back = (self.env.fuel || self.env.counters.is_some())
+            && self.pos[&bc.block] <= self.pos[&from];
         let needs_block = back || (force_block && !args.is_empty());
         if !needs_block {
             return (target, args);

@@ -161,6 +161,7 @@ fn run_engine(
     }
     if tier == Tier::Auto {
         phases.tier_ups = Some(store.tier_ups());
+        phases.full_promotions = Some(store.full_promotions());
     }
     let output = store.take_output();
     match ran {
@@ -322,7 +323,15 @@ mod tests {
         let hot = "// bench: quick=10\nfn main(n: int) {\n    var i = 0;\n    var t = 0;\n    while i < n { t += i % 3; i += 1; }\n    print(t);\n}\nmain(10);\n";
         let report = run_on_big_stack(move || measure("hot.wdl", hot, Tier::Auto, 5000)).unwrap();
         assert!(report.ok, "{report:?}");
-        assert_eq!(report.phases.tier_ups, Some((0, 1)), "{report:?}");
+        // The OSR entry compiles in the background while the loop goes on
+        // in the interpreter: it is entered only if it is ready before the
+        // loop ends (`waddle::Store::tier_ups` is tested deterministically
+        // with `--jit-sync` in runtime/tests).
+        assert!(
+            matches!(report.phases.tier_ups, Some((0, o)) if o <= 1),
+            "{report:?}"
+        );
+        assert_eq!(report.phases.full_promotions, Some(0), "{report:?}");
         let report = run_on_big_stack(move || measure("hot.wdl", hot, Tier::Opt, 5000)).unwrap();
         assert_eq!(report.phases.tier_ups, None);
     }

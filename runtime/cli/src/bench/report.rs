@@ -43,6 +43,10 @@ pub struct Phases {
     /// while executing `main(N)` ([`waddle::Store::tier_ups`]).
     #[serde(default)]
     pub tier_ups: Option<(u64, u64)>,
+    /// `auto` only: of those promotions, the ones from T2 to T3
+    /// ([`waddle::Store::full_promotions`]).
+    #[serde(default)]
+    pub full_promotions: Option<u64>,
 }
 
 /// Code generation statistics of one function.
@@ -129,6 +133,9 @@ pub struct Summary {
     /// `auto`: promotions and OSR entries of the first run.
     #[serde(default)]
     pub tier_ups: Option<(u64, u64)>,
+    /// `auto`: promotions from T2 to T3 of the first run.
+    #[serde(default)]
+    pub full_promotions: Option<u64>,
 }
 
 /// One implementation (tier or reference) of one program.
@@ -203,6 +210,9 @@ impl ImplResult {
             tier_ups: good
                 .iter()
                 .find_map(|m| m.phases.as_ref().and_then(|p| p.tier_ups)),
+            full_promotions: good
+                .iter()
+                .find_map(|m| m.phases.as_ref().and_then(|p| p.full_promotions)),
         });
         let codegen_funcs = good
             .first()

@@ -63,13 +63,20 @@ fn fmt_ns(ns: Option<f64>) -> String {
     }
 }
 
-/// `auto`'s promotions and OSR entries: `3+1 osr`.
-fn fmt_tier_ups(t: Option<(u64, u64)>) -> String {
-    match t {
-        None => "-".to_string(),
-        Some((p, 0)) => p.to_string(),
-        Some((p, o)) => format!("{p}+{o} osr"),
+/// `auto`'s promotions (with how many of them went from T2 to T3) and
+/// OSR entries: `3`, `3+1 osr`, `5 (2 T3)+1 osr`.
+fn fmt_tier_ups(t: Option<(u64, u64)>, full: Option<u64>) -> String {
+    let Some((p, o)) = t else {
+        return "-".to_string();
+    };
+    let mut s = p.to_string();
+    if let Some(f) = full.filter(|&f| f > 0) {
+        s += &format!(" ({f} T3)");
     }
+    if o > 0 {
+        s += &format!("+{o} osr");
+    }
+    s
 }
 
 const HEADER: [&str; 12] = [
@@ -107,7 +114,7 @@ pub fn render_program(p: &ProgramReport, cpu_time: bool) -> String {
             } else {
                 "-".to_string()
             },
-            fmt_tier_ups(m.tier_ups),
+            fmt_tier_ups(m.tier_ups, m.full_promotions),
             compile,
             fmt_opt_time(m.frontend_s),
             fmt_opt_time(m.passes_s),
@@ -249,5 +256,9 @@ mod tests {
         assert_eq!(fmt_ns(Some(1234.4)), "1234 ns");
         assert_eq!(fmt_ns(Some(12.34)), "12.3 ns");
         assert_eq!(fmt_ns(None), "-");
+        assert_eq!(fmt_tier_ups(None, None), "-");
+        assert_eq!(fmt_tier_ups(Some((3, 0)), Some(0)), "3");
+        assert_eq!(fmt_tier_ups(Some((3, 1)), None), "3+1 osr");
+        assert_eq!(fmt_tier_ups(Some((5, 1)), Some(2)), "5 (2 T3)+1 osr");
     }
 }

@@ -35,8 +35,8 @@ pub mod lines;
 pub use input::{entry_state, is_complete, EntryState};
 
 use waddle::driver::Tier;
-use waddle::engine::{EngineConfig, Session};
 use waddle::error::Error;
+use waddle::{Config, Engine, OutputSink, Session};
 
 /// What handling one line produced.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -74,31 +74,33 @@ Commands:
   :heap             heap statistics
 ";
 
-/// REPL state: the engine plus a partly entered entry.
+/// REPL state: a [`Session`] (over the library's [`Engine`] and a
+/// [`waddle::Store`]) plus a partly entered entry.
 pub struct Repl {
-    engine: Session,
+    session: Session,
     buffer: String,
     entries: usize,
 }
 
 impl Repl {
-    /// A REPL over an engine built from `config` (use
-    /// [`waddle::OutputSink::Capture`] to receive program output in
+    /// A REPL over an engine built from `config`, printing program output
+    /// to `sink` (use [`OutputSink::Capture`] to receive it in
     /// [`ReplOutput::stdout`]).
-    pub fn new(mut config: EngineConfig) -> Result<Repl, Error> {
+    pub fn new(config: Config, sink: OutputSink) -> Result<Repl, Error> {
         // Compiled loops check for interrupts (Ctrl-C stops the entry).
-        config.interruptible = true;
+        let engine = Engine::new(&config.interruptible(true))?;
         Ok(Repl {
-            engine: Session::with_config(config)?,
+            session: Session::with_output(&engine, sink),
             buffer: String::new(),
             entries: 0,
         })
     }
 
-    /// The engine (tests register host functions through it).
+    /// The engine entries are compiled with (host functions registered
+    /// with it are visible from the next entry on).
     #[cfg(test)]
-    pub fn engine_mut(&mut self) -> &mut Session {
-        &mut self.engine
+    pub fn engine(&self) -> &Engine {
+        self.session.engine()
     }
 
     /// Whether an entry is being continued.
@@ -156,8 +158,8 @@ impl Repl {
         let src = std::mem::take(&mut self.buffer);
         self.entries += 1;
         let name = format!("<repl:{}>", self.entries);
-        let result = self.engine.eval_named(&name, &src);
-        out.stdout = String::from_utf8_lossy(&self.engine.take_output()).into_owned();
+        let result = self.session.eval_named(&name, &src);
+        out.stdout = String::from_utf8_lossy(&self.session.store_mut().take_output()).into_owned();
         if let Err(e) = result {
             out.stderr = e.render();
         }
@@ -182,11 +184,12 @@ impl Repl {
         let src = std::mem::take(&mut self.buffer);
         self.entries += 1;
         let name = format!("<repl:{}>", self.entries);
-        if let Err(e) = self.engine.eval_named(&name, &src) {
+        if let Err(e) = self.session.eval_named(&name, &src) {
             out.stderr.push_str(&e.render());
         }
-        out.stdout
-            .push_str(&String::from_utf8_lossy(&self.engine.take_output()));
+        out.stdout.push_str(&String::from_utf8_lossy(
+            &self.session.store_mut().take_output(),
+        ));
         out.stderr.push_str(&format!(
             "error: unfinished entry {name} discarded at {why}\n"
         ));
@@ -208,12 +211,12 @@ impl Repl {
                 out.quit = true;
                 Ok(String::new())
             }
-            (":ir", Some(name)) => self.engine.function_ir(name),
-            (":opt", Some(name)) => self.engine.function_opt_ir(name),
-            (":vsdg", Some(name)) => self.engine.function_vsdg(name),
-            (":asm", Some(name)) => self.engine.function_asm(name),
-            (":tier", Some(name)) => self.engine.function_tier(name).and_then(|tier| {
-                let (calls, loops) = self.engine.function_counters(name)?;
+            (":ir", Some(name)) => self.session.function_ir(name),
+            (":opt", Some(name)) => self.session.function_opt_ir(name),
+            (":vsdg", Some(name)) => self.session.function_vsdg(name),
+            (":asm", Some(name)) => self.session.function_asm(name),
+            (":tier", Some(name)) => self.session.function_tier(name).and_then(|tier| {
+                let (calls, loops) = self.session.function_counters(name)?;
                 let count = |n: i32| {
                     if n == i32::MAX {
                         "-".to_string()
@@ -227,16 +230,16 @@ impl Repl {
                     count(loops)
                 ))
             }),
-            (":tier", None) => Ok(format!("tier for new code: {}\n", self.engine.tier())),
+            (":tier", None) => Ok(format!("tier for new code: {}\n", self.session.tier())),
             (":set-tier", Some(t)) => t
                 .parse::<Tier>()
                 .map_err(Error::Passes)
-                .and_then(|tier| self.engine.set_tier(tier).map(|()| tier))
+                .and_then(|tier| self.session.set_tier(tier).map(|()| tier))
                 .map(|tier| format!("tier set to {tier}\n")),
             (":funcs", None) => Ok(self.list_functions()),
             (":globals", None) => Ok(self.list_globals()),
             (":heap", None) => {
-                let s = self.engine.heap_stats();
+                let s = self.session.store().heap_stats();
                 Ok(format!(
                     "{} objects, {} bytes in use (peak {}), {} collections\n",
                     s.objects, s.live_bytes, s.peak_bytes, s.collections
@@ -257,7 +260,7 @@ impl Repl {
 
     fn list_functions(&self) -> String {
         let mut s = String::new();
-        for f in self.engine.functions() {
+        for f in self.session.functions() {
             let params: Vec<String> = f.sig.params.iter().map(|t| t.to_string()).collect();
             s.push_str(&format!("fn {}({})", f.name, params.join(", ")));
             if f.sig.ret != waddle_opt::ir::Type::Unit {
@@ -265,7 +268,7 @@ impl Repl {
             }
             s.push_str(&format!("    [{}]\n", f.tier));
         }
-        for f in self.engine.host_functions() {
+        for f in self.session.host_functions() {
             let params: Vec<String> = f.sig.params.iter().map(|t| t.to_string()).collect();
             s.push_str(&format!("fn {}({})", f.name, params.join(", ")));
             if f.sig.ret != waddle_opt::ir::Type::Unit {
@@ -280,14 +283,14 @@ impl Repl {
     }
 
     fn list_globals(&self) -> String {
-        let globals = self.engine.globals();
+        let globals = self.session.globals();
         let mut s = String::new();
         for (i, g) in globals.iter().enumerate() {
             let shadowed = globals[i + 1..].iter().any(|h| h.name == g.name);
             if shadowed {
                 continue;
             }
-            let value = self.engine.global(&g.name).map(|v| match v {
+            let value = self.session.global(&g.name).map(|v| match v {
                 waddle::Val::Str(text) => {
                     let mut q = Vec::new();
                     waddle::format::write_escaped(&mut q, text.as_bytes());
@@ -313,16 +316,16 @@ impl Repl {
 /// (rustyline on a terminal, [`lines::PipedLines`] otherwise). Returns the
 /// process exit status: 1 when input ended inside an entry or could not be
 /// read, else 0 (errors in entries do not change it).
-pub fn run_interactive(config: EngineConfig) -> i32 {
+pub fn run_interactive(config: Config) -> i32 {
     use std::io::IsTerminal as _;
-    let mut repl = match Repl::new(config) {
+    let mut repl = match Repl::new(config, OutputSink::Stdout) {
         Ok(r) => r,
         Err(e) => {
             eprint!("{}", e.render());
             return e.exit_code();
         }
     };
-    interrupt::install(repl.engine.interrupt_handle());
+    interrupt::install(repl.session.store().interrupt_handle());
     let mut source = if std::io::stdin().is_terminal() {
         match lines::EditorLines::new() {
             Ok(ed) => lines::LineSource::Editor(Box::new(ed)),

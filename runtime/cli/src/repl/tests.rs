@@ -1,13 +1,7 @@
 use super::*;
-use waddle::output::OutputSink;
 
 fn repl() -> Repl {
-    Repl::new(EngineConfig {
-        tier: Tier::Interp,
-        output: OutputSink::Capture,
-        ..EngineConfig::default()
-    })
-    .unwrap()
+    Repl::new(Config::new().tier(Tier::Interp), OutputSink::Capture).unwrap()
 }
 
 fn ok(r: &mut Repl, line: &str) -> String {
@@ -210,10 +204,12 @@ fn redeclared_global_stays_one_variable() {
 #[test]
 fn funcs_lists_host_functions() {
     let mut r = repl();
-    (r.engine_mut())
+    (r.engine())
         .register_fn("twice", |s: &str| format!("{s}{s}"))
         .unwrap();
-    r.engine_mut().register_fn("beep", || ()).unwrap();
+    // Listed before any entry has seen it.
+    assert!(ok(&mut r, ":funcs").contains("fn twice(str) -> str    [host]\n"));
+    r.engine().register_fn("beep", || ()).unwrap();
     assert_eq!(ok(&mut r, "twice(\"ab\")"), "abab\n");
     let funcs = ok(&mut r, ":funcs");
     assert!(

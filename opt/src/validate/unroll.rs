@@ -1,0 +1,240 @@
+//! Loop doubling: the rule that equates a loop with the same loop unrolled
+//! by two (R4 extended; the μ-unfolding of Govereau §2.3.3 applied twice
+//! per trip, next to the first-iteration peel of §2.4.2 step 4).
+//!
+//! The thesis leaves unrolling out (§1.2, and §3 compares with Necula's
+//! validator only on CSE "as we do not handle loop unrolling"). Its loop
+//! denotation (§2.3.3, §4.0.3) makes the rule a plain stream identity: a
+//! depth-`d` loop is the streams `x_k` of its `μ_d(x_0, next)` nodes, and
+//! `η_d(c, v)` is `v_k` at the first `k` with `c_k` false. The even and odd
+//! halves of those streams are loops of their own:
+//!
+//! - `E(μ_d(i, n)) = μ'_d(i, O(n))` (a fresh μ: `x_{2j}`, next `x_{2j+2}`),
+//! - `O(μ_d(i, n)) = E(n)` (`x_{2j+1}`, the next value of iteration `2j`),
+//! - `E`/`O` of a pure or effect node of the loop is the node over the
+//!   `E`/`O` of its arguments, and values invariant in the loop (varying
+//!   at depth `< d`) stay as they are,
+//!
+//! and the first exit of the original loop is the first exit of the doubled
+//! loop, taken in its first half or its second:
+//!
+//! `η_d(c, v) ↓ η_d(E(c) ∧ O(c), φ{¬E(c) → E(v); E(c) ∧ ¬O(c) → O(v)})`.
+//!
+//! Unrolling by two (`opt::passes::unroll`, Fritz §9.6) keeps every exit
+//! test of both copies and makes the copy's header an ordinary block, so
+//! the unrolled loop's denotation is exactly the right-hand side's shape;
+//! partition refinement then merges `μ'` with the unrolled loop's μ's.
+//!
+//! **When.** The rule makes a graph larger and is an equivalence, not a
+//! simplification, so [`super::check`] tries it only when a round finds
+//! nothing else to rewrite, on the η's of a before-side loop none of whose
+//! μ's is shared with the after side, when the after side has a μ of the
+//! same depth that the before side does not share. Each loop (and each
+//! loop made by the rule) is doubled at most once. Only innermost loops
+//! are doubled (a deeper μ or η inside refuses), as the unroll pass only
+//! unrolls innermost loops.
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::graph::{Id, Op};
+use super::refine::reachable;
+use super::rules::Rules;
+use crate::ir::Type;
+
+/// The even and odd versions of one loop's nodes.
+struct Halves {
+    /// The loop depth.
+    d: u16,
+    /// The fresh μ of each of the loop's μ's.
+    even_mu: FxHashMap<Id, Id>,
+    /// `(node, odd)` → its version.
+    memo: FxHashMap<(Id, bool), Option<Id>>,
+}
+
+impl Rules<'_> {
+    /// The classes reached from some roots.
+    fn classes_of(&self, roots: &[Id]) -> FxHashSet<u32> {
+        reachable(self.g, roots)
+            .into_iter()
+            .filter_map(|n| match self.cls.class.get(n.index()) {
+                Some(&c) if c != u32::MAX => Some(c),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The doubling rewrites of this round (see the module doc) for the
+    /// η's of before-side loops, keyed by class; `done` holds the μ's of
+    /// loops already doubled and of loops the rule made.
+    pub fn double_loops(
+        &mut self,
+        roots: &[Id; 4],
+        done: &mut FxHashSet<Id>,
+    ) -> FxHashMap<u32, Id> {
+        let mut out = FxHashMap::default();
+        let before = self.classes_of(&roots[..2]);
+        let after = self.classes_of(&roots[2..]);
+        // Depths at which the after side has a μ of its own.
+        let mut after_depths: FxHashSet<u16> = FxHashSet::default();
+        let mut etas: Vec<Id> = Vec::new();
+        for i in 0..self.cls.reached.len() {
+            let n = self.cls.reached[i];
+            let c = self.cls.of(n);
+            if self.rep[c as usize] != n {
+                continue;
+            }
+            match self.g.node(n).op {
+                Op::Mu(d) if after.contains(&c) && !before.contains(&c) => {
+                    after_depths.insert(d);
+                }
+                Op::Eta(_) if before.contains(&c) && !after.contains(&c) => etas.push(n),
+                _ => {}
+            }
+        }
+        // The η's of each loop (named by its smallest μ).
+        let mut loops: FxHashMap<Id, (u16, Vec<Id>, Vec<Id>)> = FxHashMap::default();
+        for n in etas {
+            let Op::Eta(d) = self.g.node(n).op else {
+                continue;
+            };
+            if !after_depths.contains(&d) {
+                continue;
+            }
+            let Some(mus) = self.loop_mus(n, d) else {
+                continue;
+            };
+            if mus.is_empty()
+                || mus
+                    .iter()
+                    .any(|m| done.contains(m) || after.contains(&self.cls.of(*m)))
+            {
+                continue;
+            }
+            let key = mus[0];
+            loops
+                .entry(key)
+                .or_insert_with(|| (d, mus, Vec::new()))
+                .2
+                .push(n);
+        }
+        for (_, (d, mus, etas)) in loops {
+            let mut h = Halves {
+                d,
+                even_mu: FxHashMap::default(),
+                memo: FxHashMap::default(),
+            };
+            for &m in &mus {
+                let node = self.g.node(m);
+                let (ty, init) = (node.ty, self.r(node.args[0]));
+                let fresh = self.g.open_mu(d, ty, init);
+                h.even_mu.insert(m, fresh);
+            }
+            let mut ok = true;
+            for &m in &mus {
+                let next = self.r(self.g.node(m).args[1]);
+                match self.half(&mut h, next, true) {
+                    Some(n) => self.g.patch_mu(h.even_mu[&m], n),
+                    None => ok = false,
+                }
+            }
+            done.extend(mus.iter().copied());
+            done.extend(h.even_mu.values().copied());
+            if !ok {
+                continue;
+            }
+            for n in etas {
+                if let Some(m) = self.doubled_exit(&mut h, n) {
+                    out.insert(self.cls.of(n), m);
+                }
+            }
+        }
+        out
+    }
+
+    /// `η_d(E(c) ∧ O(c), φ{¬E(c) → E(v); E(c) ∧ ¬O(c) → O(v)})` for the
+    /// exit `n = η_d(c, v)`.
+    fn doubled_exit(&mut self, h: &mut Halves, n: Id) -> Option<Id> {
+        let node = self.g.node(n).clone();
+        let (c, v) = (self.r(node.args[0]), self.r(node.args[1]));
+        let (ce, co) = (self.half(h, c, false)?, self.half(h, c, true)?);
+        let (ve, vo) = (self.half(h, v, false)?, self.half(h, v, true)?);
+        let cont = self.g.and(&[ce, co]);
+        let first = self.g.not(ce);
+        let nco = self.g.not(co);
+        let second = self.g.and(&[ce, nco]);
+        let val = self.g.phi(node.ty, &[(first, ve), (second, vo)]);
+        Some(self.g.intern(Op::Eta(h.d), node.ty, vec![cont, val]))
+    }
+
+    /// The μ's of the depth-`d` loop that the exit `eta` leaves, or `None`
+    /// if the loop has a deeper loop inside (or is too large to walk).
+    fn loop_mus(&self, eta: Id, d: u16) -> Option<Vec<Id>> {
+        let node = self.g.node(eta);
+        let mut work: Vec<Id> = node.args.iter().map(|&x| self.r(x)).collect();
+        let mut seen: FxHashSet<Id> = FxHashSet::default();
+        let mut mus = Vec::new();
+        while let Some(x) = work.pop() {
+            if self.depth_of(x) < d || !seen.insert(x) {
+                continue;
+            }
+            if seen.len() > 20_000 {
+                return None;
+            }
+            let n = self.g.node(x);
+            match n.op {
+                Op::Mu(e) if e == d => mus.push(x),
+                Op::Mu(_) | Op::Eta(_) => return None,
+                _ => {}
+            }
+            work.extend(n.args.iter().map(|&a| self.r(a)));
+        }
+        mus.sort();
+        Some(mus)
+    }
+
+    /// `E(x)` (`odd` false) or `O(x)` of a node of the loop being doubled.
+    fn half(&mut self, h: &mut Halves, x: Id, odd: bool) -> Option<Id> {
+        let x = self.r(x);
+        if self.depth_of(x) < h.d {
+            return Some(x);
+        }
+        if let Some(&v) = h.memo.get(&(x, odd)) {
+            return v;
+        }
+        // Cycles go through μ's only, which answer without recursing into
+        // themselves; the entry guards against malformed input.
+        h.memo.insert((x, odd), None);
+        let node = self.g.node(x).clone();
+        let out = match node.op {
+            Op::Mu(e) if e == h.d => match (odd, h.even_mu.get(&x)) {
+                (false, Some(&m)) => Some(m),
+                (true, Some(_)) => {
+                    let next = self.r(node.args[1]);
+                    self.half(h, next, false)
+                }
+                _ => None,
+            },
+            Op::Mu(_) | Op::Eta(_) | Op::Param(_) | Op::Tok0 => None,
+            _ => {
+                let mut args = Vec::with_capacity(node.args.len());
+                for &a in &node.args {
+                    args.push(self.half(h, a, odd)?);
+                }
+                Some(self.rebuild(node.op.clone(), node.ty, args))
+            }
+        };
+        h.memo.insert((x, odd), out);
+        out
+    }
+
+    /// A node like `op(args)`, through the graph's smart constructors for
+    /// the gate operators (so flattening matches the other side's build).
+    fn rebuild(&mut self, op: Op, ty: Type, args: Vec<Id>) -> Id {
+        match op {
+            Op::And => self.g.and(&args),
+            Op::Or => self.g.or(&args),
+            Op::Not => self.g.not(args[0]),
+            _ => self.g.intern(op, ty, args),
+        }
+    }
+}

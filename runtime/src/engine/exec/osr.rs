@@ -1,0 +1,252 @@
+//! On-stack replacement in the executor ([`waddle_opt::osr`]): when an
+//! interpreted activation's loop is hot, it continues in compiled code at
+//! the loop header ([`TieredHost::enter_osr`], the executor's
+//! [`waddle_opt::interp::Host::osr`]).
+//!
+//! The entry is compiled once per function and header and kept for later
+//! activations. With background compilation (the default) the compile
+//! runs on the compiler thread: the loop goes on in the interpreter, whose
+//! back-edge counter comes back every [`POLL_EDGES`] back edges; the
+//! finished entry is linked at the next safe point ([`Executor::poll`]) and
+//! entered at the next back-edge check after that. `--jit-sync` compiles
+//! it on the spot, so the entry happens at the back edge that asked.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use waddle_jit::EntryLoc;
+use waddle_opt::abi::{Trap, Word};
+use waddle_opt::interp::LoopFrame;
+use waddle_opt::ir::{Block, FuncId, Program};
+
+use super::{Executor, TieredHost, POLL_EDGES};
+use crate::driver::Tier;
+use crate::engine::compiler::{Done, Job};
+use crate::engine::native::OsrCode;
+use crate::engine::tiering::TierEvent;
+use crate::host::Runtime;
+
+/// An OSR entry linked but not entered yet: how long it took to compile
+/// and whether on the compiler thread (its first entry reports these).
+pub(super) struct Fresh {
+    func: FuncId,
+    header: Block,
+    took: Duration,
+    background: bool,
+}
+
+impl Executor {
+    /// Compiles and links the OSR entry of `func` at `header` on this
+    /// thread; `false` when `header` is no OSR point or the compile failed.
+    fn compile_osr(
+        &self,
+        program: &Program,
+        func: FuncId,
+        header: Block,
+        host: &mut Runtime,
+        tier: Tier,
+    ) -> bool {
+        let fuel = self.fuel.get();
+        let job = (self.native.borrow()).osr_job(program, func, header, tier, fuel);
+        let Ok(Some(job)) = job else {
+            return false;
+        };
+        let meta = job.meta(program);
+        let start = Instant::now();
+        let Ok(compiled) = waddle_jit::compile(job.tier, &job.program, &job.options) else {
+            return false;
+        };
+        let took = start.elapsed();
+        let linked = (self.native.borrow_mut()).link_osr(program, meta, compiled, tier, fuel, host);
+        if linked.is_err() {
+            return false;
+        }
+        self.osr_fresh.borrow_mut().push(Fresh {
+            func,
+            header,
+            took,
+            background: false,
+        });
+        true
+    }
+
+    /// Queues the OSR entry of `func` at `header` on the compiler thread;
+    /// `false` when `header` is no OSR point or no thread can run it.
+    fn submit_osr(&self, program: &Program, func: FuncId, header: Block, tier: Tier) -> bool {
+        let fuel = self.fuel.get();
+        let job = (self.native.borrow()).osr_job(program, func, header, tier, fuel);
+        let Ok(Some(job)) = job else {
+            return false;
+        };
+        let meta = job.meta(program);
+        self.submit(Job {
+            func,
+            generation: self.generation_of(func),
+            program: job.program,
+            tier: job.tier,
+            options: job.options,
+            target: tier,
+            reason: "osr",
+            osr: Some(meta),
+        })
+    }
+
+    /// Whether the OSR entry of `func` at `header` is compiling in the
+    /// background.
+    fn osr_pending(&self, func: FuncId, header: Block) -> bool {
+        self.osr_queued.borrow().contains(&(func, header))
+    }
+
+    /// Links a finished background OSR compile (from [`Executor::poll`]).
+    /// When it cannot be used, the function is promoted at its next call
+    /// instead.
+    pub(super) fn link_osr_done(&self, program: &Program, d: Done, host: &mut Runtime) {
+        let Some(meta) = d.osr else {
+            return;
+        };
+        let (func, header) = (meta.func, meta.header);
+        self.osr_queued
+            .borrow_mut()
+            .retain(|&k| k != (func, header));
+        if d.generation != self.generation_of(func)
+            || program.funcs.get(func).is_none_or(|f| f.is_declaration())
+            || self.tier.get() != Tier::Auto
+            || self.pin_of(func).is_some()
+        {
+            return;
+        }
+        let fuel = self.fuel.get();
+        let linked = d.unit.map_err(drop).and_then(|unit| {
+            (self.native.borrow_mut())
+                .link_osr(program, meta, unit, d.target, fuel, host)
+                .map_err(drop)
+        });
+        match linked {
+            Ok(_) => self.osr_fresh.borrow_mut().push(Fresh {
+                func,
+                header,
+                took: d.took,
+                background: true,
+            }),
+            Err(()) if !self.interp.is_external(func) => {
+                let edges = self.interp.counters(func).map_or(i32::MAX, |c| c.1);
+                self.interp.set_counters(func, 1, edges);
+            }
+            Err(()) => {}
+        }
+    }
+
+    /// The compile time and place of the entry of `func` at `header` if it
+    /// was never entered (and forgets it: later entries reuse it).
+    fn take_fresh(&self, func: FuncId, header: Block) -> Option<(Duration, bool)> {
+        let mut fresh = self.osr_fresh.borrow_mut();
+        let i = fresh
+            .iter()
+            .position(|f| f.func == func && f.header == header)?;
+        let f = fresh.swap_remove(i);
+        Some((f.took, f.background))
+    }
+}
+
+impl TieredHost<'_> {
+    /// [`waddle_opt::interp::Host::osr`]: enters the OSR entry of `func` at
+    /// `header` with the live values of `frame` once it is compiled (see
+    /// the module docs); `None` keeps the activation in the interpreter.
+    pub(super) fn enter_osr(
+        &mut self,
+        func: FuncId,
+        header: Block,
+        frame: &LoopFrame<'_>,
+        roots: &[Word],
+    ) -> Option<Result<Word, Trap>> {
+        let exec = self.exec;
+        if exec.tier.get() != Tier::Auto || exec.pin_of(func).is_some() || exec.native_failed.get()
+        {
+            exec.interp.set_counters(func, i32::MAX, i32::MAX);
+            return None;
+        }
+        exec.poll(self.program, self.rt);
+        let chaos = exec.options.chaos.is_some();
+        let calls = exec.interp.counters(func).map_or(i32::MAX, |c| c.0);
+        if chaos && exec.random(3) == 0 {
+            // Chaos: not at this back edge; maybe a later one.
+            exec.interp
+                .set_counters(func, calls, 1 + exec.random(50) as i32);
+            return None;
+        }
+        if exec.native.borrow().osr_code(func, header).is_none() {
+            if exec.osr_pending(func, header) {
+                // Compiling: look again a few back edges later.
+                exec.interp.set_counters(func, calls, POLL_EDGES);
+                return None;
+            }
+            let tier = if chaos && Tier::Baseline.is_available() && exec.random(2) == 0 {
+                Tier::Baseline
+            } else {
+                Tier::Opt
+            };
+            // Chaos: at once or in the background at random.
+            let sync = exec.options.sync || (chaos && exec.random(2) == 0);
+            if !sync && exec.submit_osr(self.program, func, header, tier) {
+                exec.interp.set_counters(func, calls, POLL_EDGES);
+                return None;
+            }
+            if !exec.compile_osr(self.program, func, header, self.rt, tier) {
+                // No entry here (or the compile failed): stay, and promote
+                // at the next call.
+                exec.interp.set_counters(func, calls.min(1), i32::MAX);
+                return None;
+            }
+        }
+        let code: Arc<OsrCode> = exec.native.borrow().osr_code(func, header)?;
+        let Some(args) = (code.state.iter())
+            .map(|&v| frame.value(v))
+            .collect::<Option<Vec<Word>>>()
+        else {
+            exec.interp.set_counters(func, calls, i32::MAX);
+            return None;
+        };
+        if !chaos {
+            // Later calls start in compiled code.
+            exec.interp.set_counters(func, 1, i32::MAX);
+        }
+        exec.osr_entries.set(exec.osr_entries.get() + 1);
+        let fresh = exec.take_fresh(func, header);
+        if let Some(hook) = &exec.options.hook {
+            let (took, background) = fresh.unwrap_or_default();
+            (hook.0)(&TierEvent {
+                function: self.program.funcs[func].name().to_string(),
+                from: Tier::Interp,
+                to: code.tier,
+                reason: if fresh.is_some() {
+                    "osr"
+                } else {
+                    "osr, compiled before"
+                },
+                compile: took,
+                code_bytes: code.unit.code_bytes(),
+                background,
+            });
+        }
+        // SAFETY: `roots` are the interpreter's frames, which stay in place
+        // until the entry returns and the range is popped.
+        unsafe { self.rt.push_roots(roots) };
+        let (ptr, n) = {
+            let native = exec.native.borrow();
+            (native.strings().as_ptr(), native.strings().len())
+        };
+        // SAFETY: as in `Executor::call`.
+        let strings = unsafe { std::slice::from_raw_parts(ptr, n) };
+        let budget = Some(exec.stack_budget.get());
+        let mark = self.rt.trace_mark();
+        let r =
+            (code.unit).call_shared(self, code.entry, &args, strings, budget, EntryLoc::CallSite);
+        self.rt.pop_roots();
+        if r.is_err() {
+            // The entry is a function of its own unit: its frames are
+            // `func`'s in the stack trace.
+            self.rt.retarget_trace(mark, code.entry, func);
+        }
+        Some(r)
+    }
+}
