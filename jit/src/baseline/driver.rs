@@ -134,8 +134,9 @@ pub(crate) trait Backend: Arith {
     /// Stores parameter `p`, which arrives at `loc`, into its slot (a
     /// `bool` arrives in the low byte and is zero-extended).
     fn spill_param(&mut self, p: Value, loc: ArgLoc, is_bool: bool);
-    /// Writes the constant word `k` into `v`'s slot.
-    fn const_word(&mut self, v: Value, k: i64);
+    /// Writes the constant word `k` into `v`'s slot (unless the back end
+    /// never reads it there).
+    fn const_word(&mut self, cx: &FnCx<'_>, v: Value, k: i64);
     /// Zeroes the whole body frame (value slots, scratch words, outgoing
     /// arguments) right after [`Backend::enter`], so no word a finished
     /// frame left there is taken for a GC root; the argument registers are
@@ -365,7 +366,7 @@ pub(crate) fn emit_function<B: Backend>(b: &mut B, cx: &FnCx<'_>) {
             // Dead references leave their slots before a safepoint, so the
             // conservative scan keeps what Cranelift's stack maps keep.
             for &s in clears.get(&inst).map_or(&[][..], Vec::as_slice) {
-                e.b.const_word(Value::new(s as usize), 0);
+                e.b.const_word(cx, Value::new(s as usize), 0);
             }
             e.b.begin_inst(&data.kind);
             isel::lower(e.b, cx, data, &mut cold);
@@ -523,7 +524,7 @@ impl<B: Backend> Driver<'_, '_, B> {
             b.spill_param(p, loc, cx.func.value_type(p) == Type::Bool);
         }
         for &(v, k) in &cx.plan.consts {
-            b.const_word(v, k);
+            b.const_word(cx, v, k);
         }
         if cx.env.fuel {
             fuel_tick(b, None, cold);

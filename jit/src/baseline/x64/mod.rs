@@ -41,7 +41,7 @@ use waddle_opt::abi::{
     TrapCode, ARRAY_DATA_OFFSET, ARRAY_LEN_OFFSET, VMCTX_DEPTH_LEFT_OFFSET, VMCTX_ENTRIES_OFFSET,
     VMCTX_FUEL_OFFSET, VMCTX_STACK_LIMIT_OFFSET, VMCTX_TRAP_CODE_OFFSET,
 };
-use waddle_opt::ir::{BinaryOp, InstKind, Type, UnaryOp, Value};
+use waddle_opt::ir::{BinaryOp, InstKind, UnaryOp, Value};
 
 use super::conv::{helper_arg_regs, ArgLoc, HelperArg};
 use super::driver::{Backend, FnCx};
@@ -505,20 +505,7 @@ impl Backend for X64 {
         self.forget_all();
         // Homes: the best-ranked candidates of each class, callee-saved
         // integer registers first.
-        self.ihome = [None; IHOME.len()];
-        self.fhome = [None; FHOME.len()];
-        let (mut ni, mut nf) = (0, 0);
-        for &v in &cx.plan.homes {
-            if cx.func.value_type(v) == Type::Float {
-                if nf < FHOME.len() {
-                    self.fhome[nf] = Some(v);
-                    nf += 1;
-                }
-            } else if ni < IHOME.len() {
-                self.ihome[ni] = Some(v);
-                ni += 1;
-            }
-        }
+        (self.ihome, self.fhome) = cx.plan.assign_homes(cx.func);
         let saved = self.saved_homes();
         self.base = -16 - 8 * saved as i32;
         let mut words = cx.plan.frame_words();
@@ -618,6 +605,14 @@ impl Backend for X64 {
             ArgLoc::Int(r) => {
                 dynasm!(self.ops ; .arch x64 ; mov QWORD [rbp + d], Rq(r));
                 self.sync_home_int(slot(p), r);
+                // An argument register that is also a cache register keeps
+                // the parameter for the entry block's uses (later
+                // parameters and constants never write cache registers).
+                if let Some(i) = ICACHE.iter().position(|&c| c == r) {
+                    if self.homes_of_slot(slot(p)) == (None, None) {
+                        self.icache[i] = Some(p);
+                    }
+                }
             }
             ArgLoc::Float(x) => {
                 dynasm!(self.ops ; .arch x64 ; movsd QWORD [rbp + d], Rx(x));
@@ -636,7 +631,11 @@ impl Backend for X64 {
         }
     }
 
-    fn const_word(&mut self, v: Value, k: i64) {
+    fn const_word(&mut self, cx: &FnCx<'_>, v: Value, k: i64) {
+        if cx.plan.imm_only[v] && self.homes_of_slot(slot(v)) == (None, None) {
+            // Every use encodes it as an immediate.
+            return;
+        }
         let d = self.disp(v);
         match i32::try_from(k) {
             Ok(k32) if self.homes_of_slot(slot(v)) == (None, None) => {
