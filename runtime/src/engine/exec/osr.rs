@@ -228,8 +228,10 @@ impl TieredHost<'_> {
                 background,
             });
         }
-        // SAFETY: `roots` are the interpreter's frames, which stay in place
-        // until the entry returns and the range is popped.
+        // SAFETY: `roots` are the interpreter's frames below the one the
+        // entry takes over (whose live values are `args`, rooted by the
+        // entry's own frame), which stay in place until the entry returns
+        // and the range is popped.
         unsafe { self.rt.push_roots(roots) };
         let (ptr, n) = {
             let native = exec.native.borrow();
