@@ -37,6 +37,11 @@ pub(crate) struct FuncPlan {
     /// end may give the first few of each register class a *home*
     /// register that mirrors the slot (see [`FuncPlan::homes`]'s users).
     pub homes: Vec<Value>,
+    /// Integer constants every use of which is the right operand of an
+    /// operation the x86-64 back end encodes with an immediate (`+ - * &
+    /// | ^`, comparisons, shifts): that back end never reads their slots,
+    /// so it does not write them.
+    pub imm_only: SecondaryMap<Value, bool>,
 }
 
 /// Most candidates [`FuncPlan::homes`] lists (more than any back end has
@@ -123,6 +128,7 @@ impl FuncPlan {
             }
         }
         let homes = rank_homes(func, &order, &pos);
+        let imm_only = imm_only_consts(func, &order, &consts);
         FuncPlan {
             order,
             pos,
@@ -131,6 +137,7 @@ impl FuncPlan {
             fused,
             consts,
             homes,
+            imm_only,
         }
     }
 
@@ -139,6 +146,29 @@ impl FuncPlan {
     /// interpreter's rule).
     pub fn is_back_edge(&self, from: Block, to: Block) -> bool {
         self.pos[to] <= self.pos[from]
+    }
+
+    /// The home registers' values of a back end with `I` integer and `F`
+    /// float home registers: the best-ranked candidates of each class, in
+    /// rank order.
+    pub fn assign_homes<const I: usize, const F: usize>(
+        &self,
+        func: &Function,
+    ) -> ([Option<Value>; I], [Option<Value>; F]) {
+        let (mut ints, mut floats) = ([None; I], [None; F]);
+        let (mut ni, mut nf) = (0, 0);
+        for &v in &self.homes {
+            if func.value_type(v) == Type::Float {
+                if nf < F {
+                    floats[nf] = Some(v);
+                    nf += 1;
+                }
+            } else if ni < I {
+                ints[ni] = Some(v);
+                ni += 1;
+            }
+        }
+        (ints, floats)
     }
 
     /// Words of frame storage: the value slots, then the scratch area.
@@ -256,6 +286,50 @@ fn rank_homes(func: &Function, order: &[Block], pos: &SecondaryMap<Block, u32>) 
     seen.sort_by(|&a, &b| score[b].cmp(&score[a]).then(a.cmp(&b)));
     seen.truncate(MAX_HOMES);
     seen
+}
+
+/// See [`FuncPlan::imm_only`]: one pass over the uses, clearing the
+/// constants used any other way.
+fn imm_only_consts(
+    func: &Function,
+    order: &[Block],
+    consts: &[(Value, i64)],
+) -> SecondaryMap<Value, bool> {
+    let mut imm = SecondaryMap::new();
+    for &(v, k) in consts {
+        let int = matches!(func.values()[v].def, ValueDef::Inst(i)
+            if matches!(func.inst(i).kind, InstKind::IConst(_)));
+        imm[v] = int && i32::try_from(k).is_ok();
+    }
+    for &b in order {
+        let data = &func.blocks()[b];
+        for &i in &data.insts {
+            let kind = &func.inst(i).kind;
+            let rhs = match kind {
+                InstKind::Binary(
+                    BinaryOp::IAdd
+                    | BinaryOp::ISub
+                    | BinaryOp::IMul
+                    | BinaryOp::IAnd
+                    | BinaryOp::IOr
+                    | BinaryOp::IXor
+                    | BinaryOp::IShl
+                    | BinaryOp::IShr
+                    | BinaryOp::ICmp(_),
+                    a,
+                    r,
+                ) if a != r => Some(*r),
+                _ => None,
+            };
+            kind.for_each_arg(|v| {
+                if Some(v) != rhs {
+                    imm[v] = false;
+                }
+            });
+        }
+        data.term.for_each_arg(|v| imm[v] = false);
+    }
+    imm
 }
 
 /// The integer constant `v` is defined as, if any.

@@ -31,7 +31,7 @@ use waddle_opt::abi::{
     TrapCode, ARRAY_DATA_OFFSET, ARRAY_LEN_OFFSET, VMCTX_DEPTH_LEFT_OFFSET, VMCTX_ENTRIES_OFFSET,
     VMCTX_FUEL_OFFSET, VMCTX_HELPERS_OFFSET, VMCTX_STACK_LIMIT_OFFSET, VMCTX_TRAP_CODE_OFFSET,
 };
-use waddle_opt::ir::{InstKind, Type, Value};
+use waddle_opt::ir::{InstKind, Value};
 
 use super::conv::{helper_arg_regs, ArgLoc, HelperArg};
 use super::driver::{Backend, FnCx};
@@ -368,20 +368,7 @@ impl Backend for Aarch64 {
         self.frame = (8 * words).next_multiple_of(16);
         let limit = VMCTX_STACK_LIMIT_OFFSET as u32;
         // Homes: the best-ranked candidates of each class.
-        self.ihome = [None; IHOME.len()];
-        self.fhome = [None; FHOME.len()];
-        let (mut ni, mut nf) = (0, 0);
-        for &v in &cx.plan.homes {
-            if cx.func.value_type(v) == Type::Float {
-                if nf < FHOME.len() {
-                    self.fhome[nf] = Some(v);
-                    nf += 1;
-                }
-            } else if ni < IHOME.len() {
-                self.ihome[ni] = Some(v);
-                ni += 1;
-            }
-        }
+        (self.ihome, self.fhome) = cx.plan.assign_homes(cx.func);
         let saved = self.saved_homes();
         self.record = (32 + 8 * saved.len()).next_multiple_of(16);
         let neg = -(self.record as i32);
@@ -408,6 +395,28 @@ impl Backend for Aarch64 {
             ; b.lo =>overflow
             ; mov sp, x16
         );
+    }
+
+    fn zero_frame(&mut self) {
+        // [sp, sp + frame): outgoing arguments, value slots, scratch; a
+        // multiple of 16 bytes. x16/x17 carry no arguments.
+        if self.frame == 0 {
+            return;
+        }
+        dynasm!(self.ops ; .arch aarch64 ; mov x16, sp);
+        self.mov_imm(17, self.frame as i64);
+        dynasm!(self.ops ; .arch aarch64
+            ; add x17, x16, x17
+            ; zero:
+            ; stp xzr, xzr, [x16], #16
+            ; cmp x16, x17
+            ; b.lo <zero
+        );
+    }
+
+    fn clear_scratch(&mut self, k: usize) {
+        dynasm!(self.ops ; .arch aarch64 ; mov x8, xzr);
+        self.st_slot(self.scratch + k, 8);
     }
 
     /// Keeps the value read in the frame record's spare word
@@ -457,7 +466,7 @@ impl Backend for Aarch64 {
         }
     }
 
-    fn const_word(&mut self, v: Value, k: i64) {
+    fn const_word(&mut self, _cx: &FnCx<'_>, v: Value, k: i64) {
         if k == 0 {
             dynasm!(self.ops ; .arch aarch64 ; mov x8, xzr);
         } else {

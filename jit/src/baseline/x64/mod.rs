@@ -41,7 +41,7 @@ use waddle_opt::abi::{
     TrapCode, ARRAY_DATA_OFFSET, ARRAY_LEN_OFFSET, VMCTX_DEPTH_LEFT_OFFSET, VMCTX_ENTRIES_OFFSET,
     VMCTX_FUEL_OFFSET, VMCTX_STACK_LIMIT_OFFSET, VMCTX_TRAP_CODE_OFFSET,
 };
-use waddle_opt::ir::{BinaryOp, InstKind, Type, UnaryOp, Value};
+use waddle_opt::ir::{BinaryOp, InstKind, UnaryOp, Value};
 
 use super::conv::{helper_arg_regs, ArgLoc, HelperArg};
 use super::driver::{Backend, FnCx};
@@ -75,6 +75,9 @@ pub(crate) struct X64 {
     /// Frame displacement of the array-literal scratch word 0 of the
     /// current function (the words follow upwards).
     scratch: i32,
+    /// Frame displacement of the lowest word of the current body frame
+    /// (`rsp` after the prologue).
+    frame_low: i32,
     /// Frame displacement of slot 0 of the current function (below `rbx`
     /// and the saved callee-saved home registers).
     base: i32,
@@ -131,6 +134,7 @@ impl X64 {
             fnext: 0,
             fill: false,
             scratch: 0,
+            frame_low: 0,
             base: -16,
             ihome: [None; IHOME.len()],
             fhome: [None; FHOME.len()],
@@ -501,20 +505,7 @@ impl Backend for X64 {
         self.forget_all();
         // Homes: the best-ranked candidates of each class, callee-saved
         // integer registers first.
-        self.ihome = [None; IHOME.len()];
-        self.fhome = [None; FHOME.len()];
-        let (mut ni, mut nf) = (0, 0);
-        for &v in &cx.plan.homes {
-            if cx.func.value_type(v) == Type::Float {
-                if nf < FHOME.len() {
-                    self.fhome[nf] = Some(v);
-                    nf += 1;
-                }
-            } else if ni < IHOME.len() {
-                self.ihome[ni] = Some(v);
-                ni += 1;
-            }
-        }
+        (self.ihome, self.fhome) = cx.plan.assign_homes(cx.func);
         let saved = self.saved_homes();
         self.base = -16 - 8 * saved as i32;
         let mut words = cx.plan.frame_words();
@@ -529,6 +520,8 @@ impl Backend for X64 {
         let pad = (1 + saved + words) % 2;
         let size = (8 * (words + pad)) as i32;
         let neg = -size;
+        // The body frame lies below rbx and the saved homes.
+        self.frame_low = self.base + 8 - size;
         dynasm!(self.ops ; .arch x64
             ; push rbp
             ; mov rbp, rsp
@@ -544,6 +537,36 @@ impl Backend for X64 {
             ; jb =>overflow
             ; sub rsp, size
         );
+    }
+
+    fn zero_frame(&mut self) {
+        // The body frame is [rsp, rbp + base + 8): below rbx and the
+        // saved homes, which keep the caller's values.
+        let lo = self.frame_low;
+        let words = (self.base + 8 - lo) / 8;
+        // rax, r10 and r11 carry no arguments.
+        dynasm!(self.ops ; .arch x64 ; xor eax, eax);
+        if words <= 16 {
+            for k in 0..words {
+                let d = lo + 8 * k;
+                dynasm!(self.ops ; .arch x64 ; mov QWORD [rbp + d], rax);
+            }
+        } else {
+            dynasm!(self.ops ; .arch x64
+                ; lea r11, [rbp + lo]
+                ; mov r10d, words
+                ; zero:
+                ; mov QWORD [r11], rax
+                ; add r11, 8
+                ; sub r10d, 1
+                ; jnz <zero
+            );
+        }
+    }
+
+    fn clear_scratch(&mut self, k: usize) {
+        let off = self.scratch + 8 * k as i32;
+        dynasm!(self.ops ; .arch x64 ; mov QWORD [rbp + off], 0);
     }
 
     /// Keeps the value read in the frame: the return stores it back
@@ -582,6 +605,14 @@ impl Backend for X64 {
             ArgLoc::Int(r) => {
                 dynasm!(self.ops ; .arch x64 ; mov QWORD [rbp + d], Rq(r));
                 self.sync_home_int(slot(p), r);
+                // An argument register that is also a cache register keeps
+                // the parameter for the entry block's uses (later
+                // parameters and constants never write cache registers).
+                if let Some(i) = ICACHE.iter().position(|&c| c == r) {
+                    if self.homes_of_slot(slot(p)) == (None, None) {
+                        self.icache[i] = Some(p);
+                    }
+                }
             }
             ArgLoc::Float(x) => {
                 dynasm!(self.ops ; .arch x64 ; movsd QWORD [rbp + d], Rx(x));
@@ -600,7 +631,11 @@ impl Backend for X64 {
         }
     }
 
-    fn const_word(&mut self, v: Value, k: i64) {
+    fn const_word(&mut self, cx: &FnCx<'_>, v: Value, k: i64) {
+        if cx.plan.imm_only[v] && self.homes_of_slot(slot(v)) == (None, None) {
+            // Every use encodes it as an immediate.
+            return;
+        }
         let d = self.disp(v);
         match i32::try_from(k) {
             Ok(k32) if self.homes_of_slot(slot(v)) == (None, None) => {
