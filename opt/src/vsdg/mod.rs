@@ -16,6 +16,7 @@
 //! | [`seq`] | sequentialization: call-by-need placement, emission | ch. 3, §6.2 |
 //! | [`sched`] | node scheduling under register pressure (depth-first, cloning) | ch. 6, §6.4 |
 //! | [`tails`] | tail sharing (cross-jumping) of the emitted code | §3.2.2, §3.4.2, §6.2.2 |
+//! | [`pairs`] | minimal duplication for two-value γ-trees (vertex cover) | §4.2 |
 //! | [`dot`] | Graphviz rendering, regions as clusters | |
 //!
 //! [`round_trip`] runs lift → sequentialize on one function; the `vsdg`
@@ -29,6 +30,7 @@ pub mod dne;
 pub mod dot;
 pub mod graph;
 pub mod lift;
+pub mod pairs;
 pub mod sched;
 pub mod seq;
 mod split;

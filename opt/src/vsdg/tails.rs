@@ -24,6 +24,9 @@
 //! `||` shape (digest T4) the two copies of `A` become one; each path runs
 //! the same instructions as before, so no evaluation count changes.
 //!
+//! Before merging, [`super::pairs`] shares one of the two values of the
+//! arms of two-value γ-trees, chosen by a minimum vertex cover (§4.2).
+//!
 //! Guards: the entry block, loop headers and blocks jumping to a loop
 //! header are never merged (merging a latch with a preheader would enter
 //! the loop other than at its header), and neither is a block whose values
@@ -59,35 +62,10 @@ struct Key {
 /// unreachable, for `canon` to remove).
 pub fn share_tails(f: &mut Function, headers: &EntitySet<Block>) -> usize {
     let entry = f.entry();
+    thread_forwarders(f, headers, &leaky_blocks(f));
+    super::pairs::share_pairs(f, headers);
     let layout = f.layout.clone();
-    // Blocks whose values are all used inside them only.
-    let mut def: SecondaryMap<Value, Option<Block>> = SecondaryMap::new();
-    for &b in &layout {
-        for &p in &f.blocks[b].params {
-            def[p] = Some(b);
-        }
-        for &i in &f.blocks[b].insts {
-            if let Some(r) = f.inst(i).result {
-                def[r] = Some(b);
-            }
-        }
-    }
-    let mut leaks: EntitySet<Block> = EntitySet::new();
-    for &b in &layout {
-        let data = &f.blocks[b];
-        let mut note = |v: Value| {
-            if let Some(d) = def[v] {
-                if d != b {
-                    leaks.insert(d);
-                }
-            }
-        };
-        for &i in &data.insts {
-            f.inst(i).kind.for_each_arg(&mut note);
-        }
-        data.term.for_each_arg(&mut note);
-    }
-    thread_forwarders(f, headers, &leaks);
+    let leaks = leaky_blocks(f);
     let mut preds: SecondaryMap<Block, Vec<Block>> = SecondaryMap::new();
     for &b in &layout {
         for e in f.blocks[b].term.successors() {
@@ -135,6 +113,38 @@ pub fn share_tails(f: &mut Function, headers: &EntitySet<Block>) -> usize {
         }
     }
     merged
+}
+
+/// The blocks some of whose values are used in another block.
+fn leaky_blocks(f: &Function) -> EntitySet<Block> {
+    let layout = &f.layout;
+    let mut def: SecondaryMap<Value, Option<Block>> = SecondaryMap::new();
+    for &b in layout {
+        for &p in &f.blocks[b].params {
+            def[p] = Some(b);
+        }
+        for &i in &f.blocks[b].insts {
+            if let Some(r) = f.inst(i).result {
+                def[r] = Some(b);
+            }
+        }
+    }
+    let mut leaks: EntitySet<Block> = EntitySet::new();
+    for &b in layout {
+        let data = &f.blocks[b];
+        let mut note = |v: Value| {
+            if let Some(d) = def[v] {
+                if d != b {
+                    leaks.insert(d);
+                }
+            }
+        };
+        for &i in &data.insts {
+            f.inst(i).kind.for_each_arg(&mut note);
+        }
+        data.term.for_each_arg(&mut note);
+    }
+    leaks
 }
 
 /// γ-coalescing (Lawrence §3.4.2): the join of a γ nested in an arm of

@@ -362,3 +362,46 @@ block4(v11: int):
     assert_eq!(static_copies(&after, 100), 1);
     assert_eq!(static_copies(&after, 219), 1);
 }
+
+/// Three arms of a γ-tree yielding two values each (Lawrence Fig 4.6):
+/// `(A, B)`, `(A, C)`, `(D, B)` with one `imul` per leaf.
+const PAIRS: &str = "fn fn0 \"pairs\"(bool, bool, int, int, int, int) -> int {
+block0(v0: bool, v1: bool, v2: int, v3: int, v4: int, v5: int):
+    br v0, block1, block2
+block1:
+    v6: int = imul v2, v2 @100:1
+    v7: int = imul v3, v3 @101:1
+    jump block5(v6, v7)
+block2:
+    br v1, block3, block4
+block3:
+    v8: int = imul v2, v2 @100:1
+    v9: int = imul v4, v4 @102:1
+    jump block5(v8, v9)
+block4:
+    v10: int = imul v5, v5 @103:1
+    v11: int = imul v3, v3 @101:1
+    jump block5(v10, v11)
+block5(v12: int, v13: int):
+    v14: int = isub v12, v13
+    return v14
+}";
+
+/// §4.2 minimal duplication: the sharing graph `A–B, A–C, D–B` has the
+/// minimum cover `{A, B}`, so 3 private + 2 shared = 5 static leaves
+/// instead of one copy per arm and value (6); each path still evaluates
+/// each of its two leaves once, with no extra test.
+#[test]
+fn two_value_gamma_tree_shares_by_vertex_cover() {
+    let (before, after) = trip(PAIRS);
+    for args in assignments(2, &[3, 4, 5, 6]) {
+        let (b, a) = same_and_no_worse(&before, &after, &args);
+        for line in 100..=103 {
+            assert_eq!(a.evals.get(&line), b.evals.get(&line), "{args:?}");
+        }
+    }
+    let copies: usize = (100..=103).map(|l| static_copies(&after, l)).sum();
+    assert_eq!(copies, 5, "{}", show(&after));
+    assert_eq!(static_copies(&after, 102), 1);
+    assert_eq!(static_copies(&after, 103), 1);
+}
