@@ -80,6 +80,13 @@ pub enum EntryLoc {
     CallSite,
 }
 
+/// The host's globals area and string table for one entry (read once per
+/// call from Rust).
+struct Tables {
+    globals: *mut Word,
+    strings: *const Word,
+}
+
 /// The signature of every entry trampoline (see [`crate::abi`]).
 type Trampoline = unsafe extern "C" fn(*mut VmCtx, *const Word, *mut Word);
 
@@ -215,9 +222,10 @@ impl UnitTables {
             EntryLoc::Callee => info.loc,
             EntryLoc::CallSite => SrcLoc::NONE,
         };
+        let globals = host.globals();
         if info.trampoline == 0
             || args.len() != info.params
-            || self.globals_used > host.globals().len()
+            || self.globals_used > globals.len()
             || strings.len() < self.texts.len()
         {
             return Err(Trap {
@@ -225,8 +233,13 @@ impl UnitTables {
                 loc,
             });
         }
+        let globals = globals.as_mut_ptr();
         let budget = stack_budget.unwrap_or(self.stack_budget);
-        self.enter(host, info.trampoline, args, loc, strings.as_ptr(), budget)
+        let tables = Tables {
+            globals,
+            strings: strings.as_ptr(),
+        };
+        self.enter(host, info.trampoline, args, loc, tables, budget)
     }
 
     /// Sets up the context and runs the trampoline at `tramp`.
@@ -237,9 +250,10 @@ impl UnitTables {
         tramp: usize,
         args: &[Word],
         loc: SrcLoc,
-        strings: *const Word,
+        tables: Tables,
         budget: usize,
     ) -> Result<Word, Trap> {
+        let Tables { globals, strings } = tables;
         // The top of the conservatively scanned region: every compiled frame
         // is below this local.
         let base_marker: Word = 0;
@@ -265,7 +279,6 @@ impl UnitTables {
                 .max(outer_limit)
         };
         ACTIVE_LIMIT.set(stack_limit);
-        let globals = host.globals().as_mut_ptr();
         let mut cell = HostCell { host, panic: None };
         // On the stack, not boxed: no allocation per call. It may lie inside
         // the conservatively scanned region; its words are not heap objects.
@@ -285,6 +298,7 @@ impl UnitTables {
             helpers: self.helpers.as_ptr(),
             strings,
             depth_left: carried_depth.unwrap_or_else(|| waddle_opt::abi::max_call_depth(budget)),
+            caller_sp: 0,
         };
         let mut ret: Word = 0;
         // SAFETY: `tramp` is this unit's trampoline for a function whose
@@ -322,7 +336,7 @@ impl UnitTables {
             return result;
         }
         let pending = FUEL_BATCH - ctx.fuel;
-        if pending > 0 {
+        if pending > 0 && cell.host.fuel_limited() {
             if let Err(code) = cell.host.consume_fuel(pending as u64) {
                 return result.and(Err(Trap { code, loc }));
             }

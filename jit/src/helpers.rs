@@ -34,8 +34,75 @@ impl<'h> HostCell<'h> {
     }
 }
 
+/// The lowest address of the conservative GC scan for a helper whose own
+/// frame holds `marker`: the compiled caller's stack pointer when the
+/// helper's entry recorded it (see [`rooted_entry`]), else `marker`'s
+/// address. Resets `VmCtx::caller_sp`, so a helper entered without a
+/// recording entry never sees a stale value.
+///
+/// # Safety
+/// `vmctx` must be the live context of the running call.
+unsafe fn scan_low(vmctx: *mut VmCtx, marker: &Word) -> usize {
+    let own = std::hint::black_box(marker) as *const Word as usize;
+    // SAFETY: the caller guarantees `vmctx` is live.
+    let ctx = unsafe { &mut *vmctx };
+    let sp = std::mem::replace(&mut ctx.caller_sp, 0);
+    // The caller's frame lies above this one and at or below the base.
+    if sp > own && sp <= ctx.stack_base && sp.is_multiple_of(8) {
+        sp
+    } else {
+        own
+    }
+}
+
+/// Defines `$entry`, the address compiled code calls for helper `$imp`: on
+/// x86-64 and AArch64 a naked function that stores the stack pointer (the
+/// compiled caller's, at the call) into `VmCtx::caller_sp` and jumps to
+/// `$imp` with every argument register untouched; elsewhere `$imp` itself.
+/// The scan then covers the compiled frames and the return address, not
+/// words the helper's Rust frames left there in earlier calls.
+macro_rules! rooted_entry {
+    ($entry:ident => $imp:ident ($($p:ident: $t:ty),*) $(-> $r:ty)?) => {
+        #[cfg(target_arch = "x86_64")]
+        #[unsafe(naked)]
+        unsafe extern "C" fn $entry($($p: $t),*) $(-> $r)? {
+            // The context pointer is the first argument (rdi).
+            core::arch::naked_asm!(
+                "mov qword ptr [rdi + {off}], rsp",
+                "jmp {imp}",
+                off = const waddle_opt::abi::VMCTX_CALLER_SP_OFFSET,
+                imp = sym $imp,
+            )
+        }
+        #[cfg(target_arch = "aarch64")]
+        #[unsafe(naked)]
+        unsafe extern "C" fn $entry($($p: $t),*) $(-> $r)? {
+            // The context pointer is the first argument (x0); x16 is the
+            // intra-procedure-call scratch register.
+            core::arch::naked_asm!(
+                "mov x16, sp",
+                "str x16, [x0, #{off}]",
+                "b {imp}",
+                off = const waddle_opt::abi::VMCTX_CALLER_SP_OFFSET,
+                imp = sym $imp,
+            )
+        }
+        #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+        use $imp as $entry;
+    };
+}
+
+rooted_entry!(array_new_entry => array_new(vmctx: *mut VmCtx, elem: u32, elems: *const Word, n: u64) -> Word);
+rooted_entry!(array_repeat_entry => array_repeat(vmctx: *mut VmCtx, elem: u32, value: Word, count: i64) -> Word);
+rooted_entry!(array_push_entry => array_push(vmctx: *mut VmCtx, array: Word, value: Word));
+rooted_entry!(str_concat_entry => str_concat(vmctx: *mut VmCtx, a: Word, b: Word) -> Word);
+rooted_entry!(to_str_entry => to_str(vmctx: *mut VmCtx, t: u32, value: Word) -> Word);
+rooted_entry!(host_call_entry => host_call(vmctx: *mut VmCtx, id: u32, args: *const Word, n: u64) -> Word);
+rooted_entry!(call_func_entry => call_func(vmctx: *mut VmCtx, func: u32, args: *const Word, n: u64) -> Word);
+
 /// Runs `f` with the host and the conservative root set (the native stack
-/// from this helper's frame up to `VmCtx::stack_base`), turning an error into
+/// from the compiled caller's frame up to `VmCtx::stack_base`, see
+/// [`scan_low`]), turning an error into
 /// a trap record and a panic into a parked payload; returns `default` then.
 ///
 /// # Safety
@@ -48,7 +115,8 @@ unsafe fn with_host<R>(
     f: impl FnOnce(&mut dyn Host, &[Word]) -> Result<R, TrapCode>,
 ) -> R {
     let marker: Word = 0;
-    let lo = std::hint::black_box(&marker) as *const Word as usize;
+    // SAFETY: the caller guarantees `vmctx` is live.
+    let lo = unsafe { scan_low(vmctx, &marker) };
     // SAFETY: the caller guarantees `vmctx` and its host cell are live.
     let (hi, cell) = unsafe {
         (
@@ -57,10 +125,11 @@ unsafe fn with_host<R>(
         )
     };
     let roots: &[Word] = if hi > lo {
-        // SAFETY: [lo, hi) is this thread's stack between this frame and the
-        // Rust frame that entered compiled code: mapped, 8-aligned (both ends
-        // are addresses of `u64` locals) and not written while the host reads it
-        // (compiled code is suspended in this call).
+        // SAFETY: [lo, hi) is this thread's stack between this frame (or
+        // the compiled caller's, `scan_low`) and the Rust frame that
+        // entered compiled code: mapped, 8-aligned (checked, or the address
+        // of a `u64` local; `hi` is one too) and not written while the host
+        // reads it (compiled code is suspended in this call).
         unsafe { std::slice::from_raw_parts(lo as *const Word, (hi - lo) / 8) }
     } else {
         &[]
@@ -171,10 +240,11 @@ unsafe extern "C" fn host_call(vmctx: *mut VmCtx, id: u32, args: *const Word, n:
 /// callee knows one; otherwise the caller records its call site.
 unsafe extern "C" fn call_func(vmctx: *mut VmCtx, func: u32, args: *const Word, n: u64) -> Word {
     let marker: Word = 0;
-    let lo = std::hint::black_box(&marker) as *const Word as usize;
     // SAFETY: called by compiled code with its live context.
+    let lo = unsafe { scan_low(vmctx, &marker) };
+    // SAFETY: as above.
     let ctx = unsafe { &mut *vmctx };
-    if lo < ctx.stack_limit {
+    if (std::hint::black_box(&marker) as *const Word as usize) < ctx.stack_limit {
         ctx.trap_code = TrapCode::StackOverflow as u32;
         return 0;
     }
@@ -390,15 +460,15 @@ impl Helper {
     pub fn addr(self) -> usize {
         type F1 = extern "C" fn(f64) -> f64;
         match self {
-            Helper::ArrayNew => array_new as *const () as usize,
-            Helper::ArrayRepeat => array_repeat as *const () as usize,
-            Helper::ArrayPush => array_push as *const () as usize,
-            Helper::StrConcat => str_concat as *const () as usize,
-            Helper::ToStr => to_str as *const () as usize,
+            Helper::ArrayNew => array_new_entry as *const () as usize,
+            Helper::ArrayRepeat => array_repeat_entry as *const () as usize,
+            Helper::ArrayPush => array_push_entry as *const () as usize,
+            Helper::StrConcat => str_concat_entry as *const () as usize,
+            Helper::ToStr => to_str_entry as *const () as usize,
             Helper::Print => print as *const () as usize,
             Helper::Clock => clock as *const () as usize,
-            Helper::HostCall => host_call as *const () as usize,
-            Helper::CallFunc => call_func as *const () as usize,
+            Helper::HostCall => host_call_entry as *const () as usize,
+            Helper::CallFunc => call_func_entry as *const () as usize,
             Helper::TierUp => tier_up as *const () as usize,
             Helper::Fuel => fuel as *const () as usize,
             Helper::StrCmp => str_cmp as *const () as usize,

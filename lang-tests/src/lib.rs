@@ -9,5 +9,6 @@ pub mod cross;
 pub mod diff;
 pub mod difftest;
 pub mod filetest;
+pub mod fuzz;
 pub mod gen;
 pub mod tiers;

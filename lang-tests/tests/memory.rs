@@ -47,7 +47,87 @@ const PROGRAMS: &[(&str, &str, usize)] = &[
          }\n",
         1 << 20,
     ),
+    (
+        // `str` of a growing array: each string is dead once its length is
+        // printed, so only one is alive at the next allocation on every
+        // tier (defect 3: the interpreter and baseline kept dead slots and
+        // the native tiers stale words of the helpers' frames alive, so
+        // they stopped at different lengths).
+        "str_of_array.wdl",
+        "var a: [int] = [];\n\
+         var i = 0;\n\
+         while true {\n\
+             push(a, i * 1000003);\n\
+             let s = str(a);\n\
+             if i % 10 == 0 { print(len(s)); }\n\
+             i += 1;\n\
+         }\n",
+        60_000,
+    ),
 ];
+
+/// Programs that fit their memory limit only when dead references are not
+/// roots: every tier must run them to the end (before, `binary_trees` was
+/// `out of memory` on interp and baseline and succeeded on opt).
+const FITTING: &[(&str, &str, usize)] = &[
+    (
+        "binary_trees.wdl",
+        include_str!("programs/classic/binary_trees.wdl"),
+        30_000,
+    ),
+    (
+        // The old array is dead when the new one is made.
+        "replace.wdl",
+        "fn step(n: int) -> int {\n\
+             var a = [0; n];\n\
+             let k = len(a);\n\
+             a = [];\n\
+             let b = [1; n];\n\
+             return k + len(b);\n\
+         }\n\
+         var i = 1;\n\
+         while i <= 40 { print(step(i * 1000)); i += 1; }\n",
+        400_000,
+    ),
+];
+
+#[test]
+fn dead_references_are_not_roots_on_any_tier() {
+    let mut failures = Vec::new();
+    for &(name, source, limit) in FITTING {
+        let free = run_source(name, source, &tiers::selected()[0].options(None));
+        assert_eq!(free.exit_code, 0, "{name} without a limit: {}", free.stderr);
+        let want = outcome_text(&free);
+        for config in tiers::selected() {
+            let options = waddle::driver::RunOptions {
+                memory_limit: Some(limit),
+                ..config.options(None)
+            };
+            let text = outcome_text(&run_source(name, source, &options));
+            if text != want {
+                failures.push(format!("{name} on {}:\n{text}", config.name));
+            }
+        }
+        if waddle_lang_tests::cross::skip_without_cross_tools(
+            "dead_references_are_not_roots_on_any_tier (aarch64 part)",
+        ) {
+            continue;
+        }
+        for tier in [Tier::Baseline, Tier::Opt] {
+            let options = CrossOptions {
+                tier,
+                opt_level: if tier == Tier::Baseline { 0 } else { 2 },
+                memory_limit: Some(limit as u64),
+                ..CrossOptions::default()
+            };
+            let text = outcome_text(&run_source_aarch64(name, source, &options));
+            if text != want {
+                failures.push(format!("{name} on aarch64-{}:\n{text}", tier.name()));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
 
 fn outcome_text(o: &RunOutcome) -> String {
     format!(

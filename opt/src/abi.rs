@@ -240,6 +240,12 @@ pub struct VmCtx {
     /// [`max_call_depth`] of the stack budget, so every tier allows the
     /// same recursion depth (the interpreter counts the same frames).
     pub depth_left: i64,
+    /// The stack pointer of the compiled code that called the allocating
+    /// runtime helper now running (set by the helper's entry, read and
+    /// reset to 0 by the helper): the conservative scan starts there, so
+    /// stale words in the helper's own Rust frames are not roots. 0 when
+    /// unknown (the scan then starts at the helper's frame).
+    pub caller_sp: usize,
 }
 
 /// Byte offset of [`VmCtx::globals`].
@@ -270,12 +276,15 @@ pub const VMCTX_HELPERS_OFFSET: i32 = 72;
 pub const VMCTX_STRINGS_OFFSET: i32 = 80;
 /// Byte offset of [`VmCtx::depth_left`].
 pub const VMCTX_DEPTH_LEFT_OFFSET: i32 = 88;
+/// Byte offset of [`VmCtx::caller_sp`].
+pub const VMCTX_CALLER_SP_OFFSET: i32 = 96;
 
 const _: () = {
     assert!(std::mem::offset_of!(VmCtx, globals) == VMCTX_GLOBALS_OFFSET as usize);
     assert!(std::mem::offset_of!(VmCtx, entries) == VMCTX_ENTRIES_OFFSET as usize);
     assert!(std::mem::offset_of!(VmCtx, stack_limit) == VMCTX_STACK_LIMIT_OFFSET as usize);
     assert!(std::mem::offset_of!(VmCtx, depth_left) == VMCTX_DEPTH_LEFT_OFFSET as usize);
+    assert!(std::mem::offset_of!(VmCtx, caller_sp) == VMCTX_CALLER_SP_OFFSET as usize);
     assert!(std::mem::offset_of!(VmCtx, stack_base) == VMCTX_STACK_BASE_OFFSET as usize);
     assert!(std::mem::offset_of!(VmCtx, fuel) == VMCTX_FUEL_OFFSET as usize);
     assert!(std::mem::offset_of!(VmCtx, trap_code) == VMCTX_TRAP_CODE_OFFSET as usize);

@@ -100,6 +100,12 @@ impl Runtime {
         }
     }
 
+    /// Forgets the frames reported since `mark`.
+    #[inline]
+    pub(crate) fn truncate_trace(&mut self, mark: usize) {
+        self.trace.truncate(mark);
+    }
+
     /// The frames reported since `mark` (innermost first), removed.
     pub(crate) fn take_trace(&mut self, mark: usize) -> Vec<(FuncId, SrcLoc)> {
         if mark >= self.trace.len() {
@@ -427,6 +433,10 @@ impl Host for Runtime {
 
     fn clock(&mut self) -> f64 {
         self.start.elapsed().as_secs_f64()
+    }
+
+    fn fuel_limited(&self) -> bool {
+        self.fuel.is_some()
     }
 
     fn consume_fuel(&mut self, units: u64) -> Result<(), TrapCode> {

@@ -1,9 +1,11 @@
 //! The one linear pass shared by every baseline back end: the prologue
-//! (frame, parameters into slots, constants, entry fuel), blocks in layout
+//! (frame, zeroed; parameters into slots, constants, entry fuel), blocks in layout
 //! order with each instruction selected by [`super::isel`], terminators as
 //! compare-and-branch chains with the edge work (parallel moves of block
 //! arguments, back-edge fuel ticks) on the edge itself, then the
-//! out-of-line paths, and the entry trampolines. A back end supplies only
+//! out-of-line paths, and the entry trampolines. Before each safepoint the
+//! slots of dead references are zeroed ([`waddle_opt::analysis::gc_slots`]),
+//! and reference words a helper received in the scratch area after it. A back end supplies only
 //! encodings, its frame layout and its argument registers ([`Backend`]):
 //! QBE's isel/emit/abi split in one trait.
 
@@ -12,6 +14,7 @@ use std::time::Instant;
 
 use cranelift_entity::{EntityRef, SecondaryMap};
 use waddle_opt::abi::TrapCode;
+use waddle_opt::analysis::gc_slots::{dead_ref_clears, own_slot};
 use waddle_opt::ir::{
     Block, BlockCall, FuncId, Function, InstData, InstKind, Program, Signature, SrcLoc, Terminator,
     Type, UnaryOp, Value,
@@ -134,6 +137,13 @@ pub(crate) trait Backend: Arith {
     /// Writes the constant word `k` into `v`'s slot (unless the back end
     /// never reads it there).
     fn const_word(&mut self, cx: &FnCx<'_>, v: Value, k: i64);
+    /// Zeroes the whole body frame (value slots, scratch words, outgoing
+    /// arguments) right after [`Backend::enter`], so no word a finished
+    /// frame left there is taken for a GC root; the argument registers are
+    /// still live.
+    fn zero_frame(&mut self);
+    /// Zeroes scratch word `k` (a reference passed to a helper, dead now).
+    fn clear_scratch(&mut self, k: usize);
     /// Charges one unit of fuel: jumps to `refill` when the batch is empty,
     /// which comes back to `resume`, bound right after.
     fn fuel_dec(&mut self, refill: Self::Label, resume: Self::Label);
@@ -246,7 +256,8 @@ pub(crate) trait Trampolines {
 pub(crate) trait Arith {
     /// A code position that jumps can target (bound once).
     type Label: Copy;
-    /// A unary operation (libm functions through [`isel::float_call`]).
+    /// A unary operation with an encoding (`isel::lower` calls libm for
+    /// `sin cos tan exp log` itself, never this).
     fn unary(&mut self, op: UnaryOp, a: Value, r: Option<Value>);
     /// A binary operation (float `%` through [`isel::float_call`]); traps
     /// through `cold`.
@@ -332,6 +343,7 @@ fn emit_trampoline<B: Backend>(b: &mut B, sig: &Signature, index: usize) {
 /// Emits the code of one function (with a body) through `b`.
 pub(crate) fn emit_function<B: Backend>(b: &mut B, cx: &FnCx<'_>) {
     let mut cold = ColdPaths::new();
+    let clears = dead_ref_clears(cx.func, &cx.plan.order, own_slot);
     let mut labels: SecondaryMap<Block, Option<B::Label>> = SecondaryMap::new();
     for &bl in &cx.plan.order {
         labels[bl] = Some(b.new_label());
@@ -351,8 +363,20 @@ pub(crate) fn emit_function<B: Backend>(b: &mut B, cx: &FnCx<'_>) {
         e.b.bind(e.label(bl));
         for &inst in &cx.func.blocks()[bl].insts {
             let data: &InstData = cx.func.inst(inst);
+            // Dead references leave their slots before a safepoint, so the
+            // conservative scan keeps what Cranelift's stack maps keep.
+            for &s in clears.get(&inst).map_or(&[][..], Vec::as_slice) {
+                e.b.const_word(cx, Value::new(s as usize), 0);
+            }
             e.b.begin_inst(&data.kind);
             isel::lower(e.b, cx, data, &mut cold);
+            if let InstKind::ArrayLit(xs) | InstKind::HostCall(_, xs) = &data.kind {
+                for (k, &x) in xs.iter().enumerate() {
+                    if cx.func.value_type(x).is_ref() {
+                        e.b.clear_scratch(k);
+                    }
+                }
+            }
         }
         e.terminator(bl, next, &mut cold);
     }
@@ -490,6 +514,7 @@ impl<B: Backend> Driver<'_, '_, B> {
     fn prologue(&mut self, overflow: B::Label, cold: &mut ColdPaths<B::Label>) {
         let (b, cx) = (&mut *self.b, self.cx);
         b.enter(cx, overflow);
+        b.zero_frame();
         if cx.recursive {
             b.depth_enter(overflow);
         }

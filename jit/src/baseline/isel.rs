@@ -172,19 +172,17 @@ pub(crate) fn float_call<B: Backend>(b: &mut B, h: Helper, args: &[Value], r: Op
     b.stf_opt(r, 0);
 }
 
-/// `r = op(a)` for the float operations no instruction set here has
-/// (`sin cos tan exp log`), through their libm helpers; nothing for other
-/// operations.
-pub(crate) fn libm_call<B: Backend>(b: &mut B, op: UnaryOp, a: Value, r: Option<Value>) {
-    let h = match op {
+/// The libm helper for the float operations no instruction set here has
+/// (`sin cos tan exp log`); `None` for the operations the back ends encode.
+fn libm_helper(op: UnaryOp) -> Option<Helper> {
+    Some(match op {
         UnaryOp::FSin => Helper::Sin,
         UnaryOp::FCos => Helper::Cos,
         UnaryOp::FTan => Helper::Tan,
         UnaryOp::FExp => Helper::Exp,
         UnaryOp::FLog => Helper::Log,
-        _ => return,
-    };
-    float_call(b, h, &[a], r);
+        _ => return None,
+    })
 }
 
 /// Lowers one instruction.
@@ -210,7 +208,10 @@ pub(crate) fn lower<B: Backend>(
             b.ld(B::ACC, *a);
             b.st_opt(r, B::ACC);
         }
-        InstKind::Unary(op, a) => b.unary(*op, *a, r),
+        InstKind::Unary(op, a) => match libm_helper(*op) {
+            Some(h) => float_call(b, h, &[*a], r),
+            None => b.unary(*op, *a, r),
+        },
         InstKind::Binary(op, a, c) => {
             let inst = Binary {
                 op: *op,

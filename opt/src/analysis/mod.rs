@@ -8,6 +8,7 @@
 pub mod callgraph;
 pub mod cfg;
 pub mod domtree;
+pub mod gc_slots;
 pub mod loops;
 
 pub use cfg::ControlFlowGraph;

@@ -130,6 +130,9 @@ pub(crate) enum Op {
     /// Calls host function `func` (host): `aux[aux] = n`, then `n`
     /// argument slots; the result goes to `dst` (a scratch slot for void).
     HostCall { dst: Slot, func: u32, aux: u32 },
+    /// Stores zero into slots: `aux[aux] = n`, then `n` slots (dead
+    /// references before a safepoint, see [`crate::analysis::gc_slots`]).
+    Clear { aux: u32 },
     /// Returns `src`.
     Ret { src: Slot },
     /// Returns from a void function (result word 0).
@@ -376,7 +379,7 @@ impl Code {
                 let i = aux as usize;
                 self.aux.get(i).is_some_and(|&k| ty(k)) && aux_len(i + 1, 2)
             }
-            Op::Call { aux, .. } | Op::HostCall { aux, .. } => {
+            Op::Call { aux, .. } | Op::HostCall { aux, .. } | Op::Clear { aux } => {
                 let i = aux as usize;
                 self.aux.get(i).is_some_and(|&m| aux_len(i + 1, m as usize))
             }
@@ -395,7 +398,7 @@ impl Code {
             op.for_each_slot_mut(&mut f);
             self.ops[i] = op;
             let (start, count) = match op {
-                Op::Call { aux, .. } | Op::HostCall { aux, .. } => {
+                Op::Call { aux, .. } | Op::HostCall { aux, .. } | Op::Clear { aux } => {
                     let n = self.aux.get(aux as usize).copied().unwrap_or(0);
                     (aux as usize + 1, n as usize)
                 }
@@ -544,6 +547,7 @@ impl Op {
             Op::RetVoid
             | Op::Jump { .. }
             | Op::JumpBack { .. }
+            | Op::Clear { .. }
             | Op::JumpBackOsr { .. }
             | Op::Malformed => {}
         }

@@ -124,8 +124,9 @@ pub trait Host {
     /// `Some(result)`: the function's result word, or the trap it raised
     /// (a trap at [`SrcLoc::NONE`] is reported at the back edge). `None`:
     /// the interpreter goes on (the host may have re-armed the counters,
-    /// as for [`Host::hot`]). `roots` are the interpreter's frames,
-    /// including this one. The default tells [`Host::hot`] and goes on.
+    /// as for [`Host::hot`]). `roots` are the interpreter's frames
+    /// below this one (this frame's live values are in `frame`; the entry
+    /// roots those it still needs). The default tells [`Host::hot`] and goes on.
     /// The interpreter hands its recursion depth and current fuel batch to
     /// the code entered ([`crate::abi::carry`]), whose entry charges this
     /// back edge, so fuel runs out at the same unit as on the interpreter.
@@ -148,4 +149,14 @@ pub trait Host {
     /// it is exhausted. Tiers call it on function entry and loop back edges
     /// (batched as they see fit).
     fn consume_fuel(&mut self, units: u64) -> Result<(), TrapCode>;
+
+    /// Whether [`Host::consume_fuel`] can fail or pause: `false` when the
+    /// embedder set no budget. An entry from Rust then does not pay the
+    /// units its compiled code counted below a batch after the code
+    /// returned; that payment could only report an interrupt, which the
+    /// entry checked before the call and longer calls notice at batch
+    /// boundaries. Default `true` (always pay).
+    fn fuel_limited(&self) -> bool {
+        true
+    }
 }

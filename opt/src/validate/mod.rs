@@ -78,7 +78,7 @@ mod tests;
 #[cfg(test)]
 mod tests_shapes;
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 use crate::ir::Function;
 use build::build_with as build_denotation;
@@ -199,7 +199,7 @@ fn check(
     };
     let mut roots = [db.ret, db.eff, da.ret, da.eff];
     // The loops doubled so far (`unroll`), each at most once.
-    let mut doubled: FxHashSet<Id> = FxHashSet::default();
+    let mut doubled = unroll::Doubled::default();
     for _ in 0..opts.max_rounds {
         let cls = refine(&g, &roots);
         if cls.same(roots[0], roots[2]) && cls.same(roots[1], roots[3]) {

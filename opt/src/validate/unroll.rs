@@ -41,6 +41,15 @@ use super::refine::reachable;
 use super::rules::Rules;
 use crate::ir::Type;
 
+/// What [`Rules::double_loops`] did in earlier rounds of one validation.
+#[derive(Default)]
+pub struct Doubled {
+    /// The even μ made for each doubled μ.
+    even: FxHashMap<Id, Id>,
+    /// The μ's made by the rule.
+    made: FxHashSet<Id>,
+}
+
 /// The even and odd versions of one loop's nodes.
 struct Halves {
     /// The loop depth.
@@ -64,13 +73,11 @@ impl Rules<'_> {
     }
 
     /// The doubling rewrites of this round (see the module doc) for the
-    /// η's of before-side loops, keyed by class; `done` holds the μ's of
-    /// loops already doubled and of loops the rule made.
-    pub fn double_loops(
-        &mut self,
-        roots: &[Id; 4],
-        done: &mut FxHashSet<Id>,
-    ) -> FxHashMap<u32, Id> {
+    /// η's of before-side loops, keyed by class; `done` holds the even μ
+    /// of every μ doubled so far (reused, so the η's of one loop doubled
+    /// in different rounds share their halves) and the μ's the rule made
+    /// (never doubled again).
+    pub fn double_loops(&mut self, roots: &[Id; 4], done: &mut Doubled) -> FxHashMap<u32, Id> {
         let mut out = FxHashMap::default();
         let before = self.classes_of(&roots[..2]);
         let after = self.classes_of(&roots[2..]);
@@ -106,7 +113,7 @@ impl Rules<'_> {
             if mus.is_empty()
                 || mus
                     .iter()
-                    .any(|m| done.contains(m) || after.contains(&self.cls.of(*m)))
+                    .any(|m| done.made.contains(m) || after.contains(&self.cls.of(*m)))
             {
                 continue;
             }
@@ -123,22 +130,28 @@ impl Rules<'_> {
                 even_mu: FxHashMap::default(),
                 memo: FxHashMap::default(),
             };
+            let mut fresh = Vec::new();
             for &m in &mus {
+                if let Some(&e) = done.even.get(&m) {
+                    h.even_mu.insert(m, e);
+                    continue;
+                }
                 let node = self.g.node(m);
                 let (ty, init) = (node.ty, self.r(node.args[0]));
-                let fresh = self.g.open_mu(d, ty, init);
-                h.even_mu.insert(m, fresh);
+                let e = self.g.open_mu(d, ty, init);
+                h.even_mu.insert(m, e);
+                done.even.insert(m, e);
+                done.made.insert(e);
+                fresh.push(m);
             }
             let mut ok = true;
-            for &m in &mus {
+            for m in fresh {
                 let next = self.r(self.g.node(m).args[1]);
                 match self.half(&mut h, next, true) {
                     Some(n) => self.g.patch_mu(h.even_mu[&m], n),
                     None => ok = false,
                 }
             }
-            done.extend(mus.iter().copied());
-            done.extend(h.even_mu.values().copied());
             if !ok {
                 continue;
             }

@@ -13,7 +13,8 @@
 //! | [`lift`] | Waddle IR → VSDG: γ from postdominators, θ from the loop forest, one state | §2.2, App. B.4 |
 //! | `split` | at lift time: predicate normalization, γ-tupling, node distribution | Fig 3.6, ch. 7 |
 //! | [`dne`] | dead node elimination | §2.7.2 |
-//! | [`seq`] | sequentialization: call-by-need placement, scheduling, emission | ch. 3, §6.2 |
+//! | [`seq`] | sequentialization: call-by-need placement, emission | ch. 3, §6.2 |
+//! | [`sched`] | node scheduling under register pressure (depth-first, cloning) | ch. 6, §6.4 |
 //! | [`tails`] | tail sharing (cross-jumping) of the emitted code | §3.2.2, §3.4.2, §6.2.2 |
 //! | [`dot`] | Graphviz rendering, regions as clusters | |
 //!
@@ -28,6 +29,7 @@ pub mod dne;
 pub mod dot;
 pub mod graph;
 pub mod lift;
+pub mod sched;
 pub mod seq;
 mod split;
 pub mod tails;
@@ -69,8 +71,14 @@ impl std::error::Error for Unsupported {}
 /// `func` with the canonical result. On [`Unsupported`], `func` is left
 /// unchanged.
 pub fn round_trip(func: &mut Function) -> Result<(), Unsupported> {
+    round_trip_with(func, sched::REGISTERS)
+}
+
+/// [`round_trip`] with the scheduler fitting each region's live values in
+/// `registers` registers instead of [`sched::REGISTERS`].
+pub fn round_trip_with(func: &mut Function, registers: usize) -> Result<(), Unsupported> {
     let g = lift(func)?;
-    let out = sequentialize(&g, &func.name, &func.sig, func.loc)?;
+    let out = seq::sequentialize_with(&g, &func.name, &func.sig, func.loc, registers)?;
     *func = out;
     Ok(())
 }

@@ -32,7 +32,9 @@
 //!   pure nodes; trapping nodes are stateful and never move.
 //! - **Scheduling.** Within a region, nodes are listed in a topological
 //!   order of their dependences (values, state, and the uses made inside γ
-//!   arms), ties broken by creation order, which follows the source.
+//!   arms and loop bodies, and by region tails): creation order, which
+//!   follows the source, while the region's live values fit the registers,
+//!   depth-first with cheap clones under pressure ([`super::sched`], ch. 6).
 //! - **Emission (digest §6.2).** A γ becomes a branch to one block per arm
 //!   and a join block whose parameters are the γ's outputs; a loop becomes
 //!   a header block (parameters: the loop-carried values) and one block per
@@ -41,9 +43,7 @@
 //!   (`canon`) for the passes after it.
 
 use cranelift_entity::{EntitySet, SecondaryMap};
-use rustc_hash::FxHashMap;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::ir::{
     Block, BlockCall, Function, FunctionBuilder, Signature, SrcLoc, Terminator, Type, Value,
@@ -51,6 +51,7 @@ use crate::ir::{
 
 use super::dne::{liveness, Liveness};
 use super::graph::{Graph, Node, Op, Owner, Port, Region, Sort, Tail};
+use super::sched::{Step, REGISTERS};
 use super::Unsupported;
 
 /// Most copies of one pure node that sinking into exclusive arms makes.
@@ -63,9 +64,15 @@ pub struct Placement {
     pub copies: SecondaryMap<Node, Vec<Region>>,
     /// The nodes listed in each region (θ-nodes and argument nodes excluded).
     pub items: SecondaryMap<Region, Vec<Node>>,
-    /// Dependence edges between the items of one region.
-    succs: FxHashMap<(Region, Node), Vec<Node>>,
-    indeg: FxHashMap<(Region, Node), u32>,
+    /// Dependence edges between the items of one region: `(r, n) → m`
+    /// when item `m` of region `r` (or a region inside it) uses `n`.
+    pub(super) succs: FxHashMap<(Region, Node), Vec<Node>>,
+    /// The items of region `r` that use a *value* output of item `n`
+    /// (`(r, n) →` users; state uses only order, they hold no register).
+    pub(super) vuses: FxHashMap<(Region, Node), Vec<Node>>,
+    /// Items of a region whose value the region's tail (or a region of the
+    /// tail: switch arms, a loop ending the region) uses: live to its end.
+    pub(super) tail_used: FxHashSet<(Region, Node)>,
 }
 
 /// Whether a node is placed freely (pure) rather than pinned.
@@ -214,7 +221,8 @@ pub fn place(g: &Graph, live: &Liveness) -> Placement {
         copies: SecondaryMap::new(),
         items: SecondaryMap::new(),
         succs: FxHashMap::default(),
-        indeg: FxHashMap::default(),
+        vuses: FxHashMap::default(),
+        tail_used: FxHashSet::default(),
     };
     for &n in order.iter().rev() {
         if !is_pure(g, n) {
@@ -262,43 +270,65 @@ pub fn place(g: &Graph, live: &Liveness) -> Placement {
             pl.items[r].push(n);
         }
     }
-    // Dependences between items of one region.
+    // Dependences between items of one region: node users, then the
+    // region tails (a value an arm yields must be computed before the γ).
     for &u in &order {
         if matches!(g.nodes[u].op, Op::Args) {
             continue;
         }
-        for &ru in &pl.copies[u] {
-            for p in &g.nodes[u].inputs {
-                let n = p.node;
-                if matches!(g.nodes[n].op, Op::Args) {
-                    continue;
-                }
-                // The copy of `n` whose region encloses this copy of `u`.
-                let Some(&rn) = pl.copies[n].iter().find(|&&c| g.is_within(ru, c)) else {
-                    continue;
-                };
-                // The item of region `rn` that contains this use: `u`
-                // itself, or the γ or single-exit loop whose arm or body
-                // holds it (a tail needs no edge: it comes last).
-                let item = if is_tail(g, u) {
-                    None
-                } else if ru == rn {
-                    Some(u)
-                } else {
-                    match g.regions[child_of(g, rn, ru)].owner {
-                        Owner::Arm(gm, _) => Some(gm),
-                        Owner::Body(t) if g.nodes[t].is_inline_theta() => Some(t),
-                        _ => None,
-                    }
-                };
-                if let Some(item) = item {
-                    pl.succs.entry((rn, n)).or_default().push(item);
-                    *pl.indeg.entry((rn, item)).or_default() += 1;
-                }
+        let user = (!is_tail(g, u)).then_some(u);
+        for ru in pl.copies[u].clone() {
+            for &p in &g.nodes[u].inputs {
+                depend(g, &mut pl, p, ru, user);
             }
         }
     }
+    for r in g.regions.keys().filter(|&r| live.regions.contains(r)) {
+        g.regions[r]
+            .tail
+            .for_each_use(|p| depend(g, &mut pl, p, r, None));
+    }
     pl
+}
+
+/// Records that `user` (a node in region `ru`, or the tail of `ru` when
+/// `None`) uses port `p`: an order edge from `p`'s item to the item of
+/// `p`'s region that contains the use, and the value use for the
+/// scheduler's liveness ([`super::sched`]).
+fn depend(g: &Graph, pl: &mut Placement, p: Port, ru: Region, user: Option<Node>) {
+    let n = p.node;
+    if matches!(g.nodes[n].op, Op::Args) {
+        return;
+    }
+    // The copy of `n` whose region encloses this use.
+    let Some(&rn) = pl.copies[n].iter().find(|&&c| g.is_within(ru, c)) else {
+        return;
+    };
+    // The item of region `rn` that contains this use: the user itself, or
+    // the γ or single-exit loop whose arm or body holds it. A tail needs no
+    // edge: it comes last.
+    let item = if ru == rn {
+        user
+    } else {
+        match g.regions[child_of(g, rn, ru)].owner {
+            Owner::Arm(gm, _) => Some(gm),
+            Owner::Body(t) if g.nodes[t].is_inline_theta() => Some(t),
+            _ => None,
+        }
+    };
+    let value = g.sort(p) != Sort::State;
+    match item {
+        Some(item) => {
+            pl.succs.entry((rn, n)).or_default().push(item);
+            if value {
+                pl.vuses.entry((rn, n)).or_default().push(item);
+            }
+        }
+        None if value => {
+            pl.tail_used.insert((rn, n));
+        }
+        None => {}
+    }
 }
 
 /// What a region's code jumps to when it ends.
@@ -317,6 +347,8 @@ struct Emitter<'g> {
     vals: FxHashMap<Port, Value>,
     /// The loop header blocks emitted.
     headers: EntitySet<Block>,
+    /// Registers the scheduler fits each region's live values in.
+    registers: usize,
 }
 
 /// Sequentializes `g` into a new function with the given name, signature
@@ -326,6 +358,18 @@ pub fn sequentialize(
     name: &str,
     sig: &Signature,
     loc: SrcLoc,
+) -> Result<Function, Unsupported> {
+    sequentialize_with(g, name, sig, loc, REGISTERS)
+}
+
+/// [`sequentialize`], scheduling each region for `registers` registers
+/// ([`super::sched`]; tests use small numbers to provoke pressure).
+pub fn sequentialize_with(
+    g: &Graph,
+    name: &str,
+    sig: &Signature,
+    loc: SrcLoc,
+    registers: usize,
 ) -> Result<Function, Unsupported> {
     let live = liveness(g);
     let pl = place(g, &live);
@@ -337,6 +381,7 @@ pub fn sequentialize(
         f,
         vals: FxHashMap::default(),
         headers: EntitySet::new(),
+        registers,
     };
     let entry = em.block(&sig.params, g.regions[g.root].args);
     em.region(
@@ -410,30 +455,11 @@ impl Emitter<'_> {
 
     fn region(&mut self, r: Region, mut cur: Block, ctx: &Ctx) -> Result<(), Unsupported> {
         let g = self.g;
-        // Items in dependence order, ties by creation order.
-        let items = std::mem::take(&mut self.pl.items[r]);
-        let mut heap: BinaryHeap<Reverse<Node>> = items
-            .iter()
-            .copied()
-            .filter(|&n| self.pl.indeg.get(&(r, n)).copied().unwrap_or(0) == 0)
-            .map(Reverse)
-            .collect();
-        let mut done = 0;
-        while let Some(Reverse(n)) = heap.pop() {
-            done += 1;
+        // Items in dependence order, under register pressure (sched.rs).
+        for step in super::sched::schedule(g, &self.pl, r, self.registers)? {
             super::work::tick(1);
+            let (Step::Item(n) | Step::Clone(n)) = step;
             cur = self.item(n, cur, ctx)?;
-            let succs = self.pl.succs.remove(&(r, n)).unwrap_or_default();
-            for s in succs {
-                let d = self.pl.indeg.get_mut(&(r, s)).expect("counted edge");
-                *d -= 1;
-                if *d == 0 {
-                    heap.push(Reverse(s));
-                }
-            }
-        }
-        if done != items.len() {
-            return Err(Unsupported::new("internal: cyclic schedule"));
         }
         match &g.regions[r].tail {
             Tail::Pending => return Err(Unsupported::new("internal: unfinished region")),

@@ -288,3 +288,39 @@ fn bad_invocations_are_errors() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("must end with a line `main(N);`"));
 }
+
+/// `--validate`: per program, validated functions and the ratio of
+/// validation time to compile time, and a total line; a program that does
+/// not compile is an error.
+#[test]
+fn validate_prints_validated_functions_and_time_ratios() {
+    let out = waddle(&["bench", "--validate", "--runs", "1", "fib", "sieve"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .skip(2)
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    let names: Vec<&str> = rows.iter().map(|r| r[0]).collect();
+    assert_eq!(names, ["fib", "sieve", "total"], "{text}");
+    for r in &rows {
+        let (v, n) = r[1].split_once('/').expect("validated N/M");
+        let (v, n): (u32, u32) = (v.parse().unwrap(), n.parse().unwrap());
+        assert!(n > 0 && v <= n, "{text}");
+        let ratio: f64 = r[r.len() - 2].parse().expect("a ratio");
+        assert!(ratio > 0.0, "{text}");
+    }
+
+    let dir = temp_suite("validate");
+    write(
+        &dir,
+        "broken",
+        "wdl",
+        "// bench: quick=1\nfn main(n: int) { return x; }\nmain(1);\n",
+    );
+    let out = waddle(&["bench", "--validate", "--dir", dir.to_str().unwrap()]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("does not compile"));
+}

@@ -261,10 +261,14 @@ impl Store {
             }
         };
         self.runtime.output().flush();
-        let frames = self.runtime.take_trace(mark);
         match outcome {
-            Ok(Ok(w)) => Ok(w),
+            Ok(Ok(w)) => {
+                // Frames of a failed nested call a host function swallowed.
+                self.runtime.truncate_trace(mark);
+                Ok(w)
+            }
             Ok(Err(trap)) => {
+                let frames = self.runtime.take_trace(mark);
                 let mut e =
                     RuntimeError::from_trap(trap, &m.program).with_trace(&frames, &m.program);
                 if trap.code == waddle_opt::abi::TrapCode::HostError {
@@ -274,7 +278,10 @@ impl Store {
                 }
                 Err(Error::Runtime(e))
             }
-            Err(p) => Err(panic_error("execution", p)),
+            Err(p) => {
+                self.runtime.truncate_trace(mark);
+                Err(panic_error("execution", p))
+            }
         }
     }
 

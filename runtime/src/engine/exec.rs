@@ -534,6 +534,9 @@ impl Host for TieredHost<'_> {
     fn consume_fuel(&mut self, units: u64) -> Result<(), TrapCode> {
         self.rt.consume_fuel(units)
     }
+    fn fuel_limited(&self) -> bool {
+        self.rt.fuel_limited()
+    }
     fn trace_frame(&mut self, func: FuncId, loc: SrcLoc) {
         self.rt.trace_frame(func, loc)
     }

@@ -53,7 +53,7 @@ impl Arith for Aarch64 {
                 return self.stf_opt(r, 0);
             }
             UnaryOp::FSin | UnaryOp::FCos | UnaryOp::FTan | UnaryOp::FExp | UnaryOp::FLog => {
-                return isel::libm_call(self, op, a, r)
+                unreachable!("isel::lower calls libm for {op:?}")
             }
         }
         self.st_opt(r, 8);

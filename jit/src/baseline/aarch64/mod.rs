@@ -397,6 +397,28 @@ impl Backend for Aarch64 {
         );
     }
 
+    fn zero_frame(&mut self) {
+        // [sp, sp + frame): outgoing arguments, value slots, scratch; a
+        // multiple of 16 bytes. x16/x17 carry no arguments.
+        if self.frame == 0 {
+            return;
+        }
+        dynasm!(self.ops ; .arch aarch64 ; mov x16, sp);
+        self.mov_imm(17, self.frame as i64);
+        dynasm!(self.ops ; .arch aarch64
+            ; add x17, x16, x17
+            ; zero:
+            ; stp xzr, xzr, [x16], #16
+            ; cmp x16, x17
+            ; b.lo <zero
+        );
+    }
+
+    fn clear_scratch(&mut self, k: usize) {
+        dynasm!(self.ops ; .arch aarch64 ; mov x8, xzr);
+        self.st_slot(self.scratch + k, 8);
+    }
+
     /// Keeps the value read in the frame record's spare word
     /// (`[x29, #24]`): the return stores it back instead of a
     /// load/add/store of the counter (calls in between are balanced within

@@ -112,7 +112,7 @@ impl Arith for X64 {
                 return self.stf_opt(r, 0);
             }
             UnaryOp::FSin | UnaryOp::FCos | UnaryOp::FTan | UnaryOp::FExp | UnaryOp::FLog => {
-                return isel::libm_call(self, op, a, r)
+                unreachable!("isel::lower calls libm for {op:?}")
             }
         }
         self.st_opt(r, 0);

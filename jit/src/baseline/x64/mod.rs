@@ -75,6 +75,9 @@ pub(crate) struct X64 {
     /// Frame displacement of the array-literal scratch word 0 of the
     /// current function (the words follow upwards).
     scratch: i32,
+    /// Frame displacement of the lowest word of the current body frame
+    /// (`rsp` after the prologue).
+    frame_low: i32,
     /// Frame displacement of slot 0 of the current function (below `rbx`
     /// and the saved callee-saved home registers).
     base: i32,
@@ -131,6 +134,7 @@ impl X64 {
             fnext: 0,
             fill: false,
             scratch: 0,
+            frame_low: 0,
             base: -16,
             ihome: [None; IHOME.len()],
             fhome: [None; FHOME.len()],
@@ -522,6 +526,8 @@ impl Backend for X64 {
         let pad = (1 + saved + words) % 2;
         let size = (8 * (words + pad)) as i32;
         let neg = -size;
+        // The body frame lies below rbx and the saved homes.
+        self.frame_low = self.base + 8 - size;
         dynasm!(self.ops ; .arch x64
             ; push rbp
             ; mov rbp, rsp
@@ -537,6 +543,36 @@ impl Backend for X64 {
             ; jb =>overflow
             ; sub rsp, size
         );
+    }
+
+    fn zero_frame(&mut self) {
+        // The body frame is [rsp, rbp + base + 8): below rbx and the
+        // saved homes, which keep the caller's values.
+        let lo = self.frame_low;
+        let words = (self.base + 8 - lo) / 8;
+        // rax, r10 and r11 carry no arguments.
+        dynasm!(self.ops ; .arch x64 ; xor eax, eax);
+        if words <= 16 {
+            for k in 0..words {
+                let d = lo + 8 * k;
+                dynasm!(self.ops ; .arch x64 ; mov QWORD [rbp + d], rax);
+            }
+        } else {
+            dynasm!(self.ops ; .arch x64
+                ; lea r11, [rbp + lo]
+                ; mov r10d, words
+                ; zero:
+                ; mov QWORD [r11], rax
+                ; add r11, 8
+                ; sub r10d, 1
+                ; jnz <zero
+            );
+        }
+    }
+
+    fn clear_scratch(&mut self, k: usize) {
+        let off = self.scratch + 8 * k as i32;
+        dynasm!(self.ops ; .arch x64 ; mov QWORD [rbp + off], 0);
     }
 
     /// Keeps the value read in the frame: the return stores it back

@@ -149,7 +149,10 @@ pub(crate) fn run(
     result
 }
 
-/// Copies `code`'s constants into the frame at `fp`.
+/// Copies `code`'s constants into the frame at `fp` and zeroes the slots
+/// after them, so no word a finished frame left there is taken for a GC
+/// root (the frame holds only references it wrote since; dead ones are
+/// cleared before each safepoint, [`crate::analysis::gc_slots`]).
 ///
 /// # Safety
 /// `fp` must point to a frame of at least `code.nslots` slots.
@@ -162,6 +165,13 @@ unsafe fn enter_consts(code: &Code, fp: *mut u64) {
         let dst = unsafe { fp.add(code.const_base as usize) };
         // SAFETY: as above; the frame and the constant table do not overlap.
         unsafe { std::ptr::copy_nonoverlapping(code.consts.as_ptr(), dst, n) };
+    }
+    let first = code.const_base as usize + n;
+    let rest = (code.nslots as usize).saturating_sub(first);
+    if rest != 0 {
+        // SAFETY: `first + rest == nslots` (validated `first <= nslots`),
+        // inside the frame.
+        unsafe { std::ptr::write_bytes(fp.add(first), 0, rest) };
     }
 }
 
@@ -461,6 +471,12 @@ fn dispatch(st: &mut State<'_>) -> Result<Word, Trap> {
                     st.base = new_base;
                     st.top = new_top;
                     fp = nfp;
+                }
+                Op::Clear { aux } => {
+                    let aux = (*st.cur).aux.as_ptr().add(aux as usize);
+                    for k in 0..*aux as usize {
+                        s!(*aux.add(1 + k)) = 0;
+                    }
                 }
                 Op::Ret { src } => ret!(s!(src)),
                 Op::RetVoid => ret!(0),

@@ -238,12 +238,18 @@ pub(super) unsafe fn osr_slow(
     let Some(&(_, block)) = code.osr_heads.iter().find(|h| h.0 == t) else {
         return Ok(None);
     };
+    // Only the callers' frames are roots while the entry runs: this frame
+    // is finished once the entry takes over, and the live values it passes
+    // on are the entry's arguments, rooted by the entry's own frame. Its
+    // dead slots (a value of the iteration that just ended, not yet
+    // cleared because no safepoint came since) would otherwise stay roots
+    // for the rest of the loop, which no other tier keeps.
     // SAFETY: the running frame is `nslots` initialized slots at `fp`, and
-    // slots `0..top` of the value stack are initialized.
+    // slots `0..top` of the value stack are initialized; `base <= top`.
     let (frame, roots) = unsafe {
         (
             std::slice::from_raw_parts(fp as *const u64, code.nslots as usize),
-            std::slice::from_raw_parts(st.sp0 as *const u64, st.top),
+            std::slice::from_raw_parts(st.sp0 as *const u64, st.base),
         )
     };
     let view = LoopFrame {

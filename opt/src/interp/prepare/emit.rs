@@ -21,6 +21,8 @@ pub(super) struct Emitter<'p> {
     next_slot: u32,
     /// Scratch slot for breaking move cycles.
     temp: Option<Slot>,
+    /// Slots to zero before each safepoint ([`crate::analysis::gc_slots`]).
+    clears: rustc_hash::FxHashMap<Inst, Vec<u32>>,
     /// Slot receiving results nobody reads (void calls).
     sink: Option<Slot>,
     /// Op index of each label: labels `0..layout.len()` are the blocks in
@@ -32,7 +34,11 @@ pub(super) struct Emitter<'p> {
 
 impl<'p> Emitter<'p> {
     /// An emitter whose frame already has slots `0..next_slot`.
-    pub(super) fn new(prep: Prep<'p>, const_base: u32, consts: Vec<u64>, next_slot: u32) -> Self {
+    pub(super) fn new(
+        prep: Prep<'p>,
+        (const_base, consts, next_slot): (u32, Vec<u64>, u32),
+        clears: rustc_hash::FxHashMap<Inst, Vec<u32>>,
+    ) -> Self {
         let nparams = const_base;
         let nblocks = prep.func.layout.len();
         Emitter {
@@ -56,6 +62,7 @@ impl<'p> Emitter<'p> {
             },
             next_slot,
             temp: None,
+            clears,
             sink: None,
             labels: vec![UNPLACED; nblocks],
             stubs: Vec::new(),
@@ -193,8 +200,22 @@ impl<'p> Emitter<'p> {
         self.terminator(pos, &bd.term, fused)
     }
 
+    /// Emits an [`Op::Clear`] of `slots` (none when empty).
+    fn clear(&mut self, slots: &[u32], loc: SrcLoc) -> Option<()> {
+        if !slots.is_empty() {
+            let aux = self.aux_start()?;
+            self.code.aux.push(u32::try_from(slots.len()).ok()?);
+            self.code.aux.extend_from_slice(slots);
+            self.push(Op::Clear { aux }, loc);
+        }
+        Some(())
+    }
+
     fn inst(&mut self, inst: Inst, loc: SrcLoc) -> Option<()> {
         let f = self.prep.func;
+        if let Some(slots) = self.clears.remove(&inst) {
+            self.clear(&slots, loc)?;
+        }
         let data = &f.insts[inst];
         let op = match &data.kind {
             // Constants live in slots filled on frame entry.
@@ -574,6 +595,10 @@ impl<'p> Emitter<'p> {
             }
             for (dst, src) in seq {
                 self.push(Op::Mov { dst, src }, SrcLoc::NONE);
+            }
+            if used {
+                // The scratch copy must not keep an object alive.
+                self.clear(&[temp], SrcLoc::NONE)?;
             }
         }
         let target = self.prep.pos(edge.block);

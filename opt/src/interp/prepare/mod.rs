@@ -16,7 +16,8 @@
 //!    branch and add-immediate superinstructions, `BoundsCheck` folded into
 //!    the following element access, block-parameter moves on edges
 //!    sequentialized ([`super::moves`]), and fall-through between adjacent
-//!    blocks.
+//!    blocks; before each safepoint, an [`super::code::Op::Clear`] of the
+//!    slots holding dead references ([`crate::analysis::gc_slots`]).
 
 mod cond;
 mod emit;
@@ -27,6 +28,7 @@ use cranelift_entity::EntityRef;
 
 use super::code::{Code, Slot};
 use super::host::Host;
+use crate::analysis::gc_slots::dead_ref_clears;
 use crate::ir::{Block, FuncId, Function, InstKind, Program, Terminator, Value, ValueDef};
 
 use super::code::NO_SLOT;
@@ -273,8 +275,17 @@ impl<'p> Prep<'p> {
 
     /// Assigns slots and emits the code.
     fn build(mut self, host: &mut dyn Host) -> Option<Code> {
-        let (const_base, consts, next) = self.assign_slots(host)?;
-        emit::Emitter::new(self, const_base, consts, next).run()
+        let frame = self.assign_slots(host)?;
+        // Constants are filled on entry and never cleared.
+        let clears = dead_ref_clears(self.func, &self.func.layout, |v| {
+            let constant = self.const_word.get(v.index()).is_some_and(|c| c.is_some());
+            if constant {
+                None
+            } else {
+                self.slot(v)
+            }
+        });
+        emit::Emitter::new(self, frame, clears).run()
     }
 
     /// The slot of a value (`None` when it has none: malformed IR).

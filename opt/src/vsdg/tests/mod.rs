@@ -11,19 +11,25 @@ use crate::ir::{parse_function, verify_function, BinaryOp, Cmp, Function, InstKi
 
 use super::round_trip;
 
-/// One run: the result (or a trap), evaluations per source line, and the
-/// number of conditional branches taken.
+/// One run: the result (or a trap), evaluations per source line, the
+/// number of conditional branches taken, and the effects in order.
 #[derive(Debug, PartialEq)]
 pub(super) struct Run {
     pub(super) result: Result<i64, &'static str>,
     pub(super) evals: FxHashMap<u32, usize>,
     pub(super) tests: usize,
+    /// Global stores (`set gN v`) and host calls (`call hN`), in order.
+    pub(super) effects: Vec<String>,
 }
 
-/// Evaluates an integer/boolean function (bools as 0/1).
+/// Evaluates an integer/boolean function (bools as 0/1). Globals start at
+/// 0; a host call takes no arguments and adds 10 to every global stored
+/// so far, so moving a global read across a call changes the result.
 pub(super) fn eval(f: &Function, args: &[i64]) -> Run {
     let mut env: SecondaryMap<crate::ir::Value, i64> = SecondaryMap::new();
     let mut evals: FxHashMap<u32, usize> = FxHashMap::default();
+    let mut globals: FxHashMap<crate::ir::GlobalId, i64> = FxHashMap::default();
+    let mut effects = Vec::new();
     let mut tests = 0;
     let mut block = f.entry();
     let mut incoming: Vec<i64> = args.to_vec();
@@ -54,6 +60,7 @@ pub(super) fn eval(f: &Function, args: &[i64]) -> Run {
                                 result: Err("division by zero"),
                                 evals,
                                 tests,
+                                effects,
                             }
                         }
                         BinaryOp::IDiv => x.wrapping_div(y),
@@ -71,6 +78,17 @@ pub(super) fn eval(f: &Function, args: &[i64]) -> Run {
                         other => panic!("evaluator lacks {other:?}"),
                     }
                 }
+                InstKind::GlobalGet(g) => globals.get(&g).copied().unwrap_or(0),
+                InstKind::GlobalSet(g, a) => {
+                    effects.push(format!("set {g} {}", env[a]));
+                    globals.insert(g, env[a]);
+                    0
+                }
+                InstKind::HostCall(h, ref a) if a.is_empty() => {
+                    effects.push(format!("call {h}"));
+                    globals.values_mut().for_each(|x| *x += 10);
+                    0
+                }
                 ref other => panic!("evaluator lacks {other:?}"),
             };
             if let Some(r) = d.result {
@@ -83,6 +101,7 @@ pub(super) fn eval(f: &Function, args: &[i64]) -> Run {
                     result: Ok(v.map_or(0, |v| env[v])),
                     evals,
                     tests,
+                    effects,
                 }
             }
             Terminator::Switch {
@@ -115,12 +134,17 @@ pub(super) fn trip(text: &str) -> (Function, Function) {
     canonicalize(&mut f);
     let before = f.clone();
     round_trip(&mut f).unwrap_or_else(|e| panic!("{e}"));
+    check(&f);
+    (before, f)
+}
+
+/// Panics unless `f` verifies and is canonical.
+pub(super) fn check(f: &Function) {
     let mut p = crate::ir::Program::default();
     let id = p.funcs.push(f.clone());
     verify_function(&p, id)
         .unwrap_or_else(|e| panic!("{e:?}\n{}", crate::ir::print_function(&p, id)));
-    check_canonical(&f).unwrap_or_else(|e| panic!("{e:?}"));
-    (before, f)
+    check_canonical(f).unwrap_or_else(|e| panic!("{e:?}"));
 }
 
 /// The text of `f`, for failure messages.
@@ -146,6 +170,7 @@ pub(super) fn assignments(bools: usize, ints: &[i64]) -> Vec<Vec<i64>> {
 pub(super) fn same_and_no_worse(before: &Function, after: &Function, args: &[i64]) -> (Run, Run) {
     let (b, a) = (eval(before, args), eval(after, args));
     assert_eq!(a.result, b.result, "args {args:?}");
+    assert_eq!(a.effects, b.effects, "args {args:?}");
     for (line, &n) in &a.evals {
         if *line >= 100 {
             assert!(n <= 1, "line {line} evaluated {n} times on {args:?}");
@@ -390,5 +415,7 @@ pub(super) fn static_copies(f: &Function, line: u32) -> usize {
         .count()
 }
 
+mod pressure;
 mod scaling;
 mod shapes;
+mod state;

@@ -21,8 +21,9 @@
 //! Module map: [`suite`] (finding programs and sizes), [`child`]
 //! (in-process measurement), [`process`] (spawning and `wait4` resource
 //! usage), [`refs`] (reference toolchains), [`report`] (the result model
-//! and JSON), [`table`], [`plot`], and [`scaling`] (`--scaling`: compile
-//! time against program size, on generated programs).
+//! and JSON), [`table`], [`plot`], [`scaling`] (`--scaling`: compile
+//! time against program size, on generated programs) and [`validate`]
+//! (`--validate`: translation validation time against compile time).
 
 pub mod child;
 pub mod plot;
@@ -32,6 +33,7 @@ pub mod report;
 pub mod scaling;
 pub mod suite;
 pub mod table;
+pub mod validate;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -88,6 +90,10 @@ pub struct BenchArgs {
     /// programs; NAMES selects shapes: locals, branches, funcs, params).
     #[arg(long)]
     pub scaling: bool,
+    /// Measure translation validation time against compile time instead
+    /// (in this process, `-O2`; prints validated functions and the ratio).
+    #[arg(long)]
+    pub validate: bool,
     /// Time limit per `--scaling` measurement, in seconds.
     #[arg(long, default_value_t = 120, value_name = "SECS")]
     pub timeout: u64,
@@ -109,6 +115,18 @@ pub fn main(args: BenchArgs) -> i32 {
         return match run_scaling(&args) {
             Ok(true) => 0,
             Ok(false) => 1,
+            Err(msg) => {
+                eprintln!("error: {msg}");
+                1
+            }
+        };
+    }
+    if args.validate {
+        let done = suite::find_dir(args.dir.as_deref())
+            .and_then(|dir| suite::select(&dir, &args.names))
+            .and_then(|programs| validate::run(&programs, &args));
+        return match done {
+            Ok(()) => 0,
             Err(msg) => {
                 eprintln!("error: {msg}");
                 1

@@ -1,0 +1,454 @@
+//! Node scheduling under register pressure: the order of one region's items.
+//!
+//! Lawrence ch. 6 makes node scheduling the last phase of sequentialization
+//! (df-PDG → CFG): order the nodes of each net so that the values live at
+//! every point fit the registers. Johnson's algorithm (§6.1, digest §4.8)
+//! walks cuts from the results upwards and, where a cut is too wide,
+//! raises nodes, clones stateless nodes, and only then spills. §6.4 (Figs
+//! 6.5/6.6) shows that its breadth-first cuts spill a binary-tree
+//! expression that a depth-first order evaluates without spilling, and
+//! suggests an adaptive hybrid: breadth-first by default, depth-first under
+//! register pressure. This module implements that hybrid ("Johnson-lite",
+//! digest §6.1 step 6, test shape T12) on the items of one region:
+//!
+//! 1. **Default order**: a topological order of the region's dependence
+//!    edges (values, state, uses inside γ arms and loop bodies), ties by
+//!    creation order, which follows the source. Interleaving is allowed
+//!    while it fits: if at most [`REGISTERS`] values are live after every
+//!    item, this order is kept.
+//! 2. **Depth-first under pressure** (§6.4): the stateful items, γs and
+//!    loops stay in the default order (the state chain fixes it); each one
+//!    pulls in its pure operands just before it, depth-first, the operand
+//!    needing the most registers first (a Sethi–Ullman labelling of the
+//!    DAG), so a subexpression is finished before the next one starts. The
+//!    region's results come last, the same way. The depth-first order is
+//!    used when it spills less than the default order (Belady's count on
+//!    the straight-line order, [`Problem::spills`]), so it never spills
+//!    more than the naive topological order (digest T12).
+//! 3. **Clone rather than spill** (§6.1.3 node cloning, §4.8 step 2): while
+//!    some point still has too many live values, a cheap stateless item
+//!    whose operands all come from outside the region (constants, an add of
+//!    two arguments) and whose value is live across that point unused is
+//!    recomputed just before its next use instead of being held, furthest
+//!    next use first. A clone never leaves its region, so it is never
+//!    copied into a loop or a more shared region (§6.2 "never clone from a
+//!    less-shared region into a more-shared one").
+//!
+//! Loop invariants demanded on every iteration were already moved to the
+//! loop's preheader by placement ([`super::seq`], §5.4), so a loop body
+//! never holds them. The live values counted here are the region's own
+//! (values from enclosing regions pass through and are the same for every
+//! order); a γ or loop counts as one item that uses what its arms use.
+
+use rustc_hash::FxHashMap;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use crate::ir::{BinaryOp, InstKind, UnaryOp};
+
+use super::graph::{Graph, Node, Op, Region, Sort};
+use super::seq::Placement;
+use super::Unsupported;
+
+/// The registers the scheduler keeps a region's live values within: about
+/// the allocatable general registers of x86-64 (digest §6.1 step 6).
+pub const REGISTERS: usize = 14;
+
+/// Most clones one region gets (each costs one re-evaluation).
+const MAX_CLONES: usize = 32;
+
+/// One step of a region's schedule.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Emit the item.
+    Item(Node),
+    /// Evaluate the (cheap, pure) item again; later uses take the clone.
+    Clone(Node),
+}
+
+/// The order of the items of region `r`, with clones, keeping at most
+/// `registers` of the region's values live where the dependences allow it.
+pub fn schedule(
+    g: &Graph,
+    pl: &Placement,
+    r: Region,
+    registers: usize,
+) -> Result<Vec<Step>, Unsupported> {
+    let p = Problem::new(g, pl, r);
+    let base = p.default_order()?;
+    let base: Vec<Step> = base.into_iter().map(|i| Step::Item(p.items[i])).collect();
+    let live0 = p.max_live(&base);
+    if live0 <= registers {
+        return Ok(base);
+    }
+    let df: Vec<Step> = p
+        .depth_first(&base)
+        .into_iter()
+        .map(|i| Step::Item(p.items[i]))
+        .collect();
+    let cost = |s: &[Step]| (p.spills(s, registers), p.max_live(s));
+    let mut best = if cost(&df) < cost(&base) { df } else { base };
+    p.clone_under_pressure(&mut best, registers);
+    Ok(best)
+}
+
+/// One value of the schedule: an item's outputs from its step (or a
+/// clone's) to its last use.
+struct Life {
+    item: usize,
+    start: usize,
+    /// Steps using it, ascending; `steps.len()` stands for the tail.
+    uses: Vec<usize>,
+}
+
+/// The scheduling problem of one region, items by index.
+pub(super) struct Problem<'g> {
+    g: &'g Graph,
+    items: Vec<Node>,
+    index: FxHashMap<Node, usize>,
+    /// Items each item depends on (any edge), possibly repeated.
+    preds: Vec<Vec<usize>>,
+    /// Items whose value each item uses.
+    operands: Vec<Vec<usize>>,
+    /// Items whose value the region's tail uses.
+    tail: Vec<bool>,
+    /// Value outputs of each item: the registers it holds.
+    weight: Vec<usize>,
+}
+
+impl<'g> Problem<'g> {
+    /// The items of `r` and their dependences from the placement.
+    pub(super) fn new(g: &'g Graph, pl: &Placement, r: Region) -> Problem<'g> {
+        let items = pl.items[r].clone();
+        let index: FxHashMap<Node, usize> =
+            items.iter().enumerate().map(|(i, &n)| (n, i)).collect();
+        let n = items.len();
+        let mut preds = vec![Vec::new(); n];
+        let mut operands = vec![Vec::new(); n];
+        let mut tail = vec![false; n];
+        for (i, &item) in items.iter().enumerate() {
+            for s in pl.succs.get(&(r, item)).into_iter().flatten() {
+                if let Some(&j) = index.get(s) {
+                    preds[j].push(i);
+                }
+            }
+            for s in pl.vuses.get(&(r, item)).into_iter().flatten() {
+                if let Some(&j) = index.get(s) {
+                    operands[j].push(i);
+                }
+            }
+            tail[i] = pl.tail_used.contains(&(r, item));
+        }
+        let weight = items
+            .iter()
+            .map(|&m| {
+                g.nodes[m]
+                    .outputs
+                    .iter()
+                    .filter(|s| matches!(s, Sort::Val(_)))
+                    .count()
+            })
+            .collect();
+        super::work::tick(1 + n as u64);
+        Problem {
+            g,
+            items,
+            index,
+            preds,
+            operands,
+            tail,
+            weight,
+        }
+    }
+
+    /// Topological order of the dependences, ties by creation order.
+    fn default_order(&self) -> Result<Vec<usize>, Unsupported> {
+        let n = self.items.len();
+        let mut indeg = vec![0u32; n];
+        let mut succs = vec![Vec::new(); n];
+        for (j, ps) in self.preds.iter().enumerate() {
+            for &i in ps {
+                indeg[j] += 1;
+                succs[i].push(j);
+            }
+        }
+        let mut heap: BinaryHeap<Reverse<(Node, usize)>> = (0..n)
+            .filter(|&i| indeg[i] == 0)
+            .map(|i| Reverse((self.items[i], i)))
+            .collect();
+        let mut order = Vec::with_capacity(n);
+        while let Some(Reverse((_, i))) = heap.pop() {
+            super::work::tick(1);
+            order.push(i);
+            for &j in &succs[i] {
+                indeg[j] -= 1;
+                if indeg[j] == 0 {
+                    heap.push(Reverse((self.items[j], j)));
+                }
+            }
+        }
+        if order.len() != n {
+            return Err(Unsupported::new("internal: cyclic schedule"));
+        }
+        Ok(order)
+    }
+
+    fn item_of(&self, s: Step) -> usize {
+        match s {
+            Step::Item(n) | Step::Clone(n) => self.index[&n],
+        }
+    }
+
+    /// The values of a schedule and where they are used. A use reads the
+    /// latest copy (the item or its last clone) before it.
+    fn lives(&self, steps: &[Step]) -> Vec<Life> {
+        let mut cur = vec![usize::MAX; self.items.len()];
+        let mut lives: Vec<Life> = Vec::new();
+        for (k, &s) in steps.iter().enumerate() {
+            let i = self.item_of(s);
+            if let Step::Item(_) = s {
+                for &j in &self.operands[i] {
+                    if cur[j] != usize::MAX {
+                        lives[cur[j]].uses.push(k);
+                    }
+                }
+            }
+            if self.weight[i] > 0 {
+                cur[i] = lives.len();
+                lives.push(Life {
+                    item: i,
+                    start: k,
+                    uses: Vec::new(),
+                });
+            }
+        }
+        for (i, &c) in cur.iter().enumerate() {
+            if self.tail[i] && c != usize::MAX {
+                lives[c].uses.push(steps.len());
+            }
+        }
+        lives
+    }
+
+    /// Values live after each step (`start ≤ k < last use`).
+    fn pressure(&self, steps: &[Step], lives: &[Life]) -> Vec<usize> {
+        let mut diff = vec![0isize; steps.len() + 2];
+        for l in lives {
+            if let Some(&end) = l.uses.last() {
+                let w = self.weight[l.item] as isize;
+                diff[l.start] += w;
+                diff[end] -= w;
+            }
+        }
+        let mut live = 0isize;
+        diff[..steps.len()]
+            .iter()
+            .map(|d| {
+                live += d;
+                live as usize
+            })
+            .collect()
+    }
+
+    /// The most of the region's values live after any step.
+    pub(super) fn max_live(&self, steps: &[Step]) -> usize {
+        let lives = self.lives(steps);
+        self.pressure(steps, &lives).into_iter().max().unwrap_or(0)
+    }
+
+    /// Values spilled when the straight-line schedule runs with `regs`
+    /// registers and Belady's rule (evict the value used furthest ahead;
+    /// reload it at its next use). Each eviction counts its registers once.
+    pub(super) fn spills(&self, steps: &[Step], regs: usize) -> usize {
+        let lives = self.lives(steps);
+        let len = steps.len();
+        let mut used_at: Vec<Vec<usize>> = vec![Vec::new(); len + 1];
+        let mut def_at: Vec<Option<usize>> = vec![None; len + 1];
+        for (l, life) in lives.iter().enumerate() {
+            for &u in &life.uses {
+                used_at[u].push(l);
+            }
+            if !life.uses.is_empty() {
+                def_at[life.start] = Some(l);
+            }
+        }
+        let mut next = vec![0usize; lives.len()];
+        let mut in_reg: Vec<usize> = Vec::new();
+        let mut held = 0;
+        let mut spills = 0;
+        for k in 0..=len {
+            super::work::tick(1);
+            for &l in &used_at[k] {
+                if !in_reg.contains(&l) {
+                    in_reg.push(l);
+                    held += self.weight[lives[l].item];
+                }
+                while next[l] < lives[l].uses.len() && lives[l].uses[next[l]] <= k {
+                    next[l] += 1;
+                }
+            }
+            in_reg.retain(|&l| {
+                let alive = next[l] < lives[l].uses.len();
+                if !alive {
+                    held -= self.weight[lives[l].item];
+                }
+                alive
+            });
+            if let Some(l) = def_at[k] {
+                in_reg.push(l);
+                held += self.weight[lives[l].item];
+            }
+            while held > regs {
+                let (at, _) = in_reg
+                    .iter()
+                    .enumerate()
+                    .max_by_key(|&(_, &l)| lives[l].uses[next[l]])
+                    .expect("a value held");
+                let l = in_reg.swap_remove(at);
+                let w = self.weight[lives[l].item];
+                held -= w;
+                spills += w;
+            }
+        }
+        spills
+    }
+
+    /// Registers each item's subexpression needs (Sethi–Ullman, on the
+    /// DAG: shared operands are counted in each user).
+    fn needs(&self, base: &[usize]) -> Vec<usize> {
+        let mut need = vec![0usize; self.items.len()];
+        for &i in base {
+            let mut ns: Vec<usize> = self.operands[i].iter().map(|&j| need[j]).collect();
+            ns.sort_unstable_by(|a, b| b.cmp(a));
+            let operands = ns.iter().enumerate().map(|(k, &x)| x + k).max();
+            need[i] = operands.unwrap_or(0).max(self.weight[i]).max(1);
+        }
+        need
+    }
+
+    /// The depth-first order of §6.4: state-ordered items in the default
+    /// order, each preceded by its pure operands, biggest need first.
+    fn depth_first(&self, base: &[Step]) -> Vec<usize> {
+        let base: Vec<usize> = base.iter().map(|&s| self.item_of(s)).collect();
+        let n = self.items.len();
+        let need = self.needs(&base);
+        let mut pos = vec![0; n];
+        for (k, &i) in base.iter().enumerate() {
+            pos[i] = k;
+        }
+        let mut done = vec![false; n];
+        let mut order = Vec::with_capacity(n);
+        let mut visit = |root: usize, order: &mut Vec<usize>| {
+            if done[root] {
+                return;
+            }
+            done[root] = true;
+            let mut stack = vec![(root, self.sorted_preds(root, &need, &pos), 0)];
+            while let Some((i, ps, k)) = stack.last_mut() {
+                super::work::tick(1);
+                if let Some(&j) = ps.get(*k) {
+                    *k += 1;
+                    if !done[j] {
+                        done[j] = true;
+                        let ps = self.sorted_preds(j, &need, &pos);
+                        stack.push((j, ps, 0));
+                    }
+                } else {
+                    order.push(*i);
+                    stack.pop();
+                }
+            }
+        };
+        for &i in &base {
+            if !self.is_pure(i) {
+                visit(i, &mut order);
+            }
+        }
+        let mut results: Vec<usize> = (0..n).filter(|&i| self.tail[i]).collect();
+        results.sort_by_key(|&i| (Reverse(need[i]), pos[i]));
+        for i in results {
+            visit(i, &mut order);
+        }
+        for &i in &base {
+            visit(i, &mut order);
+        }
+        order
+    }
+
+    fn sorted_preds(&self, i: usize, need: &[usize], pos: &[usize]) -> Vec<usize> {
+        let mut ps = self.preds[i].clone();
+        ps.sort_by_key(|&j| (Reverse(need[j]), pos[j]));
+        ps.dedup();
+        ps
+    }
+
+    fn is_pure(&self, i: usize) -> bool {
+        let d = &self.g.nodes[self.items[i]];
+        matches!(d.op, Op::Simple(_)) && !d.is_stateful()
+    }
+
+    /// Whether item `i` is cheap, pure and uses no value of the region, so
+    /// evaluating it again costs one cheap instruction and lengthens no
+    /// other live range.
+    fn clonable(&self, i: usize) -> bool {
+        let d = &self.g.nodes[self.items[i]];
+        let cheap = match &d.op {
+            Op::Simple(k) => matches!(
+                k,
+                InstKind::IConst(_)
+                    | InstKind::FConst(_)
+                    | InstKind::BConst(_)
+                    | InstKind::Unary(UnaryOp::INeg | UnaryOp::BNot, _)
+                    | InstKind::Binary(
+                        BinaryOp::IAdd
+                            | BinaryOp::ISub
+                            | BinaryOp::IAnd
+                            | BinaryOp::IOr
+                            | BinaryOp::IXor
+                            | BinaryOp::IShl
+                            | BinaryOp::IShr
+                            | BinaryOp::IMin
+                            | BinaryOp::IMax
+                            | BinaryOp::ICmp(_)
+                            | BinaryOp::BCmp(_),
+                        ..
+                    )
+            ),
+            _ => false,
+        };
+        cheap && self.is_pure(i) && self.preds[i].is_empty() && self.weight[i] == 1
+    }
+
+    /// Johnson's step (2), node cloning: at the first point with more than
+    /// `regs` live values, a clonable value live across it unused is
+    /// evaluated again just before its next use (or moved there when it
+    /// has no earlier use), furthest next use first.
+    fn clone_under_pressure(&self, steps: &mut Vec<Step>, regs: usize) {
+        for _ in 0..MAX_CLONES {
+            let lives = self.lives(steps);
+            let live = self.pressure(steps, &lives);
+            let Some(k) = live.iter().position(|&l| l > regs) else {
+                return;
+            };
+            let best = lives
+                .iter()
+                .filter(|l| l.start < k && self.clonable(l.item))
+                .filter_map(|l| {
+                    let next = l.uses.iter().copied().find(|&u| u > k)?;
+                    (!l.uses.contains(&k)).then_some((next, l))
+                })
+                .max_by_key(|&(next, l)| (next, Reverse(l.start)));
+            let Some((next, life)) = best else {
+                return;
+            };
+            let node = self.items[life.item];
+            if life.uses.iter().any(|&u| u < k) {
+                steps.insert(next, Step::Clone(node));
+            } else {
+                // Unused before the clone point: just evaluate it later.
+                let s = steps.remove(life.start);
+                steps.insert(next - 1, s);
+            }
+        }
+    }
+}

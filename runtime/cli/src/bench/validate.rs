@@ -1,0 +1,154 @@
+//! `waddle bench --validate`: translation validation time against compile
+//! time, per suite program (issue 14's metric "validation time as a
+//! multiple of compile time", digest §5.7 T3).
+//!
+//! In this process, for each program: the frontend lowers it, the `-O2`
+//! pass pipeline optimizes it, and `waddle_opt::validate::validate_program`
+//! checks every optimized function against its canonical original (as
+//! `waddle run --validate` does). Each phase is timed `--runs` times and
+//! the median counts. The ratio divides validation time by the time of the
+//! optimizer pipeline alone (the strict comparison) and by frontend plus
+//! pipeline; machine-code generation, which only makes compiling longer,
+//! is not included.
+
+use std::fmt::Write as _;
+use std::time::{Duration, Instant};
+
+use waddle_frontend::{compile, CompileOptions, SourceFile, SourceMap};
+use waddle_opt::canon::canonicalize;
+use waddle_opt::ir::Program;
+use waddle_opt::passes::{Pipeline, PipelineOptions};
+use waddle_opt::validate::{validate_program, Options};
+
+use super::suite::BenchProgram;
+use super::table::fmt_time;
+use super::BenchArgs;
+
+/// The measurement of one program.
+struct Row {
+    name: String,
+    funcs: u32,
+    validated: u32,
+    frontend: Duration,
+    passes: Duration,
+    validate: Duration,
+}
+
+/// The median of some durations.
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v.get(v.len() / 2).copied().unwrap_or_default()
+}
+
+/// Measures one program `runs` times.
+fn measure(p: &BenchProgram, runs: u32) -> Result<Row, String> {
+    let source = std::fs::read_to_string(&p.wdl)
+        .map_err(|e| format!("cannot read `{}`: {e}", p.wdl.display()))?;
+    let pipeline = Pipeline::for_level(2);
+    let opts = PipelineOptions {
+        verify: false,
+        time: false,
+    };
+    let (mut fe, mut ps, mut va) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut funcs, mut validated) = (0, 0);
+    for _ in 0..runs {
+        let mut sources = SourceMap::default();
+        sources.add(SourceFile::new(p.name.clone(), source.clone()));
+        let t = Instant::now();
+        let compiled = compile(&sources, &CompileOptions::default()).map_err(|d| {
+            format!(
+                "`{}` does not compile:\n{}",
+                p.name,
+                waddle_frontend::diag::render(&d, &sources)
+            )
+        })?;
+        fe.push(t.elapsed());
+        let lowered: Program = compiled.program;
+        let mut optimized = lowered.clone();
+        let t = Instant::now();
+        pipeline
+            .run(&mut optimized, &opts, &mut ())
+            .map_err(|e| format!("`{}`: {e}", p.name))?;
+        ps.push(t.elapsed());
+        let t = Instant::now();
+        let mut original = lowered;
+        for f in original.funcs.values_mut() {
+            if !f.is_declaration() {
+                canonicalize(f);
+            }
+        }
+        let result = validate_program(&original, &optimized, &Options::default());
+        va.push(t.elapsed());
+        funcs = result.total;
+        validated = result.equal;
+    }
+    Ok(Row {
+        name: p.name.clone(),
+        funcs,
+        validated,
+        frontend: median(fe),
+        passes: median(ps),
+        validate: median(va),
+    })
+}
+
+/// `a / b` as a ratio string.
+fn ratio(a: Duration, b: Duration) -> String {
+    if b.is_zero() {
+        return "-".into();
+    }
+    format!("{:.2}", a.as_secs_f64() / b.as_secs_f64())
+}
+
+/// Runs `--validate` over `programs` and prints the table; `Err` when a
+/// program does not compile.
+pub fn run(programs: &[BenchProgram], args: &BenchArgs) -> Result<(), String> {
+    let mut rows = Vec::new();
+    for p in programs {
+        rows.push(measure(p, args.runs)?);
+    }
+    print!("{}", render(&rows));
+    Ok(())
+}
+
+fn render(rows: &[Row]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "translation validation vs compile time (-O2, median of runs)"
+    );
+    let _ = writeln!(
+        out,
+        "{:<14} {:>9} {:>10} {:>10} {:>10} {:>12} {:>14}",
+        "program", "validated", "frontend", "passes", "validate", "val/passes", "val/(fe+pass)"
+    );
+    let mut total = Row {
+        name: "total".into(),
+        funcs: 0,
+        validated: 0,
+        frontend: Duration::ZERO,
+        passes: Duration::ZERO,
+        validate: Duration::ZERO,
+    };
+    for r in rows {
+        total.funcs += r.funcs;
+        total.validated += r.validated;
+        total.frontend += r.frontend;
+        total.passes += r.passes;
+        total.validate += r.validate;
+    }
+    for r in rows.iter().chain(std::iter::once(&total)) {
+        let _ = writeln!(
+            out,
+            "{:<14} {:>9} {:>10} {:>10} {:>10} {:>12} {:>14}",
+            r.name,
+            format!("{}/{}", r.validated, r.funcs),
+            fmt_time(r.frontend.as_secs_f64()),
+            fmt_time(r.passes.as_secs_f64()),
+            fmt_time(r.validate.as_secs_f64()),
+            ratio(r.validate, r.passes),
+            ratio(r.validate, r.frontend + r.passes),
+        );
+    }
+    out
+}
