@@ -9,7 +9,9 @@
 //! conservative GC scan of [`crate::abi`] sees it).
 
 use cranelift_entity::{EntityRef, SecondaryMap};
-use waddle_opt::ir::{BinaryOp, Block, Cmp, Function, InstKind, Terminator, Type, Value, ValueDef};
+use waddle_opt::ir::{
+    BinaryOp, Block, Cmp, Function, InstKind, Terminator, Type, UnaryOp, Value, ValueDef,
+};
 
 /// What the code generator needs to know about a function before emitting it.
 pub(crate) struct FuncPlan {
@@ -42,6 +44,11 @@ pub(crate) struct FuncPlan {
     /// | ^`, comparisons, shifts): that back end never reads their slots,
     /// so it does not write them.
     pub imm_only: SecondaryMap<Value, bool>,
+    /// Whether some block inside a loop calls out (a Waddle function, a
+    /// host function or a runtime helper other than the fuel refill): a
+    /// back end whose caller-saved home registers are reloaded after every
+    /// call may then keep to its callee-saved ones.
+    pub calls_in_loops: bool,
 }
 
 /// Most candidates [`FuncPlan::homes`] lists (more than any back end has
@@ -127,7 +134,7 @@ impl FuncPlan {
                 fused[*v] = true;
             }
         }
-        let homes = rank_homes(func, &order, &pos);
+        let (homes, calls_in_loops) = rank_homes(func, &order, &pos);
         let imm_only = imm_only_consts(func, &order, &consts);
         FuncPlan {
             order,
@@ -138,6 +145,7 @@ impl FuncPlan {
             consts,
             homes,
             imm_only,
+            calls_in_loops,
         }
     }
 
@@ -184,7 +192,11 @@ impl FuncPlan {
 /// walks are cut off after a work budget linear in the function's size
 /// (blocks not reached by then count as outside those loops), so the
 /// planning stays linear even for irreducible or pathological layouts.
-fn rank_homes(func: &Function, order: &[Block], pos: &SecondaryMap<Block, u32>) -> Vec<Value> {
+fn rank_homes(
+    func: &Function,
+    order: &[Block],
+    pos: &SecondaryMap<Block, u32>,
+) -> (Vec<Value>, bool) {
     let n = func.layout().len();
     let mut preds: Vec<Vec<u32>> = vec![Vec::new(); n];
     let mut back: Vec<(u32, u32)> = Vec::new();
@@ -201,7 +213,7 @@ fn rank_homes(func: &Function, order: &[Block], pos: &SecondaryMap<Block, u32>) 
         }
     }
     if back.is_empty() {
-        return Vec::new();
+        return (Vec::new(), false);
     }
     // Back edges of one header count as one loop (sorted together).
     back.sort_unstable();
@@ -249,6 +261,7 @@ fn rank_homes(func: &Function, order: &[Block], pos: &SecondaryMap<Block, u32>) 
             }
         }
     }
+    let mut calls = false;
     let mut score: SecondaryMap<Value, u64> = SecondaryMap::new();
     let mut seen = Vec::new();
     let mut add = |v: Value, w: u64, score: &mut SecondaryMap<Value, u64>| {
@@ -269,6 +282,7 @@ fn rank_homes(func: &Function, order: &[Block], pos: &SecondaryMap<Block, u32>) 
         }
         for &i in &data.insts {
             let inst = func.inst(i);
+            calls |= calls_out(&inst.kind);
             inst.kind.for_each_arg(|v| add(v, w, &mut score));
             if let Some(r) = inst.result {
                 add(r, w, &mut score);
@@ -285,7 +299,37 @@ fn rank_homes(func: &Function, order: &[Block], pos: &SecondaryMap<Block, u32>) 
     });
     seen.sort_by(|&a, &b| score[b].cmp(&score[a]).then(a.cmp(&b)));
     seen.truncate(MAX_HOMES);
-    seen
+    (seen, calls)
+}
+
+/// Whether an instruction of kind `kind` may call out of the function's
+/// code in some back end (Waddle and host calls, allocation, strings,
+/// printing, the clock, libm functions, float remainder).
+fn calls_out(kind: &InstKind) -> bool {
+    match kind {
+        InstKind::Unary(op, _) => matches!(
+            op,
+            UnaryOp::FSin
+                | UnaryOp::FCos
+                | UnaryOp::FTan
+                | UnaryOp::FExp
+                | UnaryOp::FLog
+                | UnaryOp::FFloor
+                | UnaryOp::FCeil
+        ),
+        InstKind::Binary(op, ..) => *op == BinaryOp::FRem,
+        InstKind::Call(..)
+        | InstKind::HostCall(..)
+        | InstKind::ArrayLit(..)
+        | InstKind::ArrayRepeat(..)
+        | InstKind::ArrayPush(..)
+        | InstKind::StrConcat(..)
+        | InstKind::StrCmp(..)
+        | InstKind::ToStr(..)
+        | InstKind::Print(..)
+        | InstKind::Clock => true,
+        _ => false,
+    }
 }
 
 /// See [`FuncPlan::imm_only`]: one pass over the uses, clearing the

@@ -506,6 +506,12 @@ impl Backend for X64 {
         // Homes: the best-ranked candidates of each class, callee-saved
         // integer registers first.
         (self.ihome, self.fhome) = cx.plan.assign_homes(cx.func);
+        if cx.plan.calls_in_loops {
+            // Reloading caller-saved homes after every call in a loop
+            // costs more than it saves: callee-saved ones only.
+            self.ihome[IHOME_SAVED..].fill(None);
+            self.fhome = [None; FHOME.len()];
+        }
         let saved = self.saved_homes();
         self.base = -16 - 8 * saved as i32;
         let mut words = cx.plan.frame_words();
