@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use cranelift_entity::{EntityRef, SecondaryMap};
 use waddle_opt::abi::TrapCode;
-use waddle_opt::analysis::gc_slots::{dead_ref_clears, own_slot};
+use waddle_opt::analysis::gc_slots::{dead_ref_clears, may_collect, own_slot};
 use waddle_opt::ir::{
     Block, BlockCall, FuncId, Function, InstData, InstKind, Program, Signature, SrcLoc, Terminator,
     Type, UnaryOp, Value,
@@ -514,7 +514,18 @@ impl<B: Backend> Driver<'_, '_, B> {
     fn prologue(&mut self, overflow: B::Label, cold: &mut ColdPaths<B::Label>) {
         let (b, cx) = (&mut *self.b, self.cx);
         b.enter(cx, overflow);
-        b.zero_frame();
+        // A function without safepoints is never on the stack while the
+        // collector scans it (it calls nothing and allocates nothing), so
+        // the words an earlier frame left in its slots can stay.
+        let collects = cx.plan.order.iter().any(|&bl| {
+            cx.func.blocks()[bl]
+                .insts
+                .iter()
+                .any(|&i| may_collect(&cx.func.inst(i).kind))
+        });
+        if collects {
+            b.zero_frame();
+        }
         if cx.recursive {
             b.depth_enter(overflow);
         }
