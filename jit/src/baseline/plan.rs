@@ -9,6 +9,7 @@
 //! conservative GC scan of [`crate::abi`] sees it).
 
 use cranelift_entity::{EntityRef, SecondaryMap};
+use waddle_opt::analysis::gc_slots::may_collect;
 use waddle_opt::ir::{
     BinaryOp, Block, Cmp, Function, InstKind, Terminator, Type, UnaryOp, Value, ValueDef,
 };
@@ -317,18 +318,19 @@ fn calls_out(kind: &InstKind) -> bool {
                 | UnaryOp::FFloor
                 | UnaryOp::FCeil
         ),
+        _ => calls_helper(kind),
+    }
+}
+
+/// Whether a non-unary instruction of kind `kind` is lowered to a call on
+/// every back end: the safepoints ([`may_collect`]), string comparison,
+/// printing, the clock and float remainder. (Which unary operations call
+/// libm depends on the back end.)
+pub(crate) fn calls_helper(kind: &InstKind) -> bool {
+    match kind {
         InstKind::Binary(op, ..) => *op == BinaryOp::FRem,
-        InstKind::Call(..)
-        | InstKind::HostCall(..)
-        | InstKind::ArrayLit(..)
-        | InstKind::ArrayRepeat(..)
-        | InstKind::ArrayPush(..)
-        | InstKind::StrConcat(..)
-        | InstKind::StrCmp(..)
-        | InstKind::ToStr(..)
-        | InstKind::Print(..)
-        | InstKind::Clock => true,
-        _ => false,
+        InstKind::StrCmp(..) | InstKind::Print(..) | InstKind::Clock => true,
+        _ => may_collect(kind),
     }
 }
 

@@ -41,12 +41,12 @@ use waddle_opt::abi::{
     TrapCode, ARRAY_DATA_OFFSET, ARRAY_LEN_OFFSET, VMCTX_DEPTH_LEFT_OFFSET, VMCTX_ENTRIES_OFFSET,
     VMCTX_FUEL_OFFSET, VMCTX_STACK_LIMIT_OFFSET, VMCTX_TRAP_CODE_OFFSET,
 };
-use waddle_opt::ir::{BinaryOp, InstKind, UnaryOp, Value};
+use waddle_opt::ir::{InstKind, UnaryOp, Value};
 
 use super::conv::{helper_arg_regs, ArgLoc, HelperArg};
 use super::driver::{Backend, FnCx};
 use super::isel::{Callee, Cond};
-use super::plan::slot;
+use super::plan::{self, slot};
 use crate::helpers::Helper;
 
 /// The assembler every x64 function and trampoline is emitted into.
@@ -277,18 +277,7 @@ impl X64 {
                     UnaryOp::FSin | UnaryOp::FCos | UnaryOp::FTan | UnaryOp::FExp | UnaryOp::FLog
                 ) || (!self.sse41 && matches!(op, UnaryOp::FFloor | UnaryOp::FCeil))
             }
-            InstKind::Binary(op, ..) => *op == BinaryOp::FRem,
-            InstKind::Call(..)
-            | InstKind::HostCall(..)
-            | InstKind::ArrayLit(..)
-            | InstKind::ArrayRepeat(..)
-            | InstKind::ArrayPush(..)
-            | InstKind::StrConcat(..)
-            | InstKind::StrCmp(..)
-            | InstKind::ToStr(..)
-            | InstKind::Print(..)
-            | InstKind::Clock => true,
-            _ => false,
+            _ => plan::calls_helper(kind),
         }
     }
 

@@ -25,21 +25,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use waddle_opt::ir::{Block, Function, InstKind, Value, ValueDef};
+use waddle_opt::ir::{Block, Function, Value, ValueDef};
 
-/// Whether an instruction may run the garbage collector.
-pub(super) fn may_collect(kind: &InstKind) -> bool {
-    matches!(
-        kind,
-        InstKind::Call(..)
-            | InstKind::HostCall(..)
-            | InstKind::ArrayLit(..)
-            | InstKind::ArrayRepeat(..)
-            | InstKind::ArrayPush(..)
-            | InstKind::StrConcat(..)
-            | InstKind::ToStr(..)
-    )
-}
+use waddle_opt::analysis::gc_slots::may_collect;
 
 /// Whether any instruction of `func` may run the garbage collector.
 pub(super) fn any_may_collect(func: &Function) -> bool {
