@@ -253,6 +253,12 @@ pub(crate) struct Code {
     /// Whether the function is recursive ([`crate::analysis::callgraph`]):
     /// only its frames count against the recursion depth.
     pub recursive: bool,
+    /// Whether the function has a safepoint ([`Code::has_safepoint`]):
+    /// only then is its frame zeroed on entry. A frame without one is
+    /// never below the top of the value stack while the collector scans
+    /// it, so the words a finished frame left in its slots are never
+    /// taken for roots.
+    pub collects: bool,
     /// The function's index in the program (set by the interpreter).
     pub func: u32,
     /// Tiering state shared with the host (see [`super::Interpreter::set_external`]).
@@ -315,11 +321,33 @@ impl Code {
             nslots: nparams,
             max_global: None,
             recursive: false,
+            collects: false,
             func: 0,
             tier: TierCell::default(),
             value_slots: Vec::new(),
             osr_heads: Vec::new(),
         }
+    }
+
+    /// Whether some op may run the collector with this frame among the
+    /// roots: a call (the callee's safepoints scan the caller's frame) or
+    /// a host operation that receives the value stack as roots (the ops
+    /// of [`crate::analysis::gc_slots::may_collect`]). Printing, the clock,
+    /// fuel and the tiering paths pass no roots; on-stack replacement
+    /// passes only the callers' frames.
+    pub(crate) fn has_safepoint(&self) -> bool {
+        self.ops.iter().any(|op| {
+            matches!(
+                op,
+                Op::Call { .. }
+                    | Op::HostCall { .. }
+                    | Op::StrConcat { .. }
+                    | Op::ToStr { .. }
+                    | Op::ArrayPush { .. }
+                    | Op::ArrayLit { .. }
+                    | Op::ArrayRepeat { .. }
+            )
+        })
     }
 
     /// Whether every slot, target and side-table index is in range and the

@@ -331,3 +331,49 @@ fn gc_roots_cover_live_references() {
     }
     assert_eq!(h.alloc_log.len(), 8);
 }
+
+#[test]
+fn stale_references_of_a_leaf_frame_are_no_roots() {
+    // `leaf` has no safepoint, so its frame is not zeroed on entry; it
+    // copies a heap string into several slots and returns. `alloc`, called
+    // next from the same frame depth, reuses those slots: its frame is
+    // zeroed on entry (it allocates), so none of its allocations sees the
+    // string the leaf left behind, which is dead by then.
+    let mut p = Program::default();
+    let leaf = func(&mut p, "leaf", &[STRS], Type::Int, |b, v| {
+        let zero = b.i(0);
+        let mut n = zero;
+        for _ in 0..6 {
+            b.eff(InstKind::BoundsCheck(v[0], zero));
+            let x = b.ins(InstKind::ArrayGet(v[0], zero), Type::Str);
+            let l = b.ins(InstKind::StrLen(x), Type::Int);
+            n = b.ins(InstKind::Binary(BinaryOp::IAdd, n, l), Type::Int);
+        }
+        b.ret(Some(n));
+    });
+    let alloc = func(&mut p, "alloc", &[Type::Int], Type::Str, |b, v| {
+        let t = b.ins(InstKind::ToStr(v[0]), Type::Str);
+        let u = b.ins(InstKind::StrConcat(t, t), Type::Str);
+        let w = b.ins(InstKind::StrConcat(u, t), Type::Str);
+        let x = b.ins(InstKind::StrConcat(w, u), Type::Str);
+        b.ret(Some(x));
+    });
+    let main = func(&mut p, "main", &[Type::Str], Type::Unit, |b, v| {
+        let s = b.ins(InstKind::StrConcat(v[0], v[0]), Type::Str);
+        let arr = b.ins(InstKind::ArrayLit(vec![s]), STRS);
+        let n = b.call(leaf, vec![arr], Type::Int).unwrap();
+        let r = b.call(alloc, vec![n], Type::Str).unwrap();
+        b.print(r);
+        b.ret(None);
+    });
+    let mut h = TestHost::new(0);
+    h.log_allocs = true;
+    run(&p, &mut h, main, &[new_str("ab")]).unwrap();
+    assert_eq!(h.lines(), ["2424242424"]);
+    // Allocation 0 is the string `s`, 1 the array; 2.. are `alloc`'s.
+    let s = h.alloc_log[1].1[0];
+    assert_eq!(h.alloc_log.len(), 6);
+    for (what, _, roots) in &h.alloc_log[2..] {
+        assert!(!roots.contains(&s), "{what}: a dead string is a root");
+    }
+}

@@ -149,10 +149,13 @@ pub(crate) fn run(
     result
 }
 
-/// Copies `code`'s constants into the frame at `fp` and zeroes the slots
-/// after them, so no word a finished frame left there is taken for a GC
-/// root (the frame holds only references it wrote since; dead ones are
-/// cleared before each safepoint, [`crate::analysis::gc_slots`]).
+/// Copies `code`'s constants into the frame at `fp` and, when the function
+/// has a safepoint ([`Code::collects`]), zeroes the slots after them, so no
+/// word a finished frame left there is taken for a GC root (the frame holds
+/// only references it wrote since; dead ones are cleared before each
+/// safepoint, [`crate::analysis::gc_slots`]). A frame without safepoints is
+/// never among the roots of a collection: the collector runs only inside
+/// an op of the running frame or of a callee.
 ///
 /// # Safety
 /// `fp` must point to a frame of at least `code.nslots` slots.
@@ -165,6 +168,9 @@ unsafe fn enter_consts(code: &Code, fp: *mut u64) {
         let dst = unsafe { fp.add(code.const_base as usize) };
         // SAFETY: as above; the frame and the constant table do not overlap.
         unsafe { std::ptr::copy_nonoverlapping(code.consts.as_ptr(), dst, n) };
+    }
+    if !code.collects {
+        return;
     }
     let first = code.const_base as usize + n;
     let rest = (code.nslots as usize).saturating_sub(first);

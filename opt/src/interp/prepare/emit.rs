@@ -55,6 +55,7 @@ impl<'p> Emitter<'p> {
                 nslots: 0,
                 max_global: None,
                 recursive: false,
+                collects: false,
                 func: 0,
                 tier: Default::default(),
                 value_slots: Vec::new(),
@@ -91,6 +92,7 @@ impl<'p> Emitter<'p> {
         code.for_each_target_mut(|l| *l = labels.get(*l as usize).copied().unwrap_or(UNPLACED));
         code.nslots = self.next_slot;
         drop_unused_consts(&mut code);
+        code.collects = code.has_safepoint();
         Some(code)
     }
 
