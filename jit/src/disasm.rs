@@ -71,7 +71,7 @@ pub fn disassemble(code: &[u8], base: u64, arch: Arch) -> String {
 }
 
 /// The runtime helpers' addresses in this process with their names (in
-/// [`crate::baseline::HELPER_NAMES`] order, then `host_call`): code of the
+/// [`crate::baseline::HELPER_NAMES`] order): code of the
 /// host tiers calls helpers through immediates, so a listing that should
 /// read the same in every run names them instead of printing the address.
 pub fn helper_symbols() -> Vec<(u64, &'static str)> {
@@ -79,7 +79,6 @@ pub fn helper_symbols() -> Vec<(u64, &'static str)> {
     table
         .zip(crate::baseline::HELPER_NAMES)
         .map(|(h, name)| (h.addr() as u64, name))
-        .chain([(crate::helpers::Helper::HostCall.addr() as u64, "host_call")])
         .collect()
 }
 

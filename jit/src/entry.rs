@@ -20,7 +20,7 @@ use crate::options::CompileStats;
 
 /// Every runtime helper in [`Helper`] order: the layout of
 /// `VmCtx::helpers` that position-independent code indexes.
-pub(crate) const HELPER_TABLE: [Helper; 16] = [
+pub(crate) const HELPER_TABLE: [Helper; 17] = [
     Helper::ArrayNew,
     Helper::ArrayRepeat,
     Helper::ArrayPush,
@@ -37,6 +37,7 @@ pub(crate) const HELPER_TABLE: [Helper; 16] = [
     Helper::Log,
     Helper::Fmod,
     Helper::TrapFrame,
+    Helper::HostCall,
 ];
 
 /// What a unit keeps of each function.

@@ -437,7 +437,8 @@ pub(crate) enum Helper {
     Fmod,
     /// Reports a frame a trap leaves (the trap paths only).
     TrapFrame,
-    /// Host functions; not in AArch64 images (after the image's helper table).
+    /// Host functions (in AArch64 images too: the loader forwards the call
+    /// to the process that runs it, `cross::exec`).
     HostCall,
     /// Interpreter-entry stubs: run a function on the host's tier for it;
     /// not in AArch64 images.

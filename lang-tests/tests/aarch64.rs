@@ -17,8 +17,9 @@ use std::fmt::Write as _;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use waddle::cross::{has_aarch64, run_source_aarch64, CrossOptions};
+use waddle::cross::{has_aarch64, run_source_aarch64, run_store_aarch64, CrossOptions};
 use waddle::driver::{RunOutcome, Tier};
+use waddle::{Caller, Config, Engine, Module, OutputSink, Store};
 use waddle_lang_tests::corpus::{self, Expectation, Program};
 use waddle_lang_tests::diff::diff_lines;
 
@@ -305,6 +306,219 @@ print(walk(4, 2));
         assert_eq!(cross.exit_code, 2, "{name}: {}", cross.stderr);
         assert_eq!(cross.stdout, host.stdout, "{name}");
         assert_eq!(cross.stderr, host.stderr, "{name}");
+    }
+}
+
+/// An engine on `tier` at `level` with the host functions of the host-call
+/// tests: scalars in and out, a `void` result, the store's data through a
+/// `Caller`, a fallible function and a panicking one.
+fn host_engine(tier: Tier, level: u8) -> Engine {
+    let engine = Engine::new(&Config::new().tier(tier).opt_level(level)).expect("engine");
+    engine.register_fn("twice", |x: i64| x * 2).unwrap();
+    engine.register_fn("half", |x: f64| x / 2.0).unwrap();
+    engine.register_fn("is_even", |x: i64| x % 2 == 0).unwrap();
+    engine
+        .register_fn(
+            "mix",
+            |a: i64, x: f64, b: bool| {
+                if b {
+                    a as f64 * x
+                } else {
+                    -x
+                }
+            },
+        )
+        .unwrap();
+    engine
+        .register_fn_with_caller("tally", |c: &mut Caller<'_>, x: i64| {
+            let n = c.data_mut::<i64>().expect("store data");
+            *n += x;
+            *n
+        })
+        .unwrap();
+    engine
+        .register_fn_with_caller("ping", |c: &mut Caller<'_>| {
+            *c.data_mut::<i64>().expect("store data") += 100;
+        })
+        .unwrap();
+    engine
+        .register_fn("must_be_positive", |x: i64| {
+            if x > 0 {
+                Ok(x)
+            } else {
+                Err(format!("negative: {x}"))
+            }
+        })
+        .unwrap();
+    engine
+        .register_fn("explode", |x: i64| -> i64 {
+            if x == 3 {
+                panic!("boom at {x}");
+            }
+            x
+        })
+        .unwrap();
+    engine
+        .register_fn("shout", |s: &str| s.len() as i64)
+        .unwrap();
+    engine
+}
+
+/// What the host tiers print for `source` with `engine`'s host functions:
+/// output, standard error, exit code and the store's data afterwards.
+fn host_run(engine: &Engine, name: &str, source: &str) -> (Vec<u8>, String, i32, i64) {
+    let module = match Module::new(engine, name, source) {
+        Ok(m) => m,
+        Err(e) => return (Vec::new(), e.render(), e.exit_code(), 0),
+    };
+    let mut store = Store::with_output(engine, OutputSink::Capture);
+    store.set_data(0i64);
+    let result = store.instantiate(&module);
+    let stdout = store.take_output();
+    let (stderr, code) = match result {
+        Ok(_) => (String::new(), 0),
+        Err(e) => (e.render(), e.exit_code()),
+    };
+    (stdout, stderr, code, *store.data::<i64>().expect("data"))
+}
+
+/// The same under qemu-aarch64 with [`run_store_aarch64`], in a fresh store.
+fn cross_run(
+    engine: &Engine,
+    name: &str,
+    source: &str,
+    options: &CrossOptions,
+) -> (Vec<u8>, String, i32, i64) {
+    let mut store = Store::new(engine);
+    store.set_data(0i64);
+    let o = run_store_aarch64(&mut store, name, source, options);
+    let data = *store.data::<i64>().expect("data");
+    (o.stdout, o.stderr, o.exit_code, data)
+}
+
+const HOST_CALLS: &str = "\
+fn scale(x: int) -> int { return twice(x) + 1; }
+fn check(x: int) -> int { return must_be_positive(x); }
+var total = 0;
+for i in 0..5 { total += scale(i); }
+print(total);
+print(half(3.0));
+print(is_even(4));
+print(is_even(7));
+print(tally(5));
+print(tally(2));
+ping();
+print(mix(2, 0.25, true));
+print(mix(2, 0.25, false));
+print(check(3));
+print(check(-1));
+print(\"not reached\");
+";
+
+/// Host functions called from AArch64 code on every AArch64 tier give the
+/// same output, store data and runtime error (message, location, stack
+/// trace) as the same tier on the host.
+#[test]
+fn host_functions_match_the_host_run() {
+    if skip("host_functions_match_the_host_run") {
+        return;
+    }
+    for &(name, tier, level, _) in CONFIGS.iter().filter(|c| has_aarch64(c.1)) {
+        let engine = host_engine(tier, level);
+        let host = host_run(&engine, "host.wdl", HOST_CALLS);
+        assert_eq!(host.2, 2, "{name}: {}", host.1);
+        assert_eq!(
+            String::from_utf8_lossy(&host.0),
+            "25\n1.5\ntrue\nfalse\n5\n7\n0.5\n-0.25\n3\n"
+        );
+        assert!(
+            host.1.starts_with(
+                "error: runtime error: host function `must_be_positive` failed: negative: -1\n  \
+                 --> host.wdl:2:34\n"
+            ),
+            "{name}: {}",
+            host.1
+        );
+        assert_eq!(host.3, 107, "{name}: store data after the host run");
+        let options = CrossOptions {
+            tier,
+            opt_level: level,
+            ..CrossOptions::default()
+        };
+        let cross = cross_run(&engine, "host.wdl", HOST_CALLS, &options);
+        assert_eq!(cross.2, 2, "{name}: {}", cross.1);
+        assert_eq!(
+            String::from_utf8_lossy(&cross.0),
+            String::from_utf8_lossy(&host.0),
+            "{name}"
+        );
+        assert_eq!(cross.1, host.1, "{name}");
+        assert_eq!(cross.3, host.3, "{name}: store data");
+    }
+}
+
+/// A panicking host function is a runtime error at the call on AArch64 as
+/// on the host, and the store stays usable for the next run.
+#[test]
+fn host_panic_is_a_runtime_error_on_aarch64() {
+    if skip("host_panic_is_a_runtime_error_on_aarch64") {
+        return;
+    }
+    let source = "var s = 0;\nfor i in 0..5 { s += explode(i); }\nprint(s);\n";
+    let engine = host_engine(Tier::Opt, 2);
+    let host = host_run(&engine, "p.wdl", source);
+    assert_eq!(host.2, 2, "{}", host.1);
+    assert!(
+        host.1
+            .contains("host function `explode` panicked: boom at 3\n  --> p.wdl:2:22"),
+        "{}",
+        host.1
+    );
+    for &(name, tier, level, _) in CONFIGS.iter().filter(|c| has_aarch64(c.1)) {
+        let options = CrossOptions {
+            tier,
+            opt_level: level,
+            ..CrossOptions::default()
+        };
+        let mut store = Store::new(&engine);
+        store.set_data(0i64);
+        let first = run_store_aarch64(&mut store, "p.wdl", source, &options);
+        assert_eq!(first.exit_code, 2, "{name}: {}", first.stderr);
+        assert_eq!(first.stdout, host.0, "{name}");
+        assert_eq!(first.stderr, host.1, "{name}");
+        let again = run_store_aarch64(&mut store, "q.wdl", "print(twice(21));", &options);
+        assert_eq!(again.exit_code, 0, "{name}: {}", again.stderr);
+        assert_eq!(again.stdout, b"42\n", "{name}");
+    }
+}
+
+/// A host function with a `str` (or array) in its signature cannot be
+/// called from AArch64 code: a compile error at the call naming the
+/// reason. Registering it is harmless while no program calls it.
+#[test]
+fn str_host_function_is_a_compile_error_on_aarch64() {
+    if skip("str_host_function_is_a_compile_error_on_aarch64") {
+        return;
+    }
+    let engine = host_engine(Tier::Opt, 2);
+    let source = "print(twice(2));\nprint(shout(\"hey\"));\n";
+    for &(name, tier, level, _) in CONFIGS.iter().filter(|c| has_aarch64(c.1)) {
+        let options = CrossOptions {
+            tier,
+            opt_level: level,
+            ..CrossOptions::default()
+        };
+        let (stdout, stderr, code, _) = cross_run(&engine, "s.wdl", source, &options);
+        assert_eq!(code, 1, "{name}: {stderr}");
+        assert!(stdout.is_empty(), "{name}: nothing runs");
+        assert!(
+            stderr.contains("error: host function `shout` cannot be called on --target aarch64")
+                && stderr.contains("s.wdl:2:7")
+                && stderr.contains("only int, float and bool values cross"),
+            "{name}: {stderr}"
+        );
+        let ok = cross_run(&engine, "t.wdl", "print(twice(2));", &options);
+        assert_eq!((ok.0, ok.2), (b"4\n".to_vec(), 0), "{name}: {}", ok.1);
     }
 }
 

@@ -4,21 +4,27 @@
 //! host: the output (formatted here, with the interpreter's formatting),
 //! the runtime error with its location, and the exit code (docs/language.md
 //! "Errors": 0, 1 compile error or unavailable tier/tool, 2 runtime error).
+//! [`run_store_aarch64`] adds the host functions of an embedder's engine:
+//! the loader sends each call back to this process (`waddle_jit::cross`,
+//! "Host calls"), where it runs in the embedder's store.
 
+use std::io::Write;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
 
+use cranelift_entity::EntityRef;
 use waddle_frontend::Prelude;
 use waddle_jit::cross::{self, CodeImage, Ending, PrintValue, RunLimits};
 use waddle_jit::JitOptions;
-use waddle_opt::abi::{Trap, DEFAULT_STACK_BUDGET};
-use waddle_opt::ir::{Program, Type};
+use waddle_opt::abi::{Trap, TrapCode, DEFAULT_STACK_BUDGET};
+use waddle_opt::ir::{HostFnId, InstKind, Program, Type};
 
-use std::io::Write;
-
+use crate::api::Store;
 use crate::driver::{RunOutcome, Tier};
-use crate::engine::{compile_source, OptOptions, PassTrace};
+use crate::engine::{compile_source, error_at, OptOptions, PassTrace};
 use crate::error::{Error, RuntimeError};
 use crate::format::{format_float, write_escaped};
+use crate::hostfn::{call_from, HostFn};
 
 /// `--target` values.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -167,6 +173,40 @@ pub fn run_source_aarch64(file_name: &str, source: &str, options: &CrossOptions)
     }
 }
 
+/// [`run_source_aarch64`] for a program that calls the host functions
+/// registered on `store`'s engine ([`crate::Engine::register_fn`]).
+///
+/// The AArch64 code runs under qemu in another process; each host call is
+/// sent back here and runs on this thread in `store` (its data is what
+/// [`crate::Caller::data`] returns) while that code waits. Only words
+/// cross, so a program may call only host functions whose parameters and
+/// result are `int`, `float` or `bool` (or a `void` result); calling
+/// another is a compile error at the call saying why. A failing or
+/// panicking host function is a runtime error at the call, as on the host
+/// tiers. The program's output is in the outcome (not the store's sink);
+/// the store's instance, if any, is not touched.
+pub fn run_store_aarch64(
+    store: &mut Store,
+    file_name: &str,
+    source: &str,
+    options: &CrossOptions,
+) -> RunOutcome {
+    let mut stdout = Vec::new();
+    let (stderr, exit_code) = run_hosted(
+        file_name,
+        source,
+        options,
+        false,
+        &mut |bytes| stdout.extend_from_slice(bytes),
+        Some(store),
+    );
+    RunOutcome {
+        stdout,
+        stderr,
+        exit_code,
+    }
+}
+
 /// [`run_source_aarch64`] handing the program's output to `out` as it
 /// arrives (what `waddle run --target aarch64` uses) (after every print with `flush_each_print`); returns standard
 /// error's text and the exit code.
@@ -176,6 +216,51 @@ pub fn run_streaming(
     options: &CrossOptions,
     flush_each_print: bool,
     out: &mut dyn FnMut(&[u8]),
+) -> (String, i32) {
+    run_hosted(file_name, source, options, flush_each_print, out, None)
+}
+
+/// The compile error for the first call in `program` of a host function
+/// that cannot be called from AArch64 code (a `str` or array in its
+/// signature).
+fn check_host_calls(program: &Program, file_name: &str, source: &str) -> Result<(), Error> {
+    for f in program.funcs.values() {
+        for &b in f.layout() {
+            for &i in &f.blocks()[b].insts {
+                let inst = f.inst(i);
+                let InstKind::HostCall(h, _) = &inst.kind else {
+                    continue;
+                };
+                let Some(decl) = program.host_fns.get(*h) else {
+                    continue;
+                };
+                if let Some(why) = cross::host_fn_obstacle(decl) {
+                    return Err(error_at(
+                        file_name,
+                        source,
+                        inst.loc,
+                        &format!(
+                            "host function `{}` cannot be called on --target aarch64",
+                            decl.name
+                        ),
+                        &why,
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Compiles and runs, with the host functions of `host`'s engine when a
+/// store is given.
+fn run_hosted(
+    file_name: &str,
+    source: &str,
+    options: &CrossOptions,
+    flush_each_print: bool,
+    out: &mut dyn FnMut(&[u8]),
+    mut host: Option<&mut Store>,
 ) -> (String, i32) {
     let outcome = |o: RunOutcome| (o.stderr, o.exit_code);
     // `auto` has one AArch64 code generator to choose from.
@@ -198,8 +283,20 @@ pub fn run_streaming(
         passes: options.passes.clone(),
         trace: options.trace.clone(),
     };
-    let (program, log) = match compile_source(file_name, source, Prelude::default(), false, &opt) {
-        Ok(c) => (c.optimized, c.log.render()),
+    let host_fns: Vec<Arc<HostFn>> = host
+        .as_ref()
+        .map_or_else(Vec::new, |s| s.engine().host_fns());
+    let prelude = Prelude {
+        host_functions: (host_fns.iter())
+            .map(|f| (f.name.clone(), f.sig.clone()))
+            .collect(),
+        ..Prelude::default()
+    };
+    let (program, log) = match compile_source(file_name, source, prelude, false, &opt) {
+        Ok(c) => match check_host_calls(&c.frontend.program, file_name, source) {
+            Ok(()) => (c.optimized, c.log.render()),
+            Err(e) => return (c.log.render() + &e.render(), e.exit_code()),
+        },
         Err(e) => return (e.render(), e.exit_code()),
     };
     let outcome = |o: RunOutcome| (log.clone() + &o.stderr, o.exit_code);
@@ -219,20 +316,40 @@ pub fn run_streaming(
         gc_stress: options.gc_stress,
         flush_each_print,
     };
+    if let Some(store) = host.as_deref_mut() {
+        store.runtime_mut().hostfns.error = None;
+    }
     let mut text = Vec::new();
-    let ending = cross::run_image_with(&image, &limits, &mut |ty, value| {
-        text.clear();
-        format_print(&mut text, ty, &value, false);
-        text.push(b'\n');
-        out(&text);
-    });
+    let ending = cross::run_image_hosted(
+        &image,
+        &limits,
+        &mut |ty, value| {
+            text.clear();
+            format_print(&mut text, ty, &value, false);
+            text.push(b'\n');
+            out(&text);
+        },
+        &mut |id, args| {
+            let Some(store) = host.as_deref_mut() else {
+                return Err(TrapCode::HostError);
+            };
+            let id = HostFnId::new(id as usize);
+            call_from(&host_fns, store.runtime_mut(), id, args, &[])
+        },
+    );
     match ending {
         Err(e) => outcome(failure(format!("internal error: {e}"), 2)),
         Ok(Ending::Finished) => (log, 0),
         Ok(Ending::Trap { code, loc, trace }) => {
             let loc = loc.unwrap_or(program.funcs[main].loc());
-            let e =
+            let mut e =
                 RuntimeError::from_trap(Trap { code, loc }, &program).with_trace(&trace, &program);
+            if code == TrapCode::HostError {
+                let message = host.and_then(|s| s.runtime_mut().hostfns.error.take());
+                if let Some(m) = message {
+                    e.message = m;
+                }
+            }
             let e = Error::Runtime(e);
             (log + &e.render(), e.exit_code())
         }

@@ -31,7 +31,9 @@
 //!   `array_push(ctx, array, value)`, `str_concat(ctx, a, b) -> u64`,
 //!   `to_str(ctx, type, value) -> u64`, `print(ctx, type, value)`,
 //!   `clock(ctx) -> f64`, `fuel(ctx)`, `str_cmp(a, b, cc: u32) -> u8`,
-//!   `sin cos tan exp log (f64) -> f64`, `fmod(f64, f64) -> f64`; type codes
+//!   `sin cos tan exp log (f64) -> f64`, `fmod(f64, f64) -> f64`,
+//!   `trap_frame(ctx, func: u32, file: u32, line: u32, col: u32)`,
+//!   `host_call(ctx, id: u32, args: *const u64, n: u64) -> u64`; type codes
 //!   per `waddle_jit::abi::encode_type`);
 //! - `strings`: one interned string object per entry of
 //!   [`BaselineImage::strings`], in that order;
@@ -60,7 +62,7 @@ use crate::options::{CompileError, CompileStats, JitOptions};
 use crate::tables::{collect_strings, globals_used};
 
 /// Names of the runtime helpers in `VmCtx::helpers` order.
-pub const HELPER_NAMES: [&str; 16] = [
+pub const HELPER_NAMES: [&str; 17] = [
     "array_new",
     "array_repeat",
     "array_push",
@@ -77,6 +79,7 @@ pub const HELPER_NAMES: [&str; 16] = [
     "log",
     "fmod",
     "trap_frame",
+    "host_call",
 ];
 
 /// Largest number of parameters a function of an AArch64 image may have

@@ -86,7 +86,7 @@ pub fn compile_functions(
     arch: Isa,
 ) -> Result<Vec<FuncCode>, CompileError> {
     verify_program(program).map_err(CompileError::Verify)?;
-    super::image::reject_host_calls(program)?;
+    super::image::check_host_calls(program)?;
     let isa = target_isa(opts, arch)?;
     let call_conv = isa.default_call_conv();
     let (_, string_index) = collect_strings(program, opts.string_table.as_deref());

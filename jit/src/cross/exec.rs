@@ -2,7 +2,7 @@
 //! the loader's output records (format in [`super`]).
 
 use std::io::{Read, Write};
-use std::process::{Command, Stdio};
+use std::process::{ChildStdin, Command, Stdio};
 
 use waddle_opt::abi::{TrapCode, DEFAULT_STACK_BUDGET};
 use waddle_opt::ir::{FuncId, SrcLoc, Type};
@@ -97,11 +97,32 @@ pub fn run_image(image: &CodeImage, limits: &RunLimits) -> Result<CrossRun, Cros
 
 /// Runs `image` under qemu-aarch64, handing each `print` to `on_print` as
 /// soon as its record arrives (the loader sends its output in blocks, or
-/// after every print with [`RunLimits::flush_each_print`]).
+/// after every print with [`RunLimits::flush_each_print`]). The image may
+/// not call host functions (each call would be the trap `host function
+/// failed`); see [`run_image_hosted`].
 pub fn run_image_with(
     image: &CodeImage,
     limits: &RunLimits,
     on_print: &mut dyn FnMut(Type, PrintValue),
+) -> Result<Ending, CrossError> {
+    run_image_hosted(image, limits, on_print, &mut |_, _| {
+        Err(TrapCode::HostError)
+    })
+}
+
+/// What the host answers to a host call of the image: the result word
+/// (float bits, bool 0/1, 0 for `void`), or the trap the call raises at
+/// its location in the image.
+pub type HostReply = Result<u64, TrapCode>;
+
+/// [`run_image_with`] for an image that calls host functions: each call
+/// (an `'H'` record, see [`super`]) is answered by `on_host(id, args)` while
+/// the loader waits, with the argument words (int, float bits, bool 0/1).
+pub fn run_image_hosted(
+    image: &CodeImage,
+    limits: &RunLimits,
+    on_print: &mut dyn FnMut(Type, PrintValue),
+    on_host: &mut dyn FnMut(u32, &[u64]) -> HostReply,
 ) -> Result<Ending, CrossError> {
     let qemu = qemu()?;
     let loader = loader()?;
@@ -128,9 +149,17 @@ pub fn run_image_with(
         let _ = child.wait();
         return Err(CrossError::Run("no pipes to the loader".to_string()));
     };
-    // The loader reads the whole image before writing anything; writing and
-    // reading standard error from threads means no pipe can block us.
-    let writer = std::thread::spawn(move || stdin.write_all(&bytes));
+    // The loader reads the image (its length first) before writing
+    // anything; writing and reading standard error from threads means no
+    // pipe can block us. The writer hands standard input back for the
+    // replies to host calls.
+    let writer = std::thread::spawn(move || {
+        stdin.write_all(&(bytes.len() as u64).to_le_bytes())?;
+        stdin.write_all(&bytes)?;
+        Ok::<_, std::io::Error>(stdin)
+    });
+    let mut writer = Some(writer);
+    let mut replies = None;
     let errors = std::thread::spawn(move || {
         let mut text = Vec::new();
         let _ = stderr.read_to_end(&mut text);
@@ -164,6 +193,13 @@ pub fn run_image_with(
                     match record {
                         Record::Print(ty, v) => on_print(ty, v),
                         Record::Frame(f, loc) => trace.push((f, loc)),
+                        Record::HostCall(id, args) => {
+                            let reply = on_host(id, &args);
+                            if let Err(e) = send_reply(&mut writer, &mut replies, reply) {
+                                garbled = Some(e);
+                                break;
+                            }
+                        }
                         Record::End(e) => {
                             ending = Some(with_trace(e, std::mem::take(&mut trace)));
                             break;
@@ -180,13 +216,21 @@ pub fn run_image_with(
         if ending.is_some() && !buf.is_empty() {
             garbled = Some("output after the end record".to_string());
         }
+        if garbled.is_some() {
+            // The loader may be waiting for a reply that will not come.
+            let _ = child.kill();
+        }
     }
+    drop(replies);
     let status = child
         .wait()
         .map_err(|e| CrossError::Run(format!("waiting for qemu-aarch64: {e}")))?;
-    let written = writer.join();
+    let written = writer.map(|w| w.join());
     let stderr = errors.join().unwrap_or_default();
     let stderr = String::from_utf8_lossy(&stderr);
+    if let Some(e) = garbled {
+        return Err(CrossError::Run(e));
+    }
     if !status.success() {
         return Err(CrossError::Run(format!(
             "the loader exited with {status}{}{}",
@@ -194,23 +238,55 @@ pub fn run_image_with(
             stderr.trim_end()
         )));
     }
-    if !matches!(written, Ok(Ok(()))) {
+    if matches!(written, Some(Err(_) | Ok(Err(_)))) {
         return Err(CrossError::Run(
             "the loader did not read the whole image".to_string(),
         ));
     }
-    if let Some(e) = garbled {
-        return Err(CrossError::Run(e));
-    }
     ending
         .ok_or_else(|| CrossError::Run("the output ends early (the program crashed?)".to_string()))
 }
+
+/// Writes the reply to a host call to the loader's standard input (taken
+/// back from the image writer at the first call).
+fn send_reply(
+    writer: &mut Option<std::thread::JoinHandle<std::io::Result<ChildStdin>>>,
+    replies: &mut Option<ChildStdin>,
+    reply: HostReply,
+) -> Result<(), String> {
+    let lost = || "the loader did not read the whole image".to_string();
+    let stdin = match replies {
+        Some(s) => s,
+        None => {
+            let w = writer.take().ok_or_else(lost)?;
+            let s = w.join().map_err(|_| lost())?.map_err(|_| lost())?;
+            replies.insert(s)
+        }
+    };
+    let (code, word) = match reply {
+        Ok(w) => (0u32, w),
+        Err(c) => (c as u32, 0),
+    };
+    let mut msg = [0u8; 12];
+    msg[..4].copy_from_slice(&code.to_le_bytes());
+    msg[4..].copy_from_slice(&word.to_le_bytes());
+    stdin
+        .write_all(&msg)
+        .map_err(|e| format!("answering a host call: {e}"))
+}
+
+/// Most arguments a host call record may carry (a bound for the decoder;
+/// host functions take at most a handful).
+const MAX_HOST_ARGS: usize = 1024;
 
 /// One output record.
 enum Record {
     Print(Type, PrintValue),
     /// A frame a trap left (`trap_frame` in the loader).
     Frame(FuncId, SrcLoc),
+    /// A call of host function `id` with its argument words; the loader
+    /// waits for the reply.
+    HostCall(u32, Vec<u64>),
     End(Ending),
 }
 
@@ -266,6 +342,9 @@ pub fn decode(bytes: &[u8]) -> Result<CrossRun, String> {
             Some((Record::Frame(f, loc), n)) => {
                 trace.push((f, loc));
                 pos += n;
+            }
+            Some((Record::HostCall(..), _)) => {
+                return Err("a host call cannot be answered from recorded output".to_string())
             }
             Some((Record::End(ending), n)) => {
                 if pos + n != bytes.len() {
@@ -331,6 +410,18 @@ impl Records<'_> {
                     col: self.u32()?,
                 };
                 Ok(Record::Frame(f, loc))
+            }
+            b'H' => {
+                let id = self.u32()?;
+                let n = self.u32()? as usize;
+                if n > MAX_HOST_ARGS {
+                    return Err(Short::Bad(format!("host call with {n} arguments")));
+                }
+                let mut args = Vec::with_capacity(n);
+                for _ in 0..n {
+                    args.push(self.u64()?);
+                }
+                Ok(Record::HostCall(id, args))
             }
             b'E' => {
                 let (code, loc_set) = (self.u32()?, self.u32()?);

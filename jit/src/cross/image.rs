@@ -5,7 +5,7 @@
 use std::fmt;
 
 use cranelift_entity::EntityRef;
-use waddle_opt::ir::{FuncId, Program};
+use waddle_opt::ir::{FuncId, HostFnDecl, InstKind, Program, Type};
 
 use crate::abi::encode_type;
 
@@ -13,25 +13,52 @@ use crate::abi::encode_type;
 pub const IMAGE_MAGIC: &[u8; 8] = b"WADLIMG1";
 
 /// Number of entries the loader's helper table has (the `Helper` enum of
-/// `crate::helpers`, in order); an image records it so a mismatch between
-/// the compiler and the loader is detected instead of calling garbage.
-pub const HELPER_COUNT: u32 = 16;
+/// `crate::helpers`, in order, up to `HostCall`); an image records it so a
+/// mismatch between the compiler and the loader is detected instead of
+/// calling garbage.
+pub const HELPER_COUNT: u32 = 17;
 
-/// An error when `program` calls host functions: the loader runs images in
-/// a separate process with no embedder to call back into.
-pub(crate) fn reject_host_calls(program: &Program) -> Result<(), crate::CompileError> {
+/// Whether a value of type `ty` can cross between an image and the process
+/// that runs it, as a host function's argument or result: scalars can;
+/// strings and arrays live in the loader's heap, which the host cannot
+/// reach.
+pub fn crosses_to_host(ty: Type) -> bool {
+    matches!(ty, Type::Int | Type::Float | Type::Bool | Type::Unit)
+}
+
+/// Why host function `decl` cannot be called from an image, if it cannot:
+/// one of its parameters or its result is a `str` or an array.
+pub fn host_fn_obstacle(decl: &HostFnDecl) -> Option<String> {
+    let ty = (decl.sig.params.iter().copied())
+        .chain([decl.sig.ret])
+        .find(|&t| !crosses_to_host(t))?;
+    Some(format!(
+        "host function `{}` takes or returns a `{ty}`: only int, float and bool values \
+         cross between AArch64 code and the host, because the code runs in a separate \
+         process (qemu-aarch64) whose heap the host cannot reach",
+        decl.name
+    ))
+}
+
+/// An error when `program` calls a host function whose signature cannot
+/// cross to the host ([`host_fn_obstacle`]). The runtime reports the same
+/// as a compile error at the call before generating code; this is the code
+/// generators' own guard.
+pub(crate) fn check_host_calls(program: &Program) -> Result<(), crate::CompileError> {
     for f in program.funcs.values() {
         for &b in f.layout() {
             for &i in &f.blocks()[b].insts {
-                if let waddle_opt::ir::InstKind::HostCall(h, _) = &f.inst(i).kind {
-                    let name = program.host_fns.get(*h).map_or("?", |d| d.name.as_str());
-                    return Err(crate::CompileError::Codegen {
-                        func: f.name().to_string(),
-                        message: format!(
-                            "calls host function `{name}`: host functions cannot run in \
-                             AArch64 cross-execution images"
-                        ),
-                    });
+                if let InstKind::HostCall(h, _) = &f.inst(i).kind {
+                    let message = match program.host_fns.get(*h) {
+                        Some(decl) => host_fn_obstacle(decl),
+                        None => Some(format!("calls undeclared host function {h}")),
+                    };
+                    if let Some(message) = message {
+                        return Err(crate::CompileError::Codegen {
+                            func: f.name().to_string(),
+                            message,
+                        });
+                    }
                 }
             }
         }
@@ -374,6 +401,7 @@ mod tests {
             Helper::Log,
             Helper::Fmod,
             Helper::TrapFrame,
+            Helper::HostCall,
         ];
         for (i, h) in order.iter().enumerate() {
             assert_eq!(*h as usize, i, "{h:?}");
@@ -406,6 +434,7 @@ mod tests {
             "h_log",
             "h_fmod",
             "h_trap_frame",
+            "h_host_call",
         ];
         assert_eq!(names, expected);
         let expect = [

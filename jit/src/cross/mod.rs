@@ -15,7 +15,8 @@
 //!   [`waddle_opt::abi::VMCTX_HELPERS_OFFSET`]), `h` the helper's index in
 //!   the `Helper` enum order of `crate::helpers` (ArrayNew, ArrayRepeat,
 //!   ArrayPush, StrConcat, ToStr, Print, Clock, Fuel, StrCmp, Sin, Cos, Tan,
-//!   Exp, Log, Fmod), with the signatures of `Helper::sig`;
+//!   Exp, Log, Fmod, TrapFrame, HostCall), with the signatures of
+//!   `Helper::sig`;
 //! - string constant `i` is the word `VmCtx::strings[i]` (offset
 //!   [`waddle_opt::abi::VMCTX_STRINGS_OFFSET`]), `i` its index in the order
 //!   passed to [`ImageBuilder::new`] (for Cranelift: first use over the
@@ -38,7 +39,7 @@
 //!  8  u32 arch (1 = AArch64)    12  u32 flags (bit 0: code counts fuel)
 //! 16  u32 function count        20  u32 main function index
 //! 24  u32 global count          28  u32 string count
-//! 32  u32 helper count (16)     36  u32 reserved, 0
+//! 32  u32 helper count (17)     36  u32 reserved, 0
 //! 40  u64 code length
 //! 48  u64 entry offset per function (u64::MAX: no body)
 //!     u32 type code per global (crate::abi::encode_type)
@@ -50,6 +51,20 @@
 //! (W^X), and fills `VmCtx` (entries, helpers, strings, zeroed globals with
 //! `""` and fresh empty arrays, stack limit = entry stack pointer minus the
 //! budget, fuel batch).
+//!
+//! The loader reads the image from standard input preceded by its length
+//! (a u64), so standard input stays open for the replies to host calls.
+//!
+//! # Host calls
+//! A host function (`Helper::HostCall`) runs in the process that started
+//! the loader, not under qemu: the loader writes `'H' u32 id u32 n` and
+//! the `n` argument words, flushes, and blocks reading the reply `u32 trap
+//! u64 word` from standard input; [`run_image_hosted`] answers each record
+//! as it arrives. A non-zero trap becomes the call's trap (the code checks
+//! `VmCtx::trap_code` after the helper, so it is located at the call).
+//! Only words cross, so host functions of images take and return only
+//! `int`, `float` and `bool` ([`host_fn_obstacle`]): a `str` or array lives
+//! in the loader's heap, which the host cannot reach.
 //!
 //! # Output records
 //! The loader writes to standard output `'P' u32 type-code value` for each
@@ -83,9 +98,10 @@ pub mod toolchain;
 pub use baseline_a64::compile_baseline_aarch64;
 pub use cranelift_a64::{compile_aarch64, compile_functions, FuncCode};
 pub use exec::{
-    run_image, run_image_with, CrossRun, Ending, PrintValue, RunLimits, DEFAULT_CROSS_MEMORY_LIMIT,
+    run_image, run_image_hosted, run_image_with, CrossRun, Ending, HostReply, PrintValue,
+    RunLimits, DEFAULT_CROSS_MEMORY_LIMIT,
 };
-pub use image::{Arch, CodeImage, ImageBuilder, ImageError};
+pub use image::{crosses_to_host, host_fn_obstacle, Arch, CodeImage, ImageBuilder, ImageError};
 pub use toolchain::{
     check_tools, skip_test_without_tools, tool_decision, CrossError, ToolDecision,
     REQUIRE_CROSS_ENV,

@@ -4,8 +4,10 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use waddle_frontend::ast::Span;
+use waddle_frontend::diag::Diagnostic;
 use waddle_frontend::{CompileOptions, Compiled, Prelude, SourceFile, SourceMap};
-use waddle_opt::ir::Program;
+use waddle_opt::ir::{Program, SrcLoc};
 use waddle_opt::passes::PassReport;
 
 use super::backend;
@@ -230,6 +232,49 @@ pub(crate) fn compile_with_options(
         optimized,
         log,
     })
+}
+
+/// A compile error `message` (with `note`) at `loc` of the one-file
+/// program `source` (named `name`), rendered like the frontend's: the span
+/// is the identifier (or character) at that line and column.
+pub(crate) fn error_at(name: &str, source: &str, loc: SrcLoc, message: &str, note: &str) -> Error {
+    let mut sources = SourceMap::default();
+    let file = sources.add(SourceFile::new(name, source));
+    let start = byte_offset(source, loc.line, loc.col);
+    let rest = &source[start..];
+    let len = match rest.find(|c: char| !(c.is_alphanumeric() || c == '_')) {
+        Some(0) | None => rest.chars().next().map_or(0, char::len_utf8),
+        Some(n) => n,
+    };
+    let span = Span {
+        file,
+        start: start as u32,
+        end: (start + len) as u32,
+    };
+    let diags = [Diagnostic::error(message, span).with_note(note)];
+    let rendered = catch_unwind(AssertUnwindSafe(|| {
+        waddle_frontend::diag::render(&diags, &sources)
+    }))
+    .unwrap_or_else(|_| format!("error: {message}\n"));
+    Error::Compile {
+        rendered,
+        diagnostics: crate::error::diagnostics(&diags, &sources),
+    }
+}
+
+/// The byte offset of 1-based `line` and `col` (in characters) in `text`,
+/// clamped to the text.
+fn byte_offset(text: &str, line: u32, col: u32) -> usize {
+    let mut start = 0;
+    for _ in 1..line.max(1) {
+        match text[start..].find('\n') {
+            Some(n) => start += n + 1,
+            None => return text.len(),
+        }
+    }
+    let line_text = &text[start..];
+    let skip = col.max(1) as usize - 1;
+    start + (line_text.char_indices().nth(skip)).map_or(line_text.len(), |(i, _)| i)
 }
 
 /// Runs the requested passes on `program` (and the verifier in debug

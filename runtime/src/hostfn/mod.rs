@@ -217,7 +217,10 @@ pub(crate) fn dispatch(
     r
 }
 
-fn call_from(
+/// Calls host function `id` of `table` (not the runtime's own table) in
+/// `rt`, like [`dispatch`]: for code that runs outside the runtime, such as
+/// AArch64 images under qemu (`crate::cross`).
+pub(crate) fn call_from(
     table: &[Arc<HostFn>],
     rt: &mut Runtime,
     id: HostFnId,

@@ -9,13 +9,21 @@
  *
  * Built by the host with `aarch64-linux-gnu-gcc -static -O2` and run under
  * qemu-aarch64 as `loader STACK_BUDGET MEMORY_LIMIT FUEL|- GC_STRESS FLUSH`
- * (the last two 0 or 1) with the code image on standard input. It maps the code W^X (read-write while copying, then
+ * (the last two 0 or 1) with the code image on standard input (a u64
+ * length, then the image; standard input then carries the replies to host
+ * calls). It maps the code W^X (read-write while copying, then
  * read-execute), builds the VmCtx with the helper table, the interned
  * string constants and the zero-initialized globals, runs the program's
  * `main` on a thread with a stack of the budget plus a reserve, and writes
  * typed output records to standard output:
  *
  *   'P' u32 type-code value      print(value); the host formats it
+ *   'F' u32 func u32 file u32 line u32 col
+ *                                a frame a trap leaves (innermost first)
+ *   'H' u32 id u32 n, n u64 words
+ *                                a call of host function `id`; the loader
+ *                                flushes and waits on standard input for
+ *                                the reply `u32 trap (0: returned), u64 word`
  *   'E' u32 trap u32 loc_set u32 file u32 line u32 col
  *                                end of the run (trap 0: success)
  *
@@ -104,7 +112,7 @@ enum { T_UNIT = 0, T_BOOL = 1, T_INT = 2, T_FLOAT = 3, T_STR = 4, T_ARRAY = 5 };
 #define FUEL_BATCH 1024
 #define IMAGE_MAGIC "WADLIMG1"
 #define IMAGE_ARCH_AARCH64 1u
-#define N_HELPERS 16u
+#define N_HELPERS 17u
 
 /* ---------------------------------------------------------------- output */
 

@@ -69,6 +69,42 @@ static void h_trap_frame(VmCtx *ctx, uint32_t func, uint32_t file, uint32_t line
     out_u32(col);
 }
 
+/* Reads exactly `n` bytes from standard input; 0 at its end. */
+static int read_exact(void *p, size_t n) {
+    uint8_t *b = p;
+    while (n > 0) {
+        ssize_t k = read(0, b, n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return 0;
+        b += k;
+        n -= (size_t)k;
+    }
+    return 1;
+}
+
+/* A call of host function `id` with `n` argument words (int, float bits,
+ * bool 0/1: host functions of images take and return only scalars). The
+ * process that runs the loader calls the function and replies on standard
+ * input with the trap code (0: it returned) and the result word. */
+static Word h_host_call(VmCtx *ctx, uint32_t id, const Word *args, uint64_t n) {
+    out_u8('H');
+    out_u32(id);
+    out_u32((uint32_t)n);
+    for (uint64_t i = 0; i < n; i++) out_u64(args[i]);
+    out_flush();
+    uint8_t reply[12];
+    if (!read_exact(reply, sizeof reply)) fatal("no reply to a host call");
+    uint32_t trap;
+    Word w;
+    memcpy(&trap, reply, 4);
+    memcpy(&w, reply + 4, 8);
+    if (trap) {
+        ctx->trap_code = trap;
+        return 0;
+    }
+    return w;
+}
+
 /* In waddle_jit's `Helper` enum order. */
 static const uintptr_t helper_table[N_HELPERS] = {
     (uintptr_t)h_array_new, (uintptr_t)h_array_repeat, (uintptr_t)h_array_push,
@@ -76,7 +112,7 @@ static const uintptr_t helper_table[N_HELPERS] = {
     (uintptr_t)h_clock, (uintptr_t)h_fuel, (uintptr_t)h_str_cmp,
     (uintptr_t)h_sin, (uintptr_t)h_cos, (uintptr_t)h_tan,
     (uintptr_t)h_exp, (uintptr_t)h_log, (uintptr_t)h_fmod,
-    (uintptr_t)h_trap_frame,
+    (uintptr_t)h_trap_frame, (uintptr_t)h_host_call,
 };
 
 /* ----------------------------------------------------------------- image */
@@ -105,23 +141,16 @@ static uint64_t take_u64(Reader *r) {
     return v;
 }
 
-static uint8_t *read_all(int fd, size_t *len) {
-    size_t cap = 1 << 16, n = 0;
-    uint8_t *p = malloc(cap);
+/* The image: a u64 length, then that many bytes (standard input stays
+ * open for the replies to host calls). */
+static uint8_t *read_image(size_t *len) {
+    uint64_t n;
+    if (!read_exact(&n, 8)) fatal("cannot read the image length");
+    if (n > ((uint64_t)1 << 40)) fatal("image too large");
+    uint8_t *p = malloc(n ? (size_t)n : 1);
     if (!p) fatal("out of memory reading the image");
-    for (;;) {
-        if (n == cap) {
-            cap *= 2;
-            p = realloc(p, cap);
-            if (!p) fatal("out of memory reading the image");
-        }
-        ssize_t k = read(fd, p + n, cap - n);
-        if (k < 0 && errno == EINTR) continue;
-        if (k < 0) fatal("cannot read the image");
-        if (k == 0) break;
-        n += (size_t)k;
-    }
-    *len = n;
+    if (!read_exact(p, (size_t)n)) fatal("cannot read the image");
+    *len = (size_t)n;
     return p;
 }
 
@@ -152,7 +181,7 @@ int main(int argc, char **argv) {
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
 
     size_t len;
-    uint8_t *image = read_all(0, &len);
+    uint8_t *image = read_image(&len);
     Reader r = {image, len, 0};
     if (memcmp(take(&r, 8), IMAGE_MAGIC, 8) != 0) fatal("not a Waddle code image");
     if (take_u32(&r) != IMAGE_ARCH_AARCH64) fatal("image is not for AArch64");
