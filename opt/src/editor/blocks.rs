@@ -17,14 +17,7 @@ use super::Editor;
 impl Editor<'_> {
     /// The single target of `a`'s terminator when it is a plain jump.
     pub fn jump_target(&self, a: Block) -> Option<Block> {
-        match &self.func.blocks[a].term {
-            Terminator::Switch {
-                value: None,
-                cases,
-                default,
-            } if cases.is_empty() => Some(default.block),
-            _ => None,
-        }
+        self.func.blocks[a].term.as_jump().map(|d| d.block)
     }
 
     /// Whether [`Editor::straighten`] applies to `a`: `a` ends in a plain

@@ -52,6 +52,34 @@ pub enum Cmp {
     Ge,
 }
 
+impl Cmp {
+    /// Whether an ordering `o` of the operands (integers, booleans, the
+    /// bytes of strings) satisfies the condition.
+    pub fn holds(self, o: std::cmp::Ordering) -> bool {
+        match self {
+            Cmp::Eq => o.is_eq(),
+            Cmp::Ne => o.is_ne(),
+            Cmp::Lt => o.is_lt(),
+            Cmp::Le => o.is_le(),
+            Cmp::Gt => o.is_gt(),
+            Cmp::Ge => o.is_ge(),
+        }
+    }
+
+    /// The condition on `x` and `y` with Rust's operators: for floats the
+    /// IEEE answer (false on NaN except `Ne`).
+    pub fn eval<T: PartialOrd>(self, x: T, y: T) -> bool {
+        match self {
+            Cmp::Eq => x == y,
+            Cmp::Ne => x != y,
+            Cmp::Lt => x < y,
+            Cmp::Le => x <= y,
+            Cmp::Gt => x > y,
+            Cmp::Ge => x >= y,
+        }
+    }
+}
+
 /// Pure one-operand operations.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub enum UnaryOp {
@@ -141,6 +169,24 @@ impl BinaryOp {
     /// Whether the operation can raise a runtime error.
     pub fn may_trap(self) -> bool {
         matches!(self, BinaryOp::IDiv | BinaryOp::IRem)
+    }
+
+    /// Whether swapping the operands gives the same result bit for bit.
+    /// Float `+` and `*` are left out: which NaN payload comes out can
+    /// depend on the operand order.
+    pub fn commutes(self) -> bool {
+        matches!(
+            self,
+            BinaryOp::IAdd
+                | BinaryOp::IMul
+                | BinaryOp::IAnd
+                | BinaryOp::IOr
+                | BinaryOp::IXor
+                | BinaryOp::IMin
+                | BinaryOp::IMax
+                | BinaryOp::ICmp(Cmp::Eq | Cmp::Ne)
+                | BinaryOp::BCmp(Cmp::Eq | Cmp::Ne)
+        )
     }
 }
 
@@ -268,6 +314,19 @@ impl Terminator {
             value: Some(cond),
             cases: vec![(1, then)],
             default: otherwise,
+        }
+    }
+
+    /// The target of an unconditional jump; `None` for a branch, a switch
+    /// or a return.
+    pub fn as_jump(&self) -> Option<&BlockCall> {
+        match self {
+            Terminator::Switch {
+                value: None,
+                cases,
+                default,
+            } if cases.is_empty() => Some(default),
+            _ => None,
         }
     }
 

@@ -44,17 +44,6 @@ fn meet(a: Lat, b: Lat) -> Lat {
     }
 }
 
-fn cmp_ord(cc: Cmp, o: std::cmp::Ordering) -> bool {
-    match cc {
-        Cmp::Eq => o.is_eq(),
-        Cmp::Ne => o.is_ne(),
-        Cmp::Lt => o.is_lt(),
-        Cmp::Le => o.is_le(),
-        Cmp::Gt => o.is_gt(),
-        Cmp::Ge => o.is_ge(),
-    }
-}
-
 /// Folds a pure operation on constants; None when not foldable.
 pub(crate) fn fold(kind: &InstKind, arg: impl Fn(Value) -> Option<Konst>) -> Option<Konst> {
     use Konst::*;
@@ -104,11 +93,11 @@ pub(crate) fn fold(kind: &InstKind, arg: impl Fn(Value) -> Option<Konst>) -> Opt
                 (BinaryOp::FDiv, Float(x), Float(y)) => {
                     Float((f64::from_bits(x) / f64::from_bits(y)).to_bits())
                 }
-                (BinaryOp::ICmp(cc), Int(x), Int(y)) => Bool(cmp_ord(*cc, x.cmp(&y))),
-                (BinaryOp::BCmp(cc), Bool(x), Bool(y)) => Bool(cmp_ord(*cc, x.cmp(&y))),
+                (BinaryOp::ICmp(cc), Int(x), Int(y)) => Bool(cc.holds(x.cmp(&y))),
+                (BinaryOp::BCmp(cc), Bool(x), Bool(y)) => Bool(cc.holds(x.cmp(&y))),
                 (BinaryOp::FCmp(cc), Float(x), Float(y)) => {
                     match f64::from_bits(x).partial_cmp(&f64::from_bits(y)) {
-                        Some(o) => Bool(cmp_ord(*cc, o)),
+                        Some(o) => Bool(cc.holds(o)),
                         None => Bool(*cc == Cmp::Ne),
                     }
                 }

@@ -154,20 +154,7 @@ impl Op {
     /// order and φ branch sorting).
     pub fn commutative(&self) -> bool {
         match self {
-            Op::Bin(b) => matches!(
-                b,
-                BinaryOp::IAdd
-                    | BinaryOp::IMul
-                    | BinaryOp::IAnd
-                    | BinaryOp::IOr
-                    | BinaryOp::IXor
-                    | BinaryOp::IMin
-                    | BinaryOp::IMax
-                    | BinaryOp::FAdd
-                    | BinaryOp::FMul
-                    | BinaryOp::ICmp(Cmp::Eq | Cmp::Ne)
-                    | BinaryOp::BCmp(Cmp::Eq | Cmp::Ne)
-            ),
+            Op::Bin(b) => b.commutes() || matches!(b, BinaryOp::FAdd | BinaryOp::FMul),
             Op::StrCmp(Cmp::Eq | Cmp::Ne) => true,
             _ => false,
         }

@@ -122,15 +122,7 @@ impl<'a> Rules<'a> {
                 match (&self.g.node(a[0]).op, &self.g.node(a[1]).op) {
                     (Op::Str(x), Op::Str(y)) => {
                         let o = x.as_bytes().cmp(y.as_bytes());
-                        let b = match cc {
-                            Cmp::Eq => o.is_eq(),
-                            Cmp::Ne => o.is_ne(),
-                            Cmp::Lt => o.is_lt(),
-                            Cmp::Le => o.is_le(),
-                            Cmp::Gt => o.is_gt(),
-                            Cmp::Ge => o.is_ge(),
-                        };
-                        Some(self.g.boolean(b))
+                        Some(self.g.boolean(cc.holds(o)))
                     }
                     _ => None,
                 }

@@ -93,18 +93,7 @@ impl Graph {
             return p;
         }
         if let InstKind::Binary(op, ..) = kind {
-            let commutative = matches!(
-                op,
-                BinaryOp::IAdd
-                    | BinaryOp::IMul
-                    | BinaryOp::IAnd
-                    | BinaryOp::IOr
-                    | BinaryOp::IXor
-                    | BinaryOp::IMin
-                    | BinaryOp::IMax
-                    | BinaryOp::ICmp(Cmp::Eq | Cmp::Ne)
-                    | BinaryOp::BCmp(Cmp::Eq | Cmp::Ne)
-            );
+            let commutative = op.commutes();
             // Operands in a fixed order so `a+b` and `b+a` meet; a
             // constant goes last, where the code generators expect an
             // immediate (and where the `-O1` passes put it).
@@ -350,12 +339,12 @@ impl Graph {
                         return Some(ic(self, r));
                     }
                     if let BinaryOp::ICmp(c) = op {
-                        return Some(bc(self, cmp(c, x.cmp(&y))));
+                        return Some(bc(self, c.holds(x.cmp(&y))));
                     }
                 }
                 if let (Some(x), Some(y)) = (boolean(self, 0), boolean(self, 1)) {
                     if let BinaryOp::BCmp(c) = op {
-                        return Some(bc(self, cmp(c, x.cmp(&y))));
+                        return Some(bc(self, c.holds(x.cmp(&y))));
                     }
                 }
                 if let (Some(x), Some(y)) = (float(self, 0), float(self, 1)) {
@@ -370,15 +359,7 @@ impl Graph {
                         return Some(fc(self, r));
                     }
                     if let BinaryOp::FCmp(c) = op {
-                        let r = match c {
-                            Cmp::Eq => x == y,
-                            Cmp::Ne => x != y,
-                            Cmp::Lt => x < y,
-                            Cmp::Le => x <= y,
-                            Cmp::Gt => x > y,
-                            Cmp::Ge => x >= y,
-                        };
-                        return Some(bc(self, r));
+                        return Some(bc(self, c.eval(x, y)));
                     }
                 }
                 let (ka, kb) = (int(self, 0), int(self, 1));
@@ -406,18 +387,6 @@ impl Graph {
             }
             _ => None,
         }
-    }
-}
-
-fn cmp(c: Cmp, o: std::cmp::Ordering) -> bool {
-    use std::cmp::Ordering::*;
-    match c {
-        Cmp::Eq => o == Equal,
-        Cmp::Ne => o != Equal,
-        Cmp::Lt => o == Less,
-        Cmp::Le => o != Greater,
-        Cmp::Gt => o == Greater,
-        Cmp::Ge => o != Less,
     }
 }
 

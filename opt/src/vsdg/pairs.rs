@@ -45,24 +45,16 @@ use crate::ir::{
     Block, BlockCall, Function, FunctionBuilder, Inst, InstKind, SrcLoc, Terminator, Type, Value,
 };
 
-use super::build::template;
+use super::tails::{key_insts, key_ref, KeyedInst, Ref};
 
 /// Most vertex copies in the weighted sharing graph of one join.
 const MAX_COPIES: usize = 256;
-
-/// An operand of a leaf: a value the leaf computes (by position) or one
-/// from outside the arm.
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
-enum Ref {
-    Local(u32),
-    Outer(Value),
-}
 
 /// A leaf up to renaming its own values: its instructions, and what it
 /// yields.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 struct Leaf {
-    insts: Vec<(InstKind, Vec<Ref>, Option<Type>, SrcLoc)>,
+    insts: Vec<KeyedInst>,
     result: Ref,
 }
 
@@ -162,10 +154,7 @@ pub fn share_pairs(f: &mut Function, headers: &EntitySet<Block>) -> usize {
 
 /// Argument `s` of the jump ending arm `p`.
 fn arg(f: &Function, p: Block, s: usize) -> Value {
-    match &f.blocks[p].term {
-        Terminator::Switch { default, .. } => default.args[s],
-        Terminator::Return(_) => unreachable!("arms end in a jump"),
-    }
+    f.blocks[p].term.as_jump().expect("arms end in a jump").args[s]
 }
 
 /// The two leaves of arm `p` of join `j`, when `p` is an arm (see the
@@ -177,15 +166,8 @@ fn arm(
     uses: &SecondaryMap<Value, u32>,
 ) -> Option<[Vec<Inst>; 2]> {
     let data = &f.blocks[p];
-    let Terminator::Switch {
-        value: None,
-        cases,
-        default,
-    } = &data.term
-    else {
-        return None;
-    };
-    if !cases.is_empty() || default.block != j || p == f.entry() || !data.params.is_empty() {
+    let default = data.term.as_jump()?;
+    if default.block != j || p == f.entry() || !data.params.is_empty() {
         return None;
     }
     let mut def: FxHashMap<Value, Inst> = FxHashMap::default();
@@ -229,29 +211,10 @@ fn arm(
 /// The key of a leaf computing `result` with `insts` (in block order).
 fn leaf(f: &Function, insts: &[Inst], result: Value) -> Leaf {
     let mut local: FxHashMap<Value, u32> = FxHashMap::default();
-    let r = |local: &FxHashMap<Value, u32>, v: Value| match local.get(&v) {
-        Some(&n) => Ref::Local(n),
-        None => Ref::Outer(v),
-    };
-    let mut out = Vec::with_capacity(insts.len());
-    for &i in insts {
-        let d = f.inst(i);
-        let mut ops = Vec::new();
-        d.kind.for_each_arg(|v| ops.push(r(&local, v)));
-        out.push((
-            template(&d.kind),
-            ops,
-            d.result.map(|v| f.value_type(v)),
-            d.loc,
-        ));
-        if let Some(v) = d.result {
-            let n = local.len() as u32;
-            local.insert(v, n);
-        }
-    }
+    let insts = key_insts(f, insts, &mut local);
     Leaf {
-        insts: out,
-        result: r(&local, result),
+        insts,
+        result: key_ref(&local, result),
     }
 }
 

@@ -559,14 +559,7 @@ impl Emitter<'_> {
                     .iter()
                     .map(|&a| self.block(&[], g.regions[a].args))
                     .collect();
-                let tys: Vec<Type> = data
-                    .outputs
-                    .iter()
-                    .filter_map(|s| match s {
-                        Sort::Val(t) => Some(*t),
-                        Sort::State => None,
-                    })
-                    .collect();
+                let tys = val_types(&data.outputs);
                 let join = self.block(&tys, n);
                 self.switch(cur, p, keys, &blocks);
                 let inner = Ctx {
@@ -585,14 +578,7 @@ impl Emitter<'_> {
                 let init = self.vals_of(&data.inputs)?;
                 let header = self.block(&arg_types(g, *body), g.regions[*body].args);
                 self.headers.insert(header);
-                let tys: Vec<Type> = data
-                    .outputs
-                    .iter()
-                    .filter_map(|s| match s {
-                        Sort::Val(t) => Some(*t),
-                        Sort::State => None,
-                    })
-                    .collect();
+                let tys = val_types(&data.outputs);
                 let exit = self.block(&tys, n);
                 self.jump(cur, header, init);
                 let inner = Ctx {
@@ -609,8 +595,12 @@ impl Emitter<'_> {
 
 /// The value argument types of region `r`.
 fn arg_types(g: &Graph, r: Region) -> Vec<Type> {
-    g.nodes[g.regions[r].args]
-        .outputs
+    val_types(&g.nodes[g.regions[r].args].outputs)
+}
+
+/// The types of the value ports among `ports` (state ports have none).
+fn val_types(ports: &[Sort]) -> Vec<Type> {
+    ports
         .iter()
         .filter_map(|s| match s {
             Sort::Val(t) => Some(*t),

@@ -35,23 +35,27 @@
 use cranelift_entity::{EntitySet, SecondaryMap};
 use rustc_hash::FxHashMap;
 
-use crate::ir::{Block, Function, InstKind, SrcLoc, Terminator, Type, Value};
+use crate::ir::{Block, Function, Inst, InstKind, SrcLoc, Terminator, Type, Value};
 
 use super::build::template;
 
-/// An operand in a block's key: a value the block defines (by position)
-/// or one from outside.
+/// An operand in a key: a value the keyed code defines (by position) or
+/// one from outside.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
-enum Ref {
+pub(super) enum Ref {
     Local(u32),
     Outer(Value),
 }
+
+/// An instruction up to renaming the values its code defines: template,
+/// operands, result type, location.
+pub(super) type KeyedInst = (InstKind, Vec<Ref>, Option<Type>, SrcLoc);
 
 /// A block up to renaming its own values.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 struct Key {
     params: Vec<Type>,
-    insts: Vec<(InstKind, Vec<Ref>, Option<Type>, SrcLoc)>,
+    insts: Vec<KeyedInst>,
     scrutinee: Option<Ref>,
     edges: Vec<(Option<i64>, Block, Vec<Ref>)>,
     ret: Option<Option<Ref>>,
@@ -162,15 +166,8 @@ fn thread_forwarders(f: &mut Function, headers: &EntitySet<Block>, leaks: &Entit
         if t == entry || headers.contains(t) || leaks.contains(t) || !data.insts.is_empty() {
             return None;
         }
-        let Terminator::Switch {
-            value: None,
-            cases,
-            default,
-        } = &data.term
-        else {
-            return None;
-        };
-        if !cases.is_empty() || headers.contains(default.block) || default.block == t {
+        let default = data.term.as_jump()?;
+        if headers.contains(default.block) || default.block == t {
             return None;
         }
         let map = |v: Value| match data.params.iter().position(|&p| p == v) {
@@ -203,24 +200,28 @@ fn thread_forwarders(f: &mut Function, headers: &EntitySet<Block>, leaks: &Entit
     }
 }
 
-/// The key of block `b`.
-fn key(f: &Function, b: Block) -> Key {
-    let data = &f.blocks[b];
-    let mut local: FxHashMap<Value, u32> = FxHashMap::default();
-    for &p in &data.params {
-        let n = local.len() as u32;
-        local.insert(p, n);
-    }
-    let r = |local: &FxHashMap<Value, u32>, v: Value| match local.get(&v) {
+/// The operand `v` under the numbering `local` of the keyed code's own
+/// values.
+pub(super) fn key_ref(local: &FxHashMap<Value, u32>, v: Value) -> Ref {
+    match local.get(&v) {
         Some(&n) => Ref::Local(n),
         None => Ref::Outer(v),
-    };
-    let mut insts = Vec::with_capacity(data.insts.len());
-    for &i in &data.insts {
+    }
+}
+
+/// The keys of `insts` (in order), numbering each result in `local` after
+/// the values already there.
+pub(super) fn key_insts(
+    f: &Function,
+    insts: &[Inst],
+    local: &mut FxHashMap<Value, u32>,
+) -> Vec<KeyedInst> {
+    let mut out = Vec::with_capacity(insts.len());
+    for &i in insts {
         let d = f.inst(i);
         let mut ops = Vec::new();
-        d.kind.for_each_arg(|v| ops.push(r(&local, v)));
-        insts.push((
+        d.kind.for_each_arg(|v| ops.push(key_ref(local, v)));
+        out.push((
             template(&d.kind),
             ops,
             d.result.map(|v| f.value_type(v)),
@@ -231,19 +232,35 @@ fn key(f: &Function, b: Block) -> Key {
             local.insert(v, n);
         }
     }
+    out
+}
+
+/// The key of block `b`.
+fn key(f: &Function, b: Block) -> Key {
+    let data = &f.blocks[b];
+    let mut local: FxHashMap<Value, u32> = FxHashMap::default();
+    for &p in &data.params {
+        let n = local.len() as u32;
+        local.insert(p, n);
+    }
+    let insts = key_insts(f, &data.insts, &mut local);
     let (scrutinee, edges, ret) = match &data.term {
-        Terminator::Return(v) => (None, Vec::new(), Some(v.map(|v| r(&local, v)))),
+        Terminator::Return(v) => (None, Vec::new(), Some(v.map(|v| key_ref(&local, v)))),
         Terminator::Switch {
             value,
             cases,
             default,
         } => {
             let edge = |k: Option<i64>, e: &crate::ir::BlockCall| {
-                (k, e.block, e.args.iter().map(|&v| r(&local, v)).collect())
+                (
+                    k,
+                    e.block,
+                    e.args.iter().map(|&v| key_ref(&local, v)).collect(),
+                )
             };
             let mut edges: Vec<_> = cases.iter().map(|(k, e)| edge(Some(*k), e)).collect();
             edges.push(edge(None, default));
-            (value.map(|v| r(&local, v)), edges, None)
+            (value.map(|v| key_ref(&local, v)), edges, None)
         }
     };
     Key {

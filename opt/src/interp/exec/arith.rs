@@ -1,27 +1,12 @@
 //! Scalar semantics shared by the dispatch loop: float min/max with signed
-//! zeros, one-operand operations, string comparison results.
-
-use std::cmp::Ordering;
+//! zeros, one-operand operations.
 
 use crate::interp::code::UnKind;
-use crate::ir::Cmp;
 
 /// The float with IEEE bits `w`.
 #[inline(always)]
 pub(super) fn f(w: u64) -> f64 {
     f64::from_bits(w)
-}
-
-/// Whether ordering `o` satisfies `cc`.
-pub(super) fn cmp_holds(cc: Cmp, o: Ordering) -> bool {
-    match cc {
-        Cmp::Eq => o.is_eq(),
-        Cmp::Ne => o.is_ne(),
-        Cmp::Lt => o.is_lt(),
-        Cmp::Le => o.is_le(),
-        Cmp::Gt => o.is_gt(),
-        Cmp::Ge => o.is_ge(),
-    }
 }
 
 /// `f64::min` with `min(-0.0, 0.0) = -0.0` (docs/language.md "Built-in functions"): a NaN

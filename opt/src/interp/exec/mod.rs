@@ -33,7 +33,7 @@
 mod arith;
 mod slow;
 
-use arith::{cmp_holds, f, fmax, fmin, unary};
+use arith::{f, fmax, fmin, unary};
 
 use std::cell::Cell;
 
@@ -357,7 +357,7 @@ fn dispatch(st: &mut State<'_>) -> Result<Word, Trap> {
                 Op::StrLen { dst, a } => s!(dst) = (*(s!(a) as *const StrObj)).len,
                 Op::StrCmp { dst, a, b, cc } => {
                     let o = str_bytes(s!(a)).cmp(str_bytes(s!(b)));
-                    s!(dst) = u64::from(cmp_holds(cc, o));
+                    s!(dst) = u64::from(cc.holds(o));
                 }
                 Op::StrConcat { .. }
                 | Op::ToStr { .. }

@@ -7,7 +7,7 @@ use cranelift_entity::SecondaryMap;
 use rustc_hash::FxHashMap;
 
 use crate::canon::{canonicalize, check_canonical};
-use crate::ir::{parse_function, verify_function, BinaryOp, Cmp, Function, InstKind, Terminator};
+use crate::ir::{parse_function, verify_function, BinaryOp, Function, InstKind, Terminator};
 
 use super::round_trip;
 
@@ -65,16 +65,7 @@ pub(super) fn eval(f: &Function, args: &[i64]) -> Run {
                         }
                         BinaryOp::IDiv => x.wrapping_div(y),
                         BinaryOp::IRem => x.wrapping_rem(y),
-                        BinaryOp::ICmp(c) | BinaryOp::BCmp(c) => {
-                            (match c {
-                                Cmp::Eq => x == y,
-                                Cmp::Ne => x != y,
-                                Cmp::Lt => x < y,
-                                Cmp::Le => x <= y,
-                                Cmp::Gt => x > y,
-                                Cmp::Ge => x >= y,
-                            }) as i64
-                        }
+                        BinaryOp::ICmp(c) | BinaryOp::BCmp(c) => c.eval(x, y) as i64,
                         other => panic!("evaluator lacks {other:?}"),
                     }
                 }
@@ -185,6 +176,71 @@ pub(super) fn same_and_no_worse(before: &Function, after: &Function, args: &[i64
     (b, a)
 }
 
+/// The γ-ordering shape (digest T3, Fig 3.2): `A = a_op x, (x or y)`
+/// (line 100) computed first, then one independent branch per entry of
+/// `uses`: branch `k` tests bool parameter `k` and, when it holds, yields
+/// `use_op A, k+1`, else `y`; the function returns the sum of the branch
+/// results. Parameters: one bool per branch, then the ints `x`, `y`.
+pub(super) fn independent_branches(name: &str, a_op: &str, a_rhs_y: bool, uses: &[&str]) -> String {
+    let n = uses.len();
+    let (x, y) = (n, n + 1);
+    let params: Vec<String> = (0..n)
+        .map(|i| format!("v{i}: bool"))
+        .chain([format!("v{x}: int"), format!("v{y}: int")])
+        .collect();
+    let types: Vec<&str> = (0..n).map(|_| "bool").chain(["int", "int"]).collect();
+    let mut s = format!(
+        "fn fn0 \"{name}\"({}) -> int {{\nblock0({}):\n",
+        types.join(", "),
+        params.join(", ")
+    );
+    let a = n + 2;
+    let rhs = if a_rhs_y { y } else { x };
+    s += &format!("    v{a}: int = {a_op} v{x}, v{rhs} @100:1\n");
+    let mut next = a + 1;
+    let mut results = Vec::new();
+    for (k, op) in uses.iter().enumerate() {
+        let (arm, join) = (2 * k + 1, 2 * k + 2);
+        let (c, r, p) = (next, next + 1, next + 2);
+        next += 3;
+        s += &format!("    br v{k}, block{arm}, block{join}(v{y})\nblock{arm}:\n");
+        s += &format!("    v{c}: int = iconst {}\n", k + 1);
+        s += &format!("    v{r}: int = {op} v{a}, v{c}\n    jump block{join}(v{r})\n");
+        s += &format!("block{join}(v{p}: int):\n");
+        results.push(p);
+    }
+    let mut sum = results[0];
+    for &r in &results[1..] {
+        s += &format!("    v{next}: int = iadd v{sum}, v{r}\n");
+        sum = next;
+        next += 1;
+    }
+    s + &format!("    return v{sum}\n}}")
+}
+
+/// A counted loop `for i in 0..n { s += a_op a, b }` (the loop-invariant
+/// operation at source line `line`); parameters `n`, `a`, `b`.
+pub(super) fn invariant_loop(a_op: &str, line: u32) -> String {
+    format!(
+        "fn fn0 \"inv\"(int, int, int) -> int {{
+block0(v0: int, v1: int, v2: int):
+    v3: int = iconst 0
+    jump block1(v3, v3)
+block1(v4: int, v5: int):
+    v6: bool = icmp lt v4, v0
+    br v6, block2, block3(v5)
+block2:
+    v7: int = {a_op} v1, v2 @{line}:1
+    v8: int = iadd v5, v7
+    v9: int = iconst 1
+    v10: int = iadd v4, v9
+    jump block1(v10, v8)
+block3(v11: int):
+    return v11
+}}"
+    )
+}
+
 const T1_NESTED: &str = "fn fn0 \"t1\"(bool, bool, int, int) -> int {
 block0(v0: bool, v1: bool, v2: int, v3: int):
     br v0, block1, block2
@@ -252,27 +308,13 @@ fn t1_exclusive_is_evaluated_only_when_demanded() {
 /// `p`, unlike Upton's Fig 4.11); `A` has two static copies.
 #[test]
 fn t3_independent_is_evaluated_at_most_once() {
-    let (before, after) = trip(
-        "fn fn0 \"t3\"(bool, bool, int, int, int) -> int {
-block0(v0: bool, v1: bool, v2: int, v3: int, v4: int):
-    v5: int = imul v2, v2 @100:1
-    br v0, block1, block2(v3)
-block1:
-    v6: int = iconst 1
-    v7: int = iadd v5, v6
-    jump block2(v7)
-block2(v8: int):
-    br v1, block3, block4(v4)
-block3:
-    v9: int = iconst 2
-    v10: int = imul v5, v9
-    jump block4(v10)
-block4(v11: int):
-    v12: int = iadd v8, v11
-    return v12
-}",
-    );
-    for args in assignments(2, &[3, 4, 5]) {
+    let (before, after) = trip(&independent_branches(
+        "t3",
+        "imul",
+        false,
+        &["iadd", "imul"],
+    ));
+    for args in assignments(2, &[3, 4]) {
         let (_, a) = same_and_no_worse(&before, &after, &args);
         let demanded = args[0] == 1 || args[1] == 1;
         assert_eq!(
@@ -333,24 +375,7 @@ block0(v0: int, v1: int):
 /// T8 (§5.4): the invariant `a*b` leaves the loop.
 #[test]
 fn t8_loop_invariant_is_evaluated_once() {
-    let (before, after) = trip(
-        "fn fn0 \"t8\"(int, int, int) -> int {
-block0(v0: int, v1: int, v2: int):
-    v3: int = iconst 0
-    jump block1(v3, v3)
-block1(v4: int, v5: int):
-    v6: bool = icmp lt v4, v0
-    br v6, block2, block3(v5)
-block2:
-    v7: int = imul v1, v2 @100:1
-    v8: int = iadd v5, v7
-    v9: int = iconst 1
-    v10: int = iadd v4, v9
-    jump block1(v10, v8)
-block3(v11: int):
-    return v11
-}",
-    );
+    let (before, after) = trip(&invariant_loop("imul", 100));
     for n in 0..4 {
         let (b, _) = same_and_no_worse(&before, &after, &[n, 3, 5]);
         assert_eq!(b.evals.get(&100).copied().unwrap_or(0), n as usize);
@@ -403,6 +428,32 @@ block3(v4: int):
     );
     assert_eq!(after.layout.len(), 1);
     assert_eq!(eval(&after, &[4]).result, Ok(5));
+}
+
+/// Irreducible input (issue 11, "Lift"): the lifter says why and the round
+/// trip leaves the function exactly as it was, so it stays on tier T2.
+#[test]
+fn irreducible_function_is_rejected_and_left_alone() {
+    let text = "fn fn0 \"irr\"(bool) -> int {
+block0(v0: bool):
+    v1: int = iconst 0
+    br v0, block1(v1), block2(v1)
+block1(v2: int):
+    v3: int = iconst 1
+    v4: int = iadd v2, v3
+    v5: bool = icmp lt v4, v3
+    br v5, block2(v4), block3(v4)
+block2(v6: int):
+    jump block1(v6)
+block3(v7: int):
+    return v7
+}";
+    let f = parse_function(text).unwrap_or_else(|e| panic!("{e}"));
+    let err = super::lift(&f).expect_err("irreducible");
+    assert!(err.reason.contains("irreducible"), "{err}");
+    let mut g = f.clone();
+    assert_eq!(round_trip(&mut g), Err(err));
+    assert_eq!(show(&g), show(&f));
 }
 
 /// How many instructions of `f` carry source line `line`: the static

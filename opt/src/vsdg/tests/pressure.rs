@@ -8,7 +8,7 @@ use crate::canon::canonicalize;
 use crate::ir::{parse_function, Function, Value};
 
 use super::super::round_trip_with;
-use super::{assignments, eval, same_and_no_worse, show, static_copies};
+use super::{assignments, eval, invariant_loop, same_and_no_worse, show, static_copies};
 
 /// Parses and canonicalizes `text`, round-trips it with `registers`
 /// registers; returns the original and the result.
@@ -241,24 +241,9 @@ fn cheap_node_is_cloned_under_pressure() {
 /// clone into a more shared region; digest §6.3 loop invariants).
 #[test]
 fn invariant_is_not_cloned_into_the_loop() {
-    let text = "fn fn0 \"inv\"(int, int, int) -> int {
-block0(v0: int, v1: int, v2: int):
-    v3: int = iconst 0
-    jump block1(v3, v3)
-block1(v4: int, v5: int):
-    v6: bool = icmp lt v4, v0
-    br v6, block2, block3(v5)
-block2:
-    v7: int = iadd v1, v2 @60:1
-    v8: int = iadd v5, v7
-    v9: int = iconst 1
-    v10: int = iadd v4, v9
-    jump block1(v10, v8)
-block3(v11: int):
-    return v11
-}";
+    let text = invariant_loop("iadd", 60);
     for regs in [1, 2] {
-        let (before, after) = trip_with(text, regs);
+        let (before, after) = trip_with(&text, regs);
         assert_eq!(static_copies(&after, 60), 1, "{}", show(&after));
         for n in 0..4 {
             let (b, a) = (eval(&before, &[n, 3, 5]), eval(&after, &[n, 3, 5]));

@@ -3,7 +3,9 @@
 //! every predicate assignment (evaluations per marked node, tests per path,
 //! static copies).
 
-use super::{assignments, eval, same_and_no_worse, show, static_copies, trip};
+use super::{
+    assignments, eval, independent_branches, same_and_no_worse, show, static_copies, trip,
+};
 
 /// T2 (Fig 4.10): `A = a*a+1` needed on two exclusive paths, once through
 /// a pure `g(A) = A*7`: never speculated, two static copies.
@@ -44,15 +46,25 @@ block6(v13: int):
     assert_eq!(static_copies(&after, 100), 2);
 }
 
-/// `p || q` with the boolean materialized at a join, then tested.
-const T4_OR: &str = "fn fn0 \"t4or\"(bool, bool, int, int) -> int {
+/// `p || q` (`or`) or `p && q` materialized as a boolean (the decided
+/// arm yields a constant, the other yields `q`), then branched on: `A`
+/// (line 100) when it holds, else `B` (line 101).
+fn t4(or: bool) -> String {
+    let decided = format!("    v4: bool = bconst {or}\n    jump block3(v4)");
+    let other = "    jump block3(v1)".to_string();
+    let (arm1, arm2) = if or {
+        (decided, other)
+    } else {
+        (other, decided)
+    };
+    format!(
+        "fn fn0 \"t4\"(bool, bool, int, int) -> int {{
 block0(v0: bool, v1: bool, v2: int, v3: int):
     br v0, block1, block2
 block1:
-    v4: bool = bconst true
-    jump block3(v4)
+{arm1}
 block2:
-    jump block3(v1)
+{arm2}
 block3(v5: bool):
     br v5, block4, block5
 block4:
@@ -63,28 +75,9 @@ block5:
     jump block6(v7)
 block6(v8: int):
     return v8
-}";
-
-/// `p && q`, the same way.
-const T4_AND: &str = "fn fn0 \"t4and\"(bool, bool, int, int) -> int {
-block0(v0: bool, v1: bool, v2: int, v3: int):
-    br v0, block1, block2
-block1:
-    jump block3(v1)
-block2:
-    v4: bool = bconst false
-    jump block3(v4)
-block3(v5: bool):
-    br v5, block4, block5
-block4:
-    v6: int = imul v2, v2 @100:1
-    jump block6(v6)
-block5:
-    v7: int = imul v3, v3 @101:1
-    jump block6(v7)
-block6(v8: int):
-    return v8
-}";
+}}"
+    )
+}
 
 /// T4 (Fig 3.6): `γ(γ(p,true,q),A,B) → γ(p,A,γ(q,A,B))`: no boolean is
 /// materialized, `q` is tested only when `p` does not decide, each of
@@ -92,8 +85,9 @@ block6(v8: int):
 /// (tail sharing).
 #[test]
 fn t4_short_circuit_predicate_is_normalized() {
-    for (text, or) in [(T4_OR, true), (T4_AND, false)] {
-        let (before, after) = trip(text);
+    for or in [true, false] {
+        let text = t4(or);
+        let (before, after) = trip(&text);
         for block in &after.layout[1..] {
             for &p in &after.blocks[*block].params {
                 assert_ne!(after.value_type(p), crate::ir::Type::Bool, "{text}");
@@ -249,27 +243,13 @@ block4(v9: int):
 /// added.
 #[test]
 fn t3_cheap_shared_value_is_speculated() {
-    let (before, after) = trip(
-        "fn fn0 \"t3cheap\"(bool, bool, int, int, int) -> int {
-block0(v0: bool, v1: bool, v2: int, v3: int, v4: int):
-    v5: int = iadd v2, v3 @100:1
-    br v0, block1, block2(v3)
-block1:
-    v6: int = iconst 1
-    v7: int = iadd v5, v6
-    jump block2(v7)
-block2(v8: int):
-    br v1, block3, block4(v4)
-block3:
-    v9: int = iconst 2
-    v10: int = isub v5, v9
-    jump block4(v10)
-block4(v11: int):
-    v12: int = iadd v8, v11
-    return v12
-}",
-    );
-    for args in assignments(2, &[3, 4, 5]) {
+    let (before, after) = trip(&independent_branches(
+        "t3cheap",
+        "iadd",
+        true,
+        &["iadd", "isub"],
+    ));
+    for args in assignments(2, &[3, 4]) {
         let (_, a) = same_and_no_worse(&before, &after, &args);
         assert_eq!(a.evals.get(&100).copied().unwrap_or(0), 1, "{args:?}");
         assert_eq!(a.tests, 2, "{args:?}");
@@ -282,33 +262,12 @@ block4(v11: int):
 /// and each predicate is tested once per path.
 #[test]
 fn t3_three_independent_branches() {
-    let (before, after) = trip(
-        "fn fn0 \"t3x3\"(bool, bool, bool, int, int) -> int {
-block0(v0: bool, v1: bool, v2: bool, v3: int, v4: int):
-    v5: int = imul v3, v3 @100:1
-    br v0, block1, block2(v4)
-block1:
-    v6: int = iconst 1
-    v7: int = iadd v5, v6
-    jump block2(v7)
-block2(v8: int):
-    br v1, block3, block4(v4)
-block3:
-    v9: int = iconst 2
-    v10: int = imul v5, v9
-    jump block4(v10)
-block4(v11: int):
-    br v2, block5, block6(v4)
-block5:
-    v12: int = iconst 3
-    v13: int = isub v5, v12
-    jump block6(v13)
-block6(v14: int):
-    v15: int = iadd v8, v11
-    v16: int = iadd v15, v14
-    return v16
-}",
-    );
+    let (before, after) = trip(&independent_branches(
+        "t3x3",
+        "imul",
+        false,
+        &["iadd", "imul", "isub"],
+    ));
     for args in assignments(3, &[3, 4]) {
         let (_, a) = same_and_no_worse(&before, &after, &args);
         let demanded = args[..3].contains(&1);
