@@ -30,8 +30,8 @@
 //! function through its entry slot, and stores the result as a word.
 //!
 //! # Runtime errors (traps)
-//! There is no unwinding through compiled frames and no setjmp/longjmp. A
-//! trap writes its [`waddle_opt::abi::TrapCode`] into `VmCtx::trap_code` and,
+//! Apart from one case (below), there is no unwinding through compiled
+//! frames and no setjmp/longjmp. A trap writes its [`waddle_opt::abi::TrapCode`] into `VmCtx::trap_code` and,
 //! when the location is known at that point, the location into
 //! `VmCtx::trap_{file,line,col}` with `trap_loc_set = 1`; then the function
 //! returns at once with a zero result through its normal epilogue.
@@ -48,6 +48,12 @@
 //!   frame to the host (`Host::trace_frame`): each frame the trap leaves,
 //!   innermost first, is one entry of the runtime error's stack trace. Only
 //!   trap paths call it, so the normal path pays nothing for traces.
+//! - The exception: in-process T2 code on x86-64 does not test the record
+//!   after a recursive function's direct calls of itself. Such a function
+//!   is entered through a catch frame, and a trap in it walks the frame
+//!   pointers back to that frame, reporting each skipped frame, and returns
+//!   from there with a zero result (`crate::cranelift::unwind`), so its
+//!   callers see the protocol above.
 //! - The trampoline's caller (Rust) reads the record after the return and
 //!   turns it into `Err(Trap)`.
 //! - Helpers never let a panic cross the `extern "C"` boundary: they catch

@@ -51,6 +51,9 @@ pub(crate) struct FuncInfo {
     pub loc: SrcLoc,
     /// Address of the compiled code, 0 for declarations.
     pub code: usize,
+    /// Address entry slots point to: `code`, or the shell of a T2 function
+    /// whose traps unwind its self calls (`cranelift::unwind`).
+    pub entry: usize,
     /// Size of the compiled code in bytes.
     pub code_size: usize,
     /// Address of the entry trampoline, 0 for declarations.
@@ -126,7 +129,7 @@ impl UnitTables {
         stats: CompileStats,
     ) -> UnitTables {
         UnitTables {
-            entries: funcs.iter().map(|f| AtomicUsize::new(f.code)).collect(),
+            entries: funcs.iter().map(|f| AtomicUsize::new(f.entry)).collect(),
             funcs,
             strings,
             texts,
@@ -453,6 +456,9 @@ macro_rules! native_unit_api {
             }
             fn code(&self, func: ::waddle_opt::ir::FuncId) -> Option<&[u8]> {
                 $unit::code(self, func)
+            }
+            fn entry(&self, func: ::waddle_opt::ir::FuncId) -> Option<usize> {
+                self.tables.func(func).map(|f| f.entry).filter(|&e| e != 0)
             }
             fn func_name(&self, func: ::waddle_opt::ir::FuncId) -> Option<&str> {
                 $unit::func_name(self, func)

@@ -304,7 +304,13 @@ unsafe extern "C" fn call_func(vmctx: *mut VmCtx, func: u32, args: *const Word, 
 /// of): records that location as the trap's when none is set yet, and
 /// reports the frame to the host for the stack trace
 /// ([`Host::trace_frame`]). Only the trap paths of compiled code call it.
-unsafe extern "C" fn trap_frame(vmctx: *mut VmCtx, func: u32, file: u32, line: u32, col: u32) {
+pub(crate) unsafe extern "C" fn trap_frame(
+    vmctx: *mut VmCtx,
+    func: u32,
+    file: u32,
+    line: u32,
+    col: u32,
+) {
     // SAFETY: called by compiled code with its live context.
     let ctx = unsafe { &mut *vmctx };
     let loc = SrcLoc { file, line, col };

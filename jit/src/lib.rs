@@ -65,6 +65,12 @@ pub trait NativeProgram: Send + Sync {
     /// The machine code of `func`, `None` if this unit does not define it.
     fn code(&self, func: FuncId) -> Option<&[u8]>;
 
+    /// The address entry slots point to for `func`, `None` if this unit
+    /// does not define it: the start of [`NativeProgram::code`], or a
+    /// wrapper that calls it (a T2 function whose traps unwind its self
+    /// calls is entered through its shell, see `cranelift::unwind`).
+    fn entry(&self, func: FuncId) -> Option<usize>;
+
     /// The source name of `func`.
     fn func_name(&self, func: FuncId) -> Option<&str>;
 

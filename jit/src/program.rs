@@ -48,6 +48,9 @@ pub struct CompiledProgram {
     /// back edges), when compiled with `JitOptions::tier_counters`; their
     /// address is in the code, so they live as long as the module.
     _counters: Box<[std::sync::atomic::AtomicI64]>,
+    /// The unwinding tables of the self-recursive functions
+    /// (`cranelift::unwind`); their addresses are in the code.
+    _unwind: Box<[Box<crate::cranelift::unwind::UnwindTable>]>,
 }
 
 impl CompiledProgram {
@@ -68,7 +71,17 @@ impl CompiledProgram {
             tables: UnitTables::new(funcs, strings, texts, globals_used, stats),
             code_bytes: 0,
             _counters: counters,
+            _unwind: Box::default(),
         }
+    }
+
+    /// Keeps the unwinding tables whose addresses the code embeds for as
+    /// long as the code lives.
+    pub(crate) fn keep_unwind_tables(
+        &mut self,
+        tables: Box<[Box<crate::cranelift::unwind::UnwindTable>]>,
+    ) {
+        self._unwind = tables;
     }
 
     /// Records `bytes` more machine code held by this unit (for

@@ -36,6 +36,19 @@ fn via_host(x: int) -> int {
 fn calls_host(x: int) -> int {
     return via_host(x) * 3;
 }
+fn dig(k: int, d: int) -> int {
+    if k == 0 { return 10 / d; }
+    return dig(k - 1, d) + dig(k - 1, d + 1);
+}
+fn keeps(k: int, d: int) -> int {
+    let a = k * 3 + d;
+    let b = dig(k, d);
+    return a * 1000 + b;
+}
+fn fdig(k: int, x: float) -> float {
+    if k == 0 { return x + float(10 / int(x)); }
+    return fdig(k - 1, x) * 0.5 + fdig(k - 1, x + 1.0);
+}
 ";
 
 /// `(function, line, column)` of each frame.
@@ -50,7 +63,7 @@ fn frames(e: &RuntimeError) -> Vec<(String, u32, u32)> {
         .collect()
 }
 
-fn runtime_error(r: Result<i64, Error>) -> RuntimeError {
+fn runtime_error<T: std::fmt::Debug>(r: Result<T, Error>) -> RuntimeError {
     match r {
         Err(Error::Runtime(e)) => e,
         other => panic!("expected a runtime error, got {other:?}"),
@@ -157,6 +170,41 @@ fn a_trap_reports_every_frame_on_every_tier_and_across_tiers() {
             expected(&[("leaf", 2, 14), ("mid", 5, 12)]),
             "{name}"
         );
+    }
+}
+
+/// A trap deep in a self-recursive function (whose compiled self calls
+/// are not followed by a trap test on T2, `waddle_jit`'s unwinding) reports
+/// every frame, the int or float result it leaves is the zero of the trap
+/// protocol, and the caller's registers survive it: the same calls succeed
+/// afterwards.
+#[test]
+fn a_trap_in_self_recursion_reports_every_frame_and_calls_go_on() {
+    let mut dig_frames = vec![("dig", 28, 27)];
+    dig_frames.extend([("dig", 29, 12); 5]);
+    dig_frames.push(("keeps", 33, 13));
+    let mut fdig_frames = vec![("fdig", 37, 37)];
+    fdig_frames.extend([("fdig", 38, 12); 3]);
+    for (name, config) in configs()
+        .into_iter()
+        .chain([("opt -O2".to_string(), Config::new().tier(Tier::Opt))])
+    {
+        if name.starts_with("opt -O2") && !Tier::Opt.is_available() {
+            continue;
+        }
+        let (mut store, inst) = instance(&config);
+        let keeps = inst.typed_func::<(i64, i64), i64>(&store, "keeps").unwrap();
+        let fdig = inst.typed_func::<(i64, f64), f64>(&store, "fdig").unwrap();
+        for round in 0..2 {
+            assert_eq!(keeps.call(&mut store, (5, 1)).unwrap(), 16_096, "{name}");
+            let e = runtime_error(keeps.call(&mut store, (5, 0)));
+            assert_eq!(e.code, TrapCode::DivisionByZero, "{name}");
+            assert_eq!(frames(&e), expected(&dig_frames), "{name}, round {round}");
+            assert_eq!(fdig.call(&mut store, (3, 1.0)).unwrap(), 21.625, "{name}");
+            let e = runtime_error(fdig.call(&mut store, (3, 0.5)));
+            assert_eq!(e.code, TrapCode::DivisionByZero, "{name}");
+            assert_eq!(frames(&e), expected(&fdig_frames), "{name}, round {round}");
+        }
     }
 }
 

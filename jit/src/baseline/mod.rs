@@ -156,6 +156,7 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<BaselineProgram, 
                 params: f.sig().params.len(),
                 loc: f.loc(),
                 code: span.map_or(0, |(at, _)| base + at),
+                entry: span.map_or(0, |(at, _)| base + at),
                 code_size: span.map_or(0, |(_, n)| n),
                 trampoline: layout.trampolines[fid.index()].map_or(0, |at| base + at),
                 disasm: span

@@ -11,6 +11,7 @@
 mod stub;
 mod trampoline;
 pub(crate) mod translate;
+pub(crate) mod unwind;
 
 use std::fmt;
 use std::time::Instant;
@@ -20,9 +21,10 @@ use cranelift_codegen::settings::{self, Configurable};
 use cranelift_entity::EntityRef;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::FuncId as ClifFuncId;
 use cranelift_module::{default_libcall_names, Linkage, Module};
 use waddle_opt::abi::Word;
-use waddle_opt::ir::{verify_program, Program};
+use waddle_opt::ir::{verify_program, FuncId as WFuncId, Program};
 
 use crate::entry::FuncInfo;
 use crate::options::{CompileError, CompileStats, FuncStats, JitOptions};
@@ -103,9 +105,14 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
         counters: (!counters.is_empty()).then_some(counters.as_ptr() as usize),
     };
     let mut stats = CompileStats::default();
+    let mut tramp_bytes = 0;
     let mut ctx = module.make_context();
     let mut fctx = FunctionBuilderContext::new();
     let mut ids = Vec::new();
+    // Recursive functions whose traps unwind their self calls: (function,
+    // body id, shell id), and their unwinding tables (in the same order).
+    let mut shells: Vec<(WFuncId, ClifFuncId, ClifFuncId)> = Vec::new();
+    let mut unwind_tables: Vec<Box<unwind::UnwindTable>> = Vec::new();
     let codegen_err = |func: &str, e: &dyn fmt::Debug| CompileError::Codegen {
         func: func.to_string(),
         message: format!("{e:?}"),
@@ -126,12 +133,26 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
         // (`Translator::run` says why the slot is not needed).
         let self_call =
             env.recursive[fid].then(|| (fid, module.declare_func_in_func(id, &mut ctx.func)));
-        Translator::run(
+        let unwinds = unwind::SUPPORTED
+            && env.recursive[fid]
+            && unwind::calls_itself(f, fid)
+            && unwind::register_args(f);
+        let mut table = unwinds.then(|| {
+            Box::new(unwind::UnwindTable {
+                func: fid.index() as u32,
+                ..Default::default()
+            })
+        });
+        let table_addr = table
+            .as_deref()
+            .map(|t| t as *const unwind::UnwindTable as usize);
+        let tags = Translator::run(
             &env,
             fid,
             f,
             env.recursive[fid],
             self_call,
+            table_addr,
             FunctionBuilder::new(&mut ctx.func, &mut fctx),
         );
         let t1 = Instant::now();
@@ -150,15 +171,30 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
         }
         let code_size = ctx.compiled_code().map_or(0, |c| c.code_buffer().len());
         let disasm = ctx.compiled_code().and_then(|c| c.vcode.clone());
+        if let (Some(t), Some(code)) = (&mut table, ctx.compiled_code()) {
+            t.sites = unwind::body_sites(code, &tags);
+        }
         stats
             .funcs
             .push(FuncStats::new(fid, f, t1 - t0, t1.elapsed(), code_size));
         module.clear_context(&mut ctx);
         ids.push((fid, id, code_size, disasm));
+        if let Some(table) = &table {
+            let sig = native_signature(&f.sig().params, f.sig().ret, call_conv);
+            let shell = module
+                .declare_function(&format!("wdl_s{}", fid.index()), Linkage::Local, &sig)
+                .map_err(|e| codegen_err(f.name(), &e))?;
+            let bytes = unwind::shell_bytes(&**table as *const unwind::UnwindTable as usize);
+            module
+                .define_function_bytes(shell, 16, &bytes, &[])
+                .map_err(|e| codegen_err(f.name(), &e))?;
+            tramp_bytes += bytes.len();
+            shells.push((fid, id, shell));
+        }
+        unwind_tables.extend(table);
     }
     let t0 = Instant::now();
     let mut tramps = Vec::new();
-    let mut tramp_bytes = 0;
     for (fid, f) in program.funcs.iter() {
         if f.is_declaration() {
             continue;
@@ -196,6 +232,7 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
             params: f.sig().params.len(),
             loc: f.loc(),
             code: 0,
+            entry: 0,
             code_size: 0,
             trampoline: 0,
             disasm: None,
@@ -204,17 +241,23 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
     for (fid, id, size, disasm) in ids {
         let info = &mut infos[fid.index()];
         info.code = module.get_finalized_function(id) as usize;
+        info.entry = info.code;
         info.code_size = size;
         info.disasm = disasm;
     }
     for (fid, id) in tramps {
         infos[fid.index()].trampoline = module.get_finalized_function(id) as usize;
     }
+    for ((fid, body, shell), table) in shells.into_iter().zip(&mut unwind_tables) {
+        table.body = module.get_finalized_function(body) as usize;
+        infos[fid.index()].entry = module.get_finalized_function(shell) as usize;
+    }
     let max_global = globals_used(program);
     let code_bytes = tramp_bytes + stats.funcs.iter().map(|f| f.code_size).sum::<usize>();
     stats.total = start.elapsed();
     let mut compiled =
         CompiledProgram::new(module, infos, strings, texts, max_global, stats, counters);
+    compiled.keep_unwind_tables(unwind_tables.into_boxed_slice());
     compiled.account_code_bytes(code_bytes);
     Ok(compiled)
 }

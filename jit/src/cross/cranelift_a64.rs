@@ -128,6 +128,7 @@ pub fn compile_functions(
             // Position-independent images have no relocations: self calls
             // go through the entry slot too.
             None,
+            None,
             FunctionBuilder::new(&mut ctx.func, &mut fctx),
         );
         let code = ctx

@@ -263,6 +263,31 @@ fn failures_and_mismatches_are_flagged() {
     }
 }
 
+/// `--refs` keeps only the named references; the others are neither run
+/// nor described.
+#[test]
+fn refs_selects_the_references() {
+    let out = waddle(&[
+        "bench", "fib", "--quick", "--runs", "1", "--tiers", "interp", "--refs", "c", "--json",
+    ]);
+    let report = json(&out);
+    let fib = &report["programs"][0];
+    for name in ["lua5.4", "luajit", "python3"] {
+        assert!(result(fib, name).is_none(), "{name} ran");
+    }
+    let described: Vec<&Value> = report["references"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| !r["command"].is_null())
+        .collect();
+    assert!(described.len() <= 1, "{described:?}");
+    if let Some(c) = described.first() {
+        assert_eq!(c["name"], "C");
+        assert!(result(fib, "C").is_some());
+    }
+}
+
 #[test]
 fn bad_invocations_are_errors() {
     let out = waddle(&["bench", "no_such_benchmark", "--quick"]);
@@ -276,6 +301,10 @@ fn bad_invocations_are_errors() {
     let out = waddle(&["bench", "fib", "--tiers", "turbo"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown tier `turbo`"));
+
+    let out = waddle(&["bench", "fib", "--quick", "--refs", "C,cobol"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown reference `cobol`"));
 
     let out = waddle(&["bench", "fib", "--plot", "/nonexistent-dir/x.svg"]);
     assert_eq!(out.status.code(), Some(1));

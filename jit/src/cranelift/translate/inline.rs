@@ -77,7 +77,9 @@ impl Translator<'_, '_> {
         let depth = self.depth_on_entry.take();
         self.inlined = Some(cont);
         let overflow = self.trap_block(TrapCode::StackOverflow, loc);
-        self.take_depth(overflow);
+        // The counter now holds the caller's entry value minus its own frame.
+        let known = depth.map(|d| self.b.ins().iadd_imm_s(d, -1));
+        self.take_depth(overflow, known);
         self.fuel_tick(Some(loc));
         // From here on a trap leaves the copy's frame and the caller's.
         let outer_site = self.inline_site.replace(loc);

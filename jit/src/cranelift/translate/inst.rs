@@ -333,7 +333,17 @@ impl Translator<'_, '_> {
         }
         if let Some((_, fref)) = self.self_call.filter(|&(me, _)| me == callee) {
             // A self call: this function's own code, directly (see
-            // `Translator::run`).
+            // `Translator::run`). Under `unwind` a trap never returns here
+            // (`super::unwind`): the call is tagged with its site instead
+            // of followed by a test.
+            if self.unwind.is_some() {
+                let tag = self.unwind_sites.len() as u32;
+                self.unwind_sites.push((loc, self.inline_site));
+                self.b.set_srcloc(ir::SourceLoc::new(tag));
+                let call = self.b.ins().call(fref, &cargs);
+                self.b.set_srcloc(ir::SourceLoc::default());
+                return self.b.inst_results(call).first().copied();
+            }
             let call = self.b.ins().call(fref, &cargs);
             let r = self.b.inst_results(call).first().copied();
             self.check_trap(Some(loc));
@@ -392,6 +402,16 @@ impl Translator<'_, '_> {
     /// A binary operation.
     fn binary(&mut self, op: BinaryOp, a: Value, b: Value, loc: SrcLoc) -> ir::Value {
         let (x, y) = (self.val(a), self.val(b));
+        if op == BinaryOp::FMul {
+            // `2.0 * x` is exactly `x + x` (the same rounding, overflow,
+            // signed zero and NaN), and needs no constant in a register.
+            if self.is_fconst(b, 2.0) {
+                return self.b.ins().fadd(x, x);
+            }
+            if self.is_fconst(a, 2.0) {
+                return self.b.ins().fadd(y, y);
+            }
+        }
         let ins = self.b.ins();
         match op {
             BinaryOp::IAdd => ins.iadd(x, y),
@@ -426,6 +446,16 @@ impl Translator<'_, '_> {
             }
             BinaryOp::ICmp(c) | BinaryOp::BCmp(c) => ins.icmp(int_cc(c), x, y),
             BinaryOp::FCmp(c) => ins.fcmp(float_cc(c), x, y),
+        }
+    }
+
+    /// Whether `v` is the float constant `k` (bit for bit).
+    fn is_fconst(&self, v: Value, k: f64) -> bool {
+        match self.func.values()[v].def {
+            waddle_opt::ir::ValueDef::Inst(i) => {
+                matches!(self.func.inst(i).kind, InstKind::FConst(bits) if bits == k.to_bits())
+            }
+            _ => false,
         }
     }
 

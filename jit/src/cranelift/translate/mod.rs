@@ -157,6 +157,14 @@ pub(crate) struct Translator<'a, 'b> {
     /// This function's id and a reference for calling its own code
     /// directly (see [`Translator::run`]).
     self_call: Option<(FuncId, ir::FuncRef)>,
+    /// The address of this function's [`super::unwind::UnwindTable`] when
+    /// its traps unwind its self calls: self calls are then not followed by
+    /// a test of the trap record, and the trap exit unwinds.
+    unwind: Option<usize>,
+    /// The self calls emitted under `unwind`, by their source-location tag
+    /// (`ir::SourceLoc` bits = index): the call's location and, in an
+    /// inlined copy, the copy's call site.
+    unwind_sites: Vec<(SrcLoc, Option<SrcLoc>)>,
     /// No instruction of the function can move an array's elements (no
     /// push, no Waddle or host call): loads of an array's data pointer are
     /// `readonly`, so Cranelift merges them and hoists them out of loops.
@@ -199,14 +207,20 @@ impl<'a, 'b> Translator<'a, 'b> {
     /// and a recursion running in T2 code when `auto` promotes the function
     /// to T3 finishing in T2 is only slower. The baseline tier keeps slot
     /// calls, so a recursion that started on T1 moves to T2 once promoted.
+    ///
+    /// `unwind` (with `self_call` only): the address of the function's
+    /// unwinding table; its self calls are then untested and its traps
+    /// unwind to its shell ([`super::unwind`]). Returns the self-call
+    /// sites by source-location tag (empty without `unwind`).
     pub(crate) fn run(
         env: &'a Env<'a>,
         fid: FuncId,
         func: &'a Function,
         recursive: bool,
         self_call: Option<(FuncId, ir::FuncRef)>,
+        unwind: Option<usize>,
         mut b: FunctionBuilder<'b>,
-    ) {
+    ) -> Vec<(SrcLoc, Option<SrcLoc>)> {
         let entry = b.create_block();
         b.append_block_params_for_function_params(entry);
         b.switch_to_block(entry);
@@ -237,6 +251,8 @@ impl<'a, 'b> Translator<'a, 'b> {
             recursive,
             depth_on_entry: None,
             self_call,
+            unwind: unwind.filter(|_| self_call.is_some()),
+            unwind_sites: Vec::new(),
             data_fixed: false,
             len_fixed: false,
             len_results_movable: false,
@@ -257,6 +273,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         t.finish_exit();
         t.b.seal_all_blocks();
         t.b.finalize(env.frontend);
+        t.unwind_sites
     }
 
     /// Creates a Cranelift block (with parameters) for every reachable
@@ -342,7 +359,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         self.b.ins().jump(self.exit, &[]);
         self.b.switch_to_block(body);
         if self.recursive {
-            self.take_depth(overflow);
+            self.take_depth(overflow, None);
         }
         self.fuel_tick(None);
         self.counter_tick(false);
@@ -357,13 +374,20 @@ impl<'a, 'b> Translator<'a, 'b> {
     /// Takes one frame from `VmCtx::depth_left` (remembered in
     /// `depth_on_entry` for the returns), branching to `overflow` when none
     /// is left.
-    fn take_depth(&mut self, overflow: ir::Block) {
-        let d = self
-            .b
-            .ins()
-            .load(types::I64, flags(), self.vmctx, VMCTX_DEPTH_LEFT_OFFSET);
+    ///
+    /// `known`: the counter's value when the caller knows it (an inlined
+    /// copy: its caller's value after the prologue, since every call in
+    /// between gave back what it took), saving the load.
+    fn take_depth(&mut self, overflow: ir::Block, known: Option<ir::Value>) {
+        let d = match known {
+            Some(d) => d,
+            None => self
+                .b
+                .ins()
+                .load(types::I64, flags(), self.vmctx, VMCTX_DEPTH_LEFT_OFFSET),
+        };
         let d1 = self.b.ins().iadd_imm_s(d, -1);
-        let none_left = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, d1, 0);
+        let none_left = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, d, 1);
         let take = self.b.create_block();
         self.b.ins().brif(none_left, overflow, &[], take, &[]);
         self.b.switch_to_block(take);
@@ -607,9 +631,23 @@ impl<'a, 'b> Translator<'a, 'b> {
         }
     }
 
-    /// Fills the shared exit block: return a zero result.
+    /// Fills the shared exit block: return a zero result (after unwinding
+    /// the self calls to the shell, which never returns here, under
+    /// `unwind`).
     fn finish_exit(&mut self) {
         self.b.switch_to_block(self.exit);
+        if let Some(table) = self.unwind {
+            let mut sig = ir::Signature::new(self.env.call_conv);
+            sig.params
+                .extend([AbiParam::new(types::I64), AbiParam::new(types::I64)]);
+            let sig = self.b.import_signature(sig);
+            let addr = self
+                .b
+                .ins()
+                .iconst(types::I64, super::unwind::entry_addr() as i64);
+            let table = self.b.ins().iconst(types::I64, table as i64);
+            self.b.ins().call_indirect(sig, addr, &[self.vmctx, table]);
+        }
         match native_type(self.func.sig().ret) {
             Some(t) => {
                 let z = self.zero(t);

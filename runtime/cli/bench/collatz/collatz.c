@@ -4,7 +4,7 @@
 #include <stdint.h>
 
 int main(int argc, char **argv) {
-    int64_t n = argc > 1 ? atoll(argv[1]) : 100000;
+    int64_t n = argc > 1 ? atoll(argv[1]) : 1000000;
     int64_t total = 0, best = 0, best_start = 0;
     for (int64_t start = 1; start < n; start++) {
         int64_t x = start, steps = 0;

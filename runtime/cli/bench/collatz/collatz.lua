@@ -17,4 +17,4 @@ local function main(n)
   print(best_start)
   print(best)
 end
-main(math.tointeger(tonumber(arg[1] or "100000")))
+main(math.tointeger(tonumber(arg[1] or "1000000")))

@@ -18,4 +18,4 @@ local function main(n)
   print(best_start)
   print(best)
 end
-main(tonumber(arg[1] or "100000"))
+main(tonumber(arg[1] or "1000000"))

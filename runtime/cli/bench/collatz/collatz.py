@@ -24,4 +24,4 @@ def main(n):
     print(best)
 
 
-main(int(sys.argv[1]) if len(sys.argv) > 1 else 100000)
+main(int(sys.argv[1]) if len(sys.argv) > 1 else 1000000)

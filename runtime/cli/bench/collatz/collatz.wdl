@@ -28,4 +28,4 @@ fn main(n: int) {
     print(best);
 }
 
-main(100000);
+main(1_000_000);

@@ -50,6 +50,6 @@ static void fannkuch(int64_t n) {
 }
 
 int main(int argc, char **argv) {
-    fannkuch(argc > 1 ? atoll(argv[1]) : 9);
+    fannkuch(argc > 1 ? atoll(argv[1]) : 10);
     return 0;
 }

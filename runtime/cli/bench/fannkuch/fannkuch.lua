@@ -41,4 +41,4 @@ local function fannkuch(n)
     perm_count = perm_count + 1
   end
 end
-fannkuch(math.tointeger(tonumber(arg[1] or "9")))
+fannkuch(math.tointeger(tonumber(arg[1] or "10")))

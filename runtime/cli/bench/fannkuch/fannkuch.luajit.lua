@@ -42,4 +42,4 @@ local function fannkuch(n)
     perm_count = perm_count + 1
   end
 end
-fannkuch(tonumber(arg[1] or "9"))
+fannkuch(tonumber(arg[1] or "10"))

@@ -51,4 +51,4 @@ def fannkuch(n):
         perm_count += 1
 
 
-fannkuch(int(sys.argv[1]) if len(sys.argv) > 1 else 9)
+fannkuch(int(sys.argv[1]) if len(sys.argv) > 1 else 10)

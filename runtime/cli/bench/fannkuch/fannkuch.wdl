@@ -69,4 +69,4 @@ fn main(n: int) {
     fannkuch(n);
 }
 
-main(9);
+main(10);

@@ -9,7 +9,7 @@ static int64_t fib(int64_t n) {
 }
 
 int main(int argc, char **argv) {
-    int64_t n = argc > 1 ? atoll(argv[1]) : 32;
+    int64_t n = argc > 1 ? atoll(argv[1]) : 40;
     printf("%lld\n", (long long)fib(n));
     return 0;
 }

@@ -4,5 +4,5 @@ local function fib(n)
   if n < 2 then return n end
   return fib(n - 1) + fib(n - 2)
 end
-local n = tonumber(arg[1] or "32")
+local n = tonumber(arg[1] or "40")
 print(fib(n))

@@ -12,4 +12,4 @@ def main(n):
     print(fib(n))
 
 
-main(int(sys.argv[1]) if len(sys.argv) > 1 else 32)
+main(int(sys.argv[1]) if len(sys.argv) > 1 else 40)

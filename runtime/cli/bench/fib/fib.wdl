@@ -11,4 +11,4 @@ fn main(n: int) {
     print(fib(n));
 }
 
-main(32);
+main(40);

@@ -4,7 +4,7 @@
 #include <stdint.h>
 
 int main(int argc, char **argv) {
-    int64_t n = argc > 1 ? atoll(argv[1]) : 20000000;
+    int64_t n = argc > 1 ? atoll(argv[1]) : 200000000;
     int64_t i = 0, t = 0;
     while (i < n) {
         t = t + (i ^ (i >> 3)) % 7;

@@ -7,4 +7,4 @@ local function main(n)
   end
   print(t)
 end
-main(math.tointeger(tonumber(arg[1] or "20000000")))
+main(math.tointeger(tonumber(arg[1] or "200000000")))

@@ -8,4 +8,4 @@ local function main(n)
   end
   print(t)
 end
-main(tonumber(arg[1] or "20000000"))
+main(tonumber(arg[1] or "200000000"))

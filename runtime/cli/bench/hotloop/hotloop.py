@@ -11,4 +11,4 @@ def main(n):
     print(t)
 
 
-main(int(sys.argv[1]) if len(sys.argv) > 1 else 20000000)
+main(int(sys.argv[1]) if len(sys.argv) > 1 else 200000000)

@@ -12,4 +12,4 @@ fn main(n: int) {
     print(t);
 }
 
-main(20000000);
+main(200_000_000);

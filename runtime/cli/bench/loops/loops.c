@@ -4,7 +4,7 @@
 #include <stdint.h>
 
 int main(int argc, char **argv) {
-    int64_t n = argc > 1 ? atoll(argv[1]) : 3000;
+    int64_t n = argc > 1 ? atoll(argv[1]) : 15000;
     int64_t total = 0;
     for (int64_t i = 0; i < n; i++)
         for (int64_t j = 0; j < n; j++)

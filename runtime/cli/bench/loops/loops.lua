@@ -8,4 +8,4 @@ local function main(n)
   end
   print(total)
 end
-main(math.tointeger(tonumber(arg[1] or "3000")))
+main(math.tointeger(tonumber(arg[1] or "15000")))

@@ -9,4 +9,4 @@ local function main(n)
   end
   print(total)
 end
-main(tonumber(arg[1] or "3000"))
+main(tonumber(arg[1] or "15000"))

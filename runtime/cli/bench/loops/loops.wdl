@@ -10,4 +10,4 @@ fn main(n: int) {
     print(total);
 }
 
-main(3000);
+main(15_000);

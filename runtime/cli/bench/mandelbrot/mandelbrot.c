@@ -5,7 +5,7 @@
 #include <stdbool.h>
 
 int main(int argc, char **argv) {
-    int64_t n = argc > 1 ? atoll(argv[1]) : 500;
+    int64_t n = argc > 1 ? atoll(argv[1]) : 1750;
     int64_t count = 0;
     double fn_ = (double)n;
     for (int64_t py = 0; py < n; py++) {

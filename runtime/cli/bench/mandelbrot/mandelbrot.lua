@@ -25,4 +25,4 @@ local function main(n)
   end
   print(count)
 end
-main(math.tointeger(tonumber(arg[1] or "500")))
+main(math.tointeger(tonumber(arg[1] or "1750")))

@@ -26,4 +26,4 @@ local function main(n)
   end
   print(count)
 end
-main(tonumber(arg[1] or "500"))
+main(tonumber(arg[1] or "1750"))

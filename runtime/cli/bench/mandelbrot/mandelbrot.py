@@ -27,4 +27,4 @@ def main(n):
     print(count)
 
 
-main(int(sys.argv[1]) if len(sys.argv) > 1 else 500)
+main(int(sys.argv[1]) if len(sys.argv) > 1 else 1750)

@@ -31,4 +31,4 @@ fn main(n: int) {
     print(count);
 }
 
-main(500);
+main(1750);

@@ -39,4 +39,4 @@ local function main(n)
   print(trunc(trace))
   print(trunc(sum))
 end
-main(math.tointeger(tonumber(arg[1] or "200")))
+main(math.tointeger(tonumber(arg[1] or "750")))

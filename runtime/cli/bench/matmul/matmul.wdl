@@ -35,4 +35,4 @@ fn main(n: int) {
     print(int(sum));
 }
 
-main(200);
+main(750);

@@ -46,7 +46,7 @@ static void advance(double *x, double *y, double *z, double *vx, double *vy, dou
 }
 
 int main(int argc, char **argv) {
-    int64_t n = argc > 1 ? atoll(argv[1]) : 100000;
+    int64_t n = argc > 1 ? atoll(argv[1]) : 3000000;
     double pi = 3.141592653589793;
     double solar_mass = 4.0 * pi * pi;
     double dpy = 365.24;

@@ -71,4 +71,4 @@ local function main(n)
   for _ = 1, n do advance(x, y, z, vx, vy, vz, m, 0.01) end
   print(trunc(energy(x, y, z, vx, vy, vz, m) * 1e9))
 end
-main(math.tointeger(tonumber(arg[1] or "100000")))
+main(math.tointeger(tonumber(arg[1] or "3000000")))

@@ -64,4 +64,4 @@ def main(n):
     print(int(energy(x, y, z, vx, vy, vz, m) * 1e9))
 
 
-main(int(sys.argv[1]) if len(sys.argv) > 1 else 100000)
+main(int(sys.argv[1]) if len(sys.argv) > 1 else 3000000)

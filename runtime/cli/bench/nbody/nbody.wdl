@@ -74,4 +74,4 @@ fn main(n: int) {
     print(int(energy(x, y, z, vx, vy, vz, m) * 1e9));
 }
 
-main(100000);
+main(3_000_000);

@@ -30,4 +30,4 @@ fn main(n: int) {
     print(hits);
 }
 
-main(3000000);
+main(30_000_000);

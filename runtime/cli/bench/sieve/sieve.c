@@ -19,7 +19,7 @@ static int64_t sieve(int64_t n) {
 }
 
 int main(int argc, char **argv) {
-    int64_t n = argc > 1 ? atoll(argv[1]) : 400000;
+    int64_t n = argc > 1 ? atoll(argv[1]) : 3000000;
     int64_t total = 0;
     for (int64_t r = 0; r < 10; r++) total += sieve(n + r);
     printf("%lld\n", (long long)total);

@@ -23,4 +23,4 @@ local function main(n)
   for r = 0, 9 do total = total + sieve(n + r) end
   print(total)
 end
-main(math.tointeger(tonumber(arg[1] or "400000")))
+main(math.tointeger(tonumber(arg[1] or "3000000")))

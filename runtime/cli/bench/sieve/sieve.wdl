@@ -26,4 +26,4 @@ fn main(n: int) {
     print(total);
 }
 
-main(400000);
+main(3_000_000);

@@ -30,7 +30,7 @@ static void mul_atav(int64_t n, const double *v, double *out, double *tmp) {
 }
 
 int main(int argc, char **argv) {
-    int64_t n = argc > 1 ? atoll(argv[1]) : 350;
+    int64_t n = argc > 1 ? atoll(argv[1]) : 1900;
     double *u = malloc(sizeof(double) * (size_t)n);
     double *v = malloc(sizeof(double) * (size_t)n);
     double *tmp = malloc(sizeof(double) * (size_t)n);

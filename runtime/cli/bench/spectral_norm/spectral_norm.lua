@@ -39,4 +39,4 @@ local function main(n)
   end
   print(math.tointeger(math.floor(math.sqrt(vbv / vv) * 1e9)))
 end
-main(math.tointeger(tonumber(arg[1] or "350")))
+main(math.tointeger(tonumber(arg[1] or "1900")))

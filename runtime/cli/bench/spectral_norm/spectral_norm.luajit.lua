@@ -40,4 +40,4 @@ local function main(n)
   end
   print(math.floor(math.sqrt(vbv / vv) * 1e9))
 end
-main(tonumber(arg[1] or "350"))
+main(tonumber(arg[1] or "1900"))

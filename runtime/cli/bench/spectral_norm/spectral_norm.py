@@ -45,4 +45,4 @@ def main(n):
     print(int(sqrt(vbv / vv) * 1e9))
 
 
-main(int(sys.argv[1]) if len(sys.argv) > 1 else 350)
+main(int(sys.argv[1]) if len(sys.argv) > 1 else 1900)

@@ -50,4 +50,4 @@ fn main(n: int) {
     print(int(sqrt(vbv / vv) * 1e9));
 }
 
-main(350);
+main(1900);

@@ -9,7 +9,7 @@ static int64_t tak(int64_t x, int64_t y, int64_t z) {
 }
 
 int main(int argc, char **argv) {
-    int64_t n = argc > 1 ? atoll(argv[1]) : 200;
+    int64_t n = argc > 1 ? atoll(argv[1]) : 4000;
     int64_t sum = 0;
     for (int64_t i = 0; i < n; i++) sum += tak(18, 12, 6 + i % 3);
     printf("%lld\n", (long long)sum);

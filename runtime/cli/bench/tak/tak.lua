@@ -9,4 +9,4 @@ local function main(n)
   for i = 0, n - 1 do sum = sum + tak(18, 12, 6 + i % 3) end
   print(sum)
 end
-main(math.tointeger(tonumber(arg[1] or "200")))
+main(math.tointeger(tonumber(arg[1] or "4000")))

@@ -10,4 +10,4 @@ local function main(n)
   for i = 0, n - 1 do sum = sum + tak(18, 12, 6 + i % 3) end
   print(sum)
 end
-main(tonumber(arg[1] or "200"))
+main(tonumber(arg[1] or "4000"))

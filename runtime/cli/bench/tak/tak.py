@@ -15,4 +15,4 @@ def main(n):
     print(s)
 
 
-main(int(sys.argv[1]) if len(sys.argv) > 1 else 200)
+main(int(sys.argv[1]) if len(sys.argv) > 1 else 4000)

@@ -16,4 +16,4 @@ fn main(n: int) {
     print(sum);
 }
 
-main(200);
+main(4000);

@@ -75,6 +75,15 @@ pub struct BenchArgs {
     /// Skip the C, Lua, LuaJIT and Python references.
     #[arg(long)]
     pub no_ref: bool,
+    /// Run only these references, comma separated (`C`, `lua5.4`,
+    /// `luajit`, `python3`); all that are installed when not given.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "REF,...",
+        conflicts_with = "no_ref"
+    )]
+    pub refs: Option<Vec<String>>,
     /// Use each program's tiny size (for tests and smoke runs).
     #[arg(long)]
     pub quick: bool,
@@ -160,7 +169,11 @@ pub fn run(args: &BenchArgs) -> Result<BenchReport, String> {
     let toolchains = if args.no_ref {
         refs::Toolchains::none()
     } else {
-        refs::Toolchains::detect(&mut notes)
+        let mut found = refs::Toolchains::detect(&mut notes);
+        if let Some(names) = &args.refs {
+            found.keep_only(names)?;
+        }
+        found
     };
     if let Some(dir) = args.plot.as_deref().and_then(std::path::Path::parent) {
         if !dir.as_os_str().is_empty() && !dir.is_dir() {

@@ -129,6 +129,33 @@ impl Toolchains {
         }
     }
 
+    /// Drops every reference not named in `names` (column names: `C`,
+    /// `lua5.4`, `luajit`, `python3`, case-insensitive); `Err` for an
+    /// unknown name.
+    pub fn keep_only(&mut self, names: &[String]) -> Result<(), String> {
+        const KNOWN: [&str; 4] = [C_NAME, "lua5.4", "luajit", "python3"];
+        for n in names {
+            if !KNOWN.iter().any(|k| k.eq_ignore_ascii_case(n)) {
+                return Err(format!(
+                    "unknown reference `{n}` (known: {})",
+                    KNOWN.join(", ")
+                ));
+            }
+        }
+        let wanted = |k: &str| names.iter().any(|n| n.eq_ignore_ascii_case(k));
+        for (name, tool) in [
+            (C_NAME, &mut self.cc),
+            ("lua5.4", &mut self.lua),
+            ("luajit", &mut self.luajit),
+            ("python3", &mut self.python),
+        ] {
+            if !wanted(name) {
+                *tool = None;
+            }
+        }
+        Ok(())
+    }
+
     /// Every reference with its command (`None` when missing).
     pub fn describe(&self) -> Vec<ReferenceInfo> {
         [
