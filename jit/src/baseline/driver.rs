@@ -1,9 +1,12 @@
 //! The one linear pass shared by every baseline back end: the prologue
-//! (frame, zeroed; parameters into slots, constants, entry fuel), blocks in layout
+//! (frame; parameters into slots, constants, entry fuel), blocks in layout
 //! order with each instruction selected by [`super::isel`], terminators as
 //! compare-and-branch chains with the edge work (parallel moves of block
 //! arguments, back-edge fuel ticks) on the edge itself, then the
-//! out-of-line paths, and the entry trampolines. Before each safepoint the
+//! out-of-line paths, and the entry trampolines. Frame words a safepoint
+//! may find unwritten are zeroed before the first safepoint of each path
+//! or in the prologue ([`waddle_opt::analysis::gc_slots::unwritten`]).
+//! Before each safepoint the
 //! slots of dead references are zeroed ([`waddle_opt::analysis::gc_slots`]),
 //! and reference words a helper received in the scratch area after it. A back end supplies only
 //! encodings, its frame layout and its argument registers ([`Backend`]):
@@ -14,10 +17,11 @@ use std::time::Instant;
 
 use cranelift_entity::{EntityRef, SecondaryMap};
 use waddle_opt::abi::TrapCode;
-use waddle_opt::analysis::gc_slots::{dead_ref_clears, may_collect, own_slot};
+use waddle_opt::analysis::gc_slots::unwritten::{frame_zeroing, FrameWrites, FrameZeroing};
+use waddle_opt::analysis::gc_slots::{dead_ref_clears, own_slot};
 use waddle_opt::ir::{
-    Block, BlockCall, FuncId, Function, InstData, InstKind, Program, Signature, SrcLoc, Terminator,
-    Type, UnaryOp, Value,
+    Block, BlockCall, FuncId, Function, Inst, InstData, InstKind, Program, Signature, SrcLoc,
+    Terminator, Type, UnaryOp, Value,
 };
 
 use super::cold::{Cold, ColdPaths};
@@ -137,11 +141,20 @@ pub(crate) trait Backend: Arith {
     /// Writes the constant word `k` into `v`'s slot (unless the back end
     /// never reads it there).
     fn const_word(&mut self, cx: &FnCx<'_>, v: Value, k: i64);
-    /// Zeroes the whole body frame (value slots, scratch words, outgoing
-    /// arguments) right after [`Backend::enter`], so no word a finished
-    /// frame left there is taken for a GC root; the argument registers are
-    /// still live.
-    fn zero_frame(&mut self);
+    /// Words of the body frame after the value slots and the scratch words
+    /// that nothing writes before a safepoint (outgoing arguments,
+    /// alignment padding), numbered from `slots + scratch` on (after
+    /// [`Backend::enter`]). The collector scans the whole body frame.
+    fn extra_words(&self) -> usize;
+    /// Whether [`Backend::const_word`] writes constant `v`'s slot.
+    fn const_in_slot(&self, cx: &FnCx<'_>, v: Value) -> bool;
+    /// Zeroes the body-frame words `words` (value slots, then scratch
+    /// words, then [`Backend::extra_words`]), so no word a finished frame
+    /// left there is taken for a GC root: right after [`Backend::enter`]
+    /// (`entry`; the argument registers are still live, and the back end
+    /// may zero more than asked) or just before a safepoint (without
+    /// touching any register).
+    fn zero_words(&mut self, words: &[u32], entry: bool);
     /// Zeroes scratch word `k` (a reference passed to a helper, dead now).
     fn clear_scratch(&mut self, k: usize);
     /// Charges one unit of fuel: jumps to `refill` when the batch is empty,
@@ -344,12 +357,14 @@ fn emit_trampoline<B: Backend>(b: &mut B, sig: &Signature, index: usize) {
 pub(crate) fn emit_function<B: Backend>(b: &mut B, cx: &FnCx<'_>) {
     let mut cold = ColdPaths::new();
     let clears = dead_ref_clears(cx.func, &cx.plan.order, own_slot);
+    let overflow = b.new_label();
+    b.enter(cx, overflow);
+    let zeroing = plan_zeroing(b, cx);
     let mut labels: SecondaryMap<Block, Option<B::Label>> = SecondaryMap::new();
     for &bl in &cx.plan.order {
         labels[bl] = Some(b.new_label());
     }
     let exit = b.new_label();
-    let overflow = b.new_label();
     let mut e = Driver {
         b,
         cx,
@@ -357,7 +372,7 @@ pub(crate) fn emit_function<B: Backend>(b: &mut B, cx: &FnCx<'_>) {
         scratch: Vec::new(),
         pairs: Vec::new(),
     };
-    e.prologue(overflow, &mut cold);
+    e.prologue(&zeroing.entry, overflow, &mut cold);
     for (i, &bl) in cx.plan.order.iter().enumerate() {
         let next = cx.plan.order.get(i + 1).copied();
         e.b.bind(e.label(bl));
@@ -367,6 +382,9 @@ pub(crate) fn emit_function<B: Backend>(b: &mut B, cx: &FnCx<'_>) {
             // conservative scan keeps what Cranelift's stack maps keep.
             for &s in clears.get(&inst).map_or(&[][..], Vec::as_slice) {
                 e.b.const_word(cx, Value::new(s as usize), 0);
+            }
+            if let Some(words) = zeroing.before.get(&inst) {
+                e.b.zero_words(words, false);
             }
             e.b.begin_inst(&data.kind);
             isel::lower(e.b, cx, data, &mut cold);
@@ -381,6 +399,49 @@ pub(crate) fn emit_function<B: Backend>(b: &mut B, cx: &FnCx<'_>) {
         e.terminator(bl, next, &mut cold);
     }
     emit_cold(e.b, cx.fid, cold, exit, overflow);
+}
+
+/// Which words of `cx`'s body frame are zeroed where
+/// ([`waddle_opt::analysis::gc_slots::unwritten`]): a value's slot is
+/// written at its definition unless it is a constant (written in the
+/// prologue when the back end keeps it in its slot), a comparison fused
+/// into its branch or a `void` value; an array literal or host call
+/// writes its scratch words before it calls out.
+fn plan_zeroing<B: Backend>(b: &B, cx: &FnCx<'_>) -> FrameZeroing {
+    let (slots, scratch) = (cx.plan.slots, cx.plan.scratch);
+    let words = slots + scratch + b.extra_words();
+    let mut on_entry: Vec<u32> = (cx.func.blocks()[cx.func.entry()].params.iter())
+        .map(|&p| slot(p) as u32)
+        .collect();
+    let mut is_const: SecondaryMap<Value, bool> = SecondaryMap::new();
+    for &(v, _) in &cx.plan.consts {
+        is_const[v] = true;
+        if b.const_in_slot(cx, v) {
+            on_entry.push(slot(v) as u32);
+        }
+    }
+    let def = |v: Value| {
+        let written = !is_const[v] && !cx.plan.fused[v] && cx.func.value_type(v) != Type::Unit;
+        written.then_some(slot(v) as u32)
+    };
+    let before = |i: Inst, f: &mut dyn FnMut(u32)| {
+        if let InstKind::ArrayLit(xs) | InstKind::HostCall(_, xs) = &cx.func.inst(i).kind {
+            for k in 0..xs.len() {
+                f((slots + k) as u32);
+            }
+        }
+    };
+    frame_zeroing(
+        cx.func,
+        &cx.plan.order,
+        &FrameWrites {
+            words,
+            on_entry: &on_entry,
+            def: &def,
+            before: &before,
+            max_inline: 12,
+        },
+    )
 }
 
 /// Charges one unit of fuel; an `out of fuel` trap points at `loc` (at the
@@ -510,22 +571,12 @@ impl<B: Backend> Driver<'_, '_, B> {
         self.labels[bl].expect("edge to a block that is not reachable")
     }
 
-    /// Frame, parameters into their slots, constants, the entry fuel tick.
-    fn prologue(&mut self, overflow: B::Label, cold: &mut ColdPaths<B::Label>) {
+    /// Frame zeroing, parameters into their slots, constants, the entry
+    /// fuel tick.
+    /// (After [`Backend::enter`].)
+    fn prologue(&mut self, zero: &[u32], overflow: B::Label, cold: &mut ColdPaths<B::Label>) {
         let (b, cx) = (&mut *self.b, self.cx);
-        b.enter(cx, overflow);
-        // A function without safepoints is never on the stack while the
-        // collector scans it (it calls nothing and allocates nothing), so
-        // the words an earlier frame left in its slots can stay.
-        let collects = cx.plan.order.iter().any(|&bl| {
-            cx.func.blocks()[bl]
-                .insts
-                .iter()
-                .any(|&i| may_collect(&cx.func.inst(i).kind))
-        });
-        if collects {
-            b.zero_frame();
-        }
+        b.zero_words(zero, true);
         if cx.recursive {
             b.depth_enter(overflow);
         }

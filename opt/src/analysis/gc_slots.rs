@@ -9,8 +9,9 @@
 //! the same objects, these tiers store zero into a slot before a safepoint
 //! when the slot may hold a reference (it was written since it was last
 //! cleared) and no value of the slot is live after the safepoint or read
-//! by it. The frame is zeroed on entry, so no other slot can hold a stale
-//! reference. Liveness is the usual backward data-flow problem over slots;
+//! by it. The words a safepoint could find unwritten are zeroed before it
+//! (on entry in the interpreter; [`unwritten`] says where in baseline
+//! code), so no other slot can hold a stale reference. Liveness is the usual backward data-flow problem over slots;
 //! "may hold a reference" the forward one (Appel, *Modern Compiler
 //! Implementation*, §10.1 and §17.2); both on bit sets over the reference
 //! slots only.
@@ -61,6 +62,11 @@ impl Bits {
     fn union(&mut self, o: &Bits) {
         for (a, b) in self.0.iter_mut().zip(&o.0) {
             *a |= b;
+        }
+    }
+    fn intersect(&mut self, o: &Bits) {
+        for (a, b) in self.0.iter_mut().zip(&o.0) {
+            *a &= b;
         }
     }
 }
@@ -264,6 +270,8 @@ pub fn dead_ref_clears(
 pub fn own_slot(v: Value) -> Option<u32> {
     u32::try_from(v.index()).ok()
 }
+
+pub mod unwritten;
 
 #[cfg(test)]
 mod tests;

@@ -55,6 +55,8 @@ pub(crate) struct Aarch64 {
     frame: usize,
     /// Slot number of the array-literal scratch word 0.
     scratch: usize,
+    /// Scratch words of the current function.
+    scratch_words: usize,
     flags: Option<(Value, Cond)>,
     /// Bytes of the frame record (`x29`, `x30`, `x19`, the depth word and
     /// the saved homes), a multiple of 16.
@@ -82,6 +84,7 @@ impl Aarch64 {
             out: 0,
             frame: 0,
             scratch: 0,
+            scratch_words: 0,
             flags: None,
             record: 32,
             ihome: [None; IHOME.len()],
@@ -364,6 +367,7 @@ impl Backend for Aarch64 {
         self.flags = None;
         self.out = outgoing_words(cx);
         self.scratch = cx.plan.slots;
+        self.scratch_words = cx.plan.scratch;
         let words = self.out + cx.plan.frame_words();
         self.frame = (8 * words).next_multiple_of(16);
         let limit = VMCTX_STACK_LIMIT_OFFSET as u32;
@@ -397,21 +401,52 @@ impl Backend for Aarch64 {
         );
     }
 
-    fn zero_frame(&mut self) {
-        // [sp, sp + frame): outgoing arguments, value slots, scratch; a
-        // multiple of 16 bytes. x16/x17 carry no arguments.
-        if self.frame == 0 {
+    fn extra_words(&self) -> usize {
+        // The outgoing arguments, then the alignment word above the
+        // scratch area, if any.
+        self.frame / 8 - self.scratch - self.scratch_words
+    }
+
+    fn const_in_slot(&self, _cx: &FnCx<'_>, _v: Value) -> bool {
+        true
+    }
+
+    fn zero_words(&mut self, words: &[u32], entry: bool) {
+        if words.is_empty() {
             return;
         }
-        dynasm!(self.ops ; .arch aarch64 ; mov x16, sp);
-        self.mov_imm(17, self.frame as i64);
-        dynasm!(self.ops ; .arch aarch64
-            ; add x17, x16, x17
-            ; zero:
-            ; stp xzr, xzr, [x16], #16
-            ; cmp x16, x17
-            ; b.lo <zero
-        );
+        let used = self.scratch + self.scratch_words;
+        if entry && words.len() > 16 {
+            // Many words: [sp, sp + frame), a multiple of 16 bytes. x16/x17
+            // carry no arguments.
+            dynasm!(self.ops ; .arch aarch64 ; mov x16, sp);
+            self.mov_imm(17, self.frame as i64);
+            dynasm!(self.ops ; .arch aarch64
+                ; add x17, x16, x17
+                ; zero:
+                ; stp xzr, xzr, [x16], #16
+                ; cmp x16, x17
+                ; b.lo <zero
+            );
+            return;
+        }
+        for &w in words {
+            let w = w as usize;
+            let off = if w < used {
+                self.slot_off(w)
+            } else if w - used < self.out {
+                8 * (w - used)
+            } else {
+                8 * (self.out + used)
+            };
+            if off <= MAX_LDR_OFF {
+                let o = off as u32;
+                dynasm!(self.ops ; .arch aarch64 ; str xzr, [sp, #o]);
+            } else {
+                self.far_addr(off);
+                dynasm!(self.ops ; .arch aarch64 ; str xzr, [x16]);
+            }
+        }
     }
 
     fn clear_scratch(&mut self, k: usize) {

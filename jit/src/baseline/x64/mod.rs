@@ -78,6 +78,10 @@ pub(crate) struct X64 {
     /// Frame displacement of the lowest word of the current body frame
     /// (`rsp` after the prologue).
     frame_low: i32,
+    /// Value slots and scratch words of the current function.
+    frame_words: (usize, usize),
+    /// Whether the lowest word of the body frame is alignment padding.
+    pad: bool,
     /// Frame displacement of slot 0 of the current function (below `rbx`
     /// and the saved callee-saved home registers).
     base: i32,
@@ -135,6 +139,8 @@ impl X64 {
             fill: false,
             scratch: 0,
             frame_low: 0,
+            frame_words: (0, 0),
+            pad: false,
             base: -16,
             ihome: [None; IHOME.len()],
             fhome: [None; FHOME.len()],
@@ -517,6 +523,8 @@ impl Backend for X64 {
         let neg = -size;
         // The body frame lies below rbx and the saved homes.
         self.frame_low = self.base + 8 - size;
+        self.frame_words = (cx.plan.slots, cx.plan.scratch);
+        self.pad = pad == 1;
         dynasm!(self.ops ; .arch x64
             ; push rbp
             ; mov rbp, rsp
@@ -534,29 +542,63 @@ impl Backend for X64 {
         );
     }
 
-    fn zero_frame(&mut self) {
-        // The body frame is [rsp, rbp + base + 8): below rbx and the
-        // saved homes, which keep the caller's values.
-        let lo = self.frame_low;
-        let words = (self.base + 8 - lo) / 8;
-        // rax, r10 and r11 carry no arguments.
+    fn extra_words(&self) -> usize {
+        usize::from(self.pad)
+    }
+
+    fn const_in_slot(&self, cx: &FnCx<'_>, v: Value) -> bool {
+        !cx.plan.imm_only[v] || self.homes_of_slot(slot(v)) != (None, None)
+    }
+
+    fn zero_words(&mut self, words: &[u32], entry: bool) {
+        if words.is_empty() {
+            return;
+        }
+        let (slots, scratch) = self.frame_words;
+        let (base, scratch_disp, low) = (self.base, self.scratch, self.frame_low);
+        let disp = |w: usize| {
+            if w < slots {
+                base - 8 * w as i32
+            } else if w < slots + scratch {
+                scratch_disp + 8 * (w - slots) as i32
+            } else {
+                // The padding word, the lowest of the body frame.
+                low
+            }
+        };
+        if !entry {
+            // No register is free between instructions: immediate stores.
+            for &w in words {
+                let d = disp(w as usize);
+                dynasm!(self.ops ; .arch x64 ; mov QWORD [rbp + d], 0);
+                if (w as usize) < slots {
+                    self.forget_slot(w as usize);
+                }
+            }
+            return;
+        }
+        // rax, r10 and r11 carry no arguments (and no homes yet).
         dynasm!(self.ops ; .arch x64 ; xor eax, eax);
-        if words <= 16 {
-            for k in 0..words {
-                let d = lo + 8 * k;
+        if words.len() <= 16 {
+            for &w in words {
+                let d = disp(w as usize);
                 dynasm!(self.ops ; .arch x64 ; mov QWORD [rbp + d], rax);
             }
-        } else {
-            dynasm!(self.ops ; .arch x64
-                ; lea r11, [rbp + lo]
-                ; mov r10d, words
-                ; zero:
-                ; mov QWORD [r11], rax
-                ; add r11, 8
-                ; sub r10d, 1
-                ; jnz <zero
-            );
+            return;
         }
+        // Many words: the whole body frame [rsp, rbp + base + 8), below rbx
+        // and the saved homes, which keep the caller's values.
+        let lo = self.frame_low;
+        let n = (self.base + 8 - lo) / 8;
+        dynasm!(self.ops ; .arch x64
+            ; lea r11, [rbp + lo]
+            ; mov r10d, n
+            ; zero:
+            ; mov QWORD [r11], rax
+            ; add r11, 8
+            ; sub r10d, 1
+            ; jnz <zero
+        );
     }
 
     fn clear_scratch(&mut self, k: usize) {
@@ -804,6 +846,12 @@ impl Backend for X64 {
         let area = (8 * (nstack + nstack % 2)) as i32;
         if area > 0 {
             dynasm!(self.ops ; .arch x64 ; sub rsp, area);
+        }
+        if nstack % 2 == 1 {
+            // The alignment word above the arguments: the callee's
+            // safepoints scan it, so it must not keep an old word.
+            let off = 8 * nstack as i32;
+            dynasm!(self.ops ; .arch x64 ; mov QWORD [rsp + off], 0);
         }
         for (&a, &l) in args.iter().zip(&locs) {
             match l {
