@@ -1,34 +1,45 @@
 //! On-stack replacement entries: a function that starts at a loop header.
 //!
 //! A loop that runs hot on the interpreter (a program's top-level loop, a
-//! kernel called once) continues in compiled code through an *OSR entry*:
-//! a new function made from the original, whose entry block takes the
-//! loop's live state as parameters and jumps to the loop header. The state
-//! is
+//! kernel called once, the inner loop of a nest whose outer loop turns a
+//! few times) continues in compiled code through an *OSR entry*: a new
+//! function made from the original, whose entry block takes the loop's live
+//! state as parameters and jumps to the loop header. The state is
 //! - the header's block parameters (the loop-carried values: in Waddle IR
 //!   they replace φ nodes, Fritz ch. 3), then
 //! - every other value the code from the header on uses but defines
 //!   outside it (values computed before the loop: array and string
-//!   references, bounds, accumulators the loop only reads).
+//!   references, bounds, accumulators the loop only reads), then
+//! - for a loop nested in other loops, the values of the enclosing loops'
+//!   blocks above the header (blocks that dominate it and that the code
+//!   from the header reaches again) that are live at the header: the outer
+//!   induction variables, a row reference taken before the inner loop.
 //!
-//! Constants among the latter are not state: the entry block recomputes
-//! them, so the optimizer still sees them as constants.
+//! Constants among these are not state: the entry block recomputes them,
+//! so the optimizer still sees them as constants.
 //!
 //! The entry function keeps only the blocks reachable from the header (the
-//! loop and everything after it); the rest of the original is dropped.
-//! This is only sound at a header whose preheader cannot be reached from
-//! the header again, i.e. a loop that is not nested in another cycle (an
-//! outermost loop of reducible code): then every block that remains is
-//! either in the loop, which the header dominates, or after it, so every
-//! definition that remains still dominates its uses (the new entry block
-//! dominates everything). [`osr_entry`] returns `None` at any other block.
-//! The result is in canonical form whenever the original is: the entry
-//! block is the loop's dedicated preheader, and nothing else changes.
+//! loop and everything after it, enclosing loops included); the rest of
+//! the original is dropped. For an outermost loop every value the kept
+//! code uses is then either defined in it or state, and each definition
+//! still dominates its uses (the new entry block dominates everything). In
+//! a nested loop a value of the third kind has two definitions in the
+//! entry function: the entry block's parameter, and its own instruction
+//! (or block parameter) in the enclosing loop, which the next outer
+//! iteration runs again. Its uses are rewritten to the definition reaching
+//! them, with new block parameters where the two meet (the header first):
+//! SSA reconstruction in the shape of Braun et al.'s `readVariable`
+//! (Fritz §7.1, as in `crate::editor`'s `rewrite uses`). The result is
+//! verified SSA; its loop structure changes (the enclosing loops are now
+//! entered at the header), so it is not canonical form, which the code
+//! generators do not need.
 
 use cranelift_entity::SecondaryMap;
+use rustc_hash::FxHashMap;
 
+use crate::analysis::{ControlFlowGraph, DomTree};
 use crate::ir::{
-    Block, BlockCall, Function, FunctionBuilder, InstKind, Terminator, Type, Value, ValueDef,
+    Block, BlockCall, Function, FunctionBuilder, Inst, InstKind, Terminator, Type, Value, ValueDef,
 };
 
 /// An OSR entry of a function at one loop header (see the module docs).
@@ -42,14 +53,14 @@ pub struct OsrEntry {
     pub state: Vec<Value>,
 }
 
-/// Blocks reachable from `from` (inclusive).
-fn reachable(f: &Function, from: Block) -> SecondaryMap<Block, bool> {
+/// Blocks reachable from `from` (inclusive), not going through `stop`.
+fn reachable(f: &Function, from: Block, stop: Option<Block>) -> SecondaryMap<Block, bool> {
     let mut seen: SecondaryMap<Block, bool> = SecondaryMap::with_capacity(f.blocks().len());
     let mut stack = vec![from];
     seen[from] = true;
     while let Some(b) = stack.pop() {
         for s in f.blocks()[b].term.successors() {
-            if !seen[s.block] {
+            if !seen[s.block] && Some(s.block) != stop {
                 seen[s.block] = true;
                 stack.push(s.block);
             }
@@ -58,63 +69,105 @@ fn reachable(f: &Function, from: Block) -> SecondaryMap<Block, bool> {
     seen
 }
 
-/// Whether `header` is a loop header where an OSR entry is sound: it has a
-/// predecessor that is not reachable from it (the preheader) and one that
-/// is (a latch).
+/// Whether `header` is a loop header where an OSR entry is sound: a
+/// reachable block other than the entry with a back edge into it (a
+/// predecessor it dominates) and an edge from outside the loop.
 pub fn is_osr_point(f: &Function, header: Block) -> bool {
     if f.is_declaration() || !f.layout().contains(&header) || header == f.entry() {
         return false;
     }
-    let kept = reachable(f, header);
-    let (mut outside, mut inside) = (false, false);
-    for &b in f.layout() {
-        if f.blocks()[b].term.successors().any(|s| s.block == header) {
-            if kept[b] {
-                inside = true;
-            } else {
-                outside = true;
-            }
-        }
-    }
-    outside && inside && !kept[f.entry()]
+    let cfg = ControlFlowGraph::compute(f);
+    let dom = DomTree::compute(f, &cfg);
+    is_header(&cfg, &dom, header)
+}
+
+fn is_header(cfg: &ControlFlowGraph, dom: &DomTree, header: Block) -> bool {
+    let preds = cfg.preds(header);
+    dom.is_reachable(header)
+        && preds.iter().any(|&p| dom.dominates(header, p))
+        && preds.iter().any(|&p| !dom.dominates(header, p))
+}
+
+/// Whether `kind` is a constant the entry block recomputes.
+fn is_const(kind: &InstKind) -> bool {
+    matches!(
+        kind,
+        InstKind::IConst(_) | InstKind::FConst(_) | InstKind::BConst(_) | InstKind::SConst(_)
+    )
 }
 
 /// The OSR entry of `f` at loop header `header`, or `None` where an entry
 /// is not sound (see the module docs).
 pub fn osr_entry(f: &Function, header: Block) -> Option<OsrEntry> {
-    if !is_osr_point(f, header) {
+    if f.is_declaration() || !f.layout().contains(&header) || header == f.entry() {
         return None;
     }
-    let kept = reachable(f, header);
+    let cfg = ControlFlowGraph::compute(f);
+    let dom = DomTree::compute(f, &cfg);
+    if !is_header(&cfg, &dom, header) {
+        return None;
+    }
+    let kept = reachable(f, header, None);
     let layout: Vec<Block> = f.layout().iter().copied().filter(|&b| kept[b]).collect();
-    // Values used by kept code but defined outside it.
-    let mut inst_block: SecondaryMap<crate::ir::Inst, Option<Block>> = SecondaryMap::new();
+    let mut inst_block: SecondaryMap<Inst, Option<Block>> = SecondaryMap::new();
     for &b in f.layout() {
         for &i in &f.blocks()[b].insts {
             inst_block[i] = Some(b);
         }
     }
-    let defined_outside = |v: Value| -> bool {
-        let b = match f.values()[v].def {
+    let def_block = |v: Value| -> Option<Block> {
+        match f.values()[v].def {
             ValueDef::Param(b, _) => Some(b),
             ValueDef::Inst(i) => inst_block[i],
-        };
-        b.is_none_or(|b| !kept[b])
-    };
-    let mut live_in: Vec<Value> = Vec::new();
-    let mut seen: SecondaryMap<Value, bool> = SecondaryMap::with_capacity(f.values().len());
-    let mut note = |v: Value| {
-        if !seen[v] && defined_outside(v) {
-            seen[v] = true;
-            live_in.push(v);
         }
     };
+    // Values used by kept code but defined outside it, and the blocks
+    // where each value is used (for liveness of the nested kind).
+    let mut live_in: Vec<Value> = Vec::new();
+    let mut seen: SecondaryMap<Value, bool> = SecondaryMap::with_capacity(f.values().len());
+    let mut used_in: FxHashMap<Value, Vec<Block>> = FxHashMap::default();
     for &b in &layout {
         let bd = &f.blocks()[b];
+        let mut note = |v: Value| {
+            let users = used_in.entry(v).or_default();
+            if users.last() != Some(&b) {
+                users.push(b);
+            }
+            if !seen[v] && def_block(v).is_none_or(|d| !kept[d]) {
+                seen[v] = true;
+                live_in.push(v);
+            }
+        };
         for &i in &bd.insts {
             f.insts()[i].kind.for_each_arg(&mut note);
         }
         bd.term.for_each_arg(&mut note);
+    }
+    // The nested kind: values of kept blocks strictly dominating the
+    // header that some path from the header uses before their block
+    // runs again.
+    let mut nested: Vec<(Value, Block)> = Vec::new();
+    let mut d = dom.idom(header);
+    while let Some(db) = d {
+        if kept[db] {
+            let before = reachable(f, header, Some(db));
+            let mut defs: Vec<Value> = f.blocks()[db].params.clone();
+            defs.extend(
+                f.blocks()[db]
+                    .insts
+                    .iter()
+                    .filter_map(|&i| f.inst(i).result),
+            );
+            for v in defs {
+                let live = used_in
+                    .get(&v)
+                    .is_some_and(|bs| bs.iter().any(|&u| u != db && before[u]));
+                if live {
+                    nested.push((v, db));
+                }
+            }
+        }
+        d = dom.idom(db);
     }
     let mut g = f.clone();
     let mut state: Vec<Value> = f.blocks()[header].params.clone();
@@ -125,24 +178,32 @@ pub fn osr_entry(f: &Function, header: Block) -> Option<OsrEntry> {
     for &p in &f.blocks()[header].params {
         header_args.push(b.append_block_param(entry, f.value_type(p)));
     }
-    for &v in &live_in {
+    let recompute = |b: &mut FunctionBuilder<'_>, v: Value| -> Option<Value> {
         let ValueDef::Inst(i) = f.values()[v].def else {
-            continue;
+            return None;
         };
         let data = f.inst(i);
-        if matches!(
-            data.kind,
-            InstKind::IConst(_) | InstKind::FConst(_) | InstKind::BConst(_) | InstKind::SConst(_)
-        ) {
-            let c = b.ins(entry, data.kind.clone(), f.value_type(v), data.loc);
-            subst[v] = Some(c);
-        }
+        is_const(&data.kind).then(|| b.ins(entry, data.kind.clone(), f.value_type(v), data.loc))
+    };
+    for &v in &live_in {
+        subst[v] = recompute(&mut b, v);
     }
     for &v in &live_in {
         if subst[v].is_none() {
             subst[v] = Some(b.append_block_param(entry, f.value_type(v)));
             state.push(v);
         }
+    }
+    let mut fresh: Vec<(Value, Block, Value)> = Vec::new();
+    for &(v, db) in &nested {
+        let new = match recompute(&mut b, v) {
+            Some(c) => c,
+            None => {
+                state.push(v);
+                b.append_block_param(entry, f.value_type(v))
+            }
+        };
+        fresh.push((v, db, new));
     }
     b.set_terminator(entry, Terminator::jump(BlockCall::new(header, header_args)));
     for &blk in &layout {
@@ -161,11 +222,127 @@ pub fn osr_entry(f: &Function, header: Block) -> Option<OsrEntry> {
         });
     }
     let mut order = vec![entry];
-    order.extend(layout);
+    order.extend(layout.iter().copied());
     b.set_layout(order);
     let params: Vec<Type> = state.iter().map(|&v| f.value_type(v)).collect();
-    g.sig.params = params;
+    b.sig_mut().params = params;
+    // SSA reconstruction of the nested kind.
+    let mut preds: FxHashMap<Block, Vec<Block>> = FxHashMap::default();
+    preds.entry(header).or_default().push(entry);
+    for &p in &layout {
+        for s in f.blocks()[p].term.successors() {
+            let ps = preds.entry(s.block).or_default();
+            if !ps.contains(&p) {
+                ps.push(p);
+            }
+        }
+    }
+    for (v, db, new) in fresh {
+        let mut r = Repair {
+            orig: v,
+            def: db,
+            entry,
+            new,
+            ty: f.value_type(v),
+            preds: &preds,
+            at_start: FxHashMap::default(),
+        };
+        // The replacements first (they add block parameters and edge
+        // arguments), then the rewrite of the original uses.
+        let mut inst_uses: Vec<(Inst, Value)> = Vec::new();
+        let mut term_uses: Vec<(Block, Value)> = Vec::new();
+        for &blk in &layout {
+            let uses = |k: &InstKind| {
+                let mut u = false;
+                k.for_each_arg(|x| u |= x == v);
+                u
+            };
+            let insts = b.func.blocks[blk].insts.clone();
+            if blk != db {
+                for i in insts {
+                    if uses(&b.func.insts[i].kind) {
+                        let to = r.at_start(&mut b, blk);
+                        inst_uses.push((i, to));
+                    }
+                }
+            }
+            let mut term_use = false;
+            b.func.blocks[blk].term.for_each_arg(|x| term_use |= x == v);
+            if term_use {
+                let to = r.at_end(&mut b, blk);
+                term_uses.push((blk, to));
+            }
+        }
+        for (i, to) in inst_uses {
+            b.inst_mut(i).kind.for_each_arg_mut(|x| {
+                if *x == v {
+                    *x = to;
+                }
+            });
+        }
+        for (blk, to) in term_uses {
+            b.block_mut(blk).term.for_each_arg_mut(|x| {
+                if *x == v {
+                    *x = to;
+                }
+            });
+        }
+    }
     Some(OsrEntry { func: g, state })
+}
+
+/// SSA reconstruction of one value of the nested kind (see the module
+/// docs): `orig`, defined in block `def`, and `new`, its definition in the
+/// entry block.
+struct Repair<'a> {
+    orig: Value,
+    def: Block,
+    entry: Block,
+    new: Value,
+    ty: Type,
+    /// Predecessors of every kept block in the entry function.
+    preds: &'a FxHashMap<Block, Vec<Block>>,
+    /// The definition reaching the start of a block (memo; a block
+    /// parameter is recorded before its arguments are looked up, so
+    /// cycles end).
+    at_start: FxHashMap<Block, Value>,
+}
+
+impl Repair<'_> {
+    /// The definition reaching the end of `blk`.
+    fn at_end(&mut self, b: &mut FunctionBuilder<'_>, blk: Block) -> Value {
+        if blk == self.entry {
+            self.new
+        } else if blk == self.def {
+            self.orig
+        } else {
+            self.at_start(b, blk)
+        }
+    }
+
+    /// The definition reaching the start of `blk` (not the entry block).
+    fn at_start(&mut self, b: &mut FunctionBuilder<'_>, blk: Block) -> Value {
+        if let Some(&v) = self.at_start.get(&blk) {
+            return v;
+        }
+        let preds = self.preds.get(&blk).cloned().unwrap_or_default();
+        if let [p] = preds[..] {
+            let v = self.at_end(b, p);
+            self.at_start.insert(blk, v);
+            return v;
+        }
+        let param = b.append_block_param(blk, self.ty);
+        self.at_start.insert(blk, param);
+        for p in preds {
+            let arg = self.at_end(b, p);
+            for bc in b.block_mut(p).term.successors_mut() {
+                if bc.block == blk {
+                    bc.args.push(arg);
+                }
+            }
+        }
+        param
+    }
 }
 
 #[cfg(test)]
@@ -232,12 +409,111 @@ block4:
     }
 
     #[test]
-    fn no_entry_inside_a_nested_loop_or_at_non_headers() {
+    fn no_entry_at_the_entry_block_or_at_non_headers() {
         let f = parse_function(NESTED).unwrap();
-        assert!(osr_entry(&f, Block::new(5)).is_none(), "inner loop");
         assert!(osr_entry(&f, Block::new(0)).is_none(), "entry block");
         assert!(osr_entry(&f, Block::new(6)).is_none(), "not a header");
+        assert!(osr_entry(&f, Block::new(4)).is_none(), "after the loops");
         assert!(is_osr_point(&f, Block::new(1)));
+        assert!(is_osr_point(&f, Block::new(5)));
+        assert!(!is_osr_point(&f, Block::new(7)), "a latch");
+    }
+
+    #[test]
+    fn inner_loop_entry_also_takes_the_outer_values_live_at_its_header() {
+        let f = parse_function(NESTED).unwrap();
+        let e = osr_entry(&f, Block::new(5)).expect("nested loop");
+        verify(&e.func);
+        let names: Vec<usize> = e.state.iter().map(|v| v.index()).collect();
+        // v10, v12 (header parameters), v5, v0, v1, v2 (defined before
+        // the loops), then v6 (the outer induction variable). v9 (a
+        // constant of the outer body) is recomputed; v24 is dead while
+        // the inner loop runs (v12 carries it).
+        assert_eq!(names, vec![10, 12, 5, 0, 1, 2, 6]);
+        assert_eq!(e.func.sig.params.len(), 7);
+    }
+
+    /// `sum over i < n, j < m of 7 i + j`, a nest whose outer body
+    /// defines a value (`t = 7 i`) the inner loop reads.
+    const SUM: &str = "fn fn0 \"g\"(int, int) -> int @1:1 {
+block0(v0: int, v1: int):
+    v2: int = iconst 0
+    jump block1(v2, v2)
+block1(v3: int, v4: int):
+    v5: bool = icmp lt v3, v0
+    br v5, block2, block6
+block2:
+    v6: int = iconst 7
+    v7: int = imul v3, v6
+    v8: int = iconst 0
+    jump block3(v8, v4)
+block3(v9: int, v10: int):
+    v11: bool = icmp lt v9, v1
+    br v11, block4, block5
+block4:
+    v12: int = iadd v10, v7
+    v13: int = iadd v12, v9
+    v14: int = iconst 1
+    v15: int = iadd v9, v14
+    jump block3(v15, v13)
+block5:
+    v16: int = iconst 1
+    v17: int = iadd v3, v16
+    jump block1(v17, v10)
+block6:
+    return v4
+}
+";
+
+    /// Runs `f` and its entry at `header` with the frame values `frame`
+    /// (by value index) on the interpreter; both results.
+    fn run_both(f: &Function, header: Block, args: &[i64], frame: &[(usize, i64)]) -> (i64, i64) {
+        use crate::interp::Interpreter;
+        use crate::validate::fold::PureHost;
+        let e = osr_entry(f, header).expect("an entry");
+        verify(&e.func);
+        let mut p = Program::default();
+        let orig = p.funcs.push(f.clone());
+        let entry = p.funcs.push(e.func.clone());
+        let words: Vec<u64> = e
+            .state
+            .iter()
+            .map(|v| {
+                let (_, w) = frame
+                    .iter()
+                    .find(|(i, _)| *i == v.index())
+                    .expect("state value");
+                *w as u64
+            })
+            .collect();
+        let mut host = PureHost;
+        let interp = Interpreter::new(&p, &mut host);
+        let args: Vec<u64> = args.iter().map(|&a| a as u64).collect();
+        let a = interp.call(&mut host, orig, &args).unwrap() as i64;
+        let b = interp.call(&mut host, entry, &words).unwrap() as i64;
+        (a, b)
+    }
+
+    #[test]
+    fn nested_entry_continues_the_computation() {
+        let f = parse_function(SUM).unwrap();
+        // At the inner header with i = 2, j = 1: the sum so far is
+        // 6 (i = 0) + 34 (i = 1) + 14 (i = 2, j = 0) = 54, t = 14.
+        let frame = [(9, 1), (10, 54), (0, 5), (1, 4), (7, 14), (3, 2)];
+        let e = osr_entry(&f, Block::new(3)).unwrap();
+        let names: Vec<usize> = e.state.iter().map(|v| v.index()).collect();
+        assert_eq!(names, vec![9, 10, 0, 1, 7, 3]);
+        assert_eq!(run_both(&f, Block::new(3), &[5, 4], &frame), (310, 310));
+        // At the inner header with i = 4, j = 4 (the last inner exit).
+        let frame = [(9, 4), (10, 310), (0, 5), (1, 4), (7, 28), (3, 4)];
+        assert_eq!(run_both(&f, Block::new(3), &[5, 4], &frame), (310, 310));
+        // The outer header: i = 3 with the sum of i < 3.
+        let e = osr_entry(&f, Block::new(1)).unwrap();
+        let names: Vec<usize> = e.state.iter().map(|v| v.index()).collect();
+        assert_eq!(names, vec![3, 4, 0, 1]);
+        let frame = [(3, 3), (4, 6 + 34 + 62), (0, 5), (1, 4)];
+        let (a, b) = run_both(&f, Block::new(1), &[5, 4], &frame);
+        assert_eq!((a, b), (310, 310));
     }
 
     #[test]

@@ -187,7 +187,7 @@ fn fuel_is_charged_the_same_and_runs_out_at_the_same_point() {
 }
 
 #[test]
-fn a_kernel_called_once_enters_at_its_outer_loop_when_an_inner_loop_is_hot() {
+fn a_kernel_called_once_enters_at_its_hot_inner_loop() {
     let src = "fn kernel(n: int) -> int {
     var total = 0;
     for i in 0..n {
@@ -219,6 +219,81 @@ fn a_kernel_called_once_enters_at_its_outer_loop_when_an_inner_loop_is_hot() {
     // The next call started in compiled code.
     assert_eq!(s.function_tier("kernel").unwrap(), Tier::Opt);
     assert_eq!(s.osr_entries(), 1);
+}
+
+/// A nest whose outer loop turns a few times: the entry is at the inner
+/// header, and the outer body's values of every type (an array row, a
+/// string it built, a float, a bool, the outer induction variable) are
+/// live there besides the inner loop's own.
+const NESTED_LIVE: &str = r#"
+let names = ["a", "b", "c"];
+var grid: [[int]] = [];
+for r in 0..4 { push(grid, [r; 3]); }
+var out: [str] = [];
+var total = 0.0;
+for i in 0..6 {
+    let row = grid[i % 4];
+    let label = names[i % 3] + str(i);
+    let w = float(i) * 0.5;
+    let odd = i % 2 == 1;
+    var s = "";
+    var j = 0;
+    while j < 40 {
+        if j % 8 == 0 { s = s + label; }
+        if odd { total += w; } else { total -= float(row[j % 3]); }
+        j += 1;
+    }
+    push(out, s);
+}
+print(total);
+print(len(out));
+print(out[0]);
+print(out[5]);
+"#;
+
+#[test]
+fn a_nested_loop_enters_at_its_own_header_with_the_outer_values() {
+    for loops in [1, 5, 33, 100] {
+        let (s, osr, shown) = same(NESTED_LIVE, loops, None, false);
+        assert!(shown.ends_with("6\na0a0a0a0a0\nc5c5c5c5c5\n"), "{shown}");
+        if Tier::Opt.is_available() {
+            assert_eq!(osr.len(), 1, "{loops}: {osr:?}");
+            assert_eq!(s.osr_entries(), 1);
+        }
+    }
+    // The entry is at the inner header: with one outer iteration there is
+    // no outer back edge to enter at.
+    let once = "var t = 0;\nfor i in 0..1 {\n    let k = i + 3;\n    var j = 0;\n    while j < 500 {\n        t += j * k;\n        j += 1;\n    }\n}\nprint(t);\n";
+    let (_, osr, shown) = same(once, 10, None, false);
+    assert_eq!(shown, "374250\n");
+    if Tier::Opt.is_available() {
+        assert_eq!(osr.len(), 1, "{osr:?}");
+    }
+    // Collections at every allocation, inside the entry too.
+    let (_, osr, _) = same(NESTED_LIVE, 7, None, true);
+    if Tier::Opt.is_available() {
+        assert_eq!(osr.len(), 1);
+    }
+    // Fuel: charged the same, and runs out at the same point.
+    let (s, _, _) = same(NESTED_LIVE, 7, Some(1_000_000), false);
+    let used = 1_000_000 - s.fuel().unwrap();
+    for fuel in [used / 2, used - 1] {
+        let (_, _, shown) = same(NESTED_LIVE, 7, Some(fuel), false);
+        assert!(shown.contains("error: out of fuel"), "{fuel}: {shown}");
+    }
+}
+
+#[test]
+fn a_trap_in_a_nested_entry_is_the_interpreters() {
+    let src = "var t = 0;\nfor i in 0..5 {\n    let d = 3 - i;\n    var j = 0;\n    while j < 30 {\n        t += j / d;\n        j += 1;\n    }\n}\nprint(t);\n";
+    let (_, osr, shown) = same(src, 4, None, false);
+    assert!(
+        shown.contains("error: division by zero at osr.wdl:6:"),
+        "{shown}"
+    );
+    if Tier::Opt.is_available() {
+        assert_eq!(osr.len(), 1);
+    }
 }
 
 #[test]
@@ -305,4 +380,85 @@ print(len(s) == (i + 999) / 1000);
     let e = &events[0];
     assert_eq!((e.from, e.to, e.reason), (Tier::Interp, Tier::Opt, "osr"));
     assert!(e.background && e.code_bytes > 0, "{e:?}");
+}
+
+/// A function called many times whose loops are short: when its loop
+/// counter runs out, the whole function is promoted (its next call runs
+/// compiled code) and no OSR entry is made for the one activation left.
+#[test]
+fn short_loops_promote_the_whole_function_instead_of_replacing_an_activation() {
+    // (The self call keeps `step` from being inlined into its caller.)
+    let src = "fn step(a: [int]) -> int {
+    if len(a) == 0 { return step([1]); }
+    var t = 0;
+    for i in 0..len(a) { a[i] += i; t += a[i]; }
+    return t;
+}
+var a = [1; 10];
+var sum = 0;
+for r in 0..40 { sum += step(a); }
+print(sum);
+";
+    // 10 back edges per call: the counter runs out in the 10th call.
+    let (s, osr, _) = same(src, 100, None, false);
+    if !Tier::Opt.is_available() {
+        return;
+    }
+    assert!(osr.iter().all(|e| e.function != "step"), "{osr:?}");
+    assert_eq!(s.function_tier("step").unwrap(), Tier::Opt);
+}
+
+/// In the background, a function whose loops run long (its counter ran
+/// out in its first call) skips T1: until T2 is installed, its calls run
+/// on T0 and enter the OSR entry at their first back edge, where T1 code
+/// would have kept the whole activation.
+#[test]
+fn a_long_running_loop_function_skips_t1_in_the_background() {
+    if !Tier::Opt.is_available() {
+        return;
+    }
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let sink = events.clone();
+    let mut s = Session::with_config(
+        &Config::new().tier(Tier::Auto).tiering(TierOptions {
+            thresholds: TierThresholds {
+                calls: 1000,
+                loops: 100,
+                full: 0,
+            },
+            sync: false,
+            hook: Some(TierHook(Arc::new(move |e: &TierEvent| {
+                sink.lock().unwrap().push(e.clone());
+            }))),
+            ..TierOptions::default()
+        }),
+        OutputSink::Capture,
+    )
+    .unwrap();
+    let src = "fn kernel(n: int) -> int {
+    if n < 0 { return kernel(-n); }
+    var t = 0;
+    for i in 0..n { for j in 0..n { t += (i ^ j) % 5; } }
+    return t;
+}
+var sum = 0;
+for r in 0..12 { sum += kernel(300); }
+print(sum);
+";
+    s.run("long.wdl", src).unwrap();
+    let mut reference = session(None, None, false).0;
+    assert_eq!(s.take_output(), {
+        reference.run("long.wdl", src).unwrap();
+        reference.take_output()
+    });
+    let events = events.lock().unwrap();
+    assert!(
+        events
+            .iter()
+            .all(|e| !(e.function == "kernel" && e.to == Tier::Baseline)),
+        "{events:?}"
+    );
+    assert!(events
+        .iter()
+        .any(|e| e.function == "kernel" && e.reason == "osr"));
 }

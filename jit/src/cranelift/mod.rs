@@ -130,11 +130,17 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
         ctx.func.signature = sig;
         ctx.func.name = UserFuncName::user(0, fid.index() as u32);
         // Self calls of a recursive function call its own code directly
-        // (`Translator::run` says why the slot is not needed).
+        // (`Translator::run` says why the slot is not needed), except in
+        // code with tiering counters (`auto`'s T2): there they go through
+        // the slot, so a recursion moves to T3 code, which does not count,
+        // as soon as it is installed instead of finishing in counting code
+        // (fib's whole call tree below the first T2 frame). Traps unwind
+        // past untested self calls only where those direct calls exist.
+        let direct_self = env.recursive[fid] && env.counters.is_none();
         let self_call =
-            env.recursive[fid].then(|| (fid, module.declare_func_in_func(id, &mut ctx.func)));
+            direct_self.then(|| (fid, module.declare_func_in_func(id, &mut ctx.func)));
         let unwinds = unwind::SUPPORTED
-            && env.recursive[fid]
+            && direct_self
             && unwind::calls_itself(f, fid)
             && unwind::register_args(f);
         let mut table = unwinds.then(|| {

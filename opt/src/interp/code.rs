@@ -141,10 +141,10 @@ pub(crate) enum Op {
     Jump { t: Target },
     /// Backward jump (a loop back edge): charges one unit of fuel.
     JumpBack { t: Target },
-    /// [`Op::JumpBack`] to the header of an outermost loop, where the host
-    /// may continue the activation in compiled code (on-stack replacement,
-    /// [`crate::osr`]) when the edge counter runs out or another loop of
-    /// the function asked for it ([`TierCell::osr`]).
+    /// [`Op::JumpBack`] to the header of a loop (nested ones too), where
+    /// the host may continue the activation in compiled code (on-stack
+    /// replacement, [`crate::osr`]) when the edge counter runs out or
+    /// another back edge of the function asked for it ([`TierCell::osr`]).
     JumpBackOsr { t: Target },
     /// Jumps when `c` is true (non-zero).
     BrTrue { c: Slot, t: Target },
@@ -289,8 +289,8 @@ pub(crate) struct TierCell {
     pub external: Cell<bool>,
     /// Whether the next [`Op::JumpBackOsr`] asks the host for on-stack
     /// replacement even if the edge counter has not run out (set when the
-    /// counter ran out on the back edge of a nested loop, where no entry
-    /// is possible).
+    /// counter ran out on a back edge to a block that heads no loop, where
+    /// no entry is possible).
     pub osr: Cell<bool>,
 }
 

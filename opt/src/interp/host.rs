@@ -117,8 +117,8 @@ pub trait Host {
     }
 
     /// On-stack replacement: the running activation of `func` is about to
-    /// enter loop header `header` (an outermost loop) again, and its edge
-    /// counter ran out (or a nested loop's did). The host may run the rest
+    /// enter loop header `header` (of any loop, nested ones too) again,
+    /// and its edge counter ran out. The host may run the rest
     /// of the activation on another tier, from `header` with the live
     /// values of `frame` ([`crate::osr::osr_entry`]), and return
     /// `Some(result)`: the function's result word, or the trap it raised

@@ -48,6 +48,12 @@ use crate::host::Runtime;
 const POLL_CALLS: i32 = 64;
 const POLL_EDGES: i32 = 4096;
 
+/// Activations of a function with a loop after which a loop counter that
+/// runs out promotes the whole function (T1 now, T2 in the background)
+/// instead of replacing the running activation: its loops are short, and
+/// its next calls come soon.
+const SHORT_LOOP_CALLS: i32 = 8;
+
 /// A well-mixed, never-zero generator state from a chaos seed (splitmix64).
 fn splitmix(seed: u64) -> u64 {
     let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
@@ -96,6 +102,11 @@ pub(crate) struct Executor {
     no_full: RefCell<Vec<bool>>,
     /// Activations continued in compiled code at a loop header so far.
     osr_entries: Cell<u64>,
+    /// Per function: its loops run long in few activations (its counter ran
+    /// out within its first [`SHORT_LOOP_CALLS`] calls). Its promotion
+    /// skips T1: until T2 is installed its activations enter the OSR entry
+    /// at their first back edge, which T1 code could not leave.
+    long_loops: RefCell<Vec<bool>>,
     /// OSR entries compiling in the background, by function and header.
     osr_queued: RefCell<Vec<(FuncId, Block)>>,
     /// OSR entries linked and not entered yet.
@@ -140,6 +151,7 @@ impl Executor {
             full_promotions: Cell::new(0),
             no_full: RefCell::new(Vec::new()),
             osr_entries: Cell::new(0),
+            long_loops: RefCell::new(Vec::new()),
             osr_queued: RefCell::new(Vec::new()),
             osr_fresh: RefCell::new(Vec::new()),
         }
@@ -159,6 +171,9 @@ impl Executor {
         }
         if let Some(n) = self.no_full.get_mut().get_mut(func.index()) {
             *n = false;
+        }
+        if let Some(l) = self.long_loops.get_mut().get_mut(func.index()) {
+            *l = false;
         }
         self.drop_native(func);
         if let Some(a) = self.armed.get_mut().get_mut(func.index()) {
@@ -485,9 +500,11 @@ impl TieredHost<'_> {
             return;
         }
         if let Some((calls, edges)) = exec.interp.counters(func) {
+            // Counted down from `i32::MAX` too (a function with a loop):
+            // how many activations ran tells long loops from short ones.
             if calls <= 1 {
                 self.hot(func, false);
-            } else if calls != i32::MAX {
+            } else {
                 exec.interp.set_counters(func, calls - 1, edges);
             }
         }
@@ -607,10 +624,14 @@ impl Host for TieredHost<'_> {
             }
             return;
         }
+        if back_edge && exec.short_loops(self.program, func, self.rt) {
+            return;
+        }
         if back_edge {
-            // A nested loop ran its counter out: the interpreter asks for
-            // on-stack replacement at the next back edge of the loop
-            // around it ([`Host::osr`]); the next call promotes.
+            // A back edge to a block that heads no loop ran the counter
+            // out: the interpreter asks for on-stack replacement at the
+            // next back edge to a loop header ([`Host::osr`]); the next
+            // call promotes.
             let calls = if exec.options.chaos.is_some() {
                 1 + exec.random(6) as i32
             } else {

@@ -11,15 +11,21 @@
 //!     interpreter: a decrement and a branch per call);
 //!   - a function with a loop after `loops` loop back edges in T0 (default
 //!     1000): its running activation continues in T2 code at the header of
-//!     its outermost loop (*on-stack replacement*, [`waddle_opt::osr`]:
-//!     the entry takes the header's block parameters and the values
-//!     defined before the loop; compiled on the compiler thread while the
-//!     loop goes on in T0, and entered at a back-edge check once linked;
+//!     the loop whose back edge ran the counter out, nested or not
+//!     (*on-stack replacement*, [`waddle_opt::osr`]: the entry takes the
+//!     header's block parameters, the values defined before the loop and,
+//!     in a nest, the enclosing loops' values live at the header; compiled
+//!     on the compiler thread while the loop goes on in T0, one entry per
+//!     function at a time, and entered at a back-edge check once linked;
 //!     `--jit-sync` compiles it on the spot; kept for later activations),
-//!     and its next call starts in compiled code. When the
-//!     counter runs out in a nested loop, the replacement happens at the
-//!     next back edge of the loop around it. With `loops = 0`, functions
-//!     with a loop compile before their first run instead.
+//!     and its next call starts in compiled code. With `loops = 0`,
+//!     functions with a loop compile before their first run instead.
+//!     When the counter runs out after `SHORT_LOOP_CALLS` (8) or more
+//!     activations (short loops, many calls), the whole function is
+//!     promoted like one without a loop instead, with no OSR entry; when
+//!     it runs out sooner (long loops), the promotion at its next call
+//!     skips T1, and its activations enter the OSR entry at their first
+//!     back edge until T2 is installed (T1 code cannot leave a loop).
 //!   - top-level code is a function like any other: cold top-level code
 //!     (`print(1 + 2)`, declarations, a REPL line) runs on the interpreter
 //!     with no compile at all.
@@ -35,8 +41,9 @@
 //!     round trip (`waddle_opt::passes::VSDG_TAIL` over the function,
 //!     whose `-O` pipeline already ran) and Cranelift, on the compiler
 //!     thread, installed at the next safe point (`--jit-sync`: at once).
-//!     Frames already running its T2 code (a loop, a recursion through
-//!     its direct self calls) finish there; later calls run T3 code. A
+//!     Frames already running its T2 code (a loop) finish there; later
+//!     calls, recursive ones too (counting T2 code calls itself through
+//!     its entry slot), run T3 code. A
 //!     function T3 cannot compile stays on T2. T3 code does not count.
 //!
 //!   Promotion compiles one function into its own unit and swaps its entry

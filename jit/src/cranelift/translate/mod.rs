@@ -203,10 +203,11 @@ impl<'a, 'b> Translator<'a, 'b> {
     /// instead of loads of its entry slot. A slot swap (a redefinition, a
     /// tier change) is therefore seen by the next call from outside, while
     /// a running recursion finishes in the code it started in. The T2 unit
-    /// passes it: a function is redefined only when no Waddle code runs,
-    /// and a recursion running in T2 code when `auto` promotes the function
-    /// to T3 finishing in T2 is only slower. The baseline tier keeps slot
-    /// calls, so a recursion that started on T1 moves to T2 once promoted.
+    /// passes it (a function is redefined only when no Waddle code runs)
+    /// unless the unit counts calls for `auto`: a recursion in counting T2
+    /// code then moves to T3 once it is installed. The baseline tier keeps
+    /// slot calls, so a recursion that started on T1 moves to T2 once
+    /// promoted.
     ///
     /// `unwind` (with `self_call` only): the address of the function's
     /// unwinding table; its self calls are then untested and its traps

@@ -20,8 +20,8 @@
 //! Tiering counters (`Code::tier`): a call decrements the callee's call
 //! counter and a back edge the running function's edge counter; at zero
 //! the slow path ([`slow::call_slow`], [`slow::edge_slow`]) tells the host
-//! or calls the function on another tier. A back edge to the header of an
-//! outermost loop ([`Op::JumpBackOsr`]) offers the host the running
+//! or calls the function on another tier. A back edge to the header of a
+//! loop ([`Op::JumpBackOsr`], nested loops too) offers the host the running
 //! activation instead ([`slow::osr_slow`], on-stack replacement): when the
 //! host ran the rest of it on another tier, the frame returns that result.
 //!

@@ -91,9 +91,9 @@ pub(super) unsafe fn call_slow(
 }
 
 /// A loop back edge of the running function ran its edge counter out:
-/// tells the host. The back edge belongs to a nested loop, where no
-/// on-stack replacement is possible, so the next back edge to an outermost
-/// loop's header asks for it ([`osr_slow`]).
+/// tells the host. The back edge goes to a block that heads no loop (an
+/// odd layout), where no on-stack replacement is possible, so the next
+/// back edge to a loop header asks for it ([`osr_slow`]).
 #[cold]
 #[inline(never)]
 pub(super) fn edge_slow(st: &mut State<'_>) {
@@ -215,7 +215,7 @@ pub(super) unsafe fn host_op(st: &mut State<'_>, op: &Op, fp: *mut u64) -> Resul
     }
 }
 
-/// A back edge to the header of an outermost loop (label `t`, the op at
+/// A back edge to the header of a loop (label `t`, the op at
 /// `pc`) with the edge counter run out or on-stack replacement requested:
 /// offers the activation to [`crate::interp::Host::osr`]. `Some(word)` when the rest of the
 /// activation ran on another tier and returned `word`; `None` to go on

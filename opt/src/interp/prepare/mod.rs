@@ -66,7 +66,7 @@ pub(super) struct Prep<'p> {
     pub(super) slot_of: Vec<Slot>,
     /// Coalesced results: value → the block parameter whose slot it uses.
     alias: HashMap<Value, Value>,
-    /// Headers of outermost loops by block index: back edges to them are
+    /// Loop headers by block index: back edges to them are
     /// [`super::code::Op::JumpBackOsr`].
     pub(super) osr_head: Vec<bool>,
 }
@@ -169,7 +169,7 @@ impl<'p> Prep<'p> {
                 .any(|s| prep.block_pos[s.block.index()] as usize <= i)
         });
         if back_edge {
-            prep.osr_head = outermost_headers(func);
+            prep.osr_head = loop_headers(func);
         }
         Some(prep)
     }
@@ -296,7 +296,7 @@ impl<'p> Prep<'p> {
             .filter(|&s| s != NO_SLOT)
     }
 
-    /// Whether `b` heads an outermost loop (an OSR point).
+    /// Whether `b` heads a loop (an OSR point).
     pub(super) fn is_osr_head(&self, b: Block) -> bool {
         self.osr_head.get(b.index()).copied().unwrap_or(false)
     }
@@ -315,17 +315,17 @@ impl<'p> Prep<'p> {
     }
 }
 
-/// The headers of `func`'s outermost loops, by block index: where the
-/// interpreter may hand a running activation over to compiled code
+/// The headers of `func`'s loops (nested ones too), by block index: where
+/// the interpreter may hand a running activation over to compiled code
 /// ([`crate::osr`]; the host checks [`crate::osr::is_osr_point`] again).
-fn outermost_headers(func: &Function) -> Vec<bool> {
+fn loop_headers(func: &Function) -> Vec<bool> {
     use crate::analysis::{loops::LoopForest, ControlFlowGraph, DomTree};
     let mut heads = Vec::new();
     let cfg = ControlFlowGraph::compute(func);
     let dom = DomTree::compute(func, &cfg);
     let forest = LoopForest::compute(func, &cfg, &dom);
     heads.resize(func.blocks.len(), false);
-    for l in forest.roots() {
+    for l in forest.loops() {
         let h = forest.header(l);
         if h != func.entry() {
             heads[h.index()] = true;

@@ -144,10 +144,14 @@ fn run_engine(
         // No budget to enforce: native loops run without fuel ticks.
         .interruptible(false);
     let engine = Engine::new(&config).map_err(|e| (Vec::new(), e))?;
+    let cpu_start = process::process_cpu_time();
     let start = Instant::now();
     let mut store = Store::with_output(&engine, OutputSink::Capture);
     let compiled = Module::new(&engine, name, decls).and_then(|m| store.instantiate(&m));
     phases.engine_compile_s = secs(start.elapsed());
+    if let (Some(a), Some(b)) = (cpu_start, process::process_cpu_time()) {
+        phases.engine_compile_cpu_s = Some(secs(b.saturating_sub(a)));
+    }
     let instance = match compiled {
         Ok(i) => i,
         Err(e) => return Err((store.take_output(), e)),
@@ -270,10 +274,14 @@ pub fn spawn_limited(
     let Some(report) = parsed else {
         return Measurement::failed(format!("the child failed ({})", run.failure()));
     };
-    let time_s = if cpu_time {
-        report.phases.exec_cpu_s.unwrap_or(report.phases.exec_s)
+    let p = &report.phases;
+    let (time_s, compile_s) = if cpu_time {
+        (
+            p.exec_cpu_s.unwrap_or(p.exec_s),
+            p.engine_compile_cpu_s.unwrap_or(p.engine_compile_s),
+        )
     } else {
-        report.phases.exec_s
+        (p.exec_s, p.engine_compile_s)
     };
     Measurement {
         ok: report.ok && run.success(),
@@ -282,6 +290,7 @@ pub fn spawn_limited(
             .or_else(|| (!run.success()).then(|| run.failure())),
         output: report.output,
         time_s,
+        whole_s: Some(compile_s + time_s),
         wall_s: secs(run.wall),
         cpu_s: run.cpu.map(secs),
         // The child's own VmHWM excludes the harness's footprint that

@@ -307,6 +307,7 @@ impl Prepared {
                 wall_s: secs(run.wall),
                 cpu_s: run.cpu.map(secs),
                 peak_rss_kib: run.peak_rss_kib,
+                whole_s: None,
                 phases: None,
             },
         }

@@ -24,6 +24,10 @@ pub struct Phases {
     pub exec_s: f64,
     /// CPU time of the process (all threads) while executing `main(N)`.
     pub exec_cpu_s: Option<f64>,
+    /// CPU time of the process (all threads) while the engine compiled
+    /// the declarations.
+    #[serde(default)]
+    pub engine_compile_cpu_s: Option<f64>,
     /// Replayed frontend (parse, check, lower).
     pub frontend_s: f64,
     /// Replayed `-O2` pass pipeline.
@@ -83,6 +87,12 @@ pub struct Measurement {
     pub cpu_s: Option<f64>,
     /// Peak resident set size.
     pub peak_rss_kib: Option<u64>,
+    /// Waddle tiers: the engine's compile plus `time_s` (CPU time of the
+    /// compile with `--cpu`): the whole run of the program, for comparing
+    /// `auto`, which compiles while it runs, with the eager tiers, which
+    /// compile before.
+    #[serde(default)]
+    pub whole_s: Option<f64>,
     /// Phase times (Waddle tiers only).
     pub phases: Option<Phases>,
 }
@@ -136,6 +146,9 @@ pub struct Summary {
     /// `auto`: promotions from T2 to T3 of the first run.
     #[serde(default)]
     pub full_promotions: Option<u64>,
+    /// Median [`Measurement::whole_s`] (Waddle tiers).
+    #[serde(default)]
+    pub whole_s: Option<f64>,
 }
 
 /// One implementation (tier or reference) of one program.
@@ -155,6 +168,10 @@ pub struct ImplResult {
     pub median: Option<Summary>,
     /// `time_s` over the fastest Waddle tier's.
     pub ratio_to_best_tier: Option<f64>,
+    /// `whole_s` over the smallest `whole_s` of the eager tiers (every
+    /// tier but `auto`).
+    #[serde(default)]
+    pub whole_to_best_eager: Option<f64>,
     /// `time_s` over C's.
     pub ratio_to_c: Option<f64>,
     /// Per-function code generation of the first run (native tiers).
@@ -213,6 +230,7 @@ impl ImplResult {
             full_promotions: good
                 .iter()
                 .find_map(|m| m.phases.as_ref().and_then(|p| p.full_promotions)),
+            whole_s: median(good.iter().filter_map(|m| m.whole_s).collect()),
         });
         let codegen_funcs = good
             .first()
@@ -227,6 +245,7 @@ impl ImplResult {
             output_matches: None,
             median,
             ratio_to_best_tier: None,
+            whole_to_best_eager: None,
             ratio_to_c: None,
             codegen_funcs,
             runs,
@@ -241,6 +260,11 @@ impl ImplResult {
     /// The median compared time, when some run succeeded.
     pub fn time(&self) -> Option<f64> {
         self.median.as_ref().map(|m| m.time_s)
+    }
+
+    /// The median whole run (compile and execution; Waddle tiers).
+    pub fn whole(&self) -> Option<f64> {
+        self.median.as_ref().and_then(|m| m.whole_s)
     }
 }
 
@@ -296,11 +320,21 @@ impl ProgramReport {
             .iter()
             .find(|r| r.kind == ImplKind::Reference && r.name == C_NAME)
             .and_then(ImplResult::time);
+        let best_eager = results
+            .iter()
+            .filter(|r| r.kind == ImplKind::Tier && r.name != "auto")
+            .filter_map(ImplResult::whole)
+            .fold(None, |acc: Option<f64>, t| {
+                Some(acc.map_or(t, |a| a.min(t)))
+            });
         let ratio = |t: f64, base: Option<f64>| base.filter(|&b| b > 0.0).map(|b| t / b);
         for r in &mut results {
             if let Some(t) = r.time() {
                 r.ratio_to_best_tier = ratio(t, best);
                 r.ratio_to_c = ratio(t, c);
+            }
+            if let Some(w) = r.whole() {
+                r.whole_to_best_eager = ratio(w, best_eager);
             }
         }
         ProgramReport {
@@ -549,6 +583,35 @@ mod tests {
         let g = report.geomeans.iter().find(|g| g.name == "interp").unwrap();
         assert_eq!(g.ratio_to_c, Some(4.0));
         assert_eq!(g.ratio_to_interp, Some(1.0));
+    }
+
+    #[test]
+    fn auto_is_compared_with_the_best_eager_tier_by_the_whole_run() {
+        let tier = |name: &str, time: f64, whole: f64| {
+            let m = Measurement {
+                whole_s: Some(whole),
+                ..run("1\n", time)
+            };
+            ImplResult::from_runs(name.into(), ImplKind::Tier, None, vec![m])
+        };
+        let p = ProgramReport::new(
+            "x".into(),
+            1,
+            vec![
+                tier("opt", 1.0, 4.0),
+                tier("baseline", 2.0, 2.5),
+                tier("auto", 1.5, 3.0),
+            ],
+        );
+        // By time alone opt is best; by the whole run baseline is the best
+        // eager tier, and auto is not one.
+        assert_eq!(p.result("auto").unwrap().ratio_to_best_tier, Some(1.5));
+        assert_eq!(p.result("auto").unwrap().whole_to_best_eager, Some(1.2));
+        assert_eq!(p.result("opt").unwrap().whole_to_best_eager, Some(1.6));
+        assert_eq!(
+            p.result("auto").unwrap().median.as_ref().unwrap().whole_s,
+            Some(3.0)
+        );
     }
 
     fn native(name: &str, ns: f64) -> ImplResult {

@@ -79,9 +79,11 @@ fn fmt_tier_ups(t: Option<(u64, u64)>, full: Option<u64>) -> String {
     s
 }
 
-const HEADER: [&str; 12] = [
+const HEADER: [&str; 14] = [
     "impl",
     "time",
+    "whole",
+    "x eager",
     "tier-ups",
     "compile",
     "frontend",
@@ -96,7 +98,7 @@ const HEADER: [&str; 12] = [
 
 /// The table of one program (`cpu_time`: times are CPU times).
 pub fn render_program(p: &ProgramReport, cpu_time: bool) -> String {
-    let mut rows: Vec<[String; 12]> = Vec::new();
+    let mut rows: Vec<[String; 14]> = Vec::new();
     for r in &p.results {
         let m = r.median.clone().unwrap_or_default();
         let have = r.median.is_some();
@@ -114,6 +116,8 @@ pub fn render_program(p: &ProgramReport, cpu_time: bool) -> String {
             } else {
                 "-".to_string()
             },
+            fmt_opt_time(m.whole_s),
+            fmt_ratio(r.whole_to_best_eager),
             fmt_tier_ups(m.tier_ups, m.full_promotions),
             compile,
             fmt_opt_time(m.frontend_s),

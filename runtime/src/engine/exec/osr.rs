@@ -91,10 +91,12 @@ impl Executor {
         })
     }
 
-    /// Whether the OSR entry of `func` at `header` is compiling in the
-    /// background.
-    fn osr_pending(&self, func: FuncId, header: Block) -> bool {
-        self.osr_queued.borrow().contains(&(func, header))
+    /// Whether an OSR entry of `func` (at any header) is compiling in the
+    /// background. One at a time per function: the back edges of a loop
+    /// nest reach its headers in turn, and one entry runs the rest of the
+    /// activation from any of them.
+    fn osr_pending(&self, func: FuncId) -> bool {
+        self.osr_queued.borrow().iter().any(|&(f, _)| f == func)
     }
 
     /// Links a finished background OSR compile (from [`Executor::poll`]).
@@ -175,9 +177,12 @@ impl TieredHost<'_> {
             return None;
         }
         if exec.native.borrow().osr_code(func, header).is_none() {
-            if exec.osr_pending(func, header) {
+            if exec.osr_pending(func) {
                 // Compiling: look again a few back edges later.
                 exec.interp.set_counters(func, calls, POLL_EDGES);
+                return None;
+            }
+            if exec.short_loops(self.program, func, self.rt) {
                 return None;
             }
             let tier = if chaos && Tier::Baseline.is_available() && exec.random(2) == 0 {

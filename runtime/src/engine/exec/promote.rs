@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use cranelift_entity::EntityRef;
 use waddle_opt::ir::{FuncId, Program};
 
-use super::{Executor, POLL_CALLS, POLL_EDGES};
+use super::{Executor, POLL_CALLS, POLL_EDGES, SHORT_LOOP_CALLS};
 use crate::driver::Tier;
 use crate::engine::compiler::{compile_job, Compiler, Done, Job};
 use crate::engine::tiering::TierEvent;
@@ -29,9 +29,13 @@ impl Executor {
         sync: bool,
     ) {
         let fuel = self.fuel.get();
+        // A function whose loops run long waits for T2 on T0, entering its
+        // OSR entry at the first back edge of each activation.
+        let long = self.has_long_loops(func);
+        let poll_edges = if long { 1 } else { POLL_EDGES };
         if self.queued.borrow().get(func.index()) == Some(&true) {
             // Already compiling in the background: look again later.
-            self.interp.set_counters(func, POLL_CALLS, POLL_EDGES);
+            self.interp.set_counters(func, POLL_CALLS, poll_edges);
             return;
         }
         // Chaos: at once or in the background at random.
@@ -47,7 +51,7 @@ impl Executor {
             };
         }
         if !sync {
-            if Tier::Baseline.is_available() && from == Tier::Interp {
+            if Tier::Baseline.is_available() && from == Tier::Interp && !long {
                 // T1 compiles in microseconds: run it while T2 compiles.
                 self.install_now(program, func, host, Tier::Baseline, reason);
             }
@@ -71,7 +75,7 @@ impl Executor {
                     osr: None,
                 };
                 if self.submit(job) {
-                    self.interp.set_counters(func, POLL_CALLS, POLL_EDGES);
+                    self.interp.set_counters(func, POLL_CALLS, poll_edges);
                     return;
                 }
             }
@@ -79,6 +83,40 @@ impl Executor {
         if !self.install_now(program, func, host, target, reason) {
             self.interp.set_counters(func, i32::MAX, i32::MAX);
         }
+    }
+
+    /// Whether `func`'s loops run long in few activations (see
+    /// `Executor::long_loops`).
+    pub(super) fn has_long_loops(&self, func: FuncId) -> bool {
+        self.long_loops.borrow().get(func.index()) == Some(&true)
+    }
+
+    /// A loop counter of interpreted `func` ran out. When many activations
+    /// ran before (short loops; not in chaos mode), promotes the whole
+    /// function now and returns `true`: no OSR entry, the running
+    /// activation finishes on T0 and the next call runs compiled code.
+    /// Otherwise records that its loops run long and returns `false`
+    /// (on-stack replacement follows).
+    pub(super) fn short_loops(&self, program: &Program, func: FuncId, host: &mut Runtime) -> bool {
+        let Some((calls, _)) = self.interp.counters(func) else {
+            return false;
+        };
+        if self.options.chaos.is_some() || calls <= 1 {
+            return false;
+        }
+        if i32::MAX - calls >= SHORT_LOOP_CALLS {
+            self.promote(program, func, host, "loop", self.options.sync);
+            if !self.interp.is_external(func) && !self.is_queued(func) {
+                self.interp.set_counters(func, i32::MAX, i32::MAX);
+            }
+            return true;
+        }
+        let mut l = self.long_loops.borrow_mut();
+        if l.len() <= func.index() {
+            l.resize(func.index() + 1, false);
+        }
+        l[func.index()] = true;
+        false
     }
 
     /// Queues `job` on the compiler thread (started by the first job) and
