@@ -12,3 +12,4 @@ pub mod filetest;
 pub mod fuzz;
 pub mod gen;
 pub mod tiers;
+pub mod validate_gen;

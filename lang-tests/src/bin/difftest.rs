@@ -25,6 +25,7 @@ use waddle_lang_tests::difftest::{
     self, aarch64_configs, host_configs, same_problem, signature, Config, Limits,
 };
 use waddle_lang_tests::gen::{generate, GenConfig};
+use waddle_lang_tests::validate_gen::validate_generated;
 
 /// Differential testing of every tier against the interpreter.
 #[derive(Parser, Debug, Clone)]
@@ -72,6 +73,12 @@ struct Args {
     /// Print the program of this seed and exit.
     #[arg(long)]
     print: Option<u64>,
+    /// Instead of running the tiers, validate the `-O2` optimization of
+    /// every function of the programs (translation validation, issue 14)
+    /// and print the validated % and every function that does not
+    /// validate.
+    #[arg(long)]
+    validate: bool,
     /// Internal: serve requests from the parent on stdin.
     #[arg(long, hide = true)]
     worker: bool,
@@ -150,7 +157,40 @@ fn main() {
         worker(&args);
         return;
     }
+    if args.validate {
+        std::process::exit(validate(&args));
+    }
     std::process::exit(parent(&args));
+}
+
+/// `--validate`: the validated % of the programs' functions.
+fn validate(args: &Args) -> i32 {
+    let v = match validate_generated(args.seed, args.count, &args.gen_config()) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 1;
+        }
+    };
+    for f in &v.failures {
+        println!("  gen-{}: {}: {}", f.seed, f.func, f.message);
+    }
+    let pct = 100.0 * f64::from(v.validated) / f64::from(v.funcs.max(1));
+    println!(
+        "validated {} of {} functions ({pct:.1}%) of {} programs (seeds {}..{})",
+        v.validated,
+        v.funcs,
+        v.programs,
+        args.seed,
+        args.seed + args.count
+    );
+    println!(
+        "time: passes {:.3} s, validate {:.3} s (validate/passes {:.2})",
+        v.passes.as_secs_f64(),
+        v.validate.as_secs_f64(),
+        v.validate.as_secs_f64() / v.passes.as_secs_f64().max(1e-9)
+    );
+    0
 }
 
 /// Worker: `run SEED` checks the generated program; `check LEN CONFIGS`

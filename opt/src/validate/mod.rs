@@ -172,6 +172,29 @@ pub fn validate_in(
     }
 }
 
+/// The rule the validator lacks for the rewrites of pass `pass`, as far
+/// as its alarms on the corpus have been examined (the "Incompleteness"
+/// section above; `waddle bench --validate --corpus` prints it next to
+/// each function that does not validate).
+pub fn missing_rule(pass: &str) -> &'static str {
+    match pass {
+        "unroll" => {
+            "loop doubling (`unroll`) does not match this unrolled loop \
+             (trap checks or early exits in the copied body)"
+        }
+        "peel" => "loop peeling changes the loop's shape (no rule, Govereau §1.2)",
+        "bce" => {
+            "induction range facts (`0 <= i < n`) and the versioning case split \
+             (no rule)"
+        }
+        "unswitch" => "the case split on a loop-invariant condition (P12, no rule)",
+        "jt" | "js" => "path gates relative to different dominators after threading",
+        "licm" => "a load hoisted over a nested loop that allocates",
+        "vsdg" => "exit gates of nested loops after the VSDG round trip",
+        _ => "not examined",
+    }
+}
+
 /// One validation attempt, unfolding calls when `callees` is given.
 fn check(
     before: &Function,

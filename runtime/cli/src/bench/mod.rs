@@ -34,6 +34,7 @@ pub mod scaling;
 pub mod suite;
 pub mod table;
 pub mod validate;
+pub mod validate_corpus;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -103,6 +104,13 @@ pub struct BenchArgs {
     /// (in this process, `-O2`; prints validated functions and the ratio).
     #[arg(long)]
     pub validate: bool,
+    /// With `--validate`: measure the lang-test corpus instead of the
+    /// suite (every `.wdl` under `--dir`, default
+    /// `lang-tests/tests/programs`; NAMES filters by path), and print the
+    /// validated % per pass and every function that does not validate
+    /// with the reason.
+    #[arg(long, requires = "validate")]
+    pub corpus: bool,
     /// Time limit per `--scaling` measurement, in seconds.
     #[arg(long, default_value_t = 120, value_name = "SECS")]
     pub timeout: u64,
@@ -131,9 +139,13 @@ pub fn main(args: BenchArgs) -> i32 {
         };
     }
     if args.validate {
-        let done = suite::find_dir(args.dir.as_deref())
-            .and_then(|dir| suite::select(&dir, &args.names))
-            .and_then(|programs| validate::run(&programs, &args));
+        let done = if args.corpus {
+            validate_corpus::run(&args)
+        } else {
+            suite::find_dir(args.dir.as_deref())
+                .and_then(|dir| suite::select(&dir, &args.names))
+                .and_then(|programs| validate::run(&programs, &args))
+        };
         return match done {
             Ok(()) => 0,
             Err(msg) => {
