@@ -84,13 +84,6 @@ pub enum EntryLoc {
     CallSite,
 }
 
-/// The host's globals area and string table for one entry (read once per
-/// call from Rust).
-struct Tables {
-    globals: *mut Word,
-    strings: *const Word,
-}
-
 /// The signature of every entry trampoline (see [`crate::abi`]).
 type Trampoline = unsafe extern "C" fn(*mut VmCtx, *const Word, *mut Word);
 
@@ -199,6 +192,23 @@ impl UnitTables {
         self.call_shared(host, func, args, &self.strings, None, EntryLoc::Callee)
     }
 
+    /// `func`'s entry for calls from Rust ([`NativeEntry`]), `None` when
+    /// the unit has no body for it.
+    pub(crate) fn entry(&self, func: FuncId) -> Option<NativeEntry> {
+        let info = self.funcs.get(func.index())?;
+        (info.trampoline != 0).then(|| NativeEntry {
+            tramp: info.trampoline,
+            index: func.index(),
+            params: info.params,
+            loc: info.loc,
+            entries: self.entry_slots(),
+            helpers: self.helpers.as_ptr(),
+            globals_used: self.globals_used,
+            texts: self.texts.len(),
+            stack_budget: self.stack_budget,
+        })
+    }
+
     /// [`UnitTables::call`] with `strings` (the host's interned constants, in
     /// [`UnitTables::texts`] order) as the string table instead of the
     /// unit's own: how one unit runs for many hosts. Only for code that
@@ -216,137 +226,337 @@ impl UnitTables {
         stack_budget: Option<usize>,
         entry: EntryLoc,
     ) -> Result<Word, Trap> {
-        let Some(info) = self.funcs.get(func.index()) else {
-            return Err(Trap {
-                code: TrapCode::AssertionFailed,
-                loc: SrcLoc::NONE,
-            });
-        };
-        let loc = match entry {
+        let loc = |info: &FuncInfo| match entry {
             EntryLoc::Callee => info.loc,
             EntryLoc::CallSite => SrcLoc::NONE,
         };
+        let Some(native) = self.entry(func) else {
+            let loc = self.funcs.get(func.index()).map_or(SrcLoc::NONE, loc);
+            return Err(Trap {
+                code: TrapCode::AssertionFailed,
+                loc,
+            });
+        };
         let globals = host.globals();
-        if info.trampoline == 0
-            || args.len() != info.params
-            || self.globals_used > globals.len()
-            || strings.len() < self.texts.len()
-        {
+        let env = HostEnv {
+            globals: globals.as_mut_ptr(),
+            globals_len: globals.len(),
+            strings: strings.as_ptr(),
+            strings_len: strings.len(),
+            fuel_limited: host.fuel_limited(),
+            stack_budget,
+        };
+        let loc = self.funcs.get(func.index()).map_or(SrcLoc::NONE, loc);
+        if args.len() != native.params {
             return Err(Trap {
                 code: TrapCode::AssertionFailed,
                 loc,
             });
         }
-        let globals = globals.as_mut_ptr();
-        let budget = stack_budget.unwrap_or(self.stack_budget);
-        let tables = Tables {
-            globals,
-            strings: strings.as_ptr(),
-        };
-        self.enter(host, info.trampoline, args, loc, tables, budget)
-    }
-
-    /// Sets up the context and runs the trampoline at `tramp`.
-    #[inline(never)]
-    fn enter(
-        &self,
-        host: &mut dyn Host,
-        tramp: usize,
-        args: &[Word],
-        loc: SrcLoc,
-        tables: Tables,
-        budget: usize,
-    ) -> Result<Word, Trap> {
-        let Tables { globals, strings } = tables;
-        // The top of the conservatively scanned region: every compiled frame
-        // is below this local.
-        let base_marker: Word = 0;
-        let base = std::hint::black_box(&base_marker) as *const Word as usize;
-        // An entry from another tier goes on with its recursion depth and,
-        // for an on-stack replacement, its fuel batch.
-        let (carried_depth, carried_fuel) = carry::carry_in();
-        // Helpers and the host get MIN_HELPER_STACK, or half of a smaller
-        // thread's stack, so small threads still run code.
-        let floor = crate::stack::thread_stack_bounds()
-            .map(|(low, size)| low.saturating_add(crate::abi::MIN_HELPER_STACK.min(size / 2)));
-        let outer_limit = ACTIVE_LIMIT.get();
-        let stack_limit = if outer_limit != 0 && carried_depth.is_some() {
-            // Nested in another entry and called from another tier: the
-            // carried depth counter bounds recursion as on a single tier,
-            // and the thread's stack bounds the bytes (tier transitions
-            // cost native stack a single tier does not, so the outer
-            // entry's byte budget would cut a mixed chain short).
-            floor.unwrap_or(outer_limit)
-        } else {
-            (base.saturating_sub(budget))
-                .max(floor.unwrap_or(0))
-                .max(outer_limit)
-        };
-        ACTIVE_LIMIT.set(stack_limit);
-        let mut cell = HostCell { host, panic: None };
-        // On the stack, not boxed: no allocation per call. It may lie inside
-        // the conservatively scanned region; its words are not heap objects.
-        let mut ctx = VmCtx {
-            globals,
-            entries: self.entry_slots(),
-            stack_limit,
-            stack_base: base,
-            fuel: carried_fuel.map_or(FUEL_BATCH, |f| i64::from(f).clamp(1, FUEL_BATCH)),
-            trap_code: 0,
-            trap_loc_set: 0,
-            trap_file: 0,
-            trap_line: 0,
-            trap_col: 0,
-            reserved: 0,
-            host: cell.as_ctx_ptr(),
-            helpers: self.helpers.as_ptr(),
-            strings,
-            depth_left: carried_depth.unwrap_or_else(|| waddle_opt::abi::max_call_depth(budget)),
-            caller_sp: 0,
-        };
-        let mut ret: Word = 0;
-        // SAFETY: `tramp` is this unit's trampoline for a function whose
-        // arity matches `args`, in code the owner keeps executable; the
-        // context and the entry, string and helper tables outlive the call;
-        // compiled code only returns normally (traps are recorded in the
-        // context).
+        // SAFETY: `native` is this unit's, which `self` keeps alive and
+        // executable for the call; `env` describes the host's globals and
+        // the caller's string table, both live for the call; the arity
+        // was checked for the trampoline.
         unsafe {
-            let f: Trampoline = std::mem::transmute::<usize, Trampoline>(tramp);
-            f(&mut ctx, args.as_ptr(), &mut ret);
+            enter::<true>(&native, loc, host, &env, |ctx| {
+                trampoline(native.tramp, ctx, args)
+            })
         }
-        std::hint::black_box(&base_marker);
-        ACTIVE_LIMIT.set(outer_limit);
-        if let Some(payload) = cell.panic.take() {
-            resume_unwind(payload);
-        }
-        let result = match ctx.trap_code {
-            0 => Ok(ret),
-            code => Err(Trap {
-                code: TrapCode::from_u32(code).unwrap_or(TrapCode::AssertionFailed),
-                loc: if ctx.trap_loc_set != 0 {
-                    SrcLoc {
-                        file: ctx.trap_file,
-                        line: ctx.trap_line,
-                        col: ctx.trap_col,
-                    }
-                } else {
-                    loc
-                },
-            }),
-        };
-        if carried_fuel.is_some() {
-            // The caller's batch: it charges the rest.
-            carry::fuel_back(u32::try_from(ctx.fuel.clamp(1, FUEL_BATCH)).unwrap_or(1));
-            return result;
-        }
-        let pending = FUEL_BATCH - ctx.fuel;
-        if pending > 0 && cell.host.fuel_limited() {
-            if let Err(code) = cell.host.consume_fuel(pending as u64) {
-                return result.and(Err(Trap { code, loc }));
-            }
-        }
-        result
     }
+}
+
+/// One compiled function as a call from Rust needs it: its trampoline and
+/// the unit's tables, read once ([`crate::NativeProgram::entry`]) and kept
+/// by the caller (a typed function handle), so a call goes to the
+/// trampoline without a lookup or a dynamic call into the unit. Valid
+/// while the unit it came from is alive (see [`call_entry`]).
+#[derive(Copy, Clone, Debug)]
+pub struct NativeEntry {
+    tramp: usize,
+    /// The function's entry slot in `entries`.
+    index: usize,
+    params: usize,
+    loc: SrcLoc,
+    entries: *const usize,
+    helpers: *const usize,
+    globals_used: usize,
+    texts: usize,
+    stack_budget: usize,
+}
+
+// SAFETY: the pointers are addresses of the unit's immutable helper table
+// and of its entry-slot table (atomics), read only by `call_entry`, whose
+// caller keeps the unit alive; sharing them between threads is what
+// `NativeProgram: Send + Sync` already allows.
+unsafe impl Send for NativeEntry {}
+// SAFETY: as for `Send`: nothing is written through the pointers.
+unsafe impl Sync for NativeEntry {}
+
+impl NativeEntry {
+    /// The number of parameters of the function.
+    pub fn params(&self) -> usize {
+        self.params
+    }
+}
+
+/// The host's side of one entry into compiled code: its globals area, its
+/// interned copies of the unit's string constants, whether it has a fuel
+/// budget, and the stack budget of the call (`None`: the unit's).
+#[derive(Copy, Clone, Debug)]
+pub struct HostEnv {
+    /// The host's globals area (`Host::globals`).
+    pub globals: *mut Word,
+    /// Its length in words.
+    pub globals_len: usize,
+    /// The host's string table for the unit (`VmCtx::strings`).
+    pub strings: *const Word,
+    /// Its length in words.
+    pub strings_len: usize,
+    /// `Host::fuel_limited`: whether fuel left in the batch is paid after
+    /// the call.
+    pub fuel_limited: bool,
+    /// The stack budget in bytes; `None` for the unit's.
+    pub stack_budget: Option<usize>,
+}
+
+/// Runs the function of `entry` with `args` for `host`, like
+/// [`crate::NativeProgram::call_shared`] with [`EntryLoc::Callee`] but
+/// without finding the function in its unit: a wrong number of arguments,
+/// too few globals or too short a string table traps `assertion failed` at
+/// the function's declaration. For calls from Rust only (not from another
+/// tier's code, whose recursion depth would have to carry over).
+///
+/// # Safety
+/// The unit `entry` came from must stay alive (code mapped executable,
+/// tables in place) for the call; `env.globals` must be `host`'s globals
+/// area and `env.strings` the host's interned copies of the unit's string
+/// constants, with the lengths given, valid for the call.
+#[inline]
+pub unsafe fn call_entry(
+    entry: &NativeEntry,
+    host: &mut dyn Host,
+    env: &HostEnv,
+    args: &[Word],
+) -> Result<Word, Trap> {
+    if args.len() != entry.params {
+        return Err(Trap {
+            code: TrapCode::AssertionFailed,
+            loc: entry.loc,
+        });
+    }
+    // SAFETY: forwarded from the caller; the arity was checked for the
+    // trampoline.
+    unsafe {
+        enter::<false>(entry, entry.loc, host, env, |ctx| {
+            trampoline(entry.tramp, ctx, args)
+        })
+    }
+}
+
+/// Most parameters [`call_entry_direct`] passes: the integer argument
+/// registers left after the context pointer on x86-64 System V (AArch64
+/// has seven).
+pub const DIRECT_ARGS: usize = 5;
+
+/// Whether [`call_entry_direct`] can call a function with parameters
+/// `params`: none is a `float` (they travel in other registers) and there
+/// are at most [`DIRECT_ARGS`], on a target whose C calling convention
+/// assigns integer and floating-point argument registers independently in
+/// order (x86-64 System V, AArch64), as the code's convention does.
+pub fn direct_call_supported(params: &[waddle_opt::ir::Type]) -> bool {
+    cfg!(any(
+        all(target_arch = "x86_64", not(windows)),
+        target_arch = "aarch64"
+    )) && params.len() <= DIRECT_ARGS
+        && !params.contains(&waddle_opt::ir::Type::Float)
+}
+
+/// [`call_entry`] without the trampoline: calls the function's current
+/// code (its entry slot) directly under the calling convention of
+/// [`crate::abi`], with `args` (one word per parameter, zeros after the
+/// last) in the integer argument registers; a `float` result is read from
+/// the floating-point result register (`float_result`), anything else from
+/// the integer one (a `bool` in its low byte: mask it).
+///
+/// # Safety
+/// As for [`call_entry`]; besides, the function's parameters must pass
+/// [`direct_call_supported`] and `n_args` be their number.
+#[inline]
+pub unsafe fn call_entry_direct(
+    entry: &NativeEntry,
+    host: &mut dyn Host,
+    env: &HostEnv,
+    args: &[Word; DIRECT_ARGS],
+    n_args: usize,
+    float_result: bool,
+) -> Result<Word, Trap> {
+    if n_args != entry.params {
+        return Err(Trap {
+            code: TrapCode::AssertionFailed,
+            loc: entry.loc,
+        });
+    }
+    // SAFETY: the entry slot table has one slot per function of the unit,
+    // alive while the unit is (the caller's promise).
+    let code =
+        unsafe { &*(entry.entries as *const AtomicUsize).add(entry.index) }.load(Ordering::Acquire);
+    let [a, b, c, d, e] = *args;
+    // SAFETY: forwarded from the caller. `code` is the function's current
+    // code, with the convention of `crate::abi`: the context, then the
+    // integer-class parameters in order in the integer argument registers
+    // (the extra words land in registers the function does not read; no
+    // argument goes on the stack), the result in the integer or the
+    // floating-point result register.
+    unsafe {
+        enter::<false>(entry, entry.loc, host, env, |ctx| {
+            if float_result {
+                let f: DirectFloat = std::mem::transmute::<usize, DirectFloat>(code);
+                f(ctx, a, b, c, d, e).to_bits()
+            } else {
+                let f: DirectWord = std::mem::transmute::<usize, DirectWord>(code);
+                f(ctx, a, b, c, d, e)
+            }
+        })
+    }
+}
+
+/// A function of up to [`DIRECT_ARGS`] integer-class parameters with an
+/// integer-class result, called directly.
+type DirectWord = unsafe extern "C" fn(*mut VmCtx, Word, Word, Word, Word, Word) -> Word;
+
+/// The same with a `float` result.
+type DirectFloat = unsafe extern "C" fn(*mut VmCtx, Word, Word, Word, Word, Word) -> f64;
+
+/// Runs the trampoline at `tramp` with `args`, returning the result word.
+///
+/// # Safety
+/// `tramp` must be a unit's trampoline for a function of `args.len()`
+/// parameters, whose code stays executable, and `ctx` a context set up for
+/// that unit.
+#[inline]
+unsafe fn trampoline(tramp: usize, ctx: *mut VmCtx, args: &[Word]) -> Word {
+    let mut ret: Word = 0;
+    // SAFETY: the caller's promise; the trampoline reads `args.len()`
+    // words and writes one.
+    unsafe {
+        let f: Trampoline = std::mem::transmute::<usize, Trampoline>(tramp);
+        f(ctx, args.as_ptr(), &mut ret);
+    }
+    ret
+}
+
+/// Sets up the context, runs `invoke` with it (the call of the code), and
+/// turns the trap record, a host panic and pending fuel into the result;
+/// traps without a recorded location are reported at `loc`. `CARRY`: the
+/// caller is another tier's code, whose recursion depth and fuel batch
+/// the entry takes over ([`carry`]); an entry from Rust has none.
+///
+/// # Safety
+/// As for [`call_entry`]; `invoke` must call code of the unit of `e` with
+/// the context it is given (and the right arguments).
+#[inline]
+unsafe fn enter<const CARRY: bool>(
+    e: &NativeEntry,
+    loc: SrcLoc,
+    host: &mut dyn Host,
+    env: &HostEnv,
+    invoke: impl FnOnce(*mut VmCtx) -> Word,
+) -> Result<Word, Trap> {
+    if e.globals_used > env.globals_len || env.strings_len < e.texts {
+        return Err(Trap {
+            code: TrapCode::AssertionFailed,
+            loc,
+        });
+    }
+    let budget = env.stack_budget.unwrap_or(e.stack_budget);
+    // The top of the conservatively scanned region: every compiled frame
+    // is below this local.
+    let base_marker: Word = 0;
+    let base = std::hint::black_box(&base_marker) as *const Word as usize;
+    // An entry from another tier goes on with its recursion depth and,
+    // for an on-stack replacement, its fuel batch. A call from Rust never
+    // finds a carry: each is taken by the entry right after the tier
+    // crossing that set it, before any host code can run.
+    let (carried_depth, carried_fuel) = if CARRY {
+        carry::carry_in()
+    } else {
+        (None, None)
+    };
+    // Helpers and the host get MIN_HELPER_STACK, or half of a smaller
+    // thread's stack, so small threads still run code.
+    let floor = crate::stack::thread_stack_bounds()
+        .map(|(low, size)| low.saturating_add(crate::abi::MIN_HELPER_STACK.min(size / 2)));
+    let outer_limit = ACTIVE_LIMIT.get();
+    let stack_limit = if outer_limit != 0 && carried_depth.is_some() {
+        // Nested in another entry and called from another tier: the
+        // carried depth counter bounds recursion as on a single tier,
+        // and the thread's stack bounds the bytes (tier transitions
+        // cost native stack a single tier does not, so the outer
+        // entry's byte budget would cut a mixed chain short).
+        floor.unwrap_or(outer_limit)
+    } else {
+        (base.saturating_sub(budget))
+            .max(floor.unwrap_or(0))
+            .max(outer_limit)
+    };
+    ACTIVE_LIMIT.set(stack_limit);
+    let mut cell = HostCell { host, panic: None };
+    // On the stack, not boxed: no allocation per call. It may lie inside
+    // the conservatively scanned region; its words are not heap objects.
+    let mut ctx = VmCtx {
+        globals: env.globals,
+        entries: e.entries,
+        stack_limit,
+        stack_base: base,
+        fuel: carried_fuel.map_or(FUEL_BATCH, |f| i64::from(f).clamp(1, FUEL_BATCH)),
+        trap_code: 0,
+        trap_loc_set: 0,
+        trap_file: 0,
+        trap_line: 0,
+        trap_col: 0,
+        reserved: 0,
+        host: cell.as_ctx_ptr(),
+        helpers: e.helpers,
+        strings: env.strings,
+        depth_left: carried_depth.unwrap_or_else(|| waddle_opt::abi::max_call_depth(budget)),
+        caller_sp: 0,
+    };
+    // The context and the entry, string and helper tables outlive the
+    // call; compiled code only returns normally (traps are recorded in the
+    // context).
+    let ret = invoke(&mut ctx);
+    std::hint::black_box(&base_marker);
+    ACTIVE_LIMIT.set(outer_limit);
+    if let Some(payload) = cell.panic.take() {
+        resume_unwind(payload);
+    }
+    let result = match ctx.trap_code {
+        0 => Ok(ret),
+        code => Err(Trap {
+            code: TrapCode::from_u32(code).unwrap_or(TrapCode::AssertionFailed),
+            loc: if ctx.trap_loc_set != 0 {
+                SrcLoc {
+                    file: ctx.trap_file,
+                    line: ctx.trap_line,
+                    col: ctx.trap_col,
+                }
+            } else {
+                loc
+            },
+        }),
+    };
+    if carried_fuel.is_some() {
+        // The caller's batch: it charges the rest.
+        carry::fuel_back(u32::try_from(ctx.fuel.clamp(1, FUEL_BATCH)).unwrap_or(1));
+        return result;
+    }
+    let pending = FUEL_BATCH - ctx.fuel;
+    if pending > 0 && env.fuel_limited {
+        if let Err(code) = cell.host.consume_fuel(pending as u64) {
+            return result.and(Err(Trap { code, loc }));
+        }
+    }
+    result
 }
 
 /// Gives a native unit type (a struct with a `tables: UnitTables` field
@@ -415,6 +625,12 @@ macro_rules! native_unit_api {
                 self.tables.set_entry(func, code);
             }
 
+            /// `func`'s entry for calls from Rust (see
+            /// [`crate::NativeProgram::entry`]).
+            pub fn entry(&self, func: ::waddle_opt::ir::FuncId) -> Option<$crate::NativeEntry> {
+                self.tables.entry(func)
+            }
+
             /// The name of `func`, if it is part of the program.
             pub fn func_name(&self, func: ::waddle_opt::ir::FuncId) -> Option<&str> {
                 self.tables.func(func).map(|f| f.name.as_str())
@@ -462,6 +678,9 @@ macro_rules! native_unit_api {
             }
             fn func_name(&self, func: ::waddle_opt::ir::FuncId) -> Option<&str> {
                 $unit::func_name(self, func)
+            }
+            fn entry(&self, func: ::waddle_opt::ir::FuncId) -> Option<$crate::NativeEntry> {
+                $unit::entry(self, func)
             }
             fn entry_slots(&self) -> *const usize {
                 $unit::entry_slots(self)

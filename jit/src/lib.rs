@@ -31,7 +31,10 @@ mod stack;
 mod tables;
 mod tier;
 
-pub use entry::EntryLoc;
+pub use entry::{
+    call_entry, call_entry_direct, direct_call_supported, EntryLoc, HostEnv, NativeEntry,
+    DIRECT_ARGS,
+};
 pub use options::{CompileError, CompileStats, FuncStats, JitOptions};
 pub use program::{code_memory, CodeMemory, CompiledProgram};
 pub use tier::{compile, Tier};
@@ -73,6 +76,11 @@ pub trait NativeProgram: Send + Sync {
 
     /// The source name of `func`.
     fn func_name(&self, func: FuncId) -> Option<&str>;
+
+    /// `func`'s entry for calls from Rust through [`call_entry`] (no
+    /// lookup, no dynamic call into the unit), `None` when the unit has no
+    /// body for it. Valid while the unit is alive.
+    fn entry(&self, func: FuncId) -> Option<NativeEntry>;
 
     /// Address of the unit's entry-slot table.
     fn entry_slots(&self) -> *const usize;

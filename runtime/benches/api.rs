@@ -14,7 +14,8 @@
 //!   reported element rate is calls per second over all threads).
 //!
 //! `cargo bench -p waddle --bench api`; the thread table is also printed
-//! to stderr at the end in plain numbers.
+//! to stderr at the end in plain numbers (`WADDLE_BENCH_TABLE=0` skips it,
+//! e.g. when a filter selects other benchmarks).
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -149,6 +150,9 @@ fn threads(c: &mut Criterion) {
         });
     }
     g.finish();
+    if std::env::var_os("WADDLE_BENCH_TABLE").is_some_and(|v| v == "0") {
+        return;
+    }
     // The table: the best of 3 runs per thread count, so a burst of other
     // load on a shared machine does not decide a row.
     let per_thread = 2000;

@@ -145,6 +145,26 @@ impl Runtime {
         &self.interrupts
     }
 
+    /// The host's side of an entry into a native unit whose string
+    /// constants this runtime interned as `strings`, with a stack budget of
+    /// `stack_budget` bytes (what `Host::globals` and `Host::fuel_limited`
+    /// give, read without a dynamic call).
+    #[inline]
+    pub(crate) fn host_env(
+        &mut self,
+        strings: &[Word],
+        stack_budget: usize,
+    ) -> waddle_jit::HostEnv {
+        waddle_jit::HostEnv {
+            globals: self.globals.as_mut_ptr(),
+            globals_len: self.globals.len(),
+            strings: strings.as_ptr(),
+            strings_len: strings.len(),
+            fuel_limited: self.fuel.is_some(),
+            stack_budget: Some(stack_budget),
+        }
+    }
+
     /// The interrupt state, to set a deadline.
     pub(crate) fn interrupts_mut(&mut self) -> &mut Interrupts {
         &mut self.interrupts

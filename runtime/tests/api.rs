@@ -384,3 +384,83 @@ fn host_functions_registered_on_the_engine_run_on_every_tier() {
         assert_eq!(store.data::<Vec<i64>>().unwrap(), &vec![5, -1], "{tier}");
     }
 }
+
+/// Typed calls reach native code without the trampoline when every
+/// parameter is an integer-class word (up to five of them) and through it
+/// otherwise: argument order, `bool` results (the low byte of the result
+/// register), `float` results, six parameters and `float` parameters
+/// agree with the interpreter on every tier.
+#[test]
+fn direct_and_trampoline_typed_calls_agree() {
+    const SRC: &str = "
+fn five(a: int, b: int, c: int, d: int, e: int) -> int { return a + 10 * b + 100 * c + 1000 * d + 10000 * e; }
+fn six(a: int, b: int, c: int, d: int, e: int, f: int) -> int { return five(a, b, c, d, e) + 100000 * f; }
+fn pick(c: bool, a: int, b: int) -> int { if c { return a; } return b; }
+fn big(n: int) -> bool { return n > 1000000; }
+fn half(n: int) -> float { return float(n) / 2.0; }
+fn mix(n: int, x: float, m: int) -> float { return float(n) * x + float(m); }
+fn count(s: str, xs: [int]) -> int { return len(s) + len(xs); }
+fn nothing() {}
+";
+    for (tier, engine) in engines() {
+        let module = Module::new(&engine, "direct.wdl", SRC).unwrap();
+        let mut store = Store::with_output(&engine, OutputSink::Capture);
+        let inst = store.instantiate(&module).unwrap();
+        let five = inst
+            .typed_func::<(i64, i64, i64, i64, i64), i64>(&store, "five")
+            .unwrap();
+        assert_eq!(
+            five.call(&mut store, (1, 2, 3, 4, 5)).unwrap(),
+            54321,
+            "{tier}"
+        );
+        let six = inst
+            .typed_func::<(i64, i64, i64, i64, i64, i64), i64>(&store, "six")
+            .unwrap();
+        assert_eq!(
+            six.call(&mut store, (1, 2, 3, 4, 5, 6)).unwrap(),
+            654321,
+            "{tier}"
+        );
+        let pick = inst
+            .typed_func::<(bool, i64, i64), i64>(&store, "pick")
+            .unwrap();
+        assert_eq!(pick.call(&mut store, (true, 7, 9)).unwrap(), 7, "{tier}");
+        assert_eq!(pick.call(&mut store, (false, 7, 9)).unwrap(), 9, "{tier}");
+        let big = inst.typed_func::<(i64,), bool>(&store, "big").unwrap();
+        let big_val = inst.typed_func::<(i64,), Val>(&store, "big").unwrap();
+        for n in [0, 1, 999_999, 1_000_001, i64::MAX, i64::MIN, -1] {
+            assert_eq!(
+                big.call(&mut store, (n,)).unwrap(),
+                n > 1_000_000,
+                "{tier} {n}"
+            );
+            assert_eq!(
+                big_val.call(&mut store, (n,)).unwrap(),
+                Val::Bool(n > 1_000_000),
+                "{tier} {n}"
+            );
+        }
+        let half = inst.typed_func::<(i64,), f64>(&store, "half").unwrap();
+        assert_eq!(half.call(&mut store, (-7,)).unwrap(), -3.5, "{tier}");
+        let mix = inst
+            .typed_func::<(i64, f64, i64), f64>(&store, "mix")
+            .unwrap();
+        assert_eq!(mix.call(&mut store, (3, 0.5, 10)).unwrap(), 11.5, "{tier}");
+        let mix_val = inst
+            .typed_func::<(Val, Val, Val), f64>(&store, "mix")
+            .unwrap();
+        let args = (Val::Int(2), Val::Float(0.25), Val::Int(-1));
+        assert_eq!(mix_val.call(&mut store, args).unwrap(), -0.5, "{tier}");
+        let count = inst
+            .typed_func::<(&str, Vec<i64>), i64>(&store, "count")
+            .unwrap();
+        assert_eq!(
+            count.call(&mut store, ("abc", vec![1, 2])).unwrap(),
+            5,
+            "{tier}"
+        );
+        let nothing = inst.typed_func::<(), ()>(&store, "nothing").unwrap();
+        nothing.call(&mut store, ()).unwrap();
+    }
+}

@@ -4,6 +4,8 @@
 
 use std::marker::PhantomData;
 
+use waddle_jit::DIRECT_ARGS;
+
 use waddle_opt::abi::Word;
 use waddle_opt::ir::{FuncId, ScalarType, Type};
 
@@ -339,6 +341,13 @@ pub struct TypedFunc<P, R> {
     pub(crate) func: FuncId,
     pub(crate) params: Box<[Type]>,
     pub(crate) ret: Type,
+    /// The function's entry in the instance's shared native unit, when it
+    /// runs there: calls go straight to it ([`Store::invoke_native`]).
+    pub(crate) native: Option<waddle_jit::NativeEntry>,
+    /// Whether `native` is called without its trampoline
+    /// ([`waddle_jit::call_entry_direct`]: no `float` parameter, at most
+    /// [`waddle_jit::DIRECT_ARGS`]).
+    pub(crate) direct: bool,
     /// Covariant in `P`, so a `TypedFunc<(&str,), _>` takes strings of any
     /// lifetime; `Send + Sync` whatever `P` and `R` are.
     pub(crate) _sig: PhantomData<fn() -> (P, R)>,
@@ -351,6 +360,8 @@ impl<P, R> Clone for TypedFunc<P, R> {
             func: self.func,
             params: self.params.clone(),
             ret: self.ret,
+            native: self.native,
+            direct: self.direct,
             _sig: PhantomData,
         }
     }
@@ -375,9 +386,41 @@ impl<P: TypedParams, R: TypedResult> TypedFunc<P, R> {
             ));
         }
         let mut words = [0 as Word; MAX_TYPED_PARAMS];
-        let args = &mut words[..P::COUNT];
-        params.write(&self.params, store.runtime_mut(), args)?;
-        let w = store.invoke(self.func, args)?;
+        params.write(&self.params, store.runtime_mut(), &mut words[..P::COUNT])?;
+        let w = match &self.native {
+            Some(entry) if self.direct => {
+                // The words after the last parameter are zeros.
+                let (args, _) = words
+                    .split_first_chunk::<DIRECT_ARGS>()
+                    .unwrap_or((&[0; DIRECT_ARGS], &[]));
+                let float = self.ret == Type::Float;
+                // SAFETY: `entry` is `self.func`'s in the unit of the
+                // store's instance (same store, checked above); its
+                // parameters passed `direct_call_supported` when `self`
+                // was made and `P` has exactly as many.
+                let w = unsafe {
+                    store.invoke_native(self.func, |rt, env| {
+                        waddle_jit::call_entry_direct(entry, rt, env, args, P::COUNT, float)
+                    })
+                }?;
+                // Compiled code returns a `bool` in the low byte only.
+                if self.ret == Type::Bool {
+                    w & 0xff
+                } else {
+                    w
+                }
+            }
+            Some(entry) => {
+                let args = &words[..P::COUNT];
+                // SAFETY: as above; the trampoline takes the words.
+                unsafe {
+                    store.invoke_native(self.func, |rt, env| {
+                        waddle_jit::call_entry(entry, rt, env, args)
+                    })
+                }?
+            }
+            None => store.invoke(self.func, &words[..P::COUNT])?,
+        };
         // SAFETY: `w` is the function's result, of type `self.ret`, which
         // `R` accepts (checked when `self` was made), in the store's heap;
         // nothing allocated since the call returned.

@@ -6,8 +6,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use cranelift_entity::EntityRef;
-use waddle_jit::EntryLoc;
-use waddle_opt::abi::{Trap, Word};
+use waddle_jit::{EntryLoc, HostEnv};
+use waddle_opt::abi::{Trap, TrapCode, Word};
 use waddle_opt::interp::Host;
 use waddle_opt::ir::{FuncId, SrcLoc, Type};
 
@@ -17,7 +17,7 @@ use super::interrupt::InterruptHandle;
 use super::module::Module;
 use crate::engine::exec::Executor;
 use crate::engine::val::{from_word, to_word};
-use crate::engine::{panic_error, Val};
+use crate::engine::{panic_error, FromVal, IntoVal, Val};
 use crate::error::{Error, RuntimeError};
 use crate::heap::{HeapConfig, HeapStats};
 use crate::host::Runtime;
@@ -204,11 +204,7 @@ impl Store {
         };
         let m = inst.module.inner();
         if let Err(code) = self.runtime.interrupts().check() {
-            let loc = m.program.funcs.get(func).map_or(SrcLoc::NONE, |f| f.loc());
-            return Err(Error::Runtime(RuntimeError::from_trap(
-                Trap { code, loc },
-                &m.program,
-            )));
+            return self.interrupted(func, code);
         }
         let runtime = &mut self.runtime;
         let stack_limit = self.stack_limit;
@@ -267,11 +263,90 @@ impl Store {
                 self.runtime.truncate_trace(mark);
                 Ok(w)
             }
+            _ => self.failed(outcome, mark),
+        }
+    }
+
+    /// [`Store::invoke`] for a function of the instance's shared native
+    /// unit, through its [`NativeEntry`] (from
+    /// [`waddle_jit::NativeProgram::entry`] when a [`TypedFunc`] was made):
+    /// no lookup, no dynamic call into the unit, the host's tables read
+    /// directly. `call` makes the call ([`waddle_jit::call_entry`] or
+    /// [`waddle_jit::call_entry_direct`]) with the runtime and its tables.
+    ///
+    /// # Safety
+    /// `entry` must be `func`'s entry in the native unit of this store's
+    /// instance (the caller checked the store's identity; a store's
+    /// instance never changes once it is set), and `call` must call it
+    /// with the arguments of `func`'s signature.
+    #[inline]
+    pub(crate) unsafe fn invoke_native(
+        &mut self,
+        func: FuncId,
+        call: impl FnOnce(&mut Runtime, &HostEnv) -> Result<Word, Trap>,
+    ) -> Result<Word, Error> {
+        let Some(inst) = self.instance.as_ref() else {
+            return Err(Error::Instance("the store holds no instance".to_string()));
+        };
+        if let Err(code) = self.runtime.interrupts().check() {
+            return self.interrupted(func, code);
+        }
+        let mark = self.runtime.trace_mark();
+        let env = self.runtime.host_env(&inst.strings, self.stack_limit);
+        let runtime = &mut self.runtime;
+        // The instance's module keeps the unit alive for the call; `env`
+        // is this runtime's globals area and the instance's interned
+        // string table, neither of which changes during the call.
+        let outcome = catch_unwind(AssertUnwindSafe(|| call(runtime, &env)));
+        self.runtime.output().flush();
+        match outcome {
+            Ok(Ok(w)) => {
+                self.runtime.truncate_trace(mark);
+                Ok(w)
+            }
+            _ => self.failed(outcome, mark),
+        }
+    }
+
+    /// The error of a call stopped by an interrupt or deadline before it
+    /// started.
+    #[cold]
+    #[inline(never)]
+    fn interrupted(&self, func: FuncId, code: TrapCode) -> Result<Word, Error> {
+        let Some(inst) = self.instance.as_ref() else {
+            return Err(Error::Instance("the store holds no instance".to_string()));
+        };
+        let m = inst.module.inner();
+        let loc = m.program.funcs.get(func).map_or(SrcLoc::NONE, |f| f.loc());
+        Err(Error::Runtime(RuntimeError::from_trap(
+            Trap { code, loc },
+            &m.program,
+        )))
+    }
+
+    /// The error of a call that trapped or panicked: the runtime error with
+    /// the frames reported since `mark` and the host function's message.
+    #[cold]
+    #[inline(never)]
+    fn failed(
+        &mut self,
+        outcome: std::thread::Result<Result<Word, Trap>>,
+        mark: usize,
+    ) -> Result<Word, Error> {
+        let Some(inst) = self.instance.as_ref() else {
+            return Err(Error::Instance("the store holds no instance".to_string()));
+        };
+        let m = inst.module.inner();
+        match outcome {
+            Ok(Ok(w)) => {
+                self.runtime.truncate_trace(mark);
+                Ok(w)
+            }
             Ok(Err(trap)) => {
                 let frames = self.runtime.take_trace(mark);
                 let mut e =
                     RuntimeError::from_trap(trap, &m.program).with_trace(&frames, &m.program);
-                if trap.code == waddle_opt::abi::TrapCode::HostError {
+                if trap.code == TrapCode::HostError {
                     if let Some(msg) = self.runtime.hostfns.error.take() {
                         e.message = msg;
                     }
@@ -448,6 +523,10 @@ impl Instance {
             func: id,
             params: sig.params.clone().into_boxed_slice(),
             ret: sig.ret,
+            native: (m.native.as_ref())
+                .filter(|_| m.is_native.get(id.index()) == Some(&true))
+                .and_then(|unit| unit.entry(id)),
+            direct: waddle_jit::direct_call_supported(&sig.params),
             _sig: std::marker::PhantomData,
         })
     }
@@ -483,6 +562,60 @@ impl Instance {
         // SAFETY: the result is a live value of the return type (no
         // allocation has happened since the call returned).
         Ok(unsafe { from_word(ret, w) })
+    }
+
+    /// Sets the global `name` of the instance in `store` to `value` (also
+    /// `let` globals: the host may set what scripts may not); the value
+    /// must have the global's type.
+    ///
+    /// ```
+    /// use waddle::{Engine, Module, Store};
+    /// let engine = Engine::default();
+    /// let module = Module::new(&engine, "g.wdl", "var limit = 10; fn twice() -> int { return limit * 2; }")?;
+    /// let mut store = Store::new(&engine);
+    /// let instance = store.instantiate(&module)?;
+    /// instance.set_global(&mut store, "limit", 21i64)?;
+    /// let twice = instance.typed_func::<(), i64>(&store, "twice")?;
+    /// assert_eq!(twice.call(&mut store, ())?, 42);
+    /// assert_eq!(instance.get_global::<i64>(&store, "limit")?, 21);
+    /// assert!(instance.set_global(&mut store, "limit", 1.5).is_err());
+    /// # Ok::<(), waddle::Error>(())
+    /// ```
+    pub fn set_global<T: IntoVal>(
+        &self,
+        store: &mut Store,
+        name: &str,
+        value: T,
+    ) -> Result<(), Error> {
+        self.check_store(store)?;
+        let p = &self.module.inner().program;
+        let id = (p.global_by_name(name))
+            .ok_or_else(|| Error::Signature(format!("no global named `{name}`")))?;
+        let ty = p.globals[id].ty;
+        let v = value.into_val();
+        if !v.has_type(ty) {
+            return Err(Error::Signature(format!(
+                "global `{name}` has type `{ty}`, cannot assign {}",
+                v.kind()
+            )));
+        }
+        let mut roots = Vec::new();
+        let w = to_word(&mut store.runtime, ty, &v, &mut roots)?;
+        store.runtime.set_global_word(id.index(), w);
+        Ok(())
+    }
+
+    /// The value of the global `name` of the instance in `store` as a `T`.
+    pub fn get_global<T: FromVal>(&self, store: &Store, name: &str) -> Result<T, Error> {
+        let v = (self.global(store, name))
+            .ok_or_else(|| Error::Signature(format!("no global named `{name}`")))?;
+        let kind = v.kind();
+        T::from_val(v).ok_or_else(|| {
+            Error::Signature(format!(
+                "global `{name}` holds {kind}, not the requested `{}`",
+                std::any::type_name::<T>()
+            ))
+        })
     }
 
     /// The current value of global `name` (`None` when there is none).

@@ -4,10 +4,8 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use waddle_frontend::ast::Span;
-use waddle_frontend::diag::Diagnostic;
 use waddle_frontend::{CompileOptions, Compiled, Prelude, SourceFile, SourceMap};
-use waddle_opt::ir::{Program, SrcLoc};
+use waddle_opt::ir::Program;
 use waddle_opt::passes::PassReport;
 
 use super::backend;
@@ -237,7 +235,15 @@ pub(crate) fn compile_with_options(
 /// A compile error `message` (with `note`) at `loc` of the one-file
 /// program `source` (named `name`), rendered like the frontend's: the span
 /// is the identifier (or character) at that line and column.
-pub(crate) fn error_at(name: &str, source: &str, loc: SrcLoc, message: &str, note: &str) -> Error {
+#[cfg(feature = "cross")]
+pub(crate) fn error_at(
+    name: &str,
+    source: &str,
+    loc: waddle_opt::ir::SrcLoc,
+    message: &str,
+    note: &str,
+) -> Error {
+    use waddle_frontend::{ast::Span, diag::Diagnostic};
     let mut sources = SourceMap::default();
     let file = sources.add(SourceFile::new(name, source));
     let start = byte_offset(source, loc.line, loc.col);
@@ -264,6 +270,7 @@ pub(crate) fn error_at(name: &str, source: &str, loc: SrcLoc, message: &str, not
 
 /// The byte offset of 1-based `line` and `col` (in characters) in `text`,
 /// clamped to the text.
+#[cfg(feature = "cross")]
 fn byte_offset(text: &str, line: u32, col: u32) -> usize {
     let mut start = 0;
     for _ in 1..line.max(1) {

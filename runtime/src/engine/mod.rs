@@ -47,11 +47,13 @@ pub(crate) mod native;
 pub(crate) mod tiering;
 pub(crate) mod val;
 
+#[cfg(feature = "cross")]
+pub(crate) use compile::error_at;
 pub use compile::{
     check_passes, compile_source, compile_source_with_ffi, optimize, CompiledIr, OptOptions,
     PassLog, PassTrace, Validation, ValidationLog,
 };
-pub(crate) use compile::{compile_with_options, error_at, panic_error};
+pub(crate) use compile::{compile_with_options, panic_error};
 pub(crate) use host_api::check_host_name;
 pub use host_api::HostFunctionInfo;
 pub use val::{Args, FromVal, IntoVal, Val};
