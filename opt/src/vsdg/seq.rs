@@ -39,8 +39,12 @@
 //!   and a join block whose parameters are the γ's outputs; a loop becomes
 //!   a header block (parameters: the loop-carried values) and one block per
 //!   exit; the exit block of a single-exit loop is where the code of its
-//!   region continues, like a γ's join. The result is made canonical
-//!   (`canon`) for the passes after it.
+//!   region continues, like a γ's join. Blocks are laid out in the order
+//!   code starts in them: a γ's arms (each with its nested code) before its
+//!   join, a loop's body before its exits, which is the frontend's layout
+//!   of structured code and keeps each loop body contiguous after its
+//!   header. The result is made canonical (`canon`) for the passes after
+//!   it.
 
 use cranelift_entity::{EntitySet, SecondaryMap};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -349,6 +353,8 @@ struct Emitter<'g> {
     headers: EntitySet<Block>,
     /// Registers the scheduler fits each region's live values in.
     registers: usize,
+    /// The layout: each block in the order code starts in it.
+    order: Vec<Block>,
 }
 
 /// Sequentializes `g` into a new function with the given name, signature
@@ -382,6 +388,7 @@ pub fn sequentialize_with(
         vals: FxHashMap::default(),
         headers: EntitySet::new(),
         registers,
+        order: Vec::new(),
     };
     let entry = em.block(&sig.params, g.regions[g.root].args);
     em.region(
@@ -393,6 +400,8 @@ pub fn sequentialize_with(
         },
     )?;
     let mut f = em.f;
+    debug_assert_eq!(em.order.len(), f.blocks.len(), "every block laid out once");
+    f.layout = em.order;
     super::tails::share_tails(&mut f, &em.headers);
     crate::canon::canonicalize(&mut f);
     Ok(f)
@@ -400,10 +409,12 @@ pub fn sequentialize_with(
 
 impl Emitter<'_> {
     /// A new block whose parameters (of types `tys`) receive the value
-    /// outputs of argument node `args`.
+    /// outputs of argument node `args`. It enters the layout when code
+    /// starts in it ([`Emitter::start`]).
     fn block(&mut self, tys: &[Type], args: Node) -> Block {
         let mut b = FunctionBuilder::new(&mut self.f);
         let blk = b.create_block();
+        b.func.layout.pop();
         for (i, &t) in tys.iter().enumerate() {
             let v = b.append_block_param(blk, t);
             self.vals.insert(
@@ -453,8 +464,18 @@ impl Emitter<'_> {
         FunctionBuilder::new(&mut self.f).set_terminator(from, term);
     }
 
-    fn region(&mut self, r: Region, mut cur: Block, ctx: &Ctx) -> Result<(), Unsupported> {
+    /// Lays out `b` next: code starts in it. A γ's arms come before its
+    /// join and a loop's body before its exits, in source order, so the
+    /// code generators see each loop body contiguous after its header and
+    /// the join after the arms, as the frontend lays out structured code.
+    fn start(&mut self, b: Block) -> Block {
+        self.order.push(b);
+        b
+    }
+
+    fn region(&mut self, r: Region, cur: Block, ctx: &Ctx) -> Result<(), Unsupported> {
         let g = self.g;
+        let mut cur = self.start(cur);
         // Items in dependence order, under register pressure (sched.rs).
         for step in super::sched::schedule(g, &self.pl, r, self.registers)? {
             super::work::tick(1);
@@ -569,7 +590,7 @@ impl Emitter<'_> {
                 for (&a, &b) in arms.iter().zip(&blocks) {
                     self.region(a, b, &inner)?;
                 }
-                Ok(join)
+                Ok(self.start(join))
             }
             Op::Theta { body, .. } if data.is_inline_theta() => {
                 // A single-exit loop: a header block, the body, and the
@@ -586,7 +607,7 @@ impl Emitter<'_> {
                     lp: Some((header, vec![exit])),
                 };
                 self.region(*body, header, &inner)?;
-                Ok(exit)
+                Ok(self.start(exit))
             }
             Op::Args | Op::Theta { .. } => Err(Unsupported::new("internal: not an item")),
         }

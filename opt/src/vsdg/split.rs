@@ -133,9 +133,11 @@ impl Lifter<'_> {
     /// (`stop`, the enclosing join, is never passed):
     /// - *predicate normalization* (Lawrence Fig 3.6, digest §6.1 step 2):
     ///   `j` has no instructions and branches on one of its parameters that
-    ///   some edge sets to a constant — the short-circuit shape
-    ///   `γ(γ(P,true,Q),A,B)`. Lifting `j` into each arm folds the constant
-    ///   test, giving `γ(P, A, γ(Q,A,B))` with no boolean materialized;
+    ///   some edge sets to a constant, or to `v` itself (known on the arm
+    ///   it leaves by, as the frontend lowers `p || q`: the `p` arm passes
+    ///   `p`) — the short-circuit shape `γ(γ(P,true,Q),A,B)`. Lifting `j`
+    ///   into each arm folds the constant test, giving `γ(P, A, γ(Q,A,B))`
+    ///   with no boolean materialized;
     /// - *γ-tupling* (Lawrence §7.2, Fig 7.9; digest §4.9, T11): `j` has a
     ///   few instructions and branches on `v` again. Lifting `j` into each
     ///   arm, where `v` is known, folds the second test: one test selects
@@ -457,7 +459,7 @@ impl Lifter<'_> {
                     .term
                     .successors()
                     .filter(|e| e.block == j)
-                    .any(|e| self.is_const(e.args[k]))
+                    .any(|e| self.is_const(e.args[k]) || e.args[k] == v)
             })
     }
 

@@ -47,10 +47,15 @@ block6(v13: int):
 }
 
 /// `p || q` (`or`) or `p && q` materialized as a boolean (the decided
-/// arm yields a constant, the other yields `q`), then branched on: `A`
-/// (line 100) when it holds, else `B` (line 101).
-fn t4(or: bool) -> String {
-    let decided = format!("    v4: bool = bconst {or}\n    jump block3(v4)");
+/// arm yields a constant, or `p` itself when `pass_p`, as the frontend
+/// lowers it; the other arm yields `q`), then branched on: `A` (line 100)
+/// when it holds, else `B` (line 101).
+fn t4(or: bool, pass_p: bool) -> String {
+    let decided = if pass_p {
+        "    jump block3(v0)".to_string()
+    } else {
+        format!("    v4: bool = bconst {or}\n    jump block3(v4)")
+    };
     let other = "    jump block3(v1)".to_string();
     let (arm1, arm2) = if or {
         (decided, other)
@@ -85,8 +90,8 @@ block6(v8: int):
 /// (tail sharing).
 #[test]
 fn t4_short_circuit_predicate_is_normalized() {
-    for or in [true, false] {
-        let text = t4(or);
+    for (or, pass_p) in [(true, false), (false, false), (true, true), (false, true)] {
+        let text = t4(or, pass_p);
         let (before, after) = trip(&text);
         for block in &after.layout[1..] {
             for &p in &after.blocks[*block].params {
