@@ -10,7 +10,7 @@ static double **matrix(int64_t n) {
 }
 
 int main(int argc, char **argv) {
-    int64_t n = argc > 1 ? atoll(argv[1]) : 750;
+    int64_t n = argc > 1 ? atoll(argv[1]) : 748;
     double **a = matrix(n), **b = matrix(n), **c = matrix(n);
     for (int64_t i = 0; i < n; i++)
         for (int64_t j = 0; j < n; j++) {

@@ -39,4 +39,4 @@ local function main(n)
   print(trunc(trace))
   print(trunc(sum))
 end
-main(math.tointeger(tonumber(arg[1] or "750")))
+main(math.tointeger(tonumber(arg[1] or "748")))

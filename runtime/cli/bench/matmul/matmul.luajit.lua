@@ -40,4 +40,4 @@ local function main(n)
   print(trunc(trace))
   print(trunc(sum))
 end
-main(tonumber(arg[1] or "750"))
+main(tonumber(arg[1] or "748"))

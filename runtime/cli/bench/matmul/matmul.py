@@ -28,4 +28,4 @@ def main(n):
     print(int(s))
 
 
-main(int(sys.argv[1]) if len(sys.argv) > 1 else 750)
+main(int(sys.argv[1]) if len(sys.argv) > 1 else 748)

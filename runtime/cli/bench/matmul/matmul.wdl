@@ -35,4 +35,4 @@ fn main(n: int) {
     print(int(sum));
 }
 
-main(750);
+main(748);
