@@ -673,7 +673,7 @@ macro_rules! native_unit_api {
             fn code(&self, func: ::waddle_opt::ir::FuncId) -> Option<&[u8]> {
                 $unit::code(self, func)
             }
-            fn entry(&self, func: ::waddle_opt::ir::FuncId) -> Option<usize> {
+            fn entry_address(&self, func: ::waddle_opt::ir::FuncId) -> Option<usize> {
                 self.tables.func(func).map(|f| f.entry).filter(|&e| e != 0)
             }
             fn func_name(&self, func: ::waddle_opt::ir::FuncId) -> Option<&str> {

@@ -72,7 +72,7 @@ pub trait NativeProgram: Send + Sync {
     /// does not define it: the start of [`NativeProgram::code`], or a
     /// wrapper that calls it (a T2 function whose traps unwind its self
     /// calls is entered through its shell, see `cranelift::unwind`).
-    fn entry(&self, func: FuncId) -> Option<usize>;
+    fn entry_address(&self, func: FuncId) -> Option<usize>;
 
     /// The source name of `func`.
     fn func_name(&self, func: FuncId) -> Option<&str>;

@@ -137,8 +137,7 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
         // (fib's whole call tree below the first T2 frame). Traps unwind
         // past untested self calls only where those direct calls exist.
         let direct_self = env.recursive[fid] && env.counters.is_none();
-        let self_call =
-            direct_self.then(|| (fid, module.declare_func_in_func(id, &mut ctx.func)));
+        let self_call = direct_self.then(|| (fid, module.declare_func_in_func(id, &mut ctx.func)));
         let unwinds = unwind::SUPPORTED
             && direct_self
             && unwind::calls_itself(f, fid)

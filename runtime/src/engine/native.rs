@@ -435,7 +435,7 @@ impl NativeCode {
         // Slots of the older units: the new code.
         let new_code: Vec<(FuncId, usize)> = funcs
             .iter()
-            .filter_map(|&f| Some((f, compiled.entry(f)?)))
+            .filter_map(|&f| Some((f, compiled.entry_address(f)?)))
             .collect();
         for &(f, code) in &new_code {
             // SAFETY: `code` is `f`'s code in the unit being installed.
@@ -478,7 +478,9 @@ impl NativeCode {
                 continue;
             }
             let code = match self.owner.get(i).copied().flatten() {
-                Some(o) => self.units[o].as_ref().and_then(|u| u.program.entry(f)),
+                Some(o) => self.units[o]
+                    .as_ref()
+                    .and_then(|u| u.program.entry_address(f)),
                 None => self.stub(f),
             };
             if let Some(code) = code {
