@@ -368,10 +368,18 @@ print(t == u);
 print(i > 100);
 print(len(s) == (i + 999) / 1000);
 ";
-    s.run("bg.wdl", src).unwrap();
+    // A function this large compiles its OSR entry in the background
+    // (smaller ones on the spot): straight-line code after the loop.
+    let mut src = src.to_string();
+    src += "var pad = u;\n";
+    for k in 0..800 {
+        src += &format!("pad = pad * 3 + {k} + i;\n");
+    }
+    src += "print(pad != 0 || pad == 0);\n";
+    s.run("bg.wdl", &src).unwrap();
     assert_eq!(
         String::from_utf8(s.take_output()).unwrap(),
-        "true\ntrue\ntrue\n"
+        "true\ntrue\ntrue\ntrue\n"
     );
     assert!(entered.load(Ordering::SeqCst));
     assert_eq!(s.osr_entries(), 1);

@@ -15,9 +15,10 @@
 //!     (*on-stack replacement*, [`waddle_opt::osr`]: the entry takes the
 //!     header's block parameters, the values defined before the loop and,
 //!     in a nest, the enclosing loops' values live at the header; compiled
-//!     on the compiler thread while the loop goes on in T0, one entry per
-//!     function at a time, and entered at a back-edge check once linked;
-//!     `--jit-sync` compiles it on the spot; kept for later activations),
+//!     on the spot, except for functions of more than 1500 instructions,
+//!     whose entry compiles on the compiler thread while the loop goes on
+//!     in T0 (one per function at a time) and is entered at a back-edge
+//!     check once linked; kept for later activations),
 //!     and its next call starts in compiled code. With `loops = 0`,
 //!     functions with a loop compile before their first run instead.
 //!     When the counter runs out after `SHORT_LOOP_CALLS` (8) or more

@@ -4,12 +4,15 @@
 //! [`waddle_opt::interp::Host::osr`]).
 //!
 //! The entry is compiled once per function and header and kept for later
-//! activations. With background compilation (the default) the compile
-//! runs on the compiler thread: the loop goes on in the interpreter, whose
-//! back-edge counter comes back every [`POLL_EDGES`] back edges; the
-//! finished entry is linked at the next safe point ([`Executor::poll`]) and
-//! entered at the next back-edge check after that. `--jit-sync` compiles
-//! it on the spot, so the entry happens at the back edge that asked.
+//! activations. It compiles on the spot, so the entry happens at the back
+//! edge that asked: while a background compile waits the interpreter
+//! makes almost no progress and takes CPU the compile needs. Only for a
+//! function of more than [`OSR_SYNC_MAX_INSTS`] instructions (a long
+//! pause) does the compile run on the compiler thread: the loop goes on
+//! in the interpreter, whose back-edge counter comes back every
+//! [`POLL_EDGES`] back edges; the finished entry is linked at the next safe
+//! point ([`Executor::poll`]) and entered at the next back-edge check after
+//! that.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -25,6 +28,10 @@ use crate::engine::compiler::{Done, Job};
 use crate::engine::native::OsrCode;
 use crate::engine::tiering::TierEvent;
 use crate::host::Runtime;
+
+/// Instructions above which a function's OSR entry compiles on the
+/// compiler thread while its loop goes on in T0 (below: on the spot).
+pub(crate) const OSR_SYNC_MAX_INSTS: usize = 1500;
 
 /// An OSR entry linked but not entered yet: how long it took to compile
 /// and whether on the compiler thread (its first entry reports these).
@@ -190,8 +197,12 @@ impl TieredHost<'_> {
             } else {
                 Tier::Opt
             };
-            // Chaos: at once or in the background at random.
-            let sync = exec.options.sync || (chaos && exec.random(2) == 0);
+            // On the spot: the interpreter gains almost nothing while a
+            // background compile waits (about 5 % of T2's progress) and
+            // burns the CPU the compile needs. Functions large enough for
+            // a long pause compile in the background; chaos draws.
+            let large = self.program.funcs[func].inst_count() > OSR_SYNC_MAX_INSTS;
+            let sync = exec.options.sync || if chaos { exec.random(2) == 0 } else { !large };
             if !sync && exec.submit_osr(self.program, func, header, tier) {
                 exec.interp.set_counters(func, calls, POLL_EDGES);
                 return None;
