@@ -495,7 +495,7 @@ unsafe fn enter<const CARRY: bool>(
         // entry's byte budget would cut a mixed chain short).
         floor.unwrap_or(outer_limit)
     } else {
-        (base.saturating_sub(budget))
+        (base.saturating_sub(waddle_opt::abi::stack_byte_limit(budget)))
             .max(floor.unwrap_or(0))
             .max(outer_limit)
     };

@@ -43,16 +43,50 @@ fn text(o: &RunOutcome) -> String {
 fn the_same_depth_is_allowed_on_every_tier() {
     let depth = max_call_depth(DEFAULT_STACK_BUDGET);
     assert_eq!(depth, 65_536);
-    let source = program(depth);
     // `even(depth - 1)` and `down(depth - 1)` use exactly `depth` frames;
     // `down(depth)` needs one more.
     let want_stdout = format!("false\n{}\n", depth - 1);
+    check_every_tier(&program(depth), &want_stdout, "depth.wdl:4:18");
+}
+
+/// A recursive function whose frame is larger than
+/// `STACK_BYTES_PER_CALL` on the interpreter and the baseline tier (a slot
+/// or word per value, about 2.5 KiB) and small on Cranelift's: `big(n)`
+/// nests `n + 1` frames.
+fn big_frames(n: i64) -> String {
+    let mut s = String::from(
+        "fn big(n: int) -> int {\n\
+         if n == 0 { return 0; }\n\
+         let r = big(n - 1);\n\
+         let a0 = r * 3 + n;\n",
+    );
+    for k in 1..160 {
+        s.push_str(&format!("let a{k} = a{} * 7 - n;\n", k - 1));
+    }
+    s.push_str("return r + a159 % 2;\n}\n");
+    s.push_str(&format!("print(big({} - 1) * 0);\nprint(big({n}));\n", n));
+    s
+}
+
+#[test]
+fn large_frames_reach_the_same_depth_on_every_tier() {
+    // The byte safety net allows 8 times the budget
+    // (`waddle_opt::abi::stack_byte_limit`), so the depth limit is what
+    // stops this recursion on every tier (the 10 000-program differential
+    // run found tiers stopping at 54 457 and 61 227 frames before).
+    let depth = max_call_depth(DEFAULT_STACK_BUDGET);
+    check_every_tier(&big_frames(depth), "0\n", "depth.wdl:3:9");
+}
+
+/// Runs `source` on every tier and on AArch64: it must print
+/// `want_stdout`, then raise `stack overflow` at `loc`.
+fn check_every_tier(source: &str, want_stdout: &str, loc: &str) {
     let mut failures = Vec::new();
     let mut check = |name: &str, out: &RunOutcome| {
         let ok = out.exit_code == 2
             && String::from_utf8_lossy(&out.stdout) == want_stdout
             && out.stderr.contains("runtime error: stack overflow")
-            && out.stderr.contains("depth.wdl:4:18");
+            && out.stderr.contains(loc);
         if !ok {
             failures.push(format!("{name}:\n{}", text(out)));
         }
@@ -61,7 +95,7 @@ fn the_same_depth_is_allowed_on_every_tier() {
     // entry goes on with the depth its caller had left
     // (`waddle_opt::abi::carry`), so a mixed chain allows the same depth.
     for config in tiers::selected() {
-        let out = run_source("depth.wdl", &source, &config.options(None));
+        let out = run_source("depth.wdl", source, &config.options(None));
         check(config.name, &out);
     }
     if !waddle_lang_tests::cross::skip_without_cross_tools(
@@ -74,7 +108,7 @@ fn the_same_depth_is_allowed_on_every_tier() {
                 opt_level: level,
                 ..CrossOptions::default()
             };
-            let out = run_source_aarch64("depth.wdl", &source, &options);
+            let out = run_source_aarch64("depth.wdl", source, &options);
             check(&format!("aarch64-{}-O{level}", tier.name()), &out);
         }
     }

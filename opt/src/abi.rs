@@ -144,9 +144,26 @@ pub const DEFAULT_STACK_BUDGET: usize = 64 << 20;
 /// bytes allows `B / STACK_BYTES_PER_CALL` nested frames of recursive
 /// functions on every tier ([`max_call_depth`]; 65 536 for the default
 /// budget). The byte check against the stack limit stays as a safety net
-/// for frames larger than this (functions with more than about a hundred
-/// values) and for deep chains of non-recursive calls.
+/// for deep chains of non-recursive calls and for frames larger than
+/// [`STACK_BYTES_FACTOR`] times this; it allows [`stack_byte_limit`] bytes.
 pub const STACK_BYTES_PER_CALL: usize = 1024;
+
+/// How many times the budget the byte safety net allows: each tier sizes
+/// its frames differently (an interpreter frame is a slot per value, a
+/// baseline frame a word per IR value, Cranelift's what its allocator
+/// needs), so with the net at the budget itself a recursive function
+/// whose frame is larger than [`STACK_BYTES_PER_CALL`] on one tier
+/// overflowed there at a smaller depth than on the others. With the net
+/// at 8 times the budget, frames of up to 8 KiB reach the same depth on
+/// every tier. The memory is virtual until frames that large touch it.
+pub const STACK_BYTES_FACTOR: usize = 8;
+
+/// The stack bytes nested Waddle calls may use under a budget of
+/// `stack_budget` bytes (the byte safety net, see [`STACK_BYTES_FACTOR`];
+/// native code gets less when its thread's stack is smaller).
+pub fn stack_byte_limit(stack_budget: usize) -> usize {
+    stack_budget.saturating_mul(STACK_BYTES_FACTOR)
+}
 
 /// The recursion depth every tier allows under a stack budget of
 /// `stack_budget` bytes: nested frames of recursive functions.

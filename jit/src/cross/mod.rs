@@ -118,5 +118,10 @@ mod tests {
             waddle_opt::abi::STACK_BYTES_PER_CALL
         );
         assert!(common.contains(&want), "common.h lacks `{want}`");
+        let want = format!(
+            "#define STACK_BYTES_FACTOR {}",
+            waddle_opt::abi::STACK_BYTES_FACTOR
+        );
+        assert!(common.contains(&want), "common.h lacks `{want}`");
     }
 }

@@ -227,7 +227,11 @@ impl Interpreter {
             return fail(TrapCode::AssertionFailed);
         }
         let top = entry.nslots as usize;
-        let budget = self.budget.saturating_sub(self.outer_used.get());
+        let outer = self.outer_used.get();
+        let budget = self.budget.saturating_sub(outer);
+        // The byte safety net (`abi::stack_byte_limit`), with what the
+        // activations below use taken off.
+        let bytes = crate::abi::stack_byte_limit(self.budget).saturating_sub(outer);
         // A call from another tier goes on with the depth its caller had
         // left (so a mixed chain allows the depth of a single tier); a call
         // from Rust starts from the budget.
@@ -238,7 +242,7 @@ impl Interpreter {
             return fail(TrapCode::StackOverflow);
         }
         let mut bufs = self.pool.borrow_mut().pop().unwrap_or_default();
-        if top * 8 + FRAME_OVERHEAD > budget
+        if top * 8 + FRAME_OVERHEAD > bytes
             || (bufs.0.len() < top && bufs.0.try_reserve(top).is_err())
         {
             self.pool.borrow_mut().push(bufs);
@@ -247,7 +251,7 @@ impl Interpreter {
         let r = exec::run(
             &self.funcs,
             &mut bufs,
-            (budget, depth_left),
+            (bytes, depth_left),
             &self.outer_used,
             host,
             entry,

@@ -86,6 +86,9 @@ typedef struct {
 /* waddle_opt::abi::STACK_BYTES_PER_CALL: a stack budget of B bytes allows
  * B / STACK_BYTES_PER_CALL nested frames of recursive functions. */
 #define STACK_BYTES_PER_CALL 1024
+/* waddle_opt::abi::STACK_BYTES_FACTOR: the byte safety net allows this many
+ * times the budget. */
+#define STACK_BYTES_FACTOR 8
 
 /* Must match waddle_opt::abi. */
 _Static_assert(offsetof(VmCtx, depth_left) == 88, "VmCtx.depth_left");

@@ -161,7 +161,8 @@ static void *run_main(void *arg) {
     (void)arg;
     uintptr_t base = (uintptr_t)__builtin_frame_address(0);
     ctx.stack_base = base;
-    ctx.stack_limit = base > stack_budget ? base - stack_budget : 0;
+    uint64_t bytes = stack_budget * STACK_BYTES_FACTOR;
+    ctx.stack_limit = base > bytes ? base - bytes : 0;
     ctx.depth_left = (int64_t)(stack_budget / STACK_BYTES_PER_CALL);
     ((void (*)(VmCtx *))main_code)(&ctx);
     return NULL;
@@ -246,7 +247,7 @@ int main(int argc, char **argv) {
     pthread_attr_t attr;
     pthread_t thread;
     pthread_attr_init(&attr);
-    if (pthread_attr_setstacksize(&attr, (size_t)stack_budget + (8u << 20)) != 0)
+    if (pthread_attr_setstacksize(&attr, (size_t)stack_budget * STACK_BYTES_FACTOR + (8u << 20)) != 0)
         fatal("bad stack size");
     if (pthread_create(&thread, &attr, run_main, NULL) != 0) fatal("cannot start the program thread");
     pthread_join(thread, NULL);
