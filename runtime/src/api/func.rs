@@ -348,6 +348,12 @@ pub struct TypedFunc<P, R> {
     /// ([`waddle_jit::call_entry_direct`]: no `float` parameter, at most
     /// [`waddle_jit::DIRECT_ARGS`]).
     pub(crate) direct: bool,
+    /// Whether the result is a `float` (read from the floating-point
+    /// result register by a direct call).
+    pub(crate) float_ret: bool,
+    /// Whether the result is a `bool` (compiled code sets only the low
+    /// byte of the result register).
+    pub(crate) bool_ret: bool,
     /// Covariant in `P`, so a `TypedFunc<(&str,), _>` takes strings of any
     /// lifetime; `Send + Sync` whatever `P` and `R` are.
     pub(crate) _sig: PhantomData<fn() -> (P, R)>,
@@ -362,6 +368,8 @@ impl<P, R> Clone for TypedFunc<P, R> {
             ret: self.ret,
             native: self.native,
             direct: self.direct,
+            float_ret: self.float_ret,
+            bool_ret: self.bool_ret,
             _sig: PhantomData,
         }
     }
@@ -393,7 +401,7 @@ impl<P: TypedParams, R: TypedResult> TypedFunc<P, R> {
                 let (args, _) = words
                     .split_first_chunk::<DIRECT_ARGS>()
                     .unwrap_or((&[0; DIRECT_ARGS], &[]));
-                let float = self.ret == Type::Float;
+                let float = self.float_ret;
                 // SAFETY: `entry` is `self.func`'s in the unit of the
                 // store's instance (same store, checked above); its
                 // parameters passed `direct_call_supported` when `self`
@@ -404,7 +412,7 @@ impl<P: TypedParams, R: TypedResult> TypedFunc<P, R> {
                     })
                 }?;
                 // Compiled code returns a `bool` in the low byte only.
-                if self.ret == Type::Bool {
+                if self.bool_ret {
                     w & 0xff
                 } else {
                     w

@@ -527,6 +527,8 @@ impl Instance {
                 .filter(|_| m.is_native.get(id.index()) == Some(&true))
                 .and_then(|unit| unit.entry(id)),
             direct: waddle_jit::direct_call_supported(&sig.params),
+            float_ret: sig.ret == Type::Float,
+            bool_ret: sig.ret == Type::Bool,
             _sig: std::marker::PhantomData,
         })
     }
