@@ -219,6 +219,12 @@ pub struct RegionData {
     pub args: Node,
     /// How control leaves.
     pub tail: Tail,
+    /// The block of the lifted function where the region's code starts
+    /// (`None` until the lifter enters it). The lifter unfolds a block
+    /// reached on several paths into one region per path, and tail sharing
+    /// merges their identical code again, so regions with the same source
+    /// are one static copy in the end.
+    pub source: Option<crate::ir::Block>,
 }
 
 /// The VSDG of one function.
@@ -269,6 +275,7 @@ impl Graph {
             depth,
             args,
             tail: Tail::Pending,
+            source: None,
         })
     }
 

@@ -175,6 +175,7 @@ impl Lifter<'_> {
         if self.depth > MAX_DEPTH {
             return Err(Unsupported::new("control structures nested too deeply"));
         }
+        self.g.regions[region].source.get_or_insert(target);
         loop {
             let first = std::mem::take(&mut entering);
             if first {

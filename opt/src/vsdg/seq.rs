@@ -58,8 +58,28 @@ use super::graph::{Graph, Node, Op, Owner, Port, Region, Sort, Tail};
 use super::sched::{Step, REGISTERS};
 use super::Unsupported;
 
-/// Most copies of one pure node that sinking into exclusive arms makes.
+/// Most static copies of one pure node that sinking into exclusive arms
+/// makes, counting the copies in regions lifted from one source block as
+/// one ([`super::graph::RegionData::source`]: tail sharing merges them).
 const MAX_COPIES: usize = 4;
+
+/// Most copies of one pure node before that merging (bounds the work).
+const MAX_RAW_COPIES: usize = 32;
+
+/// The static copies `at` becomes once tail sharing has merged the copies
+/// lifted from one source block.
+fn static_copies(g: &Graph, at: &[Region]) -> usize {
+    let mut sources: Vec<Option<Block>> = Vec::with_capacity(at.len());
+    let mut unknown = 0;
+    for &r in at {
+        match g.regions[r].source {
+            Some(b) if !sources.contains(&Some(b)) => sources.push(Some(b)),
+            Some(_) => {}
+            None => unknown += 1,
+        }
+    }
+    sources.len() + unknown
+}
 
 /// Where each live node is evaluated.
 pub struct Placement {
@@ -248,7 +268,7 @@ pub fn place(g: &Graph, live: &Liveness) -> Placement {
             .unwrap_or(scope);
         let mut at = Vec::new();
         sink(g, lca, &uses, &mut at);
-        if at.len() > MAX_COPIES {
+        if at.len() > MAX_RAW_COPIES || static_copies(g, &at) > MAX_COPIES {
             at = vec![lca];
         }
         // Loop-invariant code motion out of loop bodies.

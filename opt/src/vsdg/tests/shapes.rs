@@ -369,3 +369,39 @@ fn two_value_gamma_tree_shares_by_vertex_cover() {
     assert_eq!(static_copies(&after, 102), 1);
     assert_eq!(static_copies(&after, 103), 1);
 }
+
+/// A value used only by a return block that five tests reach
+/// (`if p0 || p1 || … || p4 { return A + x }`): the lifter unfolds the
+/// return block into five regions, one per path, but they are one source
+/// block and tail sharing merges them, so the copy cap (which counts per
+/// source block) does not hoist `A` above the tests. `A` runs exactly on
+/// the paths that return it, and has one static copy.
+#[test]
+fn value_of_a_shared_return_is_not_speculated() {
+    let mut s = String::from(
+        "fn fn0 \"sharedret\"(bool, bool, bool, bool, bool, int) -> int {
+block0(v0: bool, v1: bool, v2: bool, v3: bool, v4: bool, v5: int):
+    v6: int = imul v5, v5 @100:1
+",
+    );
+    for k in 0..5 {
+        if k > 0 {
+            s += &format!("block{k}:\n");
+        }
+        s += &format!("    br v{k}, block9, block{}\n", k + 1);
+    }
+    s += "block5:\n    return v5\nblock9:\n    v7: int = iadd v6, v5\n    return v7\n}";
+    let (before, after) = trip(&s);
+    for args in assignments(5, &[3]) {
+        let (b, a) = same_and_no_worse(&before, &after, &args);
+        let demanded = args[..5].contains(&1);
+        assert_eq!(b.evals.get(&100).copied().unwrap_or(0), 1, "{args:?}");
+        assert_eq!(
+            a.evals.get(&100).copied().unwrap_or(0),
+            demanded as usize,
+            "{args:?}: {}",
+            show(&after)
+        );
+    }
+    assert_eq!(static_copies(&after, 100), 1, "{}", show(&after));
+}
