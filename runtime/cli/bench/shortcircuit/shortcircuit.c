@@ -15,7 +15,7 @@ static long classify(long i, long k) {
 }
 
 int main(int argc, char **argv) {
-    long n = argc > 1 ? atol(argv[1]) : 30000000;
+    long n = argc > 1 ? atol(argv[1]) : 13000000;
     long acc = 0, hits = 0;
     for (long i = 0; i < n; i++) {
         long c = classify(i, hits % 5);

@@ -25,4 +25,4 @@ local function main(n)
   print(hits)
 end
 
-main(tonumber(arg[1]) or 30000000)
+main(tonumber(arg[1]) or 13000000)

@@ -24,4 +24,4 @@ def main(n):
     print(hits)
 
 
-main(int(sys.argv[1]) if len(sys.argv) > 1 else 30000000)
+main(int(sys.argv[1]) if len(sys.argv) > 1 else 13000000)

@@ -30,4 +30,4 @@ fn main(n: int) {
     print(hits);
 }
 
-main(30_000_000);
+main(13_000_000);
