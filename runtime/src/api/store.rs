@@ -256,15 +256,7 @@ impl Store {
                 outcome
             }
         };
-        self.runtime.output().flush();
-        match outcome {
-            Ok(Ok(w)) => {
-                // Frames of a failed nested call a host function swallowed.
-                self.runtime.truncate_trace(mark);
-                Ok(w)
-            }
-            _ => self.failed(outcome, mark),
-        }
+        self.settle(outcome, mark)
     }
 
     /// [`Store::invoke`] for a function of the instance's shared native
@@ -298,6 +290,18 @@ impl Store {
         // is this runtime's globals area and the instance's interned
         // string table, neither of which changes during the call.
         let outcome = catch_unwind(AssertUnwindSafe(|| call(runtime, &env)));
+        self.settle(outcome, mark)
+    }
+
+    /// Ends a call of [`Store::invoke`] or [`Store::invoke_native`]: flushes
+    /// the output and turns `outcome` into the call's result, dropping the
+    /// frames a host function's swallowed nested failure left after `mark`.
+    #[inline]
+    fn settle(
+        &mut self,
+        outcome: std::thread::Result<Result<Word, Trap>>,
+        mark: usize,
+    ) -> Result<Word, Error> {
         self.runtime.output().flush();
         match outcome {
             Ok(Ok(w)) => {
