@@ -409,6 +409,7 @@ pub unsafe fn call_entry_direct(
     // floating-point result register.
     unsafe {
         enter::<false>(entry, entry.loc, host, env, |ctx| {
+            let code = through_shim(ctx, code);
             if float_result {
                 let f: DirectFloat = std::mem::transmute::<usize, DirectFloat>(code);
                 f(ctx, a, b, c, d, e).to_bits()
@@ -439,10 +440,69 @@ unsafe fn trampoline(tramp: usize, ctx: *mut VmCtx, args: &[Word]) -> Word {
     // SAFETY: the caller's promise; the trampoline reads `args.len()`
     // words and writes one.
     unsafe {
-        let f: Trampoline = std::mem::transmute::<usize, Trampoline>(tramp);
+        let f: Trampoline = std::mem::transmute::<usize, Trampoline>(through_shim(ctx, tramp));
         f(ctx, args.as_ptr(), &mut ret);
     }
     ret
+}
+
+/// Records the stack pointer in [`VmCtx::stack_base`] and jumps to
+/// [`VmCtx::entry_code`] with every register untouched. Rust calls it in
+/// place of compiled code (any signature whose first argument is the
+/// context, see [`through_shim`]), so the conservatively scanned region
+/// ends at the return address into Rust: the entering Rust frames' words
+/// (stale values of whatever ran at that depth before, e.g. addresses of
+/// freed objects the allocator hands out again) are never roots, and where
+/// a run stops under a memory limit does not depend on how rustc laid out
+/// those frames.
+#[cfg(target_arch = "x86_64")]
+#[unsafe(naked)]
+unsafe extern "C" fn entry_shim() {
+    // The context pointer is the first argument (rdi).
+    core::arch::naked_asm!(
+        "mov qword ptr [rdi + {base}], rsp",
+        "jmp qword ptr [rdi + {code}]",
+        base = const waddle_opt::abi::VMCTX_STACK_BASE_OFFSET,
+        code = const waddle_opt::abi::VMCTX_ENTRY_CODE_OFFSET,
+    )
+}
+
+/// The AArch64 form of the shim (the return address is in `x30`, so the
+/// region starts at the caller's stack pointer).
+#[cfg(target_arch = "aarch64")]
+#[unsafe(naked)]
+unsafe extern "C" fn entry_shim() {
+    // The context pointer is the first argument (x0); x16 is the
+    // intra-procedure-call scratch register.
+    core::arch::naked_asm!(
+        "mov x16, sp",
+        "str x16, [x0, #{base}]",
+        "ldr x16, [x0, #{code}]",
+        "br x16",
+        base = const waddle_opt::abi::VMCTX_STACK_BASE_OFFSET,
+        code = const waddle_opt::abi::VMCTX_ENTRY_CODE_OFFSET,
+    )
+}
+
+/// The address Rust calls to run compiled code at `code` with context
+/// `ctx`: [`entry_shim`], told to go on at `code`; on other targets `code`
+/// itself (the region then ends at the entry's marker, see [`enter`]).
+///
+/// # Safety
+/// `ctx` must be the context the returned address is then called with.
+#[inline]
+unsafe fn through_shim(ctx: *mut VmCtx, code: usize) -> usize {
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    {
+        // SAFETY: the caller's promise: `ctx` is live.
+        unsafe { (*ctx).entry_code = code };
+        entry_shim as *const () as usize
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    {
+        let _ = ctx;
+        code
+    }
 }
 
 /// Sets up the context, runs `invoke` with it (the call of the code), and
@@ -469,8 +529,9 @@ unsafe fn enter<const CARRY: bool>(
         });
     }
     let budget = env.stack_budget.unwrap_or(e.stack_budget);
-    // The top of the conservatively scanned region: every compiled frame
-    // is below this local.
+    // Every compiled frame is below this local: the stack budget counts
+    // from here, and it is the top of the conservatively scanned region
+    // on targets without the entry shim (`through_shim`).
     let base_marker: Word = 0;
     let base = std::hint::black_box(&base_marker) as *const Word as usize;
     // An entry from another tier goes on with its recursion depth and,
@@ -520,6 +581,7 @@ unsafe fn enter<const CARRY: bool>(
         strings: env.strings,
         depth_left: carried_depth.unwrap_or_else(|| waddle_opt::abi::max_call_depth(budget)),
         caller_sp: 0,
+        entry_code: 0,
     };
     // The context and the entry, string and helper tables outlive the
     // call; compiled code only returns normally (traps are recorded in the

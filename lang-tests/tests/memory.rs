@@ -101,6 +101,11 @@ fn dead_references_are_not_roots_on_any_tier() {
         for config in tiers::selected() {
             let options = waddle::driver::RunOptions {
                 memory_limit: Some(limit),
+                // Compiles land at points drawn from the chaos seed, not
+                // when a background thread happens to finish: which frames
+                // are on which tier at the failing allocation (and so which
+                // stale words the conservative scan sees) is reproducible.
+                jit_sync: true,
                 ..config.options(None)
             };
             let text = outcome_text(&run_source(name, source, &options));
@@ -146,6 +151,11 @@ fn out_of_memory_is_reached_at_the_same_point_on_every_tier() {
         for config in tiers::selected() {
             let options = waddle::driver::RunOptions {
                 memory_limit: Some(limit),
+                // Compiles land at points drawn from the chaos seed, not
+                // when a background thread happens to finish: which frames
+                // are on which tier at the failing allocation (and so which
+                // stale words the conservative scan sees) is reproducible.
+                jit_sync: true,
                 ..config.options(None)
             };
             let out = run_source(name, source, &options);

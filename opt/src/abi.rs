@@ -219,9 +219,11 @@ pub struct VmCtx {
     /// Lowest stack address compiled code may run at: every prologue compares
     /// the stack pointer against it and traps `stack overflow` below it.
     pub stack_limit: usize,
-    /// Highest stack address of the native region holding Waddle frames (set
-    /// at the entry from the embedder); the collector scans conservatively
-    /// from the allocating helper's frame up to here.
+    /// Highest stack address of the native region holding Waddle frames:
+    /// the stack pointer at the call of the outermost compiled frame (set
+    /// by the entry shim, `waddle-jit`'s `entry::ENTRY_SHIM`, so no word of
+    /// the entering Rust frames is in the region). The collector scans
+    /// conservatively from the allocating helper's caller up to here.
     pub stack_base: usize,
     /// Fuel units left in the current batch; a tick that reaches zero asks
     /// the host for the next batch.
@@ -263,6 +265,9 @@ pub struct VmCtx {
     /// stale words in the helper's own Rust frames are not roots. 0 when
     /// unknown (the scan then starts at the helper's frame).
     pub caller_sp: usize,
+    /// The code the entry shim jumps to once it has recorded
+    /// [`VmCtx::stack_base`] (a trampoline or a function's code).
+    pub entry_code: usize,
 }
 
 /// Byte offset of [`VmCtx::globals`].
@@ -295,6 +300,8 @@ pub const VMCTX_STRINGS_OFFSET: i32 = 80;
 pub const VMCTX_DEPTH_LEFT_OFFSET: i32 = 88;
 /// Byte offset of [`VmCtx::caller_sp`].
 pub const VMCTX_CALLER_SP_OFFSET: i32 = 96;
+/// Byte offset of [`VmCtx::entry_code`].
+pub const VMCTX_ENTRY_CODE_OFFSET: i32 = 104;
 
 const _: () = {
     assert!(std::mem::offset_of!(VmCtx, globals) == VMCTX_GLOBALS_OFFSET as usize);
@@ -302,6 +309,7 @@ const _: () = {
     assert!(std::mem::offset_of!(VmCtx, stack_limit) == VMCTX_STACK_LIMIT_OFFSET as usize);
     assert!(std::mem::offset_of!(VmCtx, depth_left) == VMCTX_DEPTH_LEFT_OFFSET as usize);
     assert!(std::mem::offset_of!(VmCtx, caller_sp) == VMCTX_CALLER_SP_OFFSET as usize);
+    assert!(std::mem::offset_of!(VmCtx, entry_code) == VMCTX_ENTRY_CODE_OFFSET as usize);
     assert!(std::mem::offset_of!(VmCtx, stack_base) == VMCTX_STACK_BASE_OFFSET as usize);
     assert!(std::mem::offset_of!(VmCtx, fuel) == VMCTX_FUEL_OFFSET as usize);
     assert!(std::mem::offset_of!(VmCtx, trap_code) == VMCTX_TRAP_CODE_OFFSET as usize);
