@@ -582,6 +582,7 @@ unsafe fn enter<const CARRY: bool>(
         depth_left: carried_depth.unwrap_or_else(|| waddle_opt::abi::max_call_depth(budget)),
         caller_sp: 0,
         entry_code: 0,
+        tier_counters: std::ptr::null_mut(),
     };
     // The context and the entry, string and helper tables outlive the
     // call; compiled code only returns normally (traps are recorded in the

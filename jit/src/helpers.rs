@@ -394,10 +394,11 @@ extern "C" fn fmod(x: f64, y: f64) -> f64 {
     x % y
 }
 
-/// Calls after which a T1 or T2 counter that ran out reports again.
-const TIER_UP_CALLS_AGAIN: i64 = 256;
+/// Calls after which a T1 or T2 counter that ran out reports again (the
+/// AArch64 loader's `h_tier_up` has the same).
+pub(crate) const TIER_UP_CALLS_AGAIN: i64 = 256;
 /// Back edges after which a T1 or T2 counter that ran out reports again.
-const TIER_UP_EDGES_AGAIN: i64 = 16 * 1024;
+pub(crate) const TIER_UP_EDGES_AGAIN: i64 = 16 * 1024;
 
 /// A tiering counter of function `func` in T1 or T2 code ran out (its calls, or
 /// its loop back edges when `back_edge`): tells the host, which may
@@ -449,8 +450,10 @@ pub(crate) enum Helper {
     /// Interpreter-entry stubs: run a function on the host's tier for it;
     /// not in AArch64 images.
     CallFunc,
-    /// A T1 or T2 tiering counter ran out (`JitOptions::tier_counters`);
-    /// not in AArch64 images.
+    /// A T1 or T2 tiering counter ran out (`JitOptions::tier_counters`).
+    /// In AArch64 images (T1 only) its last argument is the cell's offset
+    /// in `VmCtx::tier_counters`, and the loader reports the run-out to
+    /// the process that runs it (`cross::exec`).
     TierUp,
 }
 

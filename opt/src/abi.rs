@@ -268,6 +268,12 @@ pub struct VmCtx {
     /// The code the entry shim jumps to once it has recorded
     /// [`VmCtx::stack_base`] (a trampoline or a function's code).
     pub entry_code: usize,
+    /// Tiering counters of position-independent code (AArch64 images
+    /// compiled with `waddle-jit`'s `JitOptions::tier_counters`): two
+    /// `i64` cells per function, calls at `16 * index` and back edges at
+    /// `16 * index + 8` bytes from here. Null for the host tiers, whose code
+    /// embeds the address of its unit's cells.
+    pub tier_counters: *mut i64,
 }
 
 /// Byte offset of [`VmCtx::globals`].
@@ -302,6 +308,8 @@ pub const VMCTX_DEPTH_LEFT_OFFSET: i32 = 88;
 pub const VMCTX_CALLER_SP_OFFSET: i32 = 96;
 /// Byte offset of [`VmCtx::entry_code`].
 pub const VMCTX_ENTRY_CODE_OFFSET: i32 = 104;
+/// Byte offset of [`VmCtx::tier_counters`].
+pub const VMCTX_TIER_COUNTERS_OFFSET: i32 = 112;
 
 const _: () = {
     assert!(std::mem::offset_of!(VmCtx, globals) == VMCTX_GLOBALS_OFFSET as usize);
@@ -310,6 +318,7 @@ const _: () = {
     assert!(std::mem::offset_of!(VmCtx, depth_left) == VMCTX_DEPTH_LEFT_OFFSET as usize);
     assert!(std::mem::offset_of!(VmCtx, caller_sp) == VMCTX_CALLER_SP_OFFSET as usize);
     assert!(std::mem::offset_of!(VmCtx, entry_code) == VMCTX_ENTRY_CODE_OFFSET as usize);
+    assert!(std::mem::offset_of!(VmCtx, tier_counters) == VMCTX_TIER_COUNTERS_OFFSET as usize);
     assert!(std::mem::offset_of!(VmCtx, stack_base) == VMCTX_STACK_BASE_OFFSET as usize);
     assert!(std::mem::offset_of!(VmCtx, fuel) == VMCTX_FUEL_OFFSET as usize);
     assert!(std::mem::offset_of!(VmCtx, trap_code) == VMCTX_TRAP_CODE_OFFSET as usize);

@@ -44,7 +44,9 @@ pub(crate) struct Env<'a> {
     /// recursion depth (`VmCtx::depth_left`).
     pub recursive: SecondaryMap<FuncId, bool>,
     /// Address of the tiering counters (`JitOptions::tier_counters`): two
-    /// `i64` per function, calls then back edges.
+    /// `i64` per function, calls then back edges. 0 for position-independent
+    /// code: the cells' addresses are then offsets in the table at
+    /// `VmCtx::tier_counters` (the back end's `counter_dec` adds it).
     pub counters: Option<usize>,
 }
 
@@ -160,7 +162,9 @@ pub(crate) trait Backend: Arith {
     /// Charges one unit of fuel: jumps to `refill` when the batch is empty,
     /// which comes back to `resume`, bound right after.
     fn fuel_dec(&mut self, refill: Self::Label, resume: Self::Label);
-    /// Decrements the `i64` tiering counter at address `cell`: jumps to
+    /// Decrements the `i64` tiering counter at address `cell` (for
+    /// position-independent code: at offset `cell` in the table at
+    /// `VmCtx::tier_counters`, see [`Env::counters`]): jumps to
     /// `slow` when it reaches zero, which comes back to `resume`, bound
     /// right after (scratch registers only).
     fn counter_dec(&mut self, cell: usize, slow: Self::Label, resume: Self::Label);

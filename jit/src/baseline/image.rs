@@ -132,7 +132,8 @@ impl BaselineImage {
 }
 
 /// Compiles every function with a body of `program` to a position-independent
-/// AArch64 image. Of `opts` only `fuel` applies.
+/// AArch64 image. Of `opts` only `fuel` and `tier_counters` apply (the
+/// counters are cells of the table at `VmCtx::tier_counters`).
 pub fn compile_aarch64_image(
     program: &Program,
     opts: &JitOptions,
@@ -157,8 +158,9 @@ pub fn compile_aarch64_image(
         string_index: &string_index,
         fuel: opts.fuel,
         recursive: waddle_opt::analysis::callgraph::recursive_functions(program),
-        // Images are position-independent and have no host to promote.
-        counters: None,
+        // Position-independent: counter cells are offsets in the table at
+        // `VmCtx::tier_counters`, which the loader allocates.
+        counters: opts.tier_counters.is_some().then_some(0),
     };
     let mut be = Aarch64::new();
     let mut stats = CompileStats::default();

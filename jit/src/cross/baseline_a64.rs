@@ -30,6 +30,7 @@ pub fn compile_baseline_aarch64(
         message: e.to_string(),
     };
     let mut builder = ImageBuilder::new(Arch::Aarch64, program, image.strings, opts.fuel);
+    builder.counters(opts.tier_counters);
     builder
         .add_code_block(&image.code, &entries, 16)
         .map_err(image_err)?;

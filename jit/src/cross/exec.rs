@@ -85,14 +85,29 @@ pub struct CrossRun {
     pub prints: Vec<(Type, PrintValue)>,
     /// How it ended.
     pub ending: Ending,
+    /// Every tiering counter that ran out, in order: the function and
+    /// whether it was its back-edge counter (images compiled with
+    /// counters, see [`super`]).
+    pub tier_ups: Vec<(FuncId, bool)>,
 }
 
 /// Runs `image` under qemu-aarch64 (building the loader first if needed)
 /// and collects everything it printed.
 pub fn run_image(image: &CodeImage, limits: &RunLimits) -> Result<CrossRun, CrossError> {
     let mut prints = Vec::new();
-    let ending = run_image_with(image, limits, &mut |ty, v| prints.push((ty, v)))?;
-    Ok(CrossRun { prints, ending })
+    let mut tier_ups = Vec::new();
+    let ending = run_image_events(
+        image,
+        limits,
+        &mut |ty, v| prints.push((ty, v)),
+        &mut |_, _| Err(TrapCode::HostError),
+        &mut |f, back_edge| tier_ups.push((f, back_edge)),
+    )?;
+    Ok(CrossRun {
+        prints,
+        ending,
+        tier_ups,
+    })
 }
 
 /// Runs `image` under qemu-aarch64, handing each `print` to `on_print` as
@@ -123,6 +138,19 @@ pub fn run_image_hosted(
     limits: &RunLimits,
     on_print: &mut dyn FnMut(Type, PrintValue),
     on_host: &mut dyn FnMut(u32, &[u64]) -> HostReply,
+) -> Result<Ending, CrossError> {
+    run_image_events(image, limits, on_print, on_host, &mut |_, _| {})
+}
+
+/// [`run_image_hosted`] that also hands each tiering counter run-out (a
+/// `'T'` record: the function, whether its back-edge counter) to
+/// `on_tier_up`.
+pub fn run_image_events(
+    image: &CodeImage,
+    limits: &RunLimits,
+    on_print: &mut dyn FnMut(Type, PrintValue),
+    on_host: &mut dyn FnMut(u32, &[u64]) -> HostReply,
+    on_tier_up: &mut dyn FnMut(FuncId, bool),
 ) -> Result<Ending, CrossError> {
     let qemu = qemu()?;
     let loader = loader()?;
@@ -193,6 +221,7 @@ pub fn run_image_hosted(
                     match record {
                         Record::Print(ty, v) => on_print(ty, v),
                         Record::Frame(f, loc) => trace.push((f, loc)),
+                        Record::TierUp(f, back_edge) => on_tier_up(f, back_edge),
                         Record::HostCall(id, args) => {
                             let reply = on_host(id, &args);
                             if let Err(e) = send_reply(&mut writer, &mut replies, reply) {
@@ -284,6 +313,9 @@ enum Record {
     Print(Type, PrintValue),
     /// A frame a trap left (`trap_frame` in the loader).
     Frame(FuncId, SrcLoc),
+    /// A tiering counter of the function ran out (its back-edge counter
+    /// when `true`).
+    TierUp(FuncId, bool),
     /// A call of host function `id` with its argument words; the loader
     /// waits for the reply.
     HostCall(u32, Vec<u64>),
@@ -331,6 +363,7 @@ fn with_trace(ending: Ending, frames: Vec<(FuncId, SrcLoc)>) -> Ending {
 pub fn decode(bytes: &[u8]) -> Result<CrossRun, String> {
     let mut prints = Vec::new();
     let mut trace = Vec::new();
+    let mut tier_ups = Vec::new();
     let mut pos = 0;
     loop {
         match next_record(&bytes[pos..])? {
@@ -343,6 +376,10 @@ pub fn decode(bytes: &[u8]) -> Result<CrossRun, String> {
                 trace.push((f, loc));
                 pos += n;
             }
+            Some((Record::TierUp(f, back_edge), n)) => {
+                tier_ups.push((f, back_edge));
+                pos += n;
+            }
             Some((Record::HostCall(..), _)) => {
                 return Err("a host call cannot be answered from recorded output".to_string())
             }
@@ -351,7 +388,11 @@ pub fn decode(bytes: &[u8]) -> Result<CrossRun, String> {
                     return Err("output after the end record".to_string());
                 }
                 let ending = with_trace(ending, trace);
-                return Ok(CrossRun { prints, ending });
+                return Ok(CrossRun {
+                    prints,
+                    ending,
+                    tier_ups,
+                });
             }
         }
     }
@@ -410,6 +451,10 @@ impl Records<'_> {
                     col: self.u32()?,
                 };
                 Ok(Record::Frame(f, loc))
+            }
+            b'T' => {
+                let f = FuncId::from_u32(self.u32()?);
+                Ok(Record::TierUp(f, self.u32()? != 0))
             }
             b'H' => {
                 let id = self.u32()?;

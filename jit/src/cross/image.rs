@@ -10,13 +10,13 @@ use waddle_opt::ir::{FuncId, HostFnDecl, InstKind, Program, Type};
 use crate::abi::encode_type;
 
 /// The file magic (8 bytes).
-pub const IMAGE_MAGIC: &[u8; 8] = b"WADLIMG1";
+pub const IMAGE_MAGIC: &[u8; 8] = b"WADLIMG2";
 
 /// Number of entries the loader's helper table has (the `Helper` enum of
-/// `crate::helpers`, in order, up to `HostCall`); an image records it so a
-/// mismatch between the compiler and the loader is detected instead of
-/// calling garbage.
-pub const HELPER_COUNT: u32 = 17;
+/// `crate::helpers`, in order, up to `TierUp`; `CallFunc` is never called
+/// by an image); an image records it so a mismatch between the compiler
+/// and the loader is detected instead of calling garbage.
+pub const HELPER_COUNT: u32 = 19;
 
 /// Whether a value of type `ty` can cross between an image and the process
 /// that runs it, as a host function's argument or result: scalars can;
@@ -89,6 +89,11 @@ pub struct CodeImage {
     pub arch: Arch,
     /// Whether the code counts fuel (calls the fuel helper).
     pub fuel: bool,
+    /// The start values of the tiering counters the code decrements
+    /// (calls, back edges; `crate::JitOptions::tier_counters`), `None`
+    /// when it has none. The loader allocates the cells
+    /// (`VmCtx::tier_counters`) and reports each run-out ([`super`]).
+    pub counters: Option<(u32, u32)>,
     /// Machine code of every function, concatenated.
     pub code: Vec<u8>,
     /// Per [`FuncId`] index: the byte offset of the function's native entry
@@ -122,6 +127,7 @@ impl std::error::Error for ImageError {}
 pub struct ImageBuilder {
     arch: Arch,
     fuel: bool,
+    counters: Option<(u32, u32)>,
     code: Vec<u8>,
     funcs: Vec<Option<u64>>,
     main: Option<FuncId>,
@@ -137,6 +143,7 @@ impl ImageBuilder {
         ImageBuilder {
             arch,
             fuel,
+            counters: None,
             code: Vec::new(),
             funcs: vec![None; program.funcs.len()],
             main: program.main,
@@ -226,6 +233,13 @@ impl ImageBuilder {
         Ok(base)
     }
 
+    /// Declares that the code decrements tiering counters starting at
+    /// `counters` (calls, back edges), in the table at
+    /// `VmCtx::tier_counters`.
+    pub fn counters(&mut self, counters: Option<(u32, u32)>) {
+        self.counters = counters.map(|(c, e)| (c.max(1), e.max(1)));
+    }
+
     /// The finished image; fails when the program has no main function or
     /// main has no code.
     pub fn finish(self) -> Result<CodeImage, ImageError> {
@@ -238,6 +252,7 @@ impl ImageBuilder {
         Ok(CodeImage {
             arch: self.arch,
             fuel: self.fuel,
+            counters: self.counters,
             code: self.code,
             funcs: self.funcs,
             main,
@@ -270,6 +285,10 @@ impl CodeImage {
             out.extend_from_slice(&v.to_le_bytes());
         }
         out.extend_from_slice(&(self.code.len() as u64).to_le_bytes());
+        // Counter start values, 0 for none (a counter starts at 1 or more).
+        let (calls, edges) = self.counters.map_or((0, 0), |(c, e)| (c.max(1), e.max(1)));
+        out.extend_from_slice(&calls.to_le_bytes());
+        out.extend_from_slice(&edges.to_le_bytes());
         for f in &self.funcs {
             out.extend_from_slice(&f.unwrap_or(u64::MAX).to_le_bytes());
         }
@@ -308,6 +327,11 @@ impl CodeImage {
         r.u32()?;
         let code_len =
             usize::try_from(r.u64()?).map_err(|_| ImageError("code too large".to_string()))?;
+        let counters = match (r.u32()?, r.u32()?) {
+            (0, 0) => None,
+            (c, e) if c > 0 && e > 0 => Some((c, e)),
+            _ => return Err(ImageError("a counter start value is 0".to_string())),
+        };
         let mut funcs = Vec::new();
         for _ in 0..n_funcs {
             let off = r.u64()?;
@@ -331,6 +355,7 @@ impl CodeImage {
         Ok(CodeImage {
             arch,
             fuel,
+            counters,
             code,
             funcs,
             main,
@@ -377,7 +402,7 @@ mod tests {
     use crate::helpers::Helper;
     use waddle_opt::abi::{
         STR_LEN_OFFSET, VMCTX_FUEL_OFFSET, VMCTX_HELPERS_OFFSET, VMCTX_STRINGS_OFFSET,
-        VMCTX_TRAP_CODE_OFFSET,
+        VMCTX_TIER_COUNTERS_OFFSET, VMCTX_TRAP_CODE_OFFSET,
     };
 
     /// The loader's C layouts and tables agree with the Rust side.
@@ -402,6 +427,8 @@ mod tests {
             Helper::Fmod,
             Helper::TrapFrame,
             Helper::HostCall,
+            Helper::CallFunc,
+            Helper::TierUp,
         ];
         for (i, h) in order.iter().enumerate() {
             assert_eq!(*h as usize, i, "{h:?}");
@@ -435,6 +462,8 @@ mod tests {
             "h_fmod",
             "h_trap_frame",
             "h_host_call",
+            "h_unsupported",
+            "h_tier_up",
         ];
         assert_eq!(names, expected);
         let expect = [
@@ -450,6 +479,15 @@ mod tests {
             format!("offsetof(VmCtx, trap_code) == {VMCTX_TRAP_CODE_OFFSET}"),
             format!("offsetof(StrObj, len) == {STR_LEN_OFFSET}"),
             format!("#define FUEL_BATCH {}", waddle_opt::abi::FUEL_BATCH),
+            format!("offsetof(VmCtx, tier_counters) == {VMCTX_TIER_COUNTERS_OFFSET}"),
+            format!(
+                "#define TIER_UP_CALLS_AGAIN {}",
+                crate::helpers::TIER_UP_CALLS_AGAIN
+            ),
+            format!(
+                "#define TIER_UP_EDGES_AGAIN {}",
+                crate::helpers::TIER_UP_EDGES_AGAIN
+            ),
         ];
         for e in expect {
             assert!(LOADER_SOURCE.contains(&e), "loader lacks `{e}`");

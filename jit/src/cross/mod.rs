@@ -15,7 +15,8 @@
 //!   [`waddle_opt::abi::VMCTX_HELPERS_OFFSET`]), `h` the helper's index in
 //!   the `Helper` enum order of `crate::helpers` (ArrayNew, ArrayRepeat,
 //!   ArrayPush, StrConcat, ToStr, Print, Clock, Fuel, StrCmp, Sin, Cos, Tan,
-//!   Exp, Log, Fmod, TrapFrame, HostCall), with the signatures of
+//!   Exp, Log, Fmod, TrapFrame, HostCall, CallFunc (never called by an
+//!   image), TierUp), with the signatures of
 //!   `Helper::sig`;
 //! - string constant `i` is the word `VmCtx::strings[i]` (offset
 //!   [`waddle_opt::abi::VMCTX_STRINGS_OFFSET`]), `i` its index in the order
@@ -35,13 +36,15 @@
 //!
 //! # Image file (little endian)
 //! ```text
-//!  0  magic "WADLIMG1"
+//!  0  magic "WADLIMG2"
 //!  8  u32 arch (1 = AArch64)    12  u32 flags (bit 0: code counts fuel)
 //! 16  u32 function count        20  u32 main function index
 //! 24  u32 global count          28  u32 string count
-//! 32  u32 helper count (17)     36  u32 reserved, 0
+//! 32  u32 helper count (19)     36  u32 reserved, 0
 //! 40  u64 code length
-//! 48  u64 entry offset per function (u64::MAX: no body)
+//! 48  u32 counter start, calls  52  u32 counter start, back edges
+//!     (both 0: the code has no tiering counters)
+//! 56  u64 entry offset per function (u64::MAX: no body)
 //!     u32 type code per global (crate::abi::encode_type)
 //!     per string: u32 byte length, bytes
 //!     zero padding to a multiple of 16
@@ -70,13 +73,27 @@
 //! The loader writes to standard output `'P' u32 type-code value` for each
 //! `print` (value: a u64 word for scalars, `u64 len, bytes` for a string,
 //! `u64 len, values` for an array), `'F' u32 function u32 file u32 line
-//! u32 col` for each frame a trap leaves (innermost first), and, at the
+//! u32 col` for each frame a trap leaves (innermost first), `'T' u32
+//! function u32 back-edge` each time a tiering counter runs out, and, at the
 //! end, `'E' u32 trap-code u32 loc-set u32 file u32 line u32 col`, in 64 KiB
 //! blocks or, with
 //! [`RunLimits::flush_each_print`], after every print. The host decodes
 //! them as they arrive ([`run_image_with`]) and formats the values itself,
 //! so printed floats are Rust's formatting. `str(x)` runs inside the loader, which reproduces
 //! Rust's `{:?}` of `f64` (shortest round-trip digits) in C.
+//!
+//! # Tiering counters
+//! Baseline (T1) images compiled with `JitOptions::tier_counters` count
+//! calls and loop back edges as on x86-64: the prologue and every back edge
+//! decrement a cell of the table at `VmCtx::tier_counters` (two `i64` per
+//! function, calls at `16 * index`, back edges 8 bytes later; the loader
+//! allocates it, filled with the header's start values), and a counter that
+//! reaches zero calls `TierUp(ctx, func, back_edge, cell offset)`. The
+//! loader has no higher tier to move to: it re-arms the cell as the host's
+//! helper does (`TIER_UP_CALLS_AGAIN`/`TIER_UP_EDGES_AGAIN`) and reports the
+//! run-out, so the host sees the same run-outs, in the same order, as x86-64
+//! T1 code's `Host::hot` calls ([`CrossRun::tier_ups`]). Cranelift's images
+//! have no counters.
 //!
 //! # Memory
 //! The loader has its own garbage collector, built like the host runtime's:
@@ -98,8 +115,8 @@ pub mod toolchain;
 pub use baseline_a64::compile_baseline_aarch64;
 pub use cranelift_a64::{compile_aarch64, compile_functions, FuncCode};
 pub use exec::{
-    run_image, run_image_hosted, run_image_with, CrossRun, Ending, HostReply, PrintValue,
-    RunLimits, DEFAULT_CROSS_MEMORY_LIMIT,
+    run_image, run_image_events, run_image_hosted, run_image_with, CrossRun, Ending, HostReply,
+    PrintValue, RunLimits, DEFAULT_CROSS_MEMORY_LIMIT,
 };
 pub use image::{crosses_to_host, host_fn_obstacle, Arch, CodeImage, ImageBuilder, ImageError};
 pub use toolchain::{

@@ -50,6 +50,9 @@ pub struct TestHost {
     /// For each allocating call while `log_allocs`: (operation, operand
     /// words, roots).
     pub alloc_log: Vec<AllocRecord>,
+    /// Every tiering counter that ran out ([`Host::hot`]), in order: the
+    /// function and whether it was its back-edge counter.
+    pub hot: Vec<(waddle_opt::ir::FuncId, bool)>,
     live: HashSet<usize>,
     arrays: HashSet<usize>,
     dead: Vec<usize>,
@@ -89,6 +92,7 @@ impl TestHost {
             max_alloc: MAX_ALLOC,
             log_allocs: false,
             alloc_log: Vec::new(),
+            hot: Vec::new(),
             live: HashSet::new(),
             arrays: HashSet::new(),
             dead: Vec::new(),
@@ -299,6 +303,10 @@ impl Drop for TestHost {
 }
 
 impl Host for TestHost {
+    fn hot(&mut self, func: waddle_opt::ir::FuncId, back_edge: bool) {
+        self.hot.push((func, back_edge));
+    }
+
     fn intern_str(&mut self, s: &str) -> Word {
         if let Some(&w) = self.interned.get(s) {
             return w;

@@ -237,7 +237,9 @@ impl Store {
                                 Tier::Auto => Tier::Auto,
                                 _ => Tier::Interp,
                             };
-                            e.prepare(program, runtime, tier, config.interruptible)
+                            // Under `auto` the module's pipeline had no VSDG round
+                            // trip: T3 promotions run it.
+                            e.prepare(program, runtime, tier, config.interruptible, &[])
                                 .map(|()| e)
                         }))
                         .map_err(|p| panic_error("the interpreter", p))?

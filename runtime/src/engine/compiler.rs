@@ -13,7 +13,7 @@
 //! build is offline and `parking_lot` is not vendored).
 //!
 //! A T3 job (`target` [`Tier::Full`]) runs the VSDG round trip over the
-//! function before Cranelift ([`compile_job`]), so the whole T3 compile is
+//! function before Cranelift (unless its `-O` pipeline already did) ([`compile_job`]), so the whole T3 compile is
 //! off the running thread.
 
 use std::collections::VecDeque;
@@ -43,6 +43,9 @@ pub(crate) struct Job {
     /// The tier the function is promoted to ([`Tier::Opt`] or
     /// [`Tier::Full`]).
     pub target: Tier,
+    /// Whether the unit goes through the VSDG round trip first (see
+    /// [`compile_job`]).
+    pub vsdg: bool,
     /// Why (a [`super::TierEvent`] reason).
     pub reason: &'static str,
     /// For an on-stack-replacement entry: what linking it needs (the
@@ -177,7 +180,7 @@ fn worker(shared: &Shared) {
         };
         let start = Instant::now();
         let mut program = job.program;
-        let unit = compile_job(&mut program, job.target, job.tier, &job.options);
+        let unit = compile_job(&mut program, job.vsdg, job.tier, &job.options);
         let done = Done {
             func: job.func,
             generation: job.generation,
@@ -194,20 +197,21 @@ fn worker(shared: &Shared) {
     }
 }
 
-/// Compiles a job's unit `program` with code generator `tier`: for
-/// `target` [`Tier::Full`] (T3) after the VSDG round trip and its cleanup
-/// ([`VSDG_TAIL`], through the pass pipeline). `auto`'s program already
-/// ran its `-O` pipeline, so the unit's function then has what
-/// `--tier full` gives it. A panic in a pass or the code generator is an
-/// `Err`, like a rejected function: the function stays where it runs.
+/// Compiles a job's unit `program` with code generator `tier`, with `vsdg`
+/// (T3 over a function whose `-O` pipeline did not include it) after the
+/// VSDG round trip and its cleanup ([`VSDG_TAIL`], through the pass
+/// pipeline): the program already ran its `-O` pipeline, so the unit's
+/// functions then have what `--tier full` gives them. A panic in a pass or
+/// the code generator is an `Err`, like a rejected function: the function
+/// stays where it runs.
 pub(crate) fn compile_job(
     program: &mut Program,
-    target: Tier,
+    vsdg: bool,
     tier: waddle_jit::Tier,
     options: &JitOptions,
 ) -> Result<Box<dyn NativeProgram>, String> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        if target == Tier::Full {
+        if vsdg {
             Pipeline::from_names(VSDG_TAIL)
                 .and_then(|p| p.run(program, &PipelineOptions::default(), &mut ()))
                 .map_err(|e| e.to_string())?;

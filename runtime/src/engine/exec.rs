@@ -88,6 +88,11 @@ pub(crate) struct Executor {
     armed: RefCell<Vec<bool>>,
     /// Per function: a tier it is pinned to (`None`: the policy decides).
     pins: Vec<Option<Tier>>,
+    /// Per function: its `-O` pipeline already ended with the VSDG round
+    /// trip (it was compiled while the tier was `full`). Any other function
+    /// goes through the round trip when it is compiled for T3, so T3 code
+    /// is the same whichever tier the session had when it was compiled.
+    vsdg_done: Vec<bool>,
     /// Auto's compile of the current program failed: interpret until a
     /// function changes.
     native_failed: Cell<bool>,
@@ -145,6 +150,7 @@ impl Executor {
             stack_budget: Cell::new(stack_budget),
             armed: RefCell::new(Vec::new()),
             pins: Vec::new(),
+            vsdg_done: Vec::new(),
             native_failed: Cell::new(false),
             depth: Cell::new(0),
             promotions: Cell::new(0),
@@ -211,6 +217,12 @@ impl Executor {
         }
     }
 
+    /// Whether compiling `func` for `tier` runs the VSDG round trip first:
+    /// for T3, unless its `-O` pipeline already did.
+    pub(super) fn needs_vsdg(&self, func: FuncId, tier: Tier) -> bool {
+        tier == Tier::Full && !self.vsdg_done.get(func.index()).copied().unwrap_or(false)
+    }
+
     fn pin_of(&self, func: FuncId) -> Option<Tier> {
         self.pins.get(func.index()).copied().flatten()
     }
@@ -219,14 +231,19 @@ impl Executor {
     /// executes: an eager tier compiles every function that is not native
     /// yet; `auto` arms the counters of new functions (and compiles `run`
     /// at once when the policy says so). `Err` when `tier` is an explicit
-    /// native tier that cannot compile.
+    /// native tier that cannot compile. `vsdg_done` says, per function
+    /// index, whether its `-O` pipeline included the VSDG round trip
+    /// (missing: it did not).
     pub(crate) fn prepare(
         &mut self,
         program: &Program,
         host: &mut Runtime,
         tier: Tier,
         fuel: bool,
+        vsdg_done: &[bool],
     ) -> Result<(), InstallError> {
+        self.vsdg_done.clear();
+        self.vsdg_done.extend_from_slice(vsdg_done);
         let native = tiering::native_tier(tier);
         if native.is_none() && tier != Tier::Interp {
             return Err(InstallError::Unavailable(tier));
@@ -260,7 +277,8 @@ impl Executor {
         self.native
             .get_mut()
             .set_tier_counters(TierCounters::default());
-        let mut by_tier: Vec<(Tier, Vec<FuncId>)> = Vec::new();
+        // Units by tier and by whether T3 runs the VSDG round trip first.
+        let mut by_tier: Vec<((Tier, bool), Vec<FuncId>)> = Vec::new();
         for (id, f) in program.funcs.iter() {
             if f.is_declaration() {
                 continue;
@@ -283,20 +301,23 @@ impl Executor {
                         self.drop_native(id);
                     }
                 }
-                Some(t) => match by_tier.iter_mut().find(|(bt, _)| *bt == t) {
-                    Some((_, v)) => v.push(id),
-                    None => by_tier.push((t, vec![id])),
-                },
+                Some(t) => {
+                    let key = (t, self.needs_vsdg(id, t));
+                    match by_tier.iter_mut().find(|(k, _)| *k == key) {
+                        Some((_, v)) => v.push(id),
+                        None => by_tier.push((key, vec![id])),
+                    }
+                }
             }
         }
-        for (t, funcs) in by_tier {
+        for ((t, vsdg), funcs) in by_tier {
             if !t.is_available() {
                 return Err(InstallError::Unavailable(t));
             }
             let r = self
                 .native
                 .get_mut()
-                .install(program, &funcs, t, fuel, host);
+                .install(program, &funcs, t, vsdg, fuel, host);
             match r {
                 Ok(()) => {
                     for &f in &funcs {

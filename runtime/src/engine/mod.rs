@@ -145,6 +145,11 @@ pub struct Session {
     store: Store,
     exec: Option<Executor>,
     entries: usize,
+    /// Per function index: its `-O` pipeline included the VSDG round trip
+    /// (it was compiled while the tier was `full`). The others go through
+    /// it when they are installed on T3 (pinned to `full`, after
+    /// `set_tier(Full)`, or promoted by `auto`).
+    vsdg_done: Vec<bool>,
 }
 
 impl Default for Session {
@@ -179,6 +184,7 @@ impl Session {
             store,
             exec: None,
             entries: 0,
+            vsdg_done: Vec::new(),
         };
         session.sync_host_fns();
         session
@@ -606,6 +612,12 @@ impl Session {
         // The unoptimized mirror links the same way (same ids by construction).
         link::link(&mut self.source_ir, compiled.frontend.program).map_err(link_error)?;
         self.reoptimize_inliners(n_before, &mut linked)?;
+        for &f in &linked.changed {
+            if self.vsdg_done.len() <= f.index() {
+                self.vsdg_done.resize(f.index() + 1, false);
+            }
+            self.vsdg_done[f.index()] = self.opt.vsdg;
+        }
         let globals = self.store.runtime.add_globals(&linked.new_globals);
         let mut result = globals.map_err(|code| Error::Runtime(RuntimeError::new(code, None)));
         match &mut self.exec {
@@ -681,8 +693,9 @@ impl Session {
         let fuel = self.store.runtime.fuel().is_some() || self.engine.config().interruptible;
         let (program, runtime, tier) = (&self.program, &mut self.store.runtime, self.tier);
         let _ = run;
+        let vsdg_done = &self.vsdg_done;
         let outcome = catch_unwind(AssertUnwindSafe(|| {
-            exec.prepare(program, runtime, tier, fuel)
+            exec.prepare(program, runtime, tier, fuel, vsdg_done)
         }));
         match outcome {
             Ok(r) => r.map_err(|e| Error::Internal(format!("native code generation failed: {e}"))),

@@ -357,20 +357,34 @@ impl NativeCode {
 
     /// Compiles `funcs` of `program` with `tier` into a new unit and links
     /// it (see the module docs). `fuel` must be the same for every unit.
+    /// With `vsdg` the unit's functions first go through the VSDG round
+    /// trip ([`super::compiler::compile_job`]; T3 over functions whose `-O`
+    /// pipeline did not include it).
     pub(crate) fn install(
         &mut self,
         program: &Program,
         funcs: &[FuncId],
         tier: Tier,
+        vsdg: bool,
         fuel: bool,
         host: &mut dyn Host,
     ) -> Result<(), InstallError> {
         if funcs.is_empty() {
             return Ok(());
         }
-        let (unit_program, native, opts) = self.job(program, funcs, tier, fuel)?;
-        let compiled =
-            waddle_jit::compile(native, &unit_program, &opts).map_err(InstallError::Compile)?;
+        let (mut unit_program, native, opts) = self.job(program, funcs, tier, fuel)?;
+        let compiled = if vsdg {
+            super::compiler::compile_job(&mut unit_program, true, native, &opts).map_err(
+                |message| {
+                    InstallError::Compile(waddle_jit::CompileError::Codegen {
+                        func: "<unit>".to_string(),
+                        message,
+                    })
+                },
+            )?
+        } else {
+            waddle_jit::compile(native, &unit_program, &opts).map_err(InstallError::Compile)?
+        };
         self.link(program, funcs, compiled, tier, fuel, host)
     }
 

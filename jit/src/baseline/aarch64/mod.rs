@@ -29,7 +29,8 @@ use dynasmrt::aarch64::Aarch64Relocation;
 use dynasmrt::{dynasm, DynamicLabel, DynasmApi, DynasmLabelApi, VecAssembler};
 use waddle_opt::abi::{
     TrapCode, ARRAY_DATA_OFFSET, ARRAY_LEN_OFFSET, VMCTX_DEPTH_LEFT_OFFSET, VMCTX_ENTRIES_OFFSET,
-    VMCTX_FUEL_OFFSET, VMCTX_HELPERS_OFFSET, VMCTX_STACK_LIMIT_OFFSET, VMCTX_TRAP_CODE_OFFSET,
+    VMCTX_FUEL_OFFSET, VMCTX_HELPERS_OFFSET, VMCTX_STACK_LIMIT_OFFSET, VMCTX_TIER_COUNTERS_OFFSET,
+    VMCTX_TRAP_CODE_OFFSET,
 };
 use waddle_opt::ir::{InstKind, Value};
 
@@ -531,11 +532,14 @@ impl Backend for Aarch64 {
     }
 
     fn counter_dec(&mut self, cell: usize, slow: DynamicLabel, resume: DynamicLabel) {
-        // Images never have counters (they are position-independent); the
-        // sequence still works for code that stays where it was made.
+        // Images are position-independent: `cell` is the counter's offset
+        // in the table at `VmCtx::tier_counters`, which the loader fills.
         self.flags = None;
-        self.mov_imm(9, cell as i64);
+        let table = VMCTX_TIER_COUNTERS_OFFSET as u32;
+        self.mov_imm(8, cell as i64);
         dynasm!(self.ops ; .arch aarch64
+            ; ldr x9, [x19, #table]
+            ; add x9, x9, x8
             ; ldr x8, [x9]
             ; subs x8, x8, #1
             ; str x8, [x9]

@@ -24,6 +24,9 @@
  *                                a call of host function `id`; the loader
  *                                flushes and waits on standard input for
  *                                the reply `u32 trap (0: returned), u64 word`
+ *   'T' u32 func u32 back_edge
+ *                                a tiering counter of T1 code ran out
+ *                                (images compiled with counters)
  *   'E' u32 trap u32 loc_set u32 file u32 line u32 col
  *                                end of the run (trap 0: success)
  *
@@ -81,6 +84,8 @@ typedef struct {
     const uintptr_t *helpers;
     const Word *strings;
     int64_t depth_left;
+    uintptr_t caller_sp, entry_code; /* the host tiers' entry; unused here */
+    int64_t *tier_counters;
 } VmCtx;
 
 /* waddle_opt::abi::STACK_BYTES_PER_CALL: a stack budget of B bytes allows
@@ -103,6 +108,7 @@ _Static_assert(offsetof(VmCtx, trap_col) == 56, "VmCtx.trap_col");
 _Static_assert(offsetof(VmCtx, host) == 64, "VmCtx.host");
 _Static_assert(offsetof(VmCtx, helpers) == 72, "VmCtx.helpers");
 _Static_assert(offsetof(VmCtx, strings) == 80, "VmCtx.strings");
+_Static_assert(offsetof(VmCtx, tier_counters) == 112, "VmCtx.tier_counters");
 
 enum { KIND_STR = 1, KIND_ARRAY = 2 };
 enum {
@@ -113,9 +119,13 @@ enum {
 /* Type codes (waddle_jit::abi::encode_type): kind in bits 0..8. */
 enum { T_UNIT = 0, T_BOOL = 1, T_INT = 2, T_FLOAT = 3, T_STR = 4, T_ARRAY = 5 };
 #define FUEL_BATCH 1024
-#define IMAGE_MAGIC "WADLIMG1"
+#define IMAGE_MAGIC "WADLIMG2"
 #define IMAGE_ARCH_AARCH64 1u
-#define N_HELPERS 17u
+#define N_HELPERS 19u
+/* waddle_jit's TIER_UP_CALLS_AGAIN / TIER_UP_EDGES_AGAIN: a counter that
+ * ran out starts again at these. */
+#define TIER_UP_CALLS_AGAIN 256
+#define TIER_UP_EDGES_AGAIN 16384
 
 /* ---------------------------------------------------------------- output */
 

@@ -105,6 +105,21 @@ static Word h_host_call(VmCtx *ctx, uint32_t id, const Word *args, uint64_t n) {
     return w;
 }
 
+/* A helper images never call (interpreter-entry stubs). */
+static void h_unsupported(void) { fatal("the code called a helper images do not have"); }
+
+/* A tiering counter of T1 code ran out: `cell` is its byte offset in
+ * ctx->tier_counters (calls of function `func`, or its back edges). It
+ * starts again, as waddle_jit's `tier_up` re-arms it, and the host hears
+ * of it in a 'T' record (there is no higher tier to move to here). */
+static void h_tier_up(VmCtx *ctx, uint32_t func, uint32_t back_edge, uint64_t cell) {
+    if (!ctx->tier_counters || cell % 8 != 0) fatal("bad tiering counter");
+    ctx->tier_counters[cell / 8] = back_edge ? TIER_UP_EDGES_AGAIN : TIER_UP_CALLS_AGAIN;
+    out_u8('T');
+    out_u32(func);
+    out_u32(back_edge);
+}
+
 /* In waddle_jit's `Helper` enum order. */
 static const uintptr_t helper_table[N_HELPERS] = {
     (uintptr_t)h_array_new, (uintptr_t)h_array_repeat, (uintptr_t)h_array_push,
@@ -113,6 +128,7 @@ static const uintptr_t helper_table[N_HELPERS] = {
     (uintptr_t)h_sin, (uintptr_t)h_cos, (uintptr_t)h_tan,
     (uintptr_t)h_exp, (uintptr_t)h_log, (uintptr_t)h_fmod,
     (uintptr_t)h_trap_frame, (uintptr_t)h_host_call,
+    (uintptr_t)h_unsupported, (uintptr_t)h_tier_up,
 };
 
 /* ----------------------------------------------------------------- image */
@@ -193,7 +209,18 @@ int main(int argc, char **argv) {
     if (take_u32(&r) != N_HELPERS) fatal("image expects a different helper table");
     take_u32(&r);
     uint64_t code_len = take_u64(&r);
+    uint32_t counter_calls = take_u32(&r), counter_edges = take_u32(&r);
     if (main_func >= n_funcs) fatal("bad main function index");
+    if (counter_calls || counter_edges) {
+        /* Two cells per function (calls, back edges), as the code expects. */
+        int64_t *cells = calloc(2 * (size_t)n_funcs + 1, 8);
+        if (!cells) fatal("out of memory");
+        for (uint32_t i = 0; i < n_funcs; i++) {
+            cells[2 * i] = counter_calls;
+            cells[2 * i + 1] = counter_edges;
+        }
+        ctx.tier_counters = cells;
+    }
 
     uint64_t *offsets = calloc(n_funcs ? n_funcs : 1, 8);
     Word *globals = calloc(n_globals ? n_globals : 1, 8);

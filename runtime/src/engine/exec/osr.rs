@@ -93,6 +93,7 @@ impl Executor {
             tier: job.tier,
             options: job.options,
             target: tier,
+            vsdg: self.needs_vsdg(func, tier),
             reason: "osr",
             osr: Some(meta),
         })

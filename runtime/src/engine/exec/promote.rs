@@ -71,6 +71,7 @@ impl Executor {
                     tier: native,
                     options,
                     target: queued,
+                    vsdg: self.needs_vsdg(func, queued),
                     reason,
                     osr: None,
                 };
@@ -196,6 +197,7 @@ impl Executor {
                 tier: native,
                 options,
                 target: Tier::Full,
+                vsdg: self.needs_vsdg(func, Tier::Full),
                 reason,
                 osr: None,
             };
@@ -234,7 +236,9 @@ impl Executor {
         let job = self.native.borrow().job(program, &[func], tier, fuel);
         let unit = job
             .map_err(|e| e.to_string())
-            .and_then(|(mut p, native, options)| compile_job(&mut p, tier, native, &options));
+            .and_then(|(mut p, native, options)| {
+                compile_job(&mut p, self.needs_vsdg(func, tier), native, &options)
+            });
         let took = start.elapsed();
         let linked = unit.is_ok_and(|unit| {
             (self.native.borrow_mut())
