@@ -256,6 +256,14 @@ pub enum Error {
     Runtime(RuntimeError),
     /// The requested tier is not part of this build.
     UnsupportedTier(Tier),
+    /// The request needs a Cargo feature of the `waddle` crate this build
+    /// was compiled without (e.g. `disasm` for [`crate::Session::function_asm`]).
+    MissingFeature {
+        /// The feature's name.
+        feature: &'static str,
+        /// What needed it.
+        what: &'static str,
+    },
     /// An unknown pass name or an invalid pipeline request.
     Passes(String),
     /// No function with this name exists.
@@ -312,6 +320,10 @@ impl fmt::Display for Error {
                 f,
                 "tier `{t}` is not available in this build (available: {})",
                 available_tier_names()
+            ),
+            Error::MissingFeature { feature, what } => write!(
+                f,
+                "{what} needs the `{feature}` feature of the `waddle` crate, which this build does not have"
             ),
             Error::Passes(m) => write!(f, "{m}"),
             Error::UnknownFunction(n) => write!(f, "no function named `{n}`"),

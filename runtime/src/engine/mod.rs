@@ -516,6 +516,9 @@ impl Session {
 
     /// The machine code of function `name`, disassembled (REPL `:asm`);
     /// a note naming the tier when it has no native code.
+    ///
+    /// Needs the crate's `disasm` feature: without it this is
+    /// [`Error::MissingFeature`] (after checking that `name` exists).
     pub fn function_asm(&self, name: &str) -> Result<String, Error> {
         let id = self.func_id(name)?;
         let code = self.exec.as_ref().and_then(|e| e.code(id));
@@ -525,7 +528,7 @@ impl Session {
                 "no native code: {name} runs on the interpreter (tier {tier})\n"
             ));
         };
-        let text = waddle_jit::disasm::disassemble(code, code.as_ptr() as u64, arch);
+        let text = disassemble(code, arch)?;
         Ok(format!(
             "{name}: {} bytes of machine code ({} tier)\n{text}",
             code.len(),
@@ -783,3 +786,22 @@ fn truncate_globals(p: &mut Program, n: usize) {
 
 #[cfg(test)]
 mod tests;
+
+/// `code` as text, addresses where it lies in memory.
+#[cfg(feature = "disasm")]
+fn disassemble(code: &[u8], arch: waddle_jit::disasm::Arch) -> Result<String, Error> {
+    Ok(waddle_jit::disasm::disassemble(
+        code,
+        code.as_ptr() as u64,
+        arch,
+    ))
+}
+
+/// Without the `disasm` feature there is no disassembler.
+#[cfg(not(feature = "disasm"))]
+fn disassemble(_code: &[u8], _arch: waddle_jit::disasm::Arch) -> Result<String, Error> {
+    Err(Error::MissingFeature {
+        feature: "disasm",
+        what: "disassembling machine code",
+    })
+}
