@@ -242,6 +242,7 @@ pub(crate) fn diagnostics(
 /// Everything that can go wrong when compiling or running Waddle code
 /// through the embedding API.
 #[derive(Clone, PartialEq, Debug)]
+#[non_exhaustive]
 pub enum Error {
     /// The source does not compile: the diagnostics, structured and
     /// rendered as text (file, line, column, source line and caret for

@@ -16,6 +16,7 @@ use crate::hostfn::{ffi, HostFn, IntoHostFn, IntoHostFnWithCaller};
 
 /// A host function registered with an engine (REPL `:funcs`).
 #[derive(Clone, PartialEq, Debug)]
+#[non_exhaustive]
 pub struct HostFunctionInfo {
     /// The name scripts call it by.
     pub name: String,

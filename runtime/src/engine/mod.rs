@@ -76,6 +76,7 @@ pub use tiering::{TierEvent, TierHook, TierOptions, TierThresholds};
 
 /// Native code a session holds (see [`Session::native_code`]).
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+#[non_exhaustive]
 pub struct NativeCodeStats {
     /// Live compilation units.
     pub units: usize,
@@ -88,6 +89,7 @@ const EVAL_GLOBAL: &str = "__waddle_eval_result";
 
 /// A function of the session's program.
 #[derive(Clone, PartialEq, Debug)]
+#[non_exhaustive]
 pub struct FunctionInfo {
     /// Name.
     pub name: String,
@@ -99,6 +101,7 @@ pub struct FunctionInfo {
 
 /// A global of the session's program.
 #[derive(Clone, PartialEq, Debug)]
+#[non_exhaustive]
 pub struct GlobalInfo {
     /// Name.
     pub name: String,

@@ -14,6 +14,7 @@ use crate::host::Runtime;
 
 /// A Waddle value owned by Rust code.
 #[derive(Clone, PartialEq, Debug)]
+#[non_exhaustive]
 pub enum Val {
     /// The result of a `void` function.
     Unit,
