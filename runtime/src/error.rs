@@ -96,7 +96,7 @@ pub struct RuntimeError {
 
 impl RuntimeError {
     /// The error for a trap raised while running `program`.
-    pub fn from_trap(trap: Trap, program: &Program) -> RuntimeError {
+    pub(crate) fn from_trap(trap: Trap, program: &Program) -> RuntimeError {
         RuntimeError::new(trap.code, Location::from_src(trap.loc, program))
     }
 

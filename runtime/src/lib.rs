@@ -52,6 +52,7 @@ mod heap;
 mod host;
 pub mod hostfn;
 pub mod output;
+mod types;
 
 pub use api::{
     ArrayElem, ArrayRef, CallState, Config, Engine, HeapElem, Instance, InterruptHandle, Module,
@@ -67,4 +68,5 @@ pub use error::{Diagnostic, Error, Frame, Location, RuntimeError, Severity};
 pub use heap::HeapStats;
 pub use hostfn::{Caller, HostArg, HostResult, HostRet};
 pub use output::OutputSink;
+pub use types::{FuncType, ValType};
 pub use waddle_opt::abi::TrapCode;

@@ -598,7 +598,7 @@ impl Instance {
         let mut roots = Vec::new();
         let mut words = Vec::with_capacity(args.len());
         for (i, (a, &t)) in args.iter().zip(&sig.params).enumerate() {
-            if !a.has_type(t) {
+            if !a.fits(t) {
                 return Err(Error::Signature(format!(
                     "argument {} of `{name}` must have type `{t}`, found {}",
                     i + 1,
@@ -643,7 +643,7 @@ impl Instance {
             .ok_or_else(|| Error::Signature(format!("no global named `{name}`")))?;
         let ty = p.globals[id].ty;
         let v = value.into_val();
-        if !v.has_type(ty) {
+        if !v.fits(ty) {
             return Err(Error::Signature(format!(
                 "global `{name}` has type `{ty}`, cannot assign {}",
                 v.kind()

@@ -64,13 +64,14 @@ use cranelift_entity::EntityRef;
 
 use waddle_frontend::{Prelude, PreludeGlobal};
 use waddle_opt::abi::Word;
-use waddle_opt::ir::{FuncId, Program, Signature, Type};
+use waddle_opt::ir::{FuncId, Program};
 
 use crate::api::Store;
 use crate::driver::Tier;
 use crate::error::{Error, RuntimeError};
 use crate::heap::HeapStats;
 use crate::output::OutputSink;
+use crate::types::{FuncType, ValType};
 use exec::Executor;
 pub use tiering::{TierEvent, TierHook, TierOptions, TierThresholds};
 
@@ -94,7 +95,7 @@ pub struct FunctionInfo {
     /// Name.
     pub name: String,
     /// Parameter and result types.
-    pub sig: Signature,
+    pub sig: FuncType,
     /// The tier that runs it now.
     pub tier: Tier,
 }
@@ -106,7 +107,7 @@ pub struct GlobalInfo {
     /// Name.
     pub name: String,
     /// Type.
-    pub ty: Type,
+    pub ty: ValType,
 }
 
 /// An incremental session over a [`Store`] (the REPL's engine): compiles
@@ -366,7 +367,7 @@ impl Session {
             )));
         }
         for (i, (a, &t)) in args.iter().zip(&sig.params).enumerate() {
-            if !a.has_type(t) {
+            if !a.fits(t) {
                 return Err(Error::Signature(format!(
                     "argument {} of `{name}` must have type `{t}`, found {}",
                     i + 1,
@@ -407,7 +408,7 @@ impl Session {
             .values()
             .map(|f| FunctionInfo {
                 name: f.name().to_string(),
-                sig: f.sig().clone(),
+                sig: FuncType::from(f.sig()),
                 tier: self.running_tier(f.name()),
             })
             .collect()
@@ -421,7 +422,7 @@ impl Session {
             .values()
             .map(|g| GlobalInfo {
                 name: g.name.clone(),
-                ty: g.ty,
+                ty: ValType(g.ty),
             })
             .collect()
     }
