@@ -446,7 +446,7 @@ fn run_hosted(
 
 /// Appends the text `print` writes for `value` (without the newline), as
 /// [`crate::format::format_value`] does for a heap value.
-pub fn format_print(out: &mut Vec<u8>, ty: Type, value: &PrintValue, quoted: bool) {
+pub(crate) fn format_print(out: &mut Vec<u8>, ty: Type, value: &PrintValue, quoted: bool) {
     match value {
         PrintValue::Unit => {}
         PrintValue::Int(i) => {
