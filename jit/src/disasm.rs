@@ -3,10 +3,15 @@
 //! bytes: x86-64 through iced-x86 (Intel syntax), AArch64 through
 //! yaxpeax-arm.
 //!
+//! The decoders are the crate's `disasm` feature; without it only [`Arch`]
+//! and [`helper_symbols`] exist (the architecture names are shared with the
+//! AArch64 image builders).
+//!
 //! Output is one instruction per line: address, raw bytes, mnemonic and
 //! operands. Bytes that do not decode are shown as `(bad)` and skipped
 //! (one byte on x86-64, one 4-byte word on AArch64), so any input prints.
 
+#[cfg(feature = "disasm")]
 use std::fmt::Write as _;
 
 /// An instruction set the disassembler understands.
@@ -33,6 +38,7 @@ impl Arch {
 }
 
 /// One decoded instruction.
+#[cfg(feature = "disasm")]
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Line {
     /// Address of the instruction (`base` plus its offset).
@@ -44,6 +50,7 @@ pub struct Line {
 }
 
 /// Decodes `code` as if loaded at address `base`.
+#[cfg(feature = "disasm")]
 pub fn decode(code: &[u8], base: u64, arch: Arch) -> Vec<Line> {
     match arch {
         Arch::X86_64 => decode_x86(code, base),
@@ -53,6 +60,7 @@ pub fn decode(code: &[u8], base: u64, arch: Arch) -> Vec<Line> {
 
 /// Disassembles `code` (loaded at `base`) into text, one line per
 /// instruction: `address: bytes  instruction`.
+#[cfg(feature = "disasm")]
 pub fn disassemble(code: &[u8], base: u64, arch: Arch) -> String {
     let lines = decode(code, base, arch);
     let width = lines.iter().map(|l| l.bytes.len()).max().unwrap_or(0) * 3;
@@ -82,6 +90,7 @@ pub fn helper_symbols() -> Vec<(u64, &'static str)> {
         .collect()
 }
 
+#[cfg(feature = "disasm")]
 fn decode_x86(code: &[u8], base: u64) -> Vec<Line> {
     use iced_x86::{Decoder, DecoderOptions, Formatter, Instruction, IntelFormatter};
     let mut decoder = Decoder::with_ip(64, code, base, DecoderOptions::NONE);
@@ -113,6 +122,7 @@ fn decode_x86(code: &[u8], base: u64) -> Vec<Line> {
     lines
 }
 
+#[cfg(feature = "disasm")]
 fn decode_a64(code: &[u8], base: u64) -> Vec<Line> {
     use yaxpeax_arch::{Decoder, U8Reader};
     use yaxpeax_arm::armv8::a64::InstDecoder;
@@ -137,7 +147,7 @@ fn decode_a64(code: &[u8], base: u64) -> Vec<Line> {
     lines
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "disasm"))]
 mod tests {
     use super::*;
 

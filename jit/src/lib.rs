@@ -4,12 +4,22 @@
 //!   arguments plus a `VmCtx`, entry slots, trap protocol, stack limit,
 //!   fuel, GC roots).
 //! - [`baseline`]: the one-pass generator (tier T1), Waddle IR → x86-64
-//!   (host) or AArch64 (position-independent images) with dynasmrt.
-//! - [`cross`]: running AArch64 images under `qemu-aarch64`.
+//!   (host) or AArch64 (position-independent images, feature `cross`) with
+//!   dynasmrt.
+//! - `cross` (feature `cross`): compiling whole programs to AArch64 images
+//!   and running them under `qemu-aarch64`.
 //! - [`cranelift`]: the optimizing generator (tier T2), Waddle IR →
 //!   Cranelift → machine code, and [`CompiledProgram`], which runs it.
 //! - [`disasm`]: machine code → text for any supported target (x86-64 with
-//!   iced-x86, AArch64 with yaxpeax-arm), shared by every tier.
+//!   iced-x86, AArch64 with yaxpeax-arm; feature `disasm`), shared by every
+//!   tier.
+//!
+//! # Features
+//! Both off by default, so an embedder's build carries neither:
+//! - `disasm`: the disassemblers (`disasm::decode`, `disasm::disassemble`,
+//!   and the baseline's text for [`JitOptions::disasm`]);
+//! - `cross`: the AArch64 targets (the `cross` module, the baseline's
+//!   AArch64 back end, Cranelift's arm64 back end).
 //! - [`NativeProgram`]: what the runtime needs of a compiled unit of any
 //!   native tier, so it can route to each tier through one trait object.
 //!
@@ -21,6 +31,7 @@
 pub mod abi;
 pub mod baseline;
 pub mod cranelift;
+#[cfg(feature = "cross")]
 pub mod cross;
 pub mod disasm;
 mod entry;

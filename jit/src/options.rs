@@ -17,8 +17,10 @@ pub struct JitOptions {
     pub fuel: bool,
     /// Run Cranelift's IR verifier on every function (slower compiles).
     pub verify_cranelift: bool,
-    /// Keep Cranelift's disassembly of each function's machine code (for
-    /// `:asm`, see [`crate::CompiledProgram::disasm`]).
+    /// Keep a disassembly of each function's machine code (for `:asm`, see
+    /// [`crate::CompiledProgram::disasm`]): Cranelift's own listing on
+    /// T2/T3; on the baseline only with the crate's `disasm` feature
+    /// (without it the baseline keeps none).
     pub disasm: bool,
     /// Cranelift instructions past which a function gets the single-pass
     /// register allocator (see [`crate::cranelift::HUGE_FUNCTION_INSTS`],

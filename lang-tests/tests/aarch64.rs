@@ -17,9 +17,11 @@ use std::fmt::Write as _;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use waddle::cross::{has_aarch64, run_source_aarch64, run_store_aarch64, CrossOptions};
+use waddle::cross::{
+    check_source_aarch64, has_aarch64, run_source_aarch64, run_store_aarch64, CrossOptions,
+};
 use waddle::driver::{RunOutcome, Tier};
-use waddle::{Caller, Config, Engine, Module, OutputSink, Store};
+use waddle::{Caller, Config, Engine, Error, Module, OutputSink, Store};
 use waddle_lang_tests::corpus::{self, Expectation, Program};
 use waddle_lang_tests::diff::diff_lines;
 
@@ -519,6 +521,70 @@ fn str_host_function_is_a_compile_error_on_aarch64() {
         );
         let ok = cross_run(&engine, "t.wdl", "print(twice(2));", &options);
         assert_eq!((ok.0, ok.2), (b"4\n".to_vec(), 0), "{name}: {}", ok.1);
+    }
+}
+
+/// FFI does not run on AArch64 images (the loader is static and cannot
+/// load the AArch64 library an `extern` names). With the opt-in (the
+/// options' or the store's engine's `allow_ffi`) the declaration is a typed
+/// compile error at the declaration saying why (`check_source_aarch64`,
+/// no tools needed) and the run exits 1 with that text and nothing run;
+/// without the opt-in the frontend's error names the flag.
+#[test]
+fn ffi_is_a_compile_error_on_aarch64() {
+    let source = "// uses libm\nextern \"libm.so.6\" fn ldexp(x: float, e: int) -> float;\n\
+                  print(ldexp(1.5, 4));\n";
+    let headline = "`extern` function `ldexp` cannot be called on --target aarch64";
+    let expect_ffi_error = |e: Error, what: &str| {
+        let Error::Compile {
+            rendered,
+            diagnostics,
+        } = &e
+        else {
+            panic!("{what}: not a compile error: {e:?}");
+        };
+        assert_eq!(diagnostics.len(), 1, "{what}: {rendered}");
+        let d = &diagnostics[0];
+        assert_eq!(d.message, headline, "{what}");
+        assert_eq!((d.file(), d.line(), d.column()), ("f.wdl", 2, 1), "{what}");
+        assert!(
+            rendered.contains("cannot load `libm.so.6`"),
+            "{what}: {rendered}"
+        );
+    };
+    let with_tools = !skip("ffi_is_a_compile_error_on_aarch64");
+    let ffi_engine = Engine::new(&Config::new().allow_ffi(true)).unwrap();
+    let ffi_store = Store::new(&ffi_engine);
+    for &(name, tier, level, _) in CONFIGS.iter().filter(|c| has_aarch64(c.1)) {
+        let plain = CrossOptions {
+            tier,
+            opt_level: level,
+            ..CrossOptions::default()
+        };
+        let allowed = CrossOptions {
+            allow_ffi: true,
+            ..plain.clone()
+        };
+        let e = check_source_aarch64(None, "f.wdl", source, &allowed).unwrap_err();
+        expect_ffi_error(e, name);
+        let e = check_source_aarch64(Some(&ffi_store), "f.wdl", source, &plain).unwrap_err();
+        expect_ffi_error(e, name);
+        let e = check_source_aarch64(None, "f.wdl", source, &plain).unwrap_err();
+        assert!(e.to_string().contains("--allow-ffi"), "{name}: {e}");
+        assert!(!e.to_string().contains(headline), "{name}: {e}");
+        // Without FFI the same options check clean.
+        check_source_aarch64(None, "g.wdl", "print(1);", &allowed).unwrap();
+        if with_tools {
+            let out = run_source_aarch64("f.wdl", source, &allowed);
+            assert_eq!(out.exit_code, 1, "{name}: {}", out.stderr);
+            assert!(out.stdout.is_empty(), "{name}: nothing runs");
+            assert!(
+                out.stderr.contains(&format!("error: {headline}"))
+                    && out.stderr.contains("f.wdl:2:1"),
+                "{name}: {}",
+                out.stderr
+            );
+        }
     }
 }
 

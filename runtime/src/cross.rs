@@ -13,7 +13,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use cranelift_entity::EntityRef;
-use waddle_frontend::Prelude;
+use waddle_frontend::{diag::Diagnostic, CompileOptions, Prelude, SourceFile, SourceMap};
 use waddle_jit::cross::{self, CodeImage, Ending, PrintValue, RunLimits};
 use waddle_jit::JitOptions;
 use waddle_opt::abi::{Trap, TrapCode, DEFAULT_STACK_BUDGET};
@@ -21,7 +21,7 @@ use waddle_opt::ir::{HostFnId, InstKind, Program, Type};
 
 use crate::api::Store;
 use crate::driver::{RunOutcome, Tier};
-use crate::engine::{compile_source, error_at, OptOptions, PassTrace};
+use crate::engine::{compile_with_options, error_at, CompiledIr, OptOptions, PassTrace};
 use crate::error::{Error, RuntimeError};
 use crate::format::{format_float, write_escaped};
 use crate::hostfn::{call_from, HostFn};
@@ -53,6 +53,11 @@ pub struct CrossOptions {
     pub gc_stress: bool,
     /// Optimizer diagnostics to print to standard error before the run's.
     pub trace: PassTrace,
+    /// Accept `extern` declarations (CLI `--allow-ffi`), so that a program
+    /// declaring one gets the AArch64 target's own error for it (FFI does
+    /// not run on this target, see [`check_source_aarch64`]) instead of the
+    /// frontend's "needs `--allow-ffi`".
+    pub allow_ffi: bool,
 }
 
 impl Default for CrossOptions {
@@ -65,6 +70,7 @@ impl Default for CrossOptions {
             memory_limit: None,
             gc_stress: false,
             trace: PassTrace::default(),
+            allow_ffi: false,
         }
     }
 }
@@ -220,6 +226,100 @@ pub fn run_streaming(
     run_hosted(file_name, source, options, flush_each_print, out, None)
 }
 
+/// Compiles `source` (named `file_name`) as `waddle run --target aarch64`
+/// would, against the host functions registered on `store`'s engine (none
+/// without a store), and checks that everything it uses can run on that
+/// target, without running it.
+///
+/// The errors are [`Error::Compile`] with a located diagnostic:
+/// - the frontend's errors (an `extern` declaration without
+///   [`CrossOptions::allow_ffi`] or the engine's `allow_ffi` names the flag);
+/// - a call of a host function taking or returning a `str` or array (only
+///   `int`, `float` and `bool` words cross between AArch64 code and the
+///   host);
+/// - any `extern` declaration (FFI): the AArch64 code runs under
+///   qemu-aarch64 with a static loader that cannot load shared libraries,
+///   and calling this machine's library in its place would not be the
+///   AArch64 library the declaration names.
+pub fn check_source_aarch64(
+    store: Option<&Store>,
+    file_name: &str,
+    source: &str,
+    options: &CrossOptions,
+) -> Result<(), Error> {
+    let host_fns = store.map_or_else(Vec::new, |s| s.engine().host_fns());
+    let c = compile(file_name, source, options, &host_fns, store)?;
+    check_aarch64(&c, file_name, source)
+}
+
+/// Compiles against `host_fns`, accepting `extern` declarations when
+/// `options` or `store`'s engine allows FFI.
+fn compile(
+    file_name: &str,
+    source: &str,
+    options: &CrossOptions,
+    host_fns: &[Arc<HostFn>],
+    store: Option<&Store>,
+) -> Result<CompiledIr, Error> {
+    let opt = OptOptions {
+        vsdg: options.tier == Tier::Full,
+        opt_level: options.opt_level,
+        passes: options.passes.clone(),
+        trace: options.trace.clone(),
+    };
+    let allow_ffi = options.allow_ffi || store.is_some_and(|s| s.engine().config().allow_ffi);
+    let frontend = CompileOptions {
+        prelude: Prelude {
+            host_functions: (host_fns.iter())
+                .map(|f| (f.name.clone(), f.sig.clone()))
+                .collect(),
+            ..Prelude::default()
+        },
+        repl: false,
+        allow_ffi,
+    };
+    compile_with_options(file_name, source, frontend, &opt)
+}
+
+/// The first obstacle to running `compiled` on AArch64
+/// ([`check_source_aarch64`]).
+fn check_aarch64(compiled: &CompiledIr, file_name: &str, source: &str) -> Result<(), Error> {
+    check_externs(compiled, file_name, source)?;
+    check_host_calls(&compiled.frontend.program, file_name, source)
+}
+
+/// The compile error for the first `extern` declaration of `compiled`:
+/// FFI does not run on AArch64 images.
+fn check_externs(compiled: &CompiledIr, file_name: &str, source: &str) -> Result<(), Error> {
+    let Some(x) = compiled.frontend.typed.externs.first() else {
+        return Ok(());
+    };
+    let mut sources = SourceMap::default();
+    sources.add(SourceFile::new(file_name, source));
+    let diags = [Diagnostic::error(
+        format!(
+            "`extern` function `{}` cannot be called on --target aarch64",
+            x.symbol
+        ),
+        x.span,
+    )
+    .with_label("declared here")
+    .with_note(format!(
+        "FFI runs on the host target only: AArch64 code runs under qemu-aarch64 with a \
+         static loader that cannot load `{}`, and calling this machine's copy instead \
+         would not run the AArch64 library the declaration names",
+        x.lib
+    ))];
+    let rendered = catch_unwind(AssertUnwindSafe(|| {
+        waddle_frontend::diag::render(&diags, &sources)
+    }))
+    .unwrap_or_else(|_| format!("error: {}\n", diags[0].message));
+    Err(Error::Compile {
+        rendered,
+        diagnostics: crate::error::diagnostics(&diags, &sources),
+    })
+}
+
 /// The compile error for the first call in `program` of a host function
 /// that cannot be called from AArch64 code (a `str` or array in its
 /// signature).
@@ -277,23 +377,11 @@ fn run_hosted(
     if let Err(e) = cross::check_tools() {
         return outcome(failure(e.to_string(), 1));
     }
-    let opt = OptOptions {
-        vsdg: options.tier == Tier::Full,
-        opt_level: options.opt_level,
-        passes: options.passes.clone(),
-        trace: options.trace.clone(),
-    };
     let host_fns: Vec<Arc<HostFn>> = host
         .as_ref()
         .map_or_else(Vec::new, |s| s.engine().host_fns());
-    let prelude = Prelude {
-        host_functions: (host_fns.iter())
-            .map(|f| (f.name.clone(), f.sig.clone()))
-            .collect(),
-        ..Prelude::default()
-    };
-    let (program, log) = match compile_source(file_name, source, prelude, false, &opt) {
-        Ok(c) => match check_host_calls(&c.frontend.program, file_name, source) {
+    let (program, log) = match compile(file_name, source, options, &host_fns, host.as_deref()) {
+        Ok(c) => match check_aarch64(&c, file_name, source) {
             Ok(()) => (c.optimized, c.log.render()),
             Err(e) => return (c.log.render() + &e.render(), e.exit_code()),
         },
@@ -358,7 +446,7 @@ fn run_hosted(
 
 /// Appends the text `print` writes for `value` (without the newline), as
 /// [`crate::format::format_value`] does for a heap value.
-pub fn format_print(out: &mut Vec<u8>, ty: Type, value: &PrintValue, quoted: bool) {
+pub(crate) fn format_print(out: &mut Vec<u8>, ty: Type, value: &PrintValue, quoted: bool) {
     match value {
         PrintValue::Unit => {}
         PrintValue::Int(i) => {

@@ -10,6 +10,7 @@ use crate::output::OutputSink;
 
 /// Execution tiers (docs/architecture.md, "Tiers").
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+#[non_exhaustive]
 pub enum Tier {
     /// T0: the IR interpreter.
     Interp,

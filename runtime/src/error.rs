@@ -96,7 +96,7 @@ pub struct RuntimeError {
 
 impl RuntimeError {
     /// The error for a trap raised while running `program`.
-    pub fn from_trap(trap: Trap, program: &Program) -> RuntimeError {
+    pub(crate) fn from_trap(trap: Trap, program: &Program) -> RuntimeError {
         RuntimeError::new(trap.code, Location::from_src(trap.loc, program))
     }
 
@@ -242,6 +242,7 @@ pub(crate) fn diagnostics(
 /// Everything that can go wrong when compiling or running Waddle code
 /// through the embedding API.
 #[derive(Clone, PartialEq, Debug)]
+#[non_exhaustive]
 pub enum Error {
     /// The source does not compile: the diagnostics, structured and
     /// rendered as text (file, line, column, source line and caret for
@@ -256,6 +257,14 @@ pub enum Error {
     Runtime(RuntimeError),
     /// The requested tier is not part of this build.
     UnsupportedTier(Tier),
+    /// The request needs a Cargo feature of the `waddle` crate this build
+    /// was compiled without (e.g. `disasm` for [`crate::Session::function_asm`]).
+    MissingFeature {
+        /// The feature's name.
+        feature: &'static str,
+        /// What needed it.
+        what: &'static str,
+    },
     /// An unknown pass name or an invalid pipeline request.
     Passes(String),
     /// No function with this name exists.
@@ -312,6 +321,10 @@ impl fmt::Display for Error {
                 f,
                 "tier `{t}` is not available in this build (available: {})",
                 available_tier_names()
+            ),
+            Error::MissingFeature { feature, what } => write!(
+                f,
+                "{what} needs the `{feature}` feature of the `waddle` crate, which this build does not have"
             ),
             Error::Passes(m) => write!(f, "{m}"),
             Error::UnknownFunction(n) => write!(f, "no function named `{n}`"),

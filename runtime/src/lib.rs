@@ -27,6 +27,18 @@
 //! assert_eq!(session.call("add", &[Val::Int(2), Val::Int(3)]).unwrap(), Val::Int(5));
 //! ```
 
+//!
+//! # Features
+//! Both off by default (the library then depends on no disassembler and no
+//! AArch64 back end):
+//! - `cross`: the `cross` module, compiling whole programs for AArch64 and running
+//!   them under qemu-aarch64 (`waddle run --target aarch64`);
+//! - `disasm`: the disassemblers behind [`Session::function_asm`] (the
+//!   REPL's `:asm`); without it that call is [`Error::MissingFeature`].
+//!
+//! Types that will grow (errors, values, tiers, the information structs)
+//! are `#[non_exhaustive]`; the heap and the host runtime are private.
+
 #![warn(missing_docs)]
 
 pub mod api;
@@ -36,10 +48,11 @@ pub mod driver;
 pub mod engine;
 pub mod error;
 pub mod format;
-pub mod heap;
-pub mod host;
+mod heap;
+mod host;
 pub mod hostfn;
 pub mod output;
+mod types;
 
 pub use api::{
     ArrayElem, ArrayRef, CallState, Config, Engine, HeapElem, Instance, InterruptHandle, Module,
@@ -52,6 +65,8 @@ pub use engine::{
     TierThresholds, Val,
 };
 pub use error::{Diagnostic, Error, Frame, Location, RuntimeError, Severity};
+pub use heap::HeapStats;
 pub use hostfn::{Caller, HostArg, HostResult, HostRet};
 pub use output::OutputSink;
+pub use types::{FuncType, ValType};
 pub use waddle_opt::abi::TrapCode;

@@ -107,7 +107,7 @@ impl Output {
     }
 
     /// A writer appending to this stream that never holds more than
-    /// [`FLUSH_AT`] bytes in the buffer (except for
+    /// `FLUSH_AT` (64 KiB) bytes in the buffer (except for
     /// [`OutputSink::Capture`], which keeps everything): long text such as
     /// a printed large array is written through in blocks instead of
     /// being built in memory first. Call [`Output::written`] afterwards.

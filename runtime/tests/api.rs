@@ -464,3 +464,42 @@ fn nothing() {}
         nothing.call(&mut store, ()).unwrap();
     }
 }
+
+/// `Session::function_asm` lists native code with the `disasm` feature and
+/// is a typed error naming the feature without it (the library's default);
+/// either way an unknown name is `UnknownFunction` and interpreted code is a
+/// note, not an error.
+#[test]
+fn disassembly_needs_the_disasm_feature() {
+    use waddle::{Config, Session};
+    let mut s = Session::with_config(&Config::new().tier(Tier::Opt), OutputSink::Capture).unwrap();
+    s.eval("fn sq(x: int) -> int { return x * x; } print(sq(3));")
+        .unwrap();
+    let asm = s.function_asm("sq");
+    if cfg!(feature = "disasm") {
+        let asm = asm.unwrap();
+        assert!(asm.starts_with("sq: "), "{asm}");
+        assert!(asm.lines().count() > 3, "{asm}");
+    } else {
+        let e = asm.unwrap_err();
+        assert_eq!(
+            e,
+            Error::MissingFeature {
+                feature: "disasm",
+                what: "disassembling machine code"
+            }
+        );
+        assert!(e.to_string().contains("`disasm` feature"), "{e}");
+    }
+    assert!(matches!(
+        s.function_asm("nope"),
+        Err(Error::UnknownFunction(_))
+    ));
+    let mut interp =
+        Session::with_config(&Config::new().tier(Tier::Interp), OutputSink::Capture).unwrap();
+    interp.eval("fn one() -> int { return 1; }").unwrap();
+    assert!(interp
+        .function_asm("one")
+        .unwrap()
+        .starts_with("no native code"));
+}

@@ -242,7 +242,8 @@ fn registration_rejects_reserved_names_and_lists_functions() {
         .unwrap();
     let params: Vec<String> = shout.sig.params.iter().map(|t| t.to_string()).collect();
     assert_eq!(params, ["str", "int"]);
-    assert_eq!(shout.sig.ret.to_string(), "str");
+    assert_eq!(shout.sig.result, waddle::ValType::STR);
+    assert_eq!(shout.sig.to_string(), "(str, int) -> str");
 }
 
 #[test]

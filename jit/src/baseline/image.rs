@@ -56,31 +56,12 @@ use waddle_opt::ir::{verify_program, FuncId, Program};
 use super::aarch64::Aarch64;
 use super::check_limits;
 use super::driver::{emit_unit, Env};
+use super::HELPER_NAMES;
+#[cfg(feature = "disasm")]
 use crate::disasm::{disassemble, Arch};
 use crate::entry::HELPER_TABLE;
 use crate::options::{CompileError, CompileStats, JitOptions};
 use crate::tables::{collect_strings, globals_used};
-
-/// Names of the runtime helpers in `VmCtx::helpers` order.
-pub const HELPER_NAMES: [&str; 17] = [
-    "array_new",
-    "array_repeat",
-    "array_push",
-    "str_concat",
-    "to_str",
-    "print",
-    "clock",
-    "fuel",
-    "str_cmp",
-    "sin",
-    "cos",
-    "tan",
-    "exp",
-    "log",
-    "fmod",
-    "trap_frame",
-    "host_call",
-];
 
 /// Largest number of parameters a function of an AArch64 image may have
 /// (keeps every argument offset an immediate).
@@ -124,6 +105,7 @@ impl BaselineImage {
 
     /// Disassembly of `func` (yaxpeax-arm), one instruction per line with
     /// its offset in the image; `None` for declarations.
+    #[cfg(feature = "disasm")]
     pub fn disasm(&self, func: FuncId) -> Option<String> {
         let f = self.funcs.get(func.index())?;
         let code = self.func_code(func)?;

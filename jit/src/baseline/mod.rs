@@ -4,8 +4,8 @@
 //!
 //! One code-generator interface (`driver::Backend`) and two back ends:
 //! `x64` (the host tier, run through [`BaselineProgram`]) and
-//! `aarch64` (position-independent images, see
-//! [`compile_aarch64_image`]). The shared, arch-neutral parts (QBE's
+//! `aarch64` (position-independent images, see `compile_aarch64_image`;
+//! the crate's `cross` feature). The shared, arch-neutral parts (QBE's
 //! isel/emit/abi split):
 //! - `plan`: block order (reachable blocks in layout order, so most
 //!   jumps fall through), back edges, and the frame: one 8-byte slot per
@@ -46,6 +46,7 @@
 mod cold;
 mod conv;
 mod driver;
+#[cfg(feature = "cross")]
 mod image;
 mod isel;
 mod magic;
@@ -54,6 +55,7 @@ mod plan;
 mod program;
 mod rt;
 // dynasm!'s dynamic registers (`Rq(r)`) expand to `r.into()`.
+#[cfg(feature = "cross")]
 #[allow(clippy::useless_conversion)]
 mod aarch64;
 #[allow(clippy::useless_conversion)]
@@ -65,14 +67,37 @@ use cranelift_entity::EntityRef;
 use memmap2::MmapMut;
 use waddle_opt::ir::{verify_program, InstKind, Program};
 
-pub use image::{compile_aarch64_image, BaselineImage, ImageFunc, HELPER_NAMES};
+#[cfg(feature = "cross")]
+pub use image::{compile_aarch64_image, BaselineImage, ImageFunc};
 pub use program::BaselineProgram;
 
+#[cfg(feature = "disasm")]
 use crate::disasm::{disassemble, Arch};
 use crate::entry::FuncInfo;
 use crate::options::{CompileError, CompileStats, JitOptions};
 use crate::tables::{collect_strings, globals_used};
 use driver::{emit_unit, Env};
+
+/// Names of the runtime helpers in `VmCtx::helpers` order.
+pub const HELPER_NAMES: [&str; 17] = [
+    "array_new",
+    "array_repeat",
+    "array_push",
+    "str_concat",
+    "to_str",
+    "print",
+    "clock",
+    "fuel",
+    "str_cmp",
+    "sin",
+    "cos",
+    "tan",
+    "exp",
+    "log",
+    "fmod",
+    "trap_frame",
+    "host_call",
+];
 
 /// Largest table index (functions, globals, strings) or frame size in words
 /// the generators accept, so every displacement fits an `i32`.
@@ -159,9 +184,7 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<BaselineProgram, 
                 entry: span.map_or(0, |(at, _)| base + at),
                 code_size: span.map_or(0, |(_, n)| n),
                 trampoline: layout.trampolines[fid.index()].map_or(0, |at| base + at),
-                disasm: span
-                    .filter(|_| opts.disasm)
-                    .map(|(at, n)| disassemble(&bytes[at..at + n], at as u64, Arch::X86_64)),
+                disasm: disassembly(span.filter(|_| opts.disasm), &bytes),
             }
         })
         .collect();
@@ -169,4 +192,17 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<BaselineProgram, 
     Ok(BaselineProgram::new(
         mem, funcs, texts, nglobals, stats, counters,
     ))
+}
+
+/// The listing of one function's code (`span`: offset and size in
+/// `bytes`), addresses relative to the unit, when it was asked for.
+#[cfg(feature = "disasm")]
+fn disassembly(span: Option<(usize, usize)>, bytes: &[u8]) -> Option<String> {
+    span.map(|(at, n)| disassemble(&bytes[at..at + n], at as u64, Arch::X86_64))
+}
+
+/// Without the `disasm` feature the baseline keeps no listing.
+#[cfg(not(feature = "disasm"))]
+fn disassembly(_span: Option<(usize, usize)>, _bytes: &[u8]) -> Option<String> {
+    None
 }

@@ -366,6 +366,7 @@ fn run_aarch64(file_name: &str, source: &str, args: &RunArgs) -> i32 {
         memory_limit: args.memory_limit.map(|m| m as u64),
         gc_stress: false,
         trace: trace(args),
+        allow_ffi: args.tier.allow_ffi,
     };
     let terminal = std::io::stdout().is_terminal();
     let result = run_on_big_stack(|| {

@@ -422,3 +422,34 @@ fn allow_ffi_flag() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("host h0 \"ldexp\"(float, int) -> float"));
 }
+
+/// `--allow-ffi` reaches `--target aarch64`, where FFI does not run: the
+/// declaration is a compile error saying so (not the "needs `--allow-ffi`"
+/// of a run without the flag).
+#[test]
+fn allow_ffi_on_aarch64_is_a_clear_error() {
+    if waddle_jit::cross::skip_test_without_tools("allow_ffi_on_aarch64_is_a_clear_error") {
+        return;
+    }
+    let p = program(
+        "ffi_a64.wdl",
+        "extern \"libm.so.6\" fn ldexp(x: float, e: int) -> float;\nprint(ldexp(1.5, 4));\n",
+    );
+    let p = p.to_str().unwrap();
+    let out = waddle(&["run", "--target", "aarch64", p]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("--allow-ffi"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = waddle(&["run", "--target", "aarch64", "--allow-ffi", p]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("`extern` function `ldexp` cannot be called on --target aarch64")
+            && err.contains("ffi_a64.wdl:1:1"),
+        "{err}"
+    );
+}

@@ -250,6 +250,32 @@ impl Engine {
     /// [`Engine::register_fn`] for a closure taking a [`crate::Caller`]
     /// first, which reaches the calling store's data
     /// ([`crate::Store::set_data`]).
+    ///
+    /// A closure returning `Result<T, E: Display>` is fallible: an `Err`
+    /// is a runtime error at the script's call, and the store stays usable.
+    /// ```
+    /// use waddle::{Caller, Engine, Module, Store, TrapCode};
+    /// let engine = Engine::default();
+    /// engine.register_fn_with_caller(
+    ///     "record",
+    ///     |caller: &mut Caller<'_>, x: i64| -> Result<i64, &'static str> {
+    ///         let log = caller.data_mut::<Vec<i64>>().ok_or("no log")?;
+    ///         log.push(x);
+    ///         Ok(log.len() as i64)
+    ///     },
+    /// )?;
+    /// let module = Module::new(&engine, "m.wdl", "fn f(x: int) -> int { return record(x); }")?;
+    /// let mut store = Store::new(&engine);
+    /// let instance = store.instantiate(&module)?;
+    /// let f = instance.typed_func::<(i64,), i64>(&store, "f")?;
+    /// let e = f.call(&mut store, (7,)).unwrap_err();   // no data set yet
+    /// assert_eq!(e.trap_code(), Some(TrapCode::HostError));
+    /// store.set_data(Vec::<i64>::new());
+    /// assert_eq!(f.call(&mut store, (7,))?, 1);
+    /// assert_eq!(f.call(&mut store, (8,))?, 2);
+    /// assert_eq!(store.data::<Vec<i64>>(), Some(&vec![7, 8]));
+    /// # Ok::<(), waddle::Error>(())
+    /// ```
     pub fn register_fn_with_caller<P>(
         &self,
         name: &str,

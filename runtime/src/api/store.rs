@@ -428,6 +428,19 @@ impl Store {
     /// [`crate::TrapCode::OutOfFuel`], after which the store can be
     /// refueled and used again. Refused when the engine's native code does
     /// not count fuel ([`crate::Config::interruptible`] off).
+    /// ```
+    /// use waddle::{Config, Engine, Module, Store, Tier, TrapCode};
+    /// let engine = Engine::new(&Config::new().tier(Tier::Opt).interruptible(true))?;
+    /// let module = Module::new(&engine, "spin.wdl", "fn spin() { while true {} }")?;
+    /// let mut store = Store::new(&engine);
+    /// let instance = store.instantiate(&module)?;
+    /// let spin = instance.typed_func::<(), ()>(&store, "spin")?;
+    /// store.set_fuel(Some(100_000))?;
+    /// let e = spin.call(&mut store, ()).unwrap_err();
+    /// assert_eq!(e.trap_code(), Some(TrapCode::OutOfFuel));
+    /// assert!(store.fuel().unwrap() < waddle::api::FUEL_BATCH);
+    /// # Ok::<(), waddle::Error>(())
+    /// ```
     pub fn set_fuel(&mut self, fuel: Option<u64>) -> Result<(), Error> {
         let config = self.engine.config();
         if fuel.is_some()
@@ -444,6 +457,23 @@ impl Store {
     }
 
     /// A handle that interrupts code running in this store, from any thread.
+    ///
+    /// An interrupt requested while nothing runs stops the next call
+    /// before it starts; from another thread it stops a running loop.
+    /// ```
+    /// use waddle::{Config, Engine, Module, Store, TrapCode};
+    /// let engine = Engine::new(&Config::new().interruptible(true))?;
+    /// let module = Module::new(&engine, "spin.wdl", "fn spin() { while true {} }")?;
+    /// let mut store = Store::new(&engine);
+    /// let instance = store.instantiate(&module)?;
+    /// let spin = instance.typed_func::<(), ()>(&store, "spin")?;
+    /// let handle = store.interrupt_handle();             // Send + Sync + Clone
+    /// let stopper = std::thread::spawn(move || handle.interrupt());
+    /// let e = spin.call(&mut store, ()).unwrap_err();
+    /// stopper.join().unwrap();
+    /// assert_eq!(e.trap_code(), Some(TrapCode::Interrupted));
+    /// # Ok::<(), waddle::Error>(())
+    /// ```
     pub fn interrupt_handle(&self) -> InterruptHandle {
         self.runtime.interrupts().handle()
     }
@@ -452,6 +482,20 @@ impl Store {
     /// now ([`crate::TrapCode::Interrupted`]); applies to every later call until
     /// changed or cleared. Noticed where fuel is charged, like
     /// [`InterruptHandle::interrupt`].
+    /// ```
+    /// use std::time::Duration;
+    /// use waddle::{Config, Engine, Module, Store, TrapCode};
+    /// let engine = Engine::new(&Config::new().interruptible(true))?;
+    /// let module = Module::new(&engine, "spin.wdl", "fn spin() { while true {} }")?;
+    /// let mut store = Store::new(&engine);
+    /// let instance = store.instantiate(&module)?;
+    /// let spin = instance.typed_func::<(), ()>(&store, "spin")?;
+    /// store.set_deadline(Duration::from_millis(20));
+    /// let e = spin.call(&mut store, ()).unwrap_err();
+    /// assert_eq!(e.trap_code(), Some(TrapCode::Interrupted));
+    /// store.clear_deadline();
+    /// # Ok::<(), waddle::Error>(())
+    /// ```
     pub fn set_deadline(&mut self, timeout: Duration) {
         let deadline = Instant::now().checked_add(timeout);
         self.runtime.interrupts_mut().set_deadline(deadline);
@@ -556,7 +600,7 @@ impl Instance {
         let mut roots = Vec::new();
         let mut words = Vec::with_capacity(args.len());
         for (i, (a, &t)) in args.iter().zip(&sig.params).enumerate() {
-            if !a.has_type(t) {
+            if !a.fits(t) {
                 return Err(Error::Signature(format!(
                     "argument {} of `{name}` must have type `{t}`, found {}",
                     i + 1,
@@ -601,7 +645,7 @@ impl Instance {
             .ok_or_else(|| Error::Signature(format!("no global named `{name}`")))?;
         let ty = p.globals[id].ty;
         let v = value.into_val();
-        if !v.has_type(ty) {
+        if !v.fits(ty) {
             return Err(Error::Signature(format!(
                 "global `{name}` has type `{ty}`, cannot assign {}",
                 v.kind()

@@ -13,14 +13,16 @@ use super::val::{self, FromVal, IntoVal};
 use super::Session;
 use crate::error::{Error, RuntimeError};
 use crate::hostfn::{ffi, HostFn, IntoHostFn, IntoHostFnWithCaller};
+use crate::types::FuncType;
 
 /// A host function registered with an engine (REPL `:funcs`).
 #[derive(Clone, PartialEq, Debug)]
+#[non_exhaustive]
 pub struct HostFunctionInfo {
     /// The name scripts call it by.
     pub name: String,
     /// Parameter and result types.
-    pub sig: Signature,
+    pub sig: FuncType,
 }
 
 impl Session {
@@ -155,7 +157,7 @@ impl Session {
         (table.iter().chain(pending))
             .map(|f| HostFunctionInfo {
                 name: f.name.clone(),
-                sig: f.sig.clone(),
+                sig: FuncType::from(&f.sig),
             })
             .collect()
     }
@@ -192,7 +194,7 @@ impl Session {
             .ok_or_else(|| Error::Signature(format!("no global named `{name}`")))?;
         let ty = self.program.globals[id].ty;
         let v = value.into_val();
-        if !v.has_type(ty) {
+        if !v.fits(ty) {
             return Err(Error::Signature(format!(
                 "global `{name}` has type `{ty}`, cannot assign {}",
                 v.kind()

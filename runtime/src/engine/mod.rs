@@ -64,18 +64,20 @@ use cranelift_entity::EntityRef;
 
 use waddle_frontend::{Prelude, PreludeGlobal};
 use waddle_opt::abi::Word;
-use waddle_opt::ir::{FuncId, Program, Signature, Type};
+use waddle_opt::ir::{FuncId, Program};
 
 use crate::api::Store;
 use crate::driver::Tier;
 use crate::error::{Error, RuntimeError};
 use crate::heap::HeapStats;
 use crate::output::OutputSink;
+use crate::types::{FuncType, ValType};
 use exec::Executor;
 pub use tiering::{TierEvent, TierHook, TierOptions, TierThresholds};
 
 /// Native code a session holds (see [`Session::native_code`]).
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+#[non_exhaustive]
 pub struct NativeCodeStats {
     /// Live compilation units.
     pub units: usize,
@@ -88,22 +90,24 @@ const EVAL_GLOBAL: &str = "__waddle_eval_result";
 
 /// A function of the session's program.
 #[derive(Clone, PartialEq, Debug)]
+#[non_exhaustive]
 pub struct FunctionInfo {
     /// Name.
     pub name: String,
     /// Parameter and result types.
-    pub sig: Signature,
+    pub sig: FuncType,
     /// The tier that runs it now.
     pub tier: Tier,
 }
 
 /// A global of the session's program.
 #[derive(Clone, PartialEq, Debug)]
+#[non_exhaustive]
 pub struct GlobalInfo {
     /// Name.
     pub name: String,
     /// Type.
-    pub ty: Type,
+    pub ty: ValType,
 }
 
 /// An incremental session over a [`Store`] (the REPL's engine): compiles
@@ -369,7 +373,7 @@ impl Session {
             )));
         }
         for (i, (a, &t)) in args.iter().zip(&sig.params).enumerate() {
-            if !a.has_type(t) {
+            if !a.fits(t) {
                 return Err(Error::Signature(format!(
                     "argument {} of `{name}` must have type `{t}`, found {}",
                     i + 1,
@@ -410,7 +414,7 @@ impl Session {
             .values()
             .map(|f| FunctionInfo {
                 name: f.name().to_string(),
-                sig: f.sig().clone(),
+                sig: FuncType::from(f.sig()),
                 tier: self.running_tier(f.name()),
             })
             .collect()
@@ -424,7 +428,7 @@ impl Session {
             .values()
             .map(|g| GlobalInfo {
                 name: g.name.clone(),
-                ty: g.ty,
+                ty: ValType(g.ty),
             })
             .collect()
     }
@@ -522,6 +526,9 @@ impl Session {
 
     /// The machine code of function `name`, disassembled (REPL `:asm`);
     /// a note naming the tier when it has no native code.
+    ///
+    /// Needs the crate's `disasm` feature: without it this is
+    /// [`Error::MissingFeature`] (after checking that `name` exists).
     pub fn function_asm(&self, name: &str) -> Result<String, Error> {
         let id = self.func_id(name)?;
         let code = self.exec.as_ref().and_then(|e| e.code(id));
@@ -531,7 +538,7 @@ impl Session {
                 "no native code: {name} runs on the interpreter (tier {tier})\n"
             ));
         };
-        let text = waddle_jit::disasm::disassemble(code, code.as_ptr() as u64, arch);
+        let text = disassemble(code, arch)?;
         Ok(format!(
             "{name}: {} bytes of machine code ({} tier)\n{text}",
             code.len(),
@@ -796,3 +803,22 @@ fn truncate_globals(p: &mut Program, n: usize) {
 
 #[cfg(test)]
 mod tests;
+
+/// `code` as text, addresses where it lies in memory.
+#[cfg(feature = "disasm")]
+fn disassemble(code: &[u8], arch: waddle_jit::disasm::Arch) -> Result<String, Error> {
+    Ok(waddle_jit::disasm::disassemble(
+        code,
+        code.as_ptr() as u64,
+        arch,
+    ))
+}
+
+/// Without the `disasm` feature there is no disassembler.
+#[cfg(not(feature = "disasm"))]
+fn disassemble(_code: &[u8], _arch: waddle_jit::disasm::Arch) -> Result<String, Error> {
+    Err(Error::MissingFeature {
+        feature: "disasm",
+        what: "disassembling machine code",
+    })
+}

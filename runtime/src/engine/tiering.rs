@@ -131,6 +131,7 @@ impl FromStr for TierThresholds {
 /// One promotion, as `--trace-tiers` prints it and
 /// [`TierHook`] receives it.
 #[derive(Clone, PartialEq, Debug)]
+#[non_exhaustive]
 pub struct TierEvent {
     /// The function.
     pub function: String,

@@ -11,9 +11,11 @@ use waddle_opt::ir::Type;
 
 use crate::error::Error;
 use crate::host::Runtime;
+use crate::types::ValType;
 
 /// A Waddle value owned by Rust code.
 #[derive(Clone, PartialEq, Debug)]
+#[non_exhaustive]
 pub enum Val {
     /// The result of a `void` function.
     Unit,
@@ -31,7 +33,19 @@ pub enum Val {
 
 impl Val {
     /// Whether this value can be passed where `ty` is expected.
-    pub fn has_type(&self, ty: Type) -> bool {
+    ///
+    /// ```
+    /// use waddle::{Val, ValType};
+    /// let xs = Val::Array(vec![Val::Int(1), Val::Int(2)]);
+    /// assert!(xs.has_type(ValType::INT.array_of().unwrap()));
+    /// assert!(!xs.has_type(ValType::FLOAT.array_of().unwrap()));
+    /// ```
+    pub fn has_type(&self, ty: ValType) -> bool {
+        self.fits(ty.0)
+    }
+
+    /// [`Val::has_type`] on the IR's type.
+    pub(crate) fn fits(&self, ty: Type) -> bool {
         match (self, ty) {
             (Val::Unit, Type::Unit)
             | (Val::Int(_), Type::Int)
@@ -40,7 +54,7 @@ impl Val {
             | (Val::Str(_), Type::Str) => true,
             (Val::Array(items), Type::Array { .. }) => {
                 let elem = ty.element().unwrap_or(Type::Unit);
-                items.iter().all(|v| v.has_type(elem))
+                items.iter().all(|v| v.fits(elem))
             }
             _ => false,
         }

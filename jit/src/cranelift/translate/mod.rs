@@ -101,7 +101,9 @@ pub(crate) enum Addressing {
     /// Absolute addresses embedded as constants (in-process JIT).
     Absolute,
     /// Loaded through `VmCtx::helpers` and `VmCtx::strings`: the code is
-    /// position independent (cross-target images, see `crate::cross`).
+    /// position independent (cross-target images, see `crate::cross`;
+    /// only those build it).
+    #[cfg_attr(not(feature = "cross"), allow(dead_code))]
     Tables,
 }
 

@@ -261,19 +261,11 @@ impl Repl {
     fn list_functions(&self) -> String {
         let mut s = String::new();
         for f in self.session.functions() {
-            let params: Vec<String> = f.sig.params.iter().map(|t| t.to_string()).collect();
-            s.push_str(&format!("fn {}({})", f.name, params.join(", ")));
-            if f.sig.ret != waddle_opt::ir::Type::Unit {
-                s.push_str(&format!(" -> {}", f.sig.ret));
-            }
+            s.push_str(&format!("fn {}{}", f.name, f.sig));
             s.push_str(&format!("    [{}]\n", f.tier));
         }
         for f in self.session.host_functions() {
-            let params: Vec<String> = f.sig.params.iter().map(|t| t.to_string()).collect();
-            s.push_str(&format!("fn {}({})", f.name, params.join(", ")));
-            if f.sig.ret != waddle_opt::ir::Type::Unit {
-                s.push_str(&format!(" -> {}", f.sig.ret));
-            }
+            s.push_str(&format!("fn {}{}", f.name, f.sig));
             s.push_str("    [host]\n");
         }
         if s.is_empty() {
