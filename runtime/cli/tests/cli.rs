@@ -277,6 +277,47 @@ fn emit_forms() {
     assert!(text(&out.stderr).contains("unknown pass `no-such-pass`"));
 }
 
+/// The instructions of `block0` of function `name` in an `--emit opt-ir` dump.
+fn entry_block(ir: &str, name: &str) -> String {
+    let func = ir
+        .split("\nfn ")
+        .find(|f| f.contains(&format!("\"{name}\"(")))
+        .unwrap_or_else(|| panic!("no function {name} in {ir}"));
+    let body = func.split("block0").nth(1).expect("entry block");
+    body.split("\nblock").next().unwrap().to_string()
+}
+
+/// `--emit opt-ir --tier full` prints the IR after the VSDG round trip, not
+/// T2's: a value only one path returns is computed on that path (call-by-need
+/// placement), where T2 (which has no sinking) computes it before the branch.
+#[test]
+fn emit_opt_ir_under_tier_full_shows_the_sequentialized_ir() {
+    let p = program(
+        "lazy.wdl",
+        "fn f(x: int, p: bool) -> int {\n    let h = (x * x + 13) % 1009;\n    \
+         if p {\n        return h;\n    }\n    return 0;\n}\nprint(f(3, true));\n",
+    );
+    let path = p.to_str().unwrap();
+    let emit = |tier: &str| {
+        let out = waddle(&["run", "--emit", "opt-ir", "--tier", tier, path]);
+        assert_eq!(out.status.code(), Some(0), "{tier}: {}", text(&out.stderr));
+        text(&out.stdout)
+    };
+    let (opt, full) = (emit("opt"), emit("full"));
+    // T2: the square is computed at entry, on both paths.
+    assert!(entry_block(&opt, "f").contains("imul"), "{opt}");
+    // T3: the entry only tests `p`; the square is computed once, in the arm
+    // that returns it.
+    let entry = entry_block(&full, "f");
+    assert!(!entry.contains("imul") && entry.contains("br v"), "{full}");
+    assert_eq!(full.matches("imul").count(), 1, "{full}");
+    let arm = full
+        .split("\nblock")
+        .find(|b| b.contains("imul"))
+        .expect("a block with the square");
+    assert!(!arm.starts_with("0(") && arm.contains("return"), "{full}");
+}
+
 #[test]
 fn pass_diagnostics() {
     let p = program(
