@@ -54,7 +54,8 @@ pub use inline::{candidates as inline_candidates, inline_calls};
 pub use licm::licm;
 pub use peel::peel;
 pub use pipeline::{
-    Instrumentation, PassError, PassReport, PassTime, Pipeline, PipelineOptions, PrintAfter,
+    thread_cpu_time, Instrumentation, PassError, PassReport, PassTime, Pipeline, PipelineOptions,
+    PrintAfter,
 };
 pub use sccp::sccp;
 pub use simple::{copy_propagate, dce};

@@ -62,34 +62,47 @@ pub fn lower(
             ty: g.ty,
         });
     }
+    // One table for the whole program: each function's builder borrows it
+    // (a copy per function made lowering quadratic in the function count).
+    let var_types: Vec<Type> = typed.locals.iter().map(|l| l.ty).collect();
+    let cx = Shared {
+        typed,
+        sources,
+        options,
+        var_types: &var_types,
+    };
     for info in &typed.funcs {
         let decl = info.item.and_then(|i| match module.items.get(i) {
             Some(Item::Fn(f)) => Some(f),
             _ => None,
         });
         let func = match decl {
-            Some(f) => lower_fn(f, info.sig.clone(), typed, sources, options),
+            Some(f) => lower_fn(f, info.sig.clone(), &cx),
             None => Function::new(info.name.clone(), info.sig.clone()),
         };
         program.funcs.push(func);
     }
-    let main = lower_main(module, typed, sources, options);
+    let main = lower_main(module, &cx);
     program.main = Some(program.funcs.push(main));
     program
 }
 
+/// What lowering every function shares.
+struct Shared<'a> {
+    typed: &'a Typed,
+    sources: &'a SourceMap,
+    options: &'a CompileOptions,
+    /// The type of every checker local.
+    var_types: &'a [Type],
+}
+
 /// Lowers one `fn` item.
-fn lower_fn(
-    decl: &FnDecl,
-    sig: Signature,
-    typed: &Typed,
-    sources: &SourceMap,
-    options: &CompileOptions,
-) -> Function {
+fn lower_fn(decl: &FnDecl, sig: Signature, shared: &Shared) -> Function {
     let ret = sig.ret;
+    let typed = shared.typed;
     let mut func = Function::new(decl.name.name.clone(), sig.clone());
-    FunctionBuilder::new(&mut func).set_loc(source_loc(sources, decl.name.span));
-    let mut cx = FnLower::new(func, ret, typed, sources, options);
+    FunctionBuilder::new(&mut func).set_loc(source_loc(shared.sources, decl.name.span));
+    let mut cx = FnLower::new(func, ret, shared);
     let entry = cx.ssa.create_block();
     cx.ssa.seal(entry);
     cx.cur = Some(entry);
@@ -102,18 +115,13 @@ fn lower_fn(
 }
 
 /// Lowers the top-level statements into `.main`.
-fn lower_main(
-    module: &Module,
-    typed: &Typed,
-    sources: &SourceMap,
-    options: &CompileOptions,
-) -> Function {
+fn lower_main(module: &Module, shared: &Shared) -> Function {
     let sig = Signature {
         params: Vec::new(),
         ret: Type::Unit,
     };
     let func = Function::new(".main", sig);
-    let mut cx = FnLower::new(func, Type::Unit, typed, sources, options);
+    let mut cx = FnLower::new(func, Type::Unit, shared);
     let entry = cx.ssa.create_block();
     cx.ssa.seal(entry);
     cx.cur = Some(entry);
@@ -144,7 +152,7 @@ struct FnLower<'a> {
     /// REPL mode and prelude.
     options: &'a CompileOptions,
     /// The function under construction.
-    ssa: SsaBuilder,
+    ssa: SsaBuilder<'a>,
     /// The block code is appended to; `None` after `return`/`break`/`continue`
     /// (the code that follows is unreachable and not emitted).
     cur: Option<Block>,
@@ -155,19 +163,12 @@ struct FnLower<'a> {
 }
 
 impl<'a> FnLower<'a> {
-    fn new(
-        func: Function,
-        ret: Type,
-        typed: &'a Typed,
-        sources: &'a SourceMap,
-        options: &'a CompileOptions,
-    ) -> Self {
-        let var_types = typed.locals.iter().map(|l| l.ty).collect();
+    fn new(func: Function, ret: Type, shared: &Shared<'a>) -> Self {
         FnLower {
-            typed,
-            sources,
-            options,
-            ssa: SsaBuilder::new(func, var_types),
+            typed: shared.typed,
+            sources: shared.sources,
+            options: shared.options,
+            ssa: SsaBuilder::new(func, shared.var_types),
             cur: None,
             loops: Vec::new(),
             ret,

@@ -52,11 +52,13 @@ enum Frame {
 }
 
 /// Builds one function in SSA form. Owns the function while it is built.
-pub(super) struct SsaBuilder {
+pub(super) struct SsaBuilder<'a> {
     /// The function under construction.
     pub func: Function,
-    /// Type of every variable (indexed by [`Var`]).
-    var_types: Vec<Type>,
+    /// Type of every variable (indexed by [`Var`]): the whole program's
+    /// table, borrowed, so that starting a function costs nothing per
+    /// variable of other functions.
+    var_types: &'a [Type],
     /// Distinct predecessors of every block, in edge creation order.
     preds: FxHashMap<Block, Vec<Block>>,
     /// Blocks whose predecessor set is final.
@@ -77,10 +79,10 @@ pub(super) struct SsaBuilder {
     undef: FxHashMap<Var, Value>,
 }
 
-impl SsaBuilder {
+impl<'a> SsaBuilder<'a> {
     /// A builder for `func` (which must have no blocks yet) whose variables
     /// have the given types.
-    pub fn new(func: Function, var_types: Vec<Type>) -> SsaBuilder {
+    pub fn new(func: Function, var_types: &'a [Type]) -> SsaBuilder<'a> {
         SsaBuilder {
             func,
             var_types,

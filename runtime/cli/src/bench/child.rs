@@ -25,14 +25,15 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use super::report::{FuncCodegen, Measurement, Phases};
+use super::report::{FuncCodegen, Measurement, PhaseTime, Phases};
 use super::{process, secs, suite, BenchArgs};
 use waddle::driver::{run_on_big_stack, Tier};
-use waddle::engine::{optimize, OptOptions};
+use waddle::engine::{optimize, OptOptions, PassTrace};
 use waddle::error::Error;
 use waddle::output::OutputSink;
 use waddle::Val;
 use waddle::{Config, Engine, Module, Store};
+use waddle_opt::passes::thread_cpu_time;
 
 /// Optimization level the benchmarks run at (the engine's default).
 const OPT_LEVEL: u8 = 2;
@@ -175,41 +176,109 @@ fn run_engine(
 }
 
 /// The phase breakdown: frontend, passes and (native tiers) codegen,
-/// each timed around the call that does it.
+/// each timed around the call that does it, and finely in
+/// [`Phases::detail`].
 fn replay_phases(name: &str, source: &str, tier: Tier, phases: &mut Phases) -> Result<(), String> {
     let mut sources = waddle_frontend::SourceMap::default();
     sources.add(waddle_frontend::SourceFile::new(name, source));
     let options = waddle_frontend::CompileOptions::default();
+    let rejected = |_| "the frontend rejected the program on replay".to_string();
+    let mut detail = Detail::default();
     let start = Instant::now();
-    let compiled = waddle_frontend::compile(&sources, &options);
+    let module = detail.time("parse", || waddle_frontend::parser::parse(&sources, false));
+    let module = module.map_err(rejected)?;
+    let typed = detail.time("check", || {
+        waddle_frontend::check::check(&module, &options.prelude, false)
+    });
+    let typed = typed.map_err(rejected)?;
+    let mut program = detail.time("lower", || {
+        waddle_frontend::lower::lower(&module, &typed, &sources, &options)
+    });
     phases.frontend_s = secs(start.elapsed());
-    let mut program = compiled
-        .map_err(|_| "the frontend rejected the program on replay".to_string())?
-        .program;
     let opt = OptOptions {
         opt_level: OPT_LEVEL,
         passes: None,
         vsdg: tier == Tier::Full,
-        ..OptOptions::default()
+        trace: PassTrace {
+            time: true,
+            ..PassTrace::default()
+        },
     };
     let start = Instant::now();
-    optimize(&mut program, &opt).map_err(|e| e.render())?;
+    let (log, passes) = detail.measure(|| optimize(&mut program, &opt));
+    let log = log.map_err(|e| e.render())?;
     phases.passes_s = secs(start.elapsed());
+    let mut in_passes = Duration::ZERO;
+    for p in log.report.iter().flat_map(|r| &r.passes) {
+        let t = if detail.cpu { p.cpu } else { p.time };
+        detail.push(format!("pass {}", p.name), t);
+        in_passes += t;
+    }
+    detail.push("passes other".into(), passes.saturating_sub(in_passes));
     let opts = waddle_jit::JitOptions {
         fuel: false,
         ..waddle_jit::JitOptions::default()
     };
-    let start = Instant::now();
-    let Some(native) = tier.native() else {
-        return Ok(());
-    };
-    let stats = waddle_jit::compile(native, &program, &opts)
-        .map_err(|e| e.to_string())?
-        .stats()
-        .clone();
-    let total = start.elapsed();
-    record_codegen(phases, total, &stats);
+    if let Some(native) = tier.native() {
+        let start = Instant::now();
+        let (unit, spent) = detail.measure(|| waddle_jit::compile(native, &program, &opts));
+        let stats = unit.map_err(|e| e.to_string())?.stats().clone();
+        let total = start.elapsed();
+        record_codegen(phases, total, &stats);
+        // The per-function figures are wall times: split the unit's time
+        // in their proportions.
+        let translate: Duration = stats.funcs.iter().map(|f| f.translate).sum();
+        let emit: Duration = stats.funcs.iter().map(|f| f.codegen).sum();
+        let share = |d: Duration| spent.mul_f64(d.as_secs_f64() / total.as_secs_f64().max(1e-12));
+        detail.push("codegen translate".into(), share(translate));
+        detail.push("codegen emit".into(), share(emit));
+        detail.push(
+            "codegen other".into(),
+            spent.saturating_sub(share(translate) + share(emit)),
+        );
+    }
+    phases.detail = detail.rows;
     Ok(())
+}
+
+/// [`Phases::detail`] under construction: times are the thread's CPU time
+/// where the platform reports it (steady on a loaded machine), else wall.
+struct Detail {
+    rows: Vec<PhaseTime>,
+    cpu: bool,
+}
+
+impl Default for Detail {
+    fn default() -> Self {
+        Detail {
+            rows: Vec::new(),
+            cpu: thread_cpu_time().is_some(),
+        }
+    }
+}
+
+impl Detail {
+    fn push(&mut self, name: String, d: Duration) {
+        self.rows.push(PhaseTime { name, s: secs(d) });
+    }
+
+    /// Runs `f`; returns its result and the time it took.
+    fn measure<T>(&self, f: impl FnOnce() -> T) -> (T, Duration) {
+        let (wall, cpu) = (Instant::now(), thread_cpu_time());
+        let out = f();
+        let spent = match (cpu, thread_cpu_time()) {
+            (Some(a), Some(b)) if self.cpu => b.saturating_sub(a),
+            _ => wall.elapsed(),
+        };
+        (out, spent)
+    }
+
+    /// Runs `f`, recording its time as `name`.
+    fn time<T>(&mut self, name: &str, f: impl FnOnce() -> T) -> T {
+        let (out, spent) = self.measure(f);
+        self.push(name.to_string(), spent);
+        out
+    }
 }
 
 /// Stores a native tier's code generation statistics in `phases`: the whole

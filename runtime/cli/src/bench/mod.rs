@@ -22,10 +22,12 @@
 //! (in-process measurement), [`process`] (spawning and `wait4` resource
 //! usage), [`refs`] (reference toolchains), [`report`] (the result model
 //! and JSON), [`table`], [`plot`], [`scaling`] (`--scaling`: compile
-//! time against program size, on generated programs) and [`validate`]
+//! time against program size, on generated programs), [`doubling`]
+//! (`--scaling --doubling`: every compile phase at `N` and `2N`) and [`validate`]
 //! (`--validate`: translation validation time against compile time).
 
 pub mod child;
+pub mod doubling;
 pub mod plot;
 pub mod process;
 pub mod refs;
@@ -97,7 +99,8 @@ pub struct BenchArgs {
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
     /// Measure how compile time grows with program size instead (generated
-    /// programs; NAMES selects shapes: locals, branches, funcs, params).
+    /// programs; NAMES selects shapes: locals, branches, funcs, params,
+    /// loopvars).
     #[arg(long)]
     pub scaling: bool,
     /// Measure translation validation time against compile time instead
@@ -111,6 +114,14 @@ pub struct BenchArgs {
     /// with the reason.
     #[arg(long, requires = "validate")]
     pub corpus: bool,
+    /// With `--scaling`: compile each shape at `N` and `2N` only and print
+    /// every phase (parse, check, lower, each pass, codegen) with its
+    /// ratio `t(2N)/t(N)`; the best of `--runs` alternating runs counts.
+    #[arg(long, requires = "scaling")]
+    pub doubling: bool,
+    /// With `--doubling`: `N` for every shape (default: a size per shape).
+    #[arg(long, requires = "doubling", value_name = "N")]
+    pub at: Option<usize>,
     /// Time limit per `--scaling` measurement, in seconds.
     #[arg(long, default_value_t = 120, value_name = "SECS")]
     pub timeout: u64,
@@ -245,13 +256,11 @@ fn run_scaling(args: &BenchArgs) -> Result<bool, String> {
     }
     let exe =
         std::env::current_exe().map_err(|e| format!("cannot find the waddle executable: {e}"))?;
-    scaling::run(
-        &exe,
-        &shapes,
-        &tiers,
-        args.quick,
-        Duration::from_secs(args.timeout.max(1)),
-    )
+    let limit = Duration::from_secs(args.timeout.max(1));
+    if args.doubling {
+        return doubling::run(&exe, &shapes, &tiers, args.at, args.runs, limit);
+    }
+    scaling::run(&exe, &shapes, &tiers, args.quick, limit)
 }
 
 /// The requested tiers that this build can run; notes the skipped ones.

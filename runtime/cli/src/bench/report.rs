@@ -51,6 +51,26 @@ pub struct Phases {
     /// ([`waddle::Store::full_promotions`]).
     #[serde(default)]
     pub full_promotions: Option<u64>,
+    /// The replayed compile split finely, in order: `parse`, `check`,
+    /// `lower`, `pass NAME` for every pass of the pipeline (and
+    /// `canonicalize`), `passes other` (the pipeline outside its passes),
+    /// and for native tiers `codegen translate`, `codegen emit` (summed
+    /// over functions) and `codegen other` (trampolines, linking, the rest
+    /// of the unit). The replaying thread's CPU time of each where the
+    /// platform reports it (else wall time); the code generator's split is
+    /// its CPU time divided in the proportions of the per-function wall
+    /// times.
+    #[serde(default)]
+    pub detail: Vec<PhaseTime>,
+}
+
+/// One finely split compile phase (see [`Phases::detail`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PhaseTime {
+    /// The phase.
+    pub name: String,
+    /// Its time in seconds.
+    pub s: f64,
 }
 
 /// Code generation statistics of one function.

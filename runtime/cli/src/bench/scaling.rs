@@ -9,6 +9,7 @@
 //! | `branches` | `if x > K { x = x - K; } else { x = x + 1; }` | statements and blocks of one function |
 //! | `funcs` | `fn fK(x: int) -> int { return fJ(x) + 1; }` | functions and calls |
 //! | `params` | a parameter `pK` and `s = s + pK;` | parameters of one function and arguments of one call |
+//! | `loopvars` | `var vK = K;` updated in one loop | locals live across a loop (block parameters of its header and exits) |
 //!
 //! Each program is measured like a suite program, by a child process per
 //! tier (`waddle bench --child`): the engine compiling the program (frontend,
@@ -28,7 +29,13 @@ use super::table::fmt_time;
 use waddle::driver::Tier;
 
 /// The generated program shapes, in order.
-pub const SHAPES: [Shape; 4] = [Shape::Locals, Shape::Branches, Shape::Funcs, Shape::Params];
+pub const SHAPES: [Shape; 5] = [
+    Shape::Locals,
+    Shape::Branches,
+    Shape::Funcs,
+    Shape::Params,
+    Shape::LoopVars,
+];
 
 /// A family of generated programs.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -41,6 +48,8 @@ pub enum Shape {
     Funcs,
     /// One function with one parameter per unit.
     Params,
+    /// One function whose loop updates one mutable local per unit.
+    LoopVars,
 }
 
 impl Shape {
@@ -51,6 +60,7 @@ impl Shape {
             Shape::Branches => "branches",
             Shape::Funcs => "funcs",
             Shape::Params => "params",
+            Shape::LoopVars => "loopvars",
         }
     }
 
@@ -60,7 +70,18 @@ impl Shape {
             (_, true) => &[100, 1_000],
             (Shape::Locals | Shape::Branches, false) => &[1_000, 10_000, 100_000, 1_000_000],
             (Shape::Funcs, false) => &[1_000, 10_000, 100_000],
-            (Shape::Params, false) => &[1_000, 10_000, 50_000],
+            (Shape::Params | Shape::LoopVars, false) => &[1_000, 10_000, 50_000],
+        }
+    }
+
+    /// The size `N` that `--doubling` compares with `2N` by default: large
+    /// enough that each superlinear phase the issue names shows (`-O2`
+    /// takes ~0.1–2 s at `N` on main).
+    pub fn doubling_base(self) -> usize {
+        match self {
+            Shape::Locals => 50_000,
+            Shape::Branches | Shape::Funcs => 20_000,
+            Shape::Params | Shape::LoopVars => 5_000,
         }
     }
 
@@ -117,6 +138,21 @@ impl Shape {
                     let _ = write!(s, "{sep}n + {}", k % 7);
                 }
                 s.push_str("));\n}\n");
+            }
+            Shape::LoopVars => {
+                s.push_str("fn main(n: int) {\n");
+                for k in 0..n {
+                    let _ = writeln!(s, "    var v{k} = n + {k};");
+                }
+                s.push_str("    var i = 0;\n    while i < n + 2 {\n");
+                for k in 0..n {
+                    let _ = writeln!(s, "        v{k} = v{k} * 3 + v{};", (k + n - 1) % n);
+                }
+                s.push_str("        i = i + 1;\n    }\n    var s = 0;\n");
+                for k in 0..n {
+                    let _ = writeln!(s, "    s = s * 7 + v{k};");
+                }
+                s.push_str("    print(s);\n}\n");
             }
         }
         s.push_str("main(1);\n");
