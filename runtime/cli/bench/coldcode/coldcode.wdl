@@ -4,7 +4,7 @@
 fn f0(n: int) -> int {
     var t = 47;
     for i in 0..n {
-        if (i * 17) % 7 == 2 { t = t + i * 3; } else { t = t - i % 13; }
+        if (i * 17) % 7 == 2 { t = t + i * 3; } else { t = t + i % 13; }
         t = t % 1000003;
     }
     return t;
@@ -39,7 +39,7 @@ fn f4(a: int) -> int {
 fn f5(n: int) -> int {
     var t = 81;
     for i in 0..n {
-        if (i * 12) % 8 == 0 { t = t + i * 8; } else { t = t - i % 12; }
+        if (i * 12) % 8 == 0 { t = t + i * 8; } else { t = t + i % 12; }
         t = t % 1000003;
     }
     return t;
@@ -74,7 +74,7 @@ fn f9(a: int) -> int {
 fn f10(n: int) -> int {
     var t = 1;
     for i in 0..n {
-        if (i * 3) % 11 == 0 { t = t + i * 3; } else { t = t - i % 11; }
+        if (i * 3) % 11 == 0 { t = t + i * 3; } else { t = t + i % 11; }
         t = t % 1000003;
     }
     return t;
@@ -109,7 +109,7 @@ fn f14(a: int) -> int {
 fn f15(n: int) -> int {
     var t = 59;
     for i in 0..n {
-        if (i * 6) % 5 == 0 { t = t + i * 5; } else { t = t - i % 6; }
+        if (i * 6) % 5 == 0 { t = t + i * 5; } else { t = t + i % 6; }
         t = t % 1000003;
     }
     return t;
@@ -144,7 +144,7 @@ fn f19(a: int) -> int {
 fn f20(n: int) -> int {
     var t = 64;
     for i in 0..n {
-        if (i * 5) % 5 == 1 { t = t + i * 3; } else { t = t - i % 9; }
+        if (i * 5) % 5 == 1 { t = t + i * 3; } else { t = t + i % 9; }
         t = t % 1000003;
     }
     return t;
@@ -179,7 +179,7 @@ fn f24(a: int) -> int {
 fn f25(n: int) -> int {
     var t = 18;
     for i in 0..n {
-        if (i * 16) % 5 == 1 { t = t + i * 8; } else { t = t - i % 8; }
+        if (i * 16) % 5 == 1 { t = t + i * 8; } else { t = t + i % 8; }
         t = t % 1000003;
     }
     return t;
@@ -214,7 +214,7 @@ fn f29(a: int) -> int {
 fn f30(n: int) -> int {
     var t = 2;
     for i in 0..n {
-        if (i * 7) % 4 == 2 { t = t + i * 3; } else { t = t - i % 7; }
+        if (i * 7) % 4 == 2 { t = t + i * 3; } else { t = t + i % 7; }
         t = t % 1000003;
     }
     return t;
@@ -249,7 +249,7 @@ fn f34(a: int) -> int {
 fn f35(n: int) -> int {
     var t = 89;
     for i in 0..n {
-        if (i * 10) % 10 == 0 { t = t + i * 5; } else { t = t - i % 10; }
+        if (i * 10) % 10 == 0 { t = t + i * 5; } else { t = t + i % 10; }
         t = t % 1000003;
     }
     return t;
@@ -284,7 +284,7 @@ fn f39(a: int) -> int {
 fn f40(n: int) -> int {
     var t = 49;
     for i in 0..n {
-        if (i * 9) % 9 == 2 { t = t + i * 2; } else { t = t - i % 9; }
+        if (i * 9) % 9 == 2 { t = t + i * 2; } else { t = t + i % 9; }
         t = t % 1000003;
     }
     return t;
@@ -319,7 +319,7 @@ fn f44(a: int) -> int {
 fn f45(n: int) -> int {
     var t = 91;
     for i in 0..n {
-        if (i * 4) % 6 == 1 { t = t + i * 5; } else { t = t - i % 8; }
+        if (i * 4) % 6 == 1 { t = t + i * 5; } else { t = t + i % 8; }
         t = t % 1000003;
     }
     return t;
@@ -354,7 +354,7 @@ fn f49(a: int) -> int {
 fn f50(n: int) -> int {
     var t = 22;
     for i in 0..n {
-        if (i * 11) % 9 == 1 { t = t + i * 7; } else { t = t - i % 7; }
+        if (i * 11) % 9 == 1 { t = t + i * 7; } else { t = t + i % 7; }
         t = t % 1000003;
     }
     return t;
@@ -389,7 +389,7 @@ fn f54(a: int) -> int {
 fn f55(n: int) -> int {
     var t = 61;
     for i in 0..n {
-        if (i * 14) % 8 == 2 { t = t + i * 5; } else { t = t - i % 6; }
+        if (i * 14) % 8 == 2 { t = t + i * 5; } else { t = t + i % 6; }
         t = t % 1000003;
     }
     return t;
@@ -424,7 +424,7 @@ fn f59(a: int) -> int {
 fn f60(n: int) -> int {
     var t = 75;
     for i in 0..n {
-        if (i * 13) % 5 == 1 { t = t + i * 2; } else { t = t - i % 9; }
+        if (i * 13) % 5 == 1 { t = t + i * 2; } else { t = t + i % 9; }
         t = t % 1000003;
     }
     return t;
@@ -459,7 +459,7 @@ fn f64(a: int) -> int {
 fn f65(n: int) -> int {
     var t = 12;
     for i in 0..n {
-        if (i * 8) % 7 == 2 { t = t + i * 3; } else { t = t - i % 4; }
+        if (i * 8) % 7 == 2 { t = t + i * 3; } else { t = t + i % 4; }
         t = t % 1000003;
     }
     return t;
@@ -494,7 +494,7 @@ fn f69(a: int) -> int {
 fn f70(n: int) -> int {
     var t = 94;
     for i in 0..n {
-        if (i * 15) % 6 == 2 { t = t + i * 5; } else { t = t - i % 3; }
+        if (i * 15) % 6 == 2 { t = t + i * 5; } else { t = t + i % 3; }
         t = t % 1000003;
     }
     return t;
@@ -529,7 +529,7 @@ fn f74(a: int) -> int {
 fn f75(n: int) -> int {
     var t = 27;
     for i in 0..n {
-        if (i * 2) % 9 == 1 { t = t + i * 5; } else { t = t - i % 2; }
+        if (i * 2) % 9 == 1 { t = t + i * 5; } else { t = t + i % 2; }
         t = t % 1000003;
     }
     return t;
@@ -564,7 +564,7 @@ fn f79(a: int) -> int {
 fn f80(n: int) -> int {
     var t = 63;
     for i in 0..n {
-        if (i * 17) % 3 == 2 { t = t + i * 4; } else { t = t - i % 9; }
+        if (i * 17) % 3 == 2 { t = t + i * 4; } else { t = t + i % 9; }
         t = t % 1000003;
     }
     return t;
@@ -599,7 +599,7 @@ fn f84(a: int) -> int {
 fn f85(n: int) -> int {
     var t = 12;
     for i in 0..n {
-        if (i * 12) % 6 == 2 { t = t + i * 9; } else { t = t - i % 12; }
+        if (i * 12) % 6 == 2 { t = t + i * 9; } else { t = t + i % 12; }
         t = t % 1000003;
     }
     return t;
@@ -634,7 +634,7 @@ fn f89(a: int) -> int {
 fn f90(n: int) -> int {
     var t = 77;
     for i in 0..n {
-        if (i * 3) % 7 == 2 { t = t + i * 9; } else { t = t - i % 7; }
+        if (i * 3) % 7 == 2 { t = t + i * 9; } else { t = t + i % 7; }
         t = t % 1000003;
     }
     return t;
@@ -669,7 +669,7 @@ fn f94(a: int) -> int {
 fn f95(n: int) -> int {
     var t = 47;
     for i in 0..n {
-        if (i * 6) % 4 == 0 { t = t + i * 2; } else { t = t - i % 2; }
+        if (i * 6) % 4 == 0 { t = t + i * 2; } else { t = t + i % 2; }
         t = t % 1000003;
     }
     return t;
@@ -704,7 +704,7 @@ fn f99(a: int) -> int {
 fn f100(n: int) -> int {
     var t = 46;
     for i in 0..n {
-        if (i * 5) % 10 == 2 { t = t + i * 3; } else { t = t - i % 5; }
+        if (i * 5) % 10 == 2 { t = t + i * 3; } else { t = t + i % 5; }
         t = t % 1000003;
     }
     return t;
@@ -739,7 +739,7 @@ fn f104(a: int) -> int {
 fn f105(n: int) -> int {
     var t = 22;
     for i in 0..n {
-        if (i * 16) % 7 == 1 { t = t + i * 2; } else { t = t - i % 4; }
+        if (i * 16) % 7 == 1 { t = t + i * 2; } else { t = t + i % 4; }
         t = t % 1000003;
     }
     return t;
@@ -774,7 +774,7 @@ fn f109(a: int) -> int {
 fn f110(n: int) -> int {
     var t = 81;
     for i in 0..n {
-        if (i * 7) % 11 == 2 { t = t + i * 8; } else { t = t - i % 7; }
+        if (i * 7) % 11 == 2 { t = t + i * 8; } else { t = t + i % 7; }
         t = t % 1000003;
     }
     return t;
@@ -809,7 +809,7 @@ fn f114(a: int) -> int {
 fn f115(n: int) -> int {
     var t = 78;
     for i in 0..n {
-        if (i * 10) % 6 == 0 { t = t + i * 4; } else { t = t - i % 10; }
+        if (i * 10) % 6 == 0 { t = t + i * 4; } else { t = t + i % 10; }
         t = t % 1000003;
     }
     return t;
@@ -844,7 +844,7 @@ fn f119(a: int) -> int {
 fn f120(n: int) -> int {
     var t = 47;
     for i in 0..n {
-        if (i * 9) % 3 == 1 { t = t + i * 8; } else { t = t - i % 9; }
+        if (i * 9) % 3 == 1 { t = t + i * 8; } else { t = t + i % 9; }
         t = t % 1000003;
     }
     return t;
@@ -879,7 +879,7 @@ fn f124(a: int) -> int {
 fn f125(n: int) -> int {
     var t = 47;
     for i in 0..n {
-        if (i * 4) % 11 == 2 { t = t + i * 6; } else { t = t - i % 8; }
+        if (i * 4) % 11 == 2 { t = t + i * 6; } else { t = t + i % 8; }
         t = t % 1000003;
     }
     return t;
@@ -914,7 +914,7 @@ fn f129(a: int) -> int {
 fn f130(n: int) -> int {
     var t = 61;
     for i in 0..n {
-        if (i * 11) % 6 == 2 { t = t + i * 5; } else { t = t - i % 3; }
+        if (i * 11) % 6 == 2 { t = t + i * 5; } else { t = t + i % 3; }
         t = t % 1000003;
     }
     return t;
@@ -949,7 +949,7 @@ fn f134(a: int) -> int {
 fn f135(n: int) -> int {
     var t = 99;
     for i in 0..n {
-        if (i * 14) % 3 == 2 { t = t + i * 3; } else { t = t - i % 10; }
+        if (i * 14) % 3 == 2 { t = t + i * 3; } else { t = t + i % 10; }
         t = t % 1000003;
     }
     return t;
@@ -984,7 +984,7 @@ fn f139(a: int) -> int {
 fn f140(n: int) -> int {
     var t = 95;
     for i in 0..n {
-        if (i * 13) % 7 == 1 { t = t + i * 3; } else { t = t - i % 13; }
+        if (i * 13) % 7 == 1 { t = t + i * 3; } else { t = t + i % 13; }
         t = t % 1000003;
     }
     return t;
@@ -1019,7 +1019,7 @@ fn f144(a: int) -> int {
 fn f145(n: int) -> int {
     var t = 4;
     for i in 0..n {
-        if (i * 8) % 10 == 2 { t = t + i * 2; } else { t = t - i % 8; }
+        if (i * 8) % 10 == 2 { t = t + i * 2; } else { t = t + i % 8; }
         t = t % 1000003;
     }
     return t;
@@ -1054,7 +1054,7 @@ fn f149(a: int) -> int {
 fn f150(n: int) -> int {
     var t = 84;
     for i in 0..n {
-        if (i * 15) % 8 == 0 { t = t + i * 8; } else { t = t - i % 7; }
+        if (i * 15) % 8 == 0 { t = t + i * 8; } else { t = t + i % 7; }
         t = t % 1000003;
     }
     return t;
@@ -1089,7 +1089,7 @@ fn f154(a: int) -> int {
 fn f155(n: int) -> int {
     var t = 95;
     for i in 0..n {
-        if (i * 2) % 3 == 2 { t = t + i * 9; } else { t = t - i % 2; }
+        if (i * 2) % 3 == 2 { t = t + i * 9; } else { t = t + i % 2; }
         t = t % 1000003;
     }
     return t;
@@ -1124,7 +1124,7 @@ fn f159(a: int) -> int {
 fn f160(n: int) -> int {
     var t = 21;
     for i in 0..n {
-        if (i * 17) % 8 == 2 { t = t + i * 2; } else { t = t - i % 5; }
+        if (i * 17) % 8 == 2 { t = t + i * 2; } else { t = t + i % 5; }
         t = t % 1000003;
     }
     return t;
@@ -1159,7 +1159,7 @@ fn f164(a: int) -> int {
 fn f165(n: int) -> int {
     var t = 54;
     for i in 0..n {
-        if (i * 12) % 10 == 0 { t = t + i * 7; } else { t = t - i % 4; }
+        if (i * 12) % 10 == 0 { t = t + i * 7; } else { t = t + i % 4; }
         t = t % 1000003;
     }
     return t;
@@ -1194,7 +1194,7 @@ fn f169(a: int) -> int {
 fn f170(n: int) -> int {
     var t = 51;
     for i in 0..n {
-        if (i * 3) % 3 == 1 { t = t + i * 2; } else { t = t - i % 7; }
+        if (i * 3) % 3 == 1 { t = t + i * 2; } else { t = t + i % 7; }
         t = t % 1000003;
     }
     return t;
@@ -1229,7 +1229,7 @@ fn f174(a: int) -> int {
 fn f175(n: int) -> int {
     var t = 74;
     for i in 0..n {
-        if (i * 6) % 11 == 0 { t = t + i * 6; } else { t = t - i % 6; }
+        if (i * 6) % 11 == 0 { t = t + i * 6; } else { t = t + i % 6; }
         t = t % 1000003;
     }
     return t;
@@ -1264,7 +1264,7 @@ fn f179(a: int) -> int {
 fn f180(n: int) -> int {
     var t = 39;
     for i in 0..n {
-        if (i * 5) % 3 == 1 { t = t + i * 8; } else { t = t - i % 9; }
+        if (i * 5) % 3 == 1 { t = t + i * 8; } else { t = t + i % 9; }
         t = t % 1000003;
     }
     return t;
@@ -1299,7 +1299,7 @@ fn f184(a: int) -> int {
 fn f185(n: int) -> int {
     var t = 34;
     for i in 0..n {
-        if (i * 16) % 7 == 1 { t = t + i * 6; } else { t = t - i % 4; }
+        if (i * 16) % 7 == 1 { t = t + i * 6; } else { t = t + i % 4; }
         t = t % 1000003;
     }
     return t;
@@ -1334,7 +1334,7 @@ fn f189(a: int) -> int {
 fn f190(n: int) -> int {
     var t = 41;
     for i in 0..n {
-        if (i * 7) % 11 == 2 { t = t + i * 6; } else { t = t - i % 11; }
+        if (i * 7) % 11 == 2 { t = t + i * 6; } else { t = t + i % 11; }
         t = t % 1000003;
     }
     return t;
@@ -1369,7 +1369,7 @@ fn f194(a: int) -> int {
 fn f195(n: int) -> int {
     var t = 73;
     for i in 0..n {
-        if (i * 10) % 5 == 1 { t = t + i * 3; } else { t = t - i % 10; }
+        if (i * 10) % 5 == 1 { t = t + i * 3; } else { t = t + i % 10; }
         t = t % 1000003;
     }
     return t;
@@ -1404,7 +1404,7 @@ fn f199(a: int) -> int {
 fn f200(n: int) -> int {
     var t = 81;
     for i in 0..n {
-        if (i * 9) % 9 == 2 { t = t + i * 4; } else { t = t - i % 13; }
+        if (i * 9) % 9 == 2 { t = t + i * 4; } else { t = t + i % 13; }
         t = t % 1000003;
     }
     return t;
@@ -1439,7 +1439,7 @@ fn f204(a: int) -> int {
 fn f205(n: int) -> int {
     var t = 84;
     for i in 0..n {
-        if (i * 4) % 10 == 2 { t = t + i * 9; } else { t = t - i % 12; }
+        if (i * 4) % 10 == 2 { t = t + i * 9; } else { t = t + i % 12; }
         t = t % 1000003;
     }
     return t;
@@ -1474,7 +1474,7 @@ fn f209(a: int) -> int {
 fn f210(n: int) -> int {
     var t = 77;
     for i in 0..n {
-        if (i * 11) % 8 == 1 { t = t + i * 7; } else { t = t - i % 3; }
+        if (i * 11) % 8 == 1 { t = t + i * 7; } else { t = t + i % 3; }
         t = t % 1000003;
     }
     return t;
@@ -1509,7 +1509,7 @@ fn f214(a: int) -> int {
 fn f215(n: int) -> int {
     var t = 99;
     for i in 0..n {
-        if (i * 14) % 10 == 2 { t = t + i * 9; } else { t = t - i % 10; }
+        if (i * 14) % 10 == 2 { t = t + i * 9; } else { t = t + i % 10; }
         t = t % 1000003;
     }
     return t;
@@ -1544,7 +1544,7 @@ fn f219(a: int) -> int {
 fn f220(n: int) -> int {
     var t = 83;
     for i in 0..n {
-        if (i * 13) % 7 == 0 { t = t + i * 1; } else { t = t - i % 13; }
+        if (i * 13) % 7 == 0 { t = t + i * 1; } else { t = t + i % 13; }
         t = t % 1000003;
     }
     return t;
@@ -1579,7 +1579,7 @@ fn f224(a: int) -> int {
 fn f225(n: int) -> int {
     var t = 89;
     for i in 0..n {
-        if (i * 8) % 4 == 2 { t = t + i * 5; } else { t = t - i % 8; }
+        if (i * 8) % 4 == 2 { t = t + i * 5; } else { t = t + i % 8; }
         t = t % 1000003;
     }
     return t;
@@ -1614,7 +1614,7 @@ fn f229(a: int) -> int {
 fn f230(n: int) -> int {
     var t = 75;
     for i in 0..n {
-        if (i * 15) % 4 == 2 { t = t + i * 4; } else { t = t - i % 3; }
+        if (i * 15) % 4 == 2 { t = t + i * 4; } else { t = t + i % 3; }
         t = t % 1000003;
     }
     return t;
@@ -1649,7 +1649,7 @@ fn f234(a: int) -> int {
 fn f235(n: int) -> int {
     var t = 78;
     for i in 0..n {
-        if (i * 2) % 8 == 1 { t = t + i * 6; } else { t = t - i % 2; }
+        if (i * 2) % 8 == 1 { t = t + i * 6; } else { t = t + i % 2; }
         t = t % 1000003;
     }
     return t;
