@@ -424,6 +424,106 @@ unsafe extern "C" fn tier_up(vmctx: *mut VmCtx, func: u32, back_edge: u32, cell:
     };
 }
 
+/// A back-edge counter of T1 code ran out at the back edge to loop header
+/// `header` of function `func` (packed `func << 32 | header`); `cell` is the
+/// counter, `slots` the frame's slot 0 and `count` its number of slots
+/// (negative when the slots go down from `slots`: value `v`'s word is at
+/// `slots + 8 * v * sign`), `frame_end` the lowest address of the callers'
+/// frames. Re-arms the counter and asks the host to continue the
+/// activation elsewhere ([`Host::osr_native`], with the callers' frames
+/// as roots, and this frame's fuel batch and recursion depth carried, as
+/// the interpreter does). Returns 0 when the activation stays; 1 when it
+/// finished: its result word is then in slot 0, or the trap record holds
+/// its trap (with its frames reported).
+unsafe extern "C" fn loop_tier_up(
+    vmctx: *mut VmCtx,
+    func_header: u64,
+    cell: *mut i64,
+    slots: *const Word,
+    count: i64,
+    frame_end: usize,
+) -> u64 {
+    // SAFETY: `cell` is the counter the code decremented, in its unit.
+    unsafe { *cell = TIER_UP_EDGES_AGAIN };
+    let marker: Word = 0;
+    // SAFETY: called by compiled code with its live context.
+    let ctx = unsafe { &mut *vmctx };
+    if (std::hint::black_box(&marker) as *const Word as usize) < ctx.stack_limit {
+        return 0;
+    }
+    let func = FuncId::from_u32((func_header >> 32) as u32);
+    let header = waddle_opt::ir::Block::from_u32(func_header as u32);
+    let down = count < 0;
+    let n = count.unsigned_abs() as usize;
+    let frame: Vec<Word> = (0..n)
+        .map(|v| {
+            // SAFETY: the frame has `n` slots from `slots` in that direction;
+            // reading a slot never written yields a meaningless word, and
+            // only the values live at the header are used.
+            unsafe {
+                if down {
+                    *slots.sub(v)
+                } else {
+                    *slots.add(v)
+                }
+            }
+        })
+        .collect();
+    let ids: Vec<u32> = (0..n as u32).collect();
+    let view = waddle_opt::interp::LoopFrame::new(&frame, &ids);
+    // SAFETY: the context's host is the live `HostCell` of this entry.
+    let cell = unsafe { &mut *(ctx.host as *mut HostCell<'_>) };
+    let hi = ctx.stack_base;
+    let roots: &[Word] = if hi > frame_end && frame_end.is_multiple_of(8) {
+        // SAFETY: as in `with_host`: this thread's stack between this
+        // function's frame and the Rust frame that entered compiled code,
+        // suspended. This frame is left out: its live values are the
+        // entry's arguments (rooted by the entry's frame), the rest dead.
+        unsafe { std::slice::from_raw_parts(frame_end as *const Word, (hi - frame_end) / 8) }
+    } else {
+        &[]
+    };
+    let host = &mut *cell.host;
+    let batch = u32::try_from(ctx.fuel.clamp(1, FUEL_BATCH)).unwrap_or(1);
+    carry::carry_out(ctx.depth_left, Some(batch));
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        let r = host.osr_native(func, header, &view, roots);
+        (r, host.globals().as_mut_ptr())
+    }));
+    if let Some(left) = carry::carry_back() {
+        ctx.fuel = i64::from(left).clamp(1, FUEL_BATCH);
+    }
+    std::hint::black_box(&marker);
+    match r {
+        Ok((r, globals)) => {
+            ctx.globals = globals;
+            match r {
+                None => 0,
+                Some(Ok(w)) => {
+                    // SAFETY: slot 0 is a word of this finished frame.
+                    unsafe { *slots.cast_mut() = w };
+                    1
+                }
+                Some(Err(trap)) => {
+                    ctx.trap_code = trap.code as u32;
+                    if trap.loc != SrcLoc::NONE && ctx.trap_loc_set == 0 {
+                        ctx.trap_loc_set = 1;
+                        ctx.trap_file = trap.loc.file;
+                        ctx.trap_line = trap.loc.line;
+                        ctx.trap_col = trap.loc.col;
+                    }
+                    1
+                }
+            }
+        }
+        Err(payload) => {
+            cell.panic = Some(payload);
+            ctx.trap_code = TRAP_HOST_PANIC;
+            1
+        }
+    }
+}
+
 /// The runtime helpers compiled code calls.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub(crate) enum Helper {
@@ -455,6 +555,10 @@ pub(crate) enum Helper {
     /// in `VmCtx::tier_counters`, and the loader reports the run-out to
     /// the process that runs it (`cross::exec`).
     TierUp,
+    /// The back-edge counter of a loop header in T1 code ran out: the host
+    /// may continue the activation at the header in T2 code (on-stack
+    /// replacement from T1, [`Host::osr_native`]). Not in AArch64 images.
+    LoopTierUp,
 }
 
 /// Native parameter and result types of a helper.
@@ -480,6 +584,7 @@ impl Helper {
             Helper::HostCall => host_call_entry as *const () as usize,
             Helper::CallFunc => call_func_entry as *const () as usize,
             Helper::TierUp => tier_up as *const () as usize,
+            Helper::LoopTierUp => loop_tier_up as *const () as usize,
             Helper::Fuel => fuel as *const () as usize,
             Helper::StrCmp => str_cmp as *const () as usize,
             Helper::Sin => sin as F1 as usize,
@@ -507,6 +612,7 @@ impl Helper {
             Helper::HostCall | Helper::CallFunc => (&[I64, I32, I64, I64], Some(I64)),
             Helper::Fuel => (&[I64], None),
             Helper::TierUp => (&[I64, I32, I32, I64], None),
+            Helper::LoopTierUp => (&[I64, I64, I64, I64, I64, I64], Some(I64)),
             Helper::StrCmp => (&[I64, I64, I32], Some(I8)),
             Helper::Sin | Helper::Cos | Helper::Tan | Helper::Exp | Helper::Log => {
                 (&[F64], Some(F64))

@@ -50,6 +50,22 @@ pub(crate) enum Cold<L> {
         /// The counter's address.
         cell: usize,
     },
+    /// The back-edge counter of a loop header ran out in code whose host
+    /// may continue the activation at the header on a higher tier
+    /// ([`crate::helpers::Helper::LoopTierUp`]): resume, or return its
+    /// result, or leave with its trap.
+    LoopCounter {
+        /// The path's label.
+        label: L,
+        /// Where to continue when the activation stays.
+        resume: L,
+        /// The function's id.
+        func: u32,
+        /// The loop header.
+        header: u32,
+        /// The counter's address.
+        cell: usize,
+    },
 }
 
 /// The out-of-line paths requested so far for one function.

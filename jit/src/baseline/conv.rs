@@ -92,6 +92,12 @@ pub(crate) enum HelperArg {
     Imm(i64),
     /// The address of the frame's array-literal scratch area.
     Scratch,
+    /// The address of slot 0 of the frame (value `v`'s slot is
+    /// [`super::driver::Backend::SLOT_STRIDE`] `* v` bytes from it).
+    SlotBase,
+    /// The lowest address above this function's frame: the callers'
+    /// frames start there.
+    FrameEnd,
 }
 
 /// The register each helper argument goes to: the `n`-th integer-class

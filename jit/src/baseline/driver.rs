@@ -48,6 +48,11 @@ pub(crate) struct Env<'a> {
     /// code: the cells' addresses are then offsets in the table at
     /// `VmCtx::tier_counters` (the back end's `counter_dec` adds it).
     pub counters: Option<usize>,
+    /// With counters: a back-edge counter that runs out at a loop header
+    /// asks the host to continue the activation on a higher tier
+    /// ([`Helper::LoopTierUp`], on-stack replacement from T1). Host code
+    /// only (images have no host to enter).
+    pub osr: bool,
 }
 
 /// The function being compiled, with its plan.
@@ -184,6 +189,15 @@ pub(crate) trait Backend: Arith {
     fn call_helper(&mut self, h: Helper, args: &[HelperArg]);
     /// Jumps to `l` when the trap record holds a trap.
     fn jump_if_trap(&mut self, l: Self::Label);
+    /// Bytes from one value's slot to the next (negative: the slots go
+    /// down from slot 0, [`HelperArg::SlotBase`]).
+    const SLOT_STRIDE: i64;
+    /// Jumps to `l` when the integer result of the helper just called is 0.
+    fn jump_if_result_zero(&mut self, l: Self::Label);
+    /// Loads slot 0's word (as written by a helper, not through the slot's
+    /// home register) into the result register: the float one when
+    /// `float`.
+    fn load_slot0_result(&mut self, float: bool);
     /// Jumps to `l` unless `0 <= i < len(a)` (unsigned compare).
     fn bounds_check(&mut self, a: Value, i: Value, l: Self::Label);
     /// `r = a[i]` (`float`: the element is a double).
@@ -402,7 +416,7 @@ pub(crate) fn emit_function<B: Backend>(b: &mut B, cx: &FnCx<'_>) {
         }
         e.terminator(bl, next, &mut cold);
     }
-    emit_cold(e.b, cx.fid, cold, exit, overflow);
+    emit_cold(e.b, cx, cold, exit, overflow);
 }
 
 /// Which words of `cx`'s body frame are zeroed where
@@ -481,6 +495,33 @@ fn counter_tick<B: Backend>(
     });
 }
 
+/// Counts a back edge to loop header `header` when the host may replace
+/// the activation there ([`Env::osr`]); else [`counter_tick`].
+fn loop_counter_tick<B: Backend>(
+    b: &mut B,
+    cx: &FnCx<'_>,
+    header: Block,
+    cold: &mut ColdPaths<B::Label>,
+) {
+    let Some(base) = cx.env.counters else {
+        return;
+    };
+    if !cx.env.osr || cx.func.values().is_empty() {
+        return counter_tick(b, cx, true, cold);
+    }
+    let cell = crate::tables::tier_counter_cell(base, cx.id.index(), true);
+    let slow = b.new_label();
+    let resume = b.new_label();
+    b.counter_dec(cell, slow, resume);
+    cold.list.push(Cold::LoopCounter {
+        label: slow,
+        resume,
+        func: cx.id.index() as u32,
+        header: header.as_u32(),
+        cell,
+    });
+}
+
 /// Reports frame `fid`, stopped at `loc`, to the trap record (the
 /// [`Helper::TrapFrame`] helper: the trap's location unless one is set,
 /// and a frame of the stack trace).
@@ -502,11 +543,12 @@ fn trap_frame<B: Backend>(b: &mut B, fid: FuncId, loc: SrcLoc) {
 /// trap `exit`.
 fn emit_cold<B: Backend>(
     b: &mut B,
-    fid: FuncId,
+    cx: &FnCx<'_>,
     mut cold: ColdPaths<B::Label>,
     exit: B::Label,
     overflow: B::Label,
 ) {
+    let fid = cx.fid;
     b.bind(overflow);
     b.store_trap_code(TrapCode::StackOverflow);
     b.jump(exit);
@@ -552,6 +594,40 @@ fn emit_cold<B: Backend>(
                     ],
                 );
                 b.jump(resume);
+            }
+            Cold::LoopCounter {
+                label,
+                resume,
+                func,
+                header,
+                cell,
+            } => {
+                b.bind(label);
+                let n = cx.func.values().len() as i64;
+                let count = if B::SLOT_STRIDE < 0 { -n } else { n };
+                b.call_helper(
+                    Helper::LoopTierUp,
+                    &[
+                        HelperArg::Ctx,
+                        HelperArg::Imm(i64::from(func) << 32 | i64::from(header)),
+                        HelperArg::Imm(cell as i64),
+                        HelperArg::SlotBase,
+                        HelperArg::Imm(count),
+                        HelperArg::FrameEnd,
+                    ],
+                );
+                b.jump_if_result_zero(resume);
+                // The activation finished on another tier: leave with its
+                // trap (its frames are reported), or return its result.
+                b.jump_if_trap(exit);
+                let ret = cx.func.sig().ret;
+                if ret != Type::Unit {
+                    b.load_slot0_result(ret == Type::Float);
+                }
+                if cx.recursive {
+                    b.depth_leave();
+                }
+                b.epilogue();
             }
         }
         i += 1;
@@ -629,10 +705,17 @@ impl<B: Backend> Driver<'_, '_, B> {
             self.b.moves(&self.scratch);
         }
         if self.cx.plan.is_back_edge(from, bc.block) {
+            if self.cx.env.osr {
+                // Counted before the fuel tick: an activation continued on
+                // another tier charges this back edge there.
+                loop_counter_tick(self.b, self.cx, bc.block, cold);
+            }
             if self.cx.env.fuel {
                 fuel_tick(self.b, Some(self.cx.func.loc()), cold);
             }
-            counter_tick(self.b, self.cx, true, cold);
+            if !self.cx.env.osr {
+                counter_tick(self.b, self.cx, true, cold);
+            }
         }
         if next != Some(bc.block) {
             self.b.jump(self.label(bc.block));

@@ -143,6 +143,8 @@ pub fn compile_aarch64_image(
         // Position-independent: counter cells are offsets in the table at
         // `VmCtx::tier_counters`, which the loader allocates.
         counters: opts.tier_counters.is_some().then_some(0),
+        // No host to continue an activation on another tier.
+        osr: false,
     };
     let mut be = Aarch64::new();
     let mut stats = CompileStats::default();

@@ -155,6 +155,7 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<BaselineProgram, 
         fuel: opts.fuel,
         recursive: opts.recursive_functions(program),
         counters: (!counters.is_empty()).then_some(counters.as_ptr() as usize),
+        osr: !counters.is_empty(),
     };
     let mut be = x64::X64::new();
     let mut stats = CompileStats::default();

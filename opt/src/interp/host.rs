@@ -17,7 +17,13 @@ pub struct LoopFrame<'a> {
     pub(crate) slots: &'a [u32],
 }
 
-impl LoopFrame<'_> {
+impl<'a> LoopFrame<'a> {
+    /// The frame of another tier: value `v`'s word is `frame[slots[v]]`
+    /// (T1 code: one slot per value, `slots` the identity).
+    pub fn new(frame: &'a [Word], slots: &'a [u32]) -> LoopFrame<'a> {
+        LoopFrame { frame, slots }
+    }
+
     /// The word of `v` in the frame; `None` when `v` has no slot (a
     /// constant the code only uses as an immediate, or no value of this
     /// function). Only values live at the header hold meaningful words:
@@ -131,6 +137,26 @@ pub trait Host {
     /// the code entered ([`crate::abi::carry`]), whose entry charges this
     /// back edge, so fuel runs out at the same unit as on the interpreter.
     fn osr(
+        &mut self,
+        func: FuncId,
+        header: Block,
+        frame: &LoopFrame<'_>,
+        roots: &[Word],
+    ) -> Option<Result<Word, Trap>> {
+        let _ = (header, frame, roots);
+        self.hot(func, true);
+        None
+    }
+
+    /// On-stack replacement from compiled (T1) code: as [`Host::osr`], for
+    /// an activation of `func` running T1 code whose back-edge counter ran
+    /// out at the back edge to `header` (after the edge's moves and before
+    /// it charged fuel: the code entered charges it). `frame` holds the
+    /// activation's values; `roots` are the callers' frames. A trap must
+    /// come back located, with this activation's stack-trace frame
+    /// reported ([`Host::trace_frame`]), as T1 code leaves at once. The
+    /// default tells [`Host::hot`] and goes on.
+    fn osr_native(
         &mut self,
         func: FuncId,
         header: Block,

@@ -685,4 +685,14 @@ impl Host for TieredHost<'_> {
     ) -> Option<Result<Word, Trap>> {
         self.enter_osr(func, header, frame, roots)
     }
+
+    fn osr_native(
+        &mut self,
+        func: FuncId,
+        header: Block,
+        frame: &LoopFrame<'_>,
+        roots: &[Word],
+    ) -> Option<Result<Word, Trap>> {
+        self.enter_osr_native(func, header, frame, roots)
+    }
 }

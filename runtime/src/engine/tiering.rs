@@ -26,7 +26,7 @@
 //!     promoted like one without a loop instead, with no OSR entry; when
 //!     it runs out sooner (long loops), the promotion at its next call
 //!     skips T1, and its activations enter the OSR entry at their first
-//!     back edge until T2 is installed (T1 code cannot leave a loop).
+//!     back edge until T2 is installed.
 //!   - top-level code is a function like any other: cold top-level code
 //!     (`print(1 + 2)`, declarations, a REPL line) runs on the interpreter
 //!     with no compile at all.
@@ -36,6 +36,13 @@
 //!     the prologue and on back edges); when a counter runs out the host
 //!     hears about it ([`waddle_opt::interp::Host::hot`]) and promotes the
 //!     function to T2, or installs its background T2 compile once done.
+//!     A back-edge counter that runs out at a loop header also replaces
+//!     the running T1 activation (on-stack replacement from T1,
+//!     [`waddle_opt::interp::Host::osr_native`]): T1 code keeps every
+//!     value in its frame slot, the helper reads the frame, and the OSR
+//!     entry of that header continues the activation, as from T0; the
+//!     T1 frame returns its result. (AArch64 T1 images count too, but
+//!     their loader has no higher tier: it reports the run-outs.)
 //!   - T2 code of `auto` counts the same way, from `full` calls and `full`
 //!     back edges (x86-64 and AArch64 hosts; none when `full` is 0). When
 //!     a counter runs out the function is recompiled with T3: the VSDG

@@ -600,6 +600,16 @@ impl Backend for Aarch64 {
                     self.mov_imm(r, off as i64);
                     dynasm!(self.ops ; .arch aarch64 ; mov x17, sp ; add X(r), x17, X(r));
                 }
+                (HelperArg::SlotBase, ArgLoc::Int(r)) => {
+                    let off = self.slot_off(0);
+                    self.mov_imm(r, off as i64);
+                    dynasm!(self.ops ; .arch aarch64 ; mov x17, sp ; add X(r), x17, X(r));
+                }
+                (HelperArg::FrameEnd, ArgLoc::Int(r)) => {
+                    // Above the frame record and the saved homes.
+                    self.mov_imm(r, self.record as i64);
+                    dynasm!(self.ops ; .arch aarch64 ; add X(r), x29, X(r));
+                }
                 _ => {}
             }
         }
@@ -611,6 +621,31 @@ impl Backend for Aarch64 {
 
     fn zext_byte(&mut self, reg: u8) {
         dynasm!(self.ops ; .arch aarch64 ; and XSP(reg), X(reg), #0xff);
+    }
+
+    const SLOT_STRIDE: i64 = 8;
+
+    fn jump_if_result_zero(&mut self, l: DynamicLabel) {
+        dynasm!(self.ops ; .arch aarch64 ; cbz x0, =>l);
+    }
+
+    fn load_slot0_result(&mut self, float: bool) {
+        let off = self.slot_off(0);
+        if off <= MAX_LDR_OFF {
+            let o = off as u32;
+            if float {
+                dynasm!(self.ops ; .arch aarch64 ; ldr d0, [sp, #o]);
+            } else {
+                dynasm!(self.ops ; .arch aarch64 ; ldr x0, [sp, #o]);
+            }
+        } else {
+            self.far_addr(off);
+            if float {
+                dynasm!(self.ops ; .arch aarch64 ; ldr d0, [x16]);
+            } else {
+                dynasm!(self.ops ; .arch aarch64 ; ldr x0, [x16]);
+            }
+        }
     }
 
     fn jump_if_trap(&mut self, l: DynamicLabel) {

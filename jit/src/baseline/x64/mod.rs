@@ -768,6 +768,12 @@ impl Backend for X64 {
                     let base = self.scratch;
                     dynasm!(self.ops ; .arch x64 ; lea Rq(r), [rbp + base]);
                 }
+                HelperArg::SlotBase => {
+                    let d = self.slot_disp(0);
+                    dynasm!(self.ops ; .arch x64 ; lea Rq(r), [rbp + d]);
+                }
+                // Above the saved rbp and the return address.
+                HelperArg::FrameEnd => dynasm!(self.ops ; .arch x64 ; lea Rq(r), [rbp + 16]),
                 HelperArg::Val(_) => {}
             }
         }
@@ -776,6 +782,24 @@ impl Backend for X64 {
 
     fn zext_byte(&mut self, reg: u8) {
         dynasm!(self.ops ; .arch x64 ; movzx Rd(reg), Rb(reg));
+    }
+
+    const SLOT_STRIDE: i64 = -8;
+
+    fn jump_if_result_zero(&mut self, l: DynamicLabel) {
+        dynasm!(self.ops ; .arch x64
+            ; test rax, rax
+            ; jz =>l
+        );
+    }
+
+    fn load_slot0_result(&mut self, float: bool) {
+        let d = self.slot_disp(0);
+        if float {
+            dynasm!(self.ops ; .arch x64 ; movsd xmm0, QWORD [rbp + d]);
+        } else {
+            dynasm!(self.ops ; .arch x64 ; mov rax, QWORD [rbp + d]);
+        }
     }
 
     fn jump_if_trap(&mut self, l: DynamicLabel) {

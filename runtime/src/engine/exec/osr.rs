@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use waddle_jit::EntryLoc;
 use waddle_opt::abi::{Trap, Word};
 use waddle_opt::interp::LoopFrame;
-use waddle_opt::ir::{Block, FuncId, Program};
+use waddle_opt::ir::{Block, FuncId, Program, SrcLoc};
 
 use super::{Executor, TieredHost, POLL_EDGES};
 use crate::driver::Tier;
@@ -159,6 +159,34 @@ impl Executor {
 }
 
 impl TieredHost<'_> {
+    /// [`waddle_opt::interp::Host::osr_native`]: a back-edge counter of T1
+    /// code ran out at `header`. The function is promoted for its later
+    /// calls (T1 -> T2, as at any T1 counter), and the running activation
+    /// continues in the OSR entry at `header` like an interpreted one
+    /// ([`TieredHost::enter_osr`]). A trap the entry raised before it
+    /// started is located at the back edge (where T1 code reports one),
+    /// with this activation's frame, since T1 code then leaves at once.
+    pub(super) fn enter_osr_native(
+        &mut self,
+        func: FuncId,
+        header: Block,
+        frame: &LoopFrame<'_>,
+        roots: &[Word],
+    ) -> Option<Result<Word, Trap>> {
+        use waddle_opt::interp::Host as _;
+        // An OSR entry's own counters (its function is not the program's).
+        self.program.funcs.get(func)?;
+        self.hot(func, true);
+        let r = self.enter_osr_from(func, header, frame, roots, Tier::Baseline)?;
+        Some(r.map_err(|mut t| {
+            if t.loc == SrcLoc::NONE {
+                t.loc = self.program.funcs[func].loc();
+                self.trace_frame(func, t.loc);
+            }
+            t
+        }))
+    }
+
     /// [`waddle_opt::interp::Host::osr`]: enters the OSR entry of `func` at
     /// `header` with the live values of `frame` once it is compiled (see
     /// the module docs); `None` keeps the activation in the interpreter.
@@ -169,10 +197,31 @@ impl TieredHost<'_> {
         frame: &LoopFrame<'_>,
         roots: &[Word],
     ) -> Option<Result<Word, Trap>> {
+        self.enter_osr_from(func, header, frame, roots, Tier::Interp)
+    }
+
+    /// [`TieredHost::enter_osr`] for an activation running on `from` (the
+    /// interpreter, whose counters it re-arms, or T1 code, whose helper
+    /// re-armed its counter and whose function `hot` promoted already).
+    fn enter_osr_from(
+        &mut self,
+        func: FuncId,
+        header: Block,
+        frame: &LoopFrame<'_>,
+        roots: &[Word],
+        from: Tier,
+    ) -> Option<Result<Word, Trap>> {
         let exec = self.exec;
+        let interp = from == Tier::Interp;
+        // The interpreter's counters matter only to an interpreted activation.
+        let set_counters = |calls: i32, edges: i32| {
+            if interp {
+                exec.interp.set_counters(func, calls, edges);
+            }
+        };
         if exec.tier.get() != Tier::Auto || exec.pin_of(func).is_some() || exec.native_failed.get()
         {
-            exec.interp.set_counters(func, i32::MAX, i32::MAX);
+            set_counters(i32::MAX, i32::MAX);
             return None;
         }
         exec.poll(self.program, self.rt);
@@ -180,17 +229,16 @@ impl TieredHost<'_> {
         let calls = exec.interp.counters(func).map_or(i32::MAX, |c| c.0);
         if chaos && exec.random(3) == 0 {
             // Chaos: not at this back edge; maybe a later one.
-            exec.interp
-                .set_counters(func, calls, 1 + exec.random(50) as i32);
+            set_counters(calls, 1 + exec.random(50) as i32);
             return None;
         }
         if exec.native.borrow().osr_code(func, header).is_none() {
             if exec.osr_pending(func) {
                 // Compiling: look again a few back edges later.
-                exec.interp.set_counters(func, calls, POLL_EDGES);
+                set_counters(calls, POLL_EDGES);
                 return None;
             }
-            if exec.short_loops(self.program, func, self.rt) {
+            if interp && exec.short_loops(self.program, func, self.rt) {
                 return None;
             }
             let tier = if chaos && Tier::Baseline.is_available() && exec.random(2) == 0 {
@@ -205,27 +253,32 @@ impl TieredHost<'_> {
             let large = self.program.funcs[func].inst_count() > OSR_SYNC_MAX_INSTS;
             let sync = exec.options.sync || if chaos { exec.random(2) == 0 } else { !large };
             if !sync && exec.submit_osr(self.program, func, header, tier) {
-                exec.interp.set_counters(func, calls, POLL_EDGES);
+                set_counters(calls, POLL_EDGES);
                 return None;
             }
             if !exec.compile_osr(self.program, func, header, self.rt, tier) {
                 // No entry here (or the compile failed): stay, and promote
                 // at the next call.
-                exec.interp.set_counters(func, calls.min(1), i32::MAX);
+                set_counters(calls.min(1), i32::MAX);
                 return None;
             }
         }
         let code: Arc<OsrCode> = exec.native.borrow().osr_code(func, header)?;
         let Some(args) = (code.state.iter())
-            .map(|&v| frame.value(v))
+            .map(|&v| {
+                let w = frame.value(v)?;
+                // T1 code keeps a `bool` in its slot's low byte.
+                let bool_ = self.program.funcs[func].value_type(v) == waddle_opt::ir::Type::Bool;
+                Some(if bool_ && !interp { w & 0xff } else { w })
+            })
             .collect::<Option<Vec<Word>>>()
         else {
-            exec.interp.set_counters(func, calls, i32::MAX);
+            set_counters(calls, i32::MAX);
             return None;
         };
         if !chaos {
             // Later calls start in compiled code.
-            exec.interp.set_counters(func, 1, i32::MAX);
+            set_counters(1, i32::MAX);
         }
         exec.osr_entries.set(exec.osr_entries.get() + 1);
         let fresh = exec.take_fresh(func, header);
@@ -233,7 +286,7 @@ impl TieredHost<'_> {
             let (took, background) = fresh.unwrap_or_default();
             (hook.0)(&TierEvent {
                 function: self.program.funcs[func].name().to_string(),
-                from: Tier::Interp,
+                from,
                 to: code.tier,
                 reason: if fresh.is_some() {
                     "osr"
