@@ -29,12 +29,15 @@
 
 //!
 //! # Features
-//! Both off by default (the library then depends on no disassembler and no
+//! All off by default (the library then depends on no disassembler and no
 //! AArch64 back end):
 //! - `cross`: the `cross` module, compiling whole programs for AArch64 and running
 //!   them under qemu-aarch64 (`waddle run --target aarch64`);
 //! - `disasm`: the disassemblers behind [`Session::function_asm`] (the
 //!   REPL's `:asm`); without it that call is [`Error::MissingFeature`].
+//! - `tooling`: the compiler entry points of [`engine`] that take or return
+//!   Waddle IR (`compile_source`, `optimize`, `print_program`, ...), for
+//!   the CLI's `--emit` and benchmark harness.
 //!
 //! Types that will grow (errors, values, tiers, the information structs)
 //! are `#[non_exhaustive]`; the heap and the host runtime are private.

@@ -92,6 +92,7 @@ pub(crate) fn print_function(program: &Program, func: FuncId) -> String {
 }
 
 /// The text form of a whole program.
+#[cfg(feature = "tooling")]
 pub(crate) fn print_program(program: &Program) -> String {
     waddle_opt::ir::print_program(program)
 }

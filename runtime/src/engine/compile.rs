@@ -4,7 +4,9 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use waddle_frontend::{CompileOptions, Compiled, Prelude, SourceFile, SourceMap};
+#[cfg(feature = "tooling")]
+use waddle_frontend::Prelude;
+use waddle_frontend::{CompileOptions, Compiled, SourceFile, SourceMap};
 use waddle_opt::ir::Program;
 use waddle_opt::passes::PassReport;
 
@@ -164,6 +166,7 @@ pub fn check_passes(passes: &[String]) -> Result<(), Error> {
 
 /// Compiles `source` (shown as `name` in messages) against `prelude` and
 /// optimizes it.
+#[cfg(feature = "tooling")]
 pub fn compile_source(
     name: &str,
     source: &str,
@@ -182,6 +185,7 @@ pub fn compile_source(
 /// A whole program (no prelude) with `extern` declarations allowed when
 /// `allow_ffi` is set (`waddle run --allow-ffi --emit ir`). The externs are
 /// checked, not loaded.
+#[cfg(feature = "tooling")]
 pub fn compile_source_with_ffi(
     name: &str,
     source: &str,
@@ -195,7 +199,7 @@ pub fn compile_source_with_ffi(
     compile_with_options(name, source, options, opt)
 }
 
-/// [`compile_source`] with every frontend option.
+/// Compiles and optimizes `source` with every frontend option.
 pub(crate) fn compile_with_options(
     name: &str,
     source: &str,

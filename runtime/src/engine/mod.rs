@@ -36,6 +36,11 @@
 //! Linux) deep recursion stops earlier with `stack overflow` rather than
 //! crashing. Call into a session from a thread with a generous stack to get
 //! the full budget (the CLI uses [`crate::driver::run_on_big_stack`]).
+//!
+//! With the crate's `tooling` feature (the CLI's `--emit` and benchmark
+//! harness) this module also exports the compiler entry points that take
+//! or return Waddle IR: `compile_source`, `compile_source_with_ffi`,
+//! `optimize`, `CompiledIr`, `print_program`, `print_vsdg`, `emit_ast`.
 
 pub(crate) mod backend;
 mod compile;
@@ -49,10 +54,11 @@ pub(crate) mod val;
 
 #[cfg(feature = "cross")]
 pub(crate) use compile::error_at;
-pub use compile::{
-    check_passes, compile_source, compile_source_with_ffi, optimize, CompiledIr, OptOptions,
-    PassLog, PassTrace, Validation, ValidationLog,
-};
+#[cfg(not(feature = "tooling"))]
+pub(crate) use compile::CompiledIr;
+pub use compile::{check_passes, OptOptions, PassLog, PassTrace, Validation, ValidationLog};
+#[cfg(feature = "tooling")]
+pub use compile::{compile_source, compile_source_with_ffi, optimize, CompiledIr};
 pub(crate) use compile::{compile_with_options, panic_error};
 pub(crate) use host_api::check_host_name;
 pub use host_api::HostFunctionInfo;
@@ -749,12 +755,14 @@ pub fn check_tier(tier: Tier) -> Result<(), Error> {
 }
 
 /// The text form of a whole IR program (as `--emit ir` prints it).
+#[cfg(feature = "tooling")]
 pub fn print_program(program: &Program) -> String {
     backend::print_program(program)
 }
 
 /// The VSDG of every function of an optimized (canonical) `program` in
 /// Graphviz DOT, one `digraph` per function (for `--emit vsdg`).
+#[cfg(feature = "tooling")]
 pub fn print_vsdg(program: &Program) -> String {
     program
         .funcs
@@ -778,6 +786,7 @@ fn function_vsdg_dot(f: &waddle_opt::ir::Function) -> String {
 }
 
 /// The parsed syntax tree of `source`, as text (for `--emit ast`).
+#[cfg(feature = "tooling")]
 pub fn emit_ast(name: &str, source: &str) -> Result<String, Error> {
     let mut sources = waddle_frontend::SourceMap::default();
     sources.add(waddle_frontend::SourceFile::new(name, source));
