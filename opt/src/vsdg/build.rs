@@ -187,6 +187,11 @@ impl Graph {
     /// Completes γ-node `g` whose arms all end in [`Tail::Yield`] of values
     /// of types `tys` (then the state). Returns the γ's values and state,
     /// folding `γ(p, x, x) → x` per component.
+    ///
+    /// Also completes a θ-node whose exit regions yield to a join (the
+    /// exits are its arms, see [`super::lift`]): its values fold the same
+    /// way, and its state output always stays, since the loop itself is
+    /// on the state.
     pub fn finish_gamma(&mut self, g: Node, tys: &[Type]) -> (Vec<Port>, Port) {
         let arms = self.arms(g).to_vec();
         let region = self.nodes[g].region;
@@ -219,7 +224,9 @@ impl Graph {
                 if same && self.regions[self.nodes[first.node].scope].depth <= depth {
                     *slot = Some(first);
                 }
-            } else if yields.iter().zip(&leaves).all(|(y, &(_, s))| y[i] == s) {
+            } else if matches!(self.nodes[g].op, Op::Gamma { .. })
+                && yields.iter().zip(&leaves).all(|(y, &(_, s))| y[i] == s)
+            {
                 *slot = Some(self.nodes[g].inputs[1]);
             }
         }

@@ -20,8 +20,11 @@
 //!   the loop-carried values. A loop with one exit is an ordinary node of
 //!   its region: its outputs are the exit's values and the state, and the
 //!   code after the loop continues in the same region (so a chain of loops
-//!   does not nest). A loop with no exit or several exits ends its region
-//!   ([`Tail::Loop`]) and owns one *exit region* per exit block.
+//!   does not nest). A loop with several exits owns one *exit region* per
+//!   exit block; when the exits' paths meet again, the exit regions yield
+//!   to that join like γ arms and the loop is again an ordinary node whose
+//!   outputs are the join's values and the state. A loop with no exit, or
+//!   whose exits never meet, ends its region ([`Tail::Loop`]).
 //!
 //! Regions are lexically scoped: a node may use any port visible in an
 //! enclosing region (the report's flattening, §2.6.5, makes this the same
@@ -86,8 +89,11 @@ pub enum Op {
     /// With one exit (`exits` empty, see [`NodeData::is_inline_theta`]) its
     /// outputs are the values its body passes to [`Tail::Break`] `0`, then
     /// the state, and it sits on its region's state chain like a call.
-    /// Otherwise it has no outputs and ends its region as [`Tail::Loop`];
-    /// its exit regions receive the values instead.
+    /// With several exits that meet again, each exit region ends in
+    /// [`Tail::Yield`] like a γ arm, and the outputs are the yielded values
+    /// and the state: again an ordinary node of its region. Otherwise it
+    /// has no outputs and ends its region as [`Tail::Loop`]; its exit
+    /// regions receive the values instead.
     Theta {
         /// The body, run once per iteration.
         body: Region,
@@ -123,8 +129,8 @@ impl NodeData {
         matches!(self.outputs.last(), Some(Sort::State)) && !matches!(self.op, Op::Args)
     }
 
-    /// Whether the node is a single-exit loop whose outputs are its exit's
-    /// values and state: an ordinary node of its region, not a tail.
+    /// Whether the node is a loop with outputs (a single exit, or exits
+    /// that yield to a join): an ordinary node of its region, not a tail.
     pub fn is_inline_theta(&self) -> bool {
         matches!(self.op, Op::Theta { .. }) && !self.outputs.is_empty()
     }

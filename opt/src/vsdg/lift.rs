@@ -22,8 +22,9 @@
 //!   loop with one (dedicated, LCSSA) exit block is an ordinary node whose
 //!   outputs are that block's parameters, and lifting continues at the exit
 //!   block in the same region, so sequential loops do not nest; a loop with
-//!   several exits ends the region, and each exit block starts an exit
-//!   region;
+//!   several exits gets one exit region per exit block, which (when the
+//!   exits' paths meet again) yield to the join like a γ's arms, so the
+//!   loop is an ordinary node again, and otherwise end the region;
 //! - every instruction with an effect, a memory read, or a possible trap is
 //!   threaded on the single state (App. B.4, digest §6.1 step 1); loops are
 //!   on the state too, since they may not terminate (§2.6.6).
@@ -563,9 +564,20 @@ impl Lifter<'_> {
     /// state; this returns them with the exit block, where lifting goes on
     /// in the same region. So `m` loops in sequence stay at one nesting
     /// depth, and the region-tree walks of lifting and sequentialization
-    /// stay short. Any other loop ends `region` ([`Tail::Loop`]): each exit
-    /// block is lifted into an exit region of its own, and this returns
-    /// `None`.
+    /// stay short.
+    ///
+    /// A loop with several exits whose paths meet again at a block `J`
+    /// (the loop header's immediate postdominator, with the loop collapsed
+    /// into its header) is an ordinary node too: each exit block is lifted
+    /// into an exit region of its own up to `J`, where it yields `J`'s
+    /// arguments like a γ arm, and the node's outputs are `J`'s parameters
+    /// and the state; this returns them with `J`. Without the join, the
+    /// code after `J` would be lifted once per exit, doubling it per
+    /// sequential early-exit loop (a `return` inside a loop after
+    /// inlining) until the lifter's budget rejects the function.
+    ///
+    /// Any other loop ends `region` ([`Tail::Loop`]): each exit block is
+    /// lifted into an exit region of its own, and this returns `None`.
     fn theta(
         &mut self,
         region: Region,
@@ -579,6 +591,13 @@ impl Lifter<'_> {
         let exits = self.loops.exits(l).to_vec();
         args.push(state);
         let inline = exits.len() == 1;
+        // Where the exits' paths meet, unless that is where `region` ends.
+        let join = match exits.len() {
+            0 | 1 => None,
+            _ => self
+                .ipdom(lp, header)?
+                .filter(|&j| stop.is_none_or(|(s, _)| s != j)),
+        };
         let outputs = if inline {
             let mut o: Vec<Sort> = self
                 .param_types(exits[0])
@@ -621,7 +640,7 @@ impl Lifter<'_> {
             body,
             exits: exit_regions.clone(),
         };
-        if !inline {
+        if !inline && join.is_none() {
             self.g.regions[region].tail = Tail::Loop(theta);
         }
         // The body starts at the header with its parameters bound to the
@@ -637,13 +656,19 @@ impl Lifter<'_> {
             let st = outs.pop().expect("state");
             return Ok(Some((outs, st, exits[0])));
         }
+        let exit_stop = join.map(|j| (j, &[][..])).or(stop);
         for (&e, &r) in exits.iter().zip(&exit_regions) {
             let mark = self.undo.len();
             let mut eargs = self.g.region_args(r);
             let estate = eargs.pop().expect("state");
-            self.run(r, estate, e, eargs, stop, lp, false)?;
+            self.run(r, estate, e, eargs, exit_stop, lp, false)?;
             self.rollback(mark);
         }
-        Ok(None)
+        let Some(j) = join else {
+            return Ok(None);
+        };
+        let tys = self.param_types(j);
+        let (outs, st) = self.g.finish_gamma(theta, &tys);
+        Ok(Some((outs, st, j)))
     }
 }

@@ -329,14 +329,14 @@ fn depend(g: &Graph, pl: &mut Placement, p: Port, ru: Region, user: Option<Node>
         return;
     };
     // The item of region `rn` that contains this use: the user itself, or
-    // the γ or single-exit loop whose arm or body holds it. A tail needs no
+    // the γ or loop item whose arm, body or exit holds it. A tail needs no
     // edge: it comes last.
     let item = if ru == rn {
         user
     } else {
         match g.regions[child_of(g, rn, ru)].owner {
             Owner::Arm(gm, _) => Some(gm),
-            Owner::Body(t) if g.nodes[t].is_inline_theta() => Some(t),
+            Owner::Body(t) | Owner::Exit(t, _) if g.nodes[t].is_inline_theta() => Some(t),
             _ => None,
         }
     };
@@ -612,22 +612,38 @@ impl Emitter<'_> {
                 }
                 Ok(self.start(join))
             }
-            Op::Theta { body, .. } if data.is_inline_theta() => {
-                // A single-exit loop: a header block, the body, and the
-                // exit block (parameters: the θ's value outputs) where the
-                // region's code continues.
+            Op::Theta { body, exits } if data.is_inline_theta() => {
+                // A header block, the body, then either the exit block of a
+                // single-exit loop or one block per exit region whose code
+                // jumps to a join; the exit or the join (parameters: the
+                // θ's value outputs) is where the region's code continues.
                 let init = self.vals_of(&data.inputs)?;
                 let header = self.block(&arg_types(g, *body), g.regions[*body].args);
                 self.headers.insert(header);
                 let tys = val_types(&data.outputs);
-                let exit = self.block(&tys, n);
+                let join = self.block(&tys, n);
+                let exit_blocks: Vec<Block> = if exits.is_empty() {
+                    vec![join]
+                } else {
+                    exits
+                        .iter()
+                        .map(|&e| self.block(&arg_types(g, e), g.regions[e].args))
+                        .collect()
+                };
                 self.jump(cur, header, init);
                 let inner = Ctx {
                     join: None,
-                    lp: Some((header, vec![exit])),
+                    lp: Some((header, exit_blocks.clone())),
                 };
                 self.region(*body, header, &inner)?;
-                Ok(self.start(exit))
+                let outer = Ctx {
+                    join: Some(join),
+                    lp: ctx.lp.clone(),
+                };
+                for (&e, &b) in exits.iter().zip(&exit_blocks) {
+                    self.region(e, b, &outer)?;
+                }
+                Ok(self.start(join))
             }
             Op::Args | Op::Theta { .. } => Err(Unsupported::new("internal: not an item")),
         }

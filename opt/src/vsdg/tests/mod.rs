@@ -466,6 +466,7 @@ pub(super) fn static_copies(f: &Function, line: u32) -> usize {
         .count()
 }
 
+mod exits;
 mod pressure;
 mod scaling;
 mod shapes;
