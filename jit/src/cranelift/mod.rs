@@ -43,6 +43,28 @@ pub use stub::{compile_stubs, InterpStubs};
 /// near-linear time, at some cost in code quality.
 pub const HUGE_FUNCTION_INSTS: usize = 20_000;
 
+/// Arguments of one call (or parameters of one function) past which the
+/// function is register-allocated by the single-pass allocator too, and so
+/// is the entry trampoline of a function with that many parameters:
+/// regalloc2's backtracking allocator searches conflicts among all the
+/// values live at a call for each of its fixed argument locations, in time
+/// quadratic in the argument count (a 5 000-argument call took 1 s, its
+/// trampoline 0.4 s; twice as many, four times as long).
+pub const WIDE_OPERANDS: usize = 256;
+
+/// Whether `f` has more than [`WIDE_OPERANDS`] parameters or call
+/// arguments.
+fn has_wide_operands(f: &waddle_opt::ir::Function) -> bool {
+    f.sig().params.len() > WIDE_OPERANDS
+        || f.layout().iter().any(|&b| {
+            f.blocks()[b].insts.iter().any(|&i| {
+                let mut n = 0;
+                f.inst(i).kind.for_each_arg(|_| n += 1);
+                n > WIDE_OPERANDS
+            })
+        })
+}
+
 /// The Cranelift ISA for the host, with Waddle's settings (`huge`: for
 /// functions past [`JitOptions::huge_function_insts`]).
 fn host_isa(
@@ -162,7 +184,7 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
         );
         let t1 = Instant::now();
         ctx.set_disasm(opts.disasm);
-        if ctx.func.dfg.num_insts() > opts.huge_function_insts {
+        if ctx.func.dfg.num_insts() > opts.huge_function_insts || has_wide_operands(f) {
             let isa = match &mut huge_isa {
                 Some(isa) => isa,
                 None => huge_isa.insert(host_isa(opts, true)?),
@@ -218,9 +240,18 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
             call_conv,
             env.frontend,
         );
-        module
-            .define_function(id, &mut ctx)
-            .map_err(|e| codegen_err(f.name(), &e))?;
+        if f.sig().params.len() > WIDE_OPERANDS {
+            let isa = match &mut huge_isa {
+                Some(isa) => isa,
+                None => huge_isa.insert(host_isa(opts, true)?),
+            };
+            define_with(&mut module, &**isa, id, &mut ctx)
+                .map_err(|e| codegen_err(f.name(), &e))?;
+        } else {
+            module
+                .define_function(id, &mut ctx)
+                .map_err(|e| codegen_err(f.name(), &e))?;
+        }
         tramp_bytes += ctx.compiled_code().map_or(0, |c| c.code_buffer().len());
         module.clear_context(&mut ctx);
         tramps.push((fid, id));

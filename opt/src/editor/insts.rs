@@ -239,6 +239,42 @@ impl Editor<'_> {
         self.finish("replace_all_uses");
     }
 
+    /// [`Editor::replace_all_uses`] for many `(old, new)` pairs at once:
+    /// every user is rewritten in one pass over its operands, so a call
+    /// with `k` arguments costs `O(k)` however many of them are replaced
+    /// (one at a time, `O(k)` each). No `new` may be the `old` of another
+    /// pair.
+    pub fn replace_all_uses_batch(&mut self, pairs: &[(Value, Value)]) {
+        let mut map: FxHashMap<Value, Value> = FxHashMap::default();
+        let mut users = Vec::new();
+        for &(old, new) in pairs {
+            if old == new || map.insert(old, new).is_some() {
+                continue;
+            }
+            let moved = std::mem::take(&mut self.st.uses[old]);
+            users.extend_from_slice(&moved);
+            self.st.uses[new].extend(moved);
+        }
+        debug_assert!(
+            pairs.iter().all(|(_, new)| !map.contains_key(new)),
+            "a replacement is itself replaced"
+        );
+        users.sort_unstable_by_key(user_key);
+        users.dedup();
+        let swap = |v: &mut Value| {
+            if let Some(&n) = map.get(v) {
+                *v = n;
+            }
+        };
+        for u in users {
+            match u {
+                User::Inst(i) => self.func.insts[i].kind.for_each_arg_mut(swap),
+                User::Term(b) => self.func.blocks[b].term.for_each_arg_mut(swap),
+            }
+        }
+        self.finish("replace_all_uses_batch");
+    }
+
     pub(super) fn raw_replace_all_uses(&mut self, old: Value, new: Value) {
         let users = std::mem::take(&mut self.st.uses[old]);
         let swap = |v: &mut Value| {

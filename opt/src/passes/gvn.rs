@@ -13,7 +13,10 @@ use crate::ir::{BinaryOp, Block, Cmp, InstKind, User, Value};
 
 /// Runs GVN; returns the number of instructions removed. Linear in the
 /// size of the function (expected): one hash probe per instruction, and
-/// the redundant instructions of a block are removed together.
+/// the redundant instructions of a block are replaced and removed
+/// together ([`Editor::replace_all_uses_batch`]: a call passing many of
+/// them is rewritten once, not once per replaced argument). Within the
+/// block, keys see the replacements already decided.
 pub fn gvn(ed: &mut Editor) -> usize {
     ed.refresh_numbers();
     let mut table: FxHashMap<InstKind, Value> = FxHashMap::default();
@@ -22,6 +25,9 @@ pub fn gvn(ed: &mut Editor) -> usize {
     let mut stack: Vec<(Block, bool)> = vec![(ed.entry(), true)];
     let mut undo: Vec<Vec<InstKind>> = Vec::new();
     let mut redundant = Vec::new();
+    // This block's replacements (old → representative), applied at its end.
+    let mut pairs: Vec<(Value, Value)> = Vec::new();
+    let mut subst: FxHashMap<Value, Value> = FxHashMap::default();
     while let Some((b, enter)) = stack.pop() {
         if !enter {
             for k in undo.pop().unwrap_or_default() {
@@ -40,7 +46,17 @@ pub fn gvn(ed: &mut Editor) -> usize {
             if matches!(data.kind, InstKind::SConst(_)) {
                 continue;
             }
-            let kind = mutant_key(&data.kind);
+            let kind = if subst.is_empty() {
+                mutant_key(&data.kind)
+            } else {
+                let mut k = data.kind.clone();
+                k.for_each_arg_mut(|v| {
+                    if let Some(&n) = subst.get(v) {
+                        *v = n;
+                    }
+                });
+                mutant_key(&k)
+            };
             if let Some(&prev) = table.get(&kind) {
                 let ok = ed.uses(r).iter().all(|&u| {
                     let ub = match u {
@@ -50,7 +66,8 @@ pub fn gvn(ed: &mut Editor) -> usize {
                     ub.is_some_and(|ub| ed.lcssa_ok(prev, ub))
                 });
                 if ok {
-                    ed.replace_all_uses(r, prev);
+                    pairs.push((r, prev));
+                    subst.insert(r, prev);
                     redundant.push(i);
                 }
                 continue;
@@ -59,6 +76,9 @@ pub fn gvn(ed: &mut Editor) -> usize {
             table.insert(key.clone(), r);
             added.push(key);
         }
+        ed.replace_all_uses_batch(&pairs);
+        pairs.clear();
+        subst.clear();
         n += ed.remove_insts(&redundant);
         redundant.clear();
         undo.push(added);
@@ -81,5 +101,59 @@ fn mutant_key(kind: &InstKind) -> InstKind {
             InstKind::Binary(op, b, a)
         }
         _ => kind.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::canon::canonicalize;
+    use crate::ir::{parse_program, FuncId};
+    use std::fmt::Write as _;
+
+    /// `k` copies of `v0 + 1` passed to one call.
+    fn wide_call(k: usize) -> String {
+        let mut s = String::from(
+            "file 0 \"t.wdl\"\nmain fn0\n\nfn fn0 \"f\"(int) -> int {\nblock0(v0: int):\n    v1: int = iconst 1\n",
+        );
+        for j in 0..k {
+            let _ = writeln!(s, "    v{}: int = iadd v0, v1", 2 + j);
+        }
+        let args: Vec<String> = (0..k).map(|j| format!("v{}", 2 + j)).collect();
+        let params: Vec<String> = (0..k).map(|j| format!("v{j}: int")).collect();
+        let sig = vec!["int"; k].join(", ");
+        let _ = writeln!(
+            s,
+            "    v{}: int = call fn1 \"g\"({})\n    return v{}\n}}\n\nfn fn1 \"g\"({sig}) -> int {{\nblock0({}):\n    return v0\n}}",
+            2 + k,
+            args.join(", "),
+            2 + k,
+            params.join(", ")
+        );
+        s
+    }
+
+    #[test]
+    fn a_block_of_redundant_call_arguments_is_replaced_in_one_edit() {
+        let k = 300;
+        let mut p = parse_program(&wide_call(k)).unwrap_or_else(|e| panic!("parse: {e}"));
+        let f = &mut p.funcs[FuncId::from_u32(0)];
+        assert!(canonicalize(f));
+        let mut ed = Editor::new(f);
+        let before = ed.stats().edits;
+        assert_eq!(gvn(&mut ed), k - 1);
+        // One batch replacement and one removal, not one replacement
+        // (each a pass over the call's k arguments) per redundant value.
+        assert!(
+            ed.stats().edits - before <= 2,
+            "{} edits",
+            ed.stats().edits - before
+        );
+        let b = ed.entry();
+        let call = *ed.insts(b).last().unwrap();
+        let mut args = Vec::new();
+        ed.inst(call).kind.for_each_arg(|v| args.push(v));
+        assert_eq!(args.len(), k);
+        assert!(args.iter().all(|&a| a == args[0]));
     }
 }
