@@ -205,6 +205,8 @@ pub struct Graph {
     nodes: Vec<Node>,
     table: FxHashMap<Node, Id>,
     origins: FxHashMap<Id, Origin>,
+    /// The continue condition of each μ's loop (`build`; R8).
+    conts: FxHashMap<Id, Id>,
 }
 
 impl Graph {
@@ -262,6 +264,17 @@ impl Graph {
     /// Sets the `next` argument of an open μ.
     pub fn patch_mu(&mut self, mu: Id, next: Id) {
         self.nodes[mu.index()].args[1] = next;
+    }
+
+    /// Records `cont` as the continue condition of the loop of `mu`: tick
+    /// `k + 1` of the loop exists only when `cont` holds at tick `k`.
+    pub fn set_loop_cont(&mut self, mu: Id, cont: Id) {
+        self.conts.insert(mu, cont);
+    }
+
+    /// The continue condition of the loop of `mu`, if recorded.
+    pub fn loop_cont(&self, mu: Id) -> Option<Id> {
+        self.conts.get(&mu).copied()
     }
 
     /// Records where `id` came from, unless it already has an origin.

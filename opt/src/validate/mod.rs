@@ -63,6 +63,7 @@ pub mod fold;
 pub mod gates;
 pub mod graph;
 pub mod instrument;
+pub mod range;
 pub mod refine;
 pub mod report;
 pub mod rules;
@@ -75,6 +76,8 @@ mod mutants;
 mod soundness;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_range;
 #[cfg(test)]
 mod tests_shapes;
 
