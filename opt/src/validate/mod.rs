@@ -187,8 +187,8 @@ pub fn missing_rule(pass: &str) -> &'static str {
         }
         "peel" => "loop peeling changes the loop's shape (no rule, Govereau §1.2)",
         "bce" => {
-            "induction range facts (`0 <= i < n`) and the versioning case split \
-             (no rule)"
+            "the loop-versioning case split on the preheader's `n <= min(len..)` \
+             (no rule; counted-loop range facts are R8)"
         }
         "unswitch" => "the case split on a loop-invariant condition (P12, no rule)",
         "jt" | "js" => "path gates relative to different dominators after threading",
