@@ -227,10 +227,13 @@ fn check(
     // The loops doubled so far (`unroll`), each at most once.
     let mut doubled = unroll::Doubled::default();
     for _ in 0..opts.max_rounds {
-        let cls = refine(&g, &roots);
+        let mut all = roots.to_vec();
+        all.extend(g.case_roots());
+        let cls = refine(&g, &all);
         if cls.same(roots[0], roots[2]) && cls.same(roots[1], roots[3]) {
             return Verdict::Equal;
         }
+        let cases = g.case_count();
         let subst = {
             let mut rules = Rules::new(&mut g, &cls, opts.strict);
             let mut subst: FxHashMap<u32, Id> = FxHashMap::default();
@@ -250,10 +253,13 @@ fn check(
             }
             subst
         };
-        if subst.is_empty() {
+        // A new case-split copy (R8) is compared in the next round.
+        if subst.is_empty() && g.case_count() == cases {
             return Verdict::Alarm(report::explain(&g, &cls, &roots));
         }
-        substitute(&mut g, &cls, &subst, &mut roots);
+        substitute(&mut g, &cls, &subst, &mut all);
+        roots.copy_from_slice(&all[..4]);
+        g.set_case_roots(&all[4..]);
         if g.len() > opts.max_nodes {
             return Verdict::Unsupported(format!("the graph outgrew {} nodes", opts.max_nodes));
         }
@@ -262,7 +268,7 @@ fn check(
 }
 
 /// Replaces every use of a rewritten class by its replacement.
-fn substitute(g: &mut Graph, cls: &Classes, subst: &FxHashMap<u32, Id>, roots: &mut [Id; 4]) {
+fn substitute(g: &mut Graph, cls: &Classes, subst: &FxHashMap<u32, Id>, roots: &mut [Id]) {
     let resolve = |x: Id| -> Id {
         let mut x = x;
         for _ in 0..64 {

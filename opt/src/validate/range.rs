@@ -50,6 +50,8 @@ use crate::ir::{BinaryOp, Cmp, Type};
 const MAX_FACTS: usize = 12;
 /// Deepest recursion of one copy.
 const MAX_COPY_DEPTH: usize = 400;
+/// Most case-split copies per validation.
+const MAX_CASES: usize = 8;
 /// Most (node, context) pairs one round explores.
 const MAX_EXPLORE: usize = 200_000;
 
@@ -83,6 +85,51 @@ impl Rules<'_> {
             return None;
         }
         out.filter(|&m| m != n)
+    }
+
+    /// The branches of a two-way φ, as representatives.
+    fn two_way(&self, n: Id) -> Option<[(Id, Id); 2]> {
+        let node = self.g.node(n);
+        (node.op == Op::Phi && node.args.len() == 4).then(|| {
+            let a: Vec<Id> = node.args.iter().map(|&x| self.r(x)).collect();
+            [(a[0], a[1]), (a[2], a[3])]
+        })
+    }
+
+    /// R8's case split (loop versioning, P12 restricted to checks) at the
+    /// φ `n`: `φ{g → X, h → Y} ↓ Y` once `Y'`, `Y` copied under `g` with
+    /// the checks `g` proves dropped, is in `X`'s class (so `X = Y' = Y`
+    /// wherever `g` holds). `Y'` is made in one round and kept as an extra
+    /// root of the refinement (`Graph::case_copy`), and compared in later
+    /// rounds, when refinement has had the chance to merge its loops with
+    /// `X`'s. At most [`MAX_CASES`] copies per validation.
+    pub(super) fn case_split(&mut self, n: Id) -> Option<Id> {
+        let [(g0, v0), (g1, v1)] = self.two_way(n)?;
+        for (g, x, y) in [(g0, v0, v1), (g1, v1, v0)] {
+            if let Some(copy) = self.g.case_copy(y, g) {
+                if self.same(copy, x) {
+                    return Some(y);
+                }
+                continue;
+            }
+            if self.g.case_count() >= MAX_CASES || self.range.failed {
+                continue;
+            }
+            if self.range.useful.is_none() {
+                let useful = self.explore();
+                self.range.useful = Some(useful);
+            }
+            let c = self.with_fact(0, g);
+            if !self.range.useful.as_ref()?.contains(&(y, c)) {
+                continue;
+            }
+            if let Some(copy) = self.copy(y, c, 0).filter(|&m| m != y) {
+                if !self.range.failed {
+                    self.g.set_case_copy(y, g, copy);
+                }
+            }
+        }
+        None
     }
 
     fn ctx_id(&mut self, mut facts: Vec<Id>) -> u32 {
@@ -257,16 +304,26 @@ impl Rules<'_> {
         let mut preds: Vec<Vec<usize>> = Vec::new();
         let mut good: Vec<usize> = Vec::new();
         let mut stack: Vec<usize> = Vec::new();
-        let starts: Vec<Id> = (self.cls.reached.iter().copied())
+        let nodes: Vec<Id> = (self.cls.reached.iter().copied())
             .filter(|&n| {
                 self.r(n) == n && matches!(self.g.node(n).op, Op::Mu(_) | Op::Eta(_) | Op::Phi)
             })
             .collect();
+        let mut starts: Vec<(Id, u32)> = nodes.iter().map(|&n| (n, 0)).collect();
+        // The case split: each branch of a two-way φ under the other's gate.
+        for &n in &nodes {
+            if let Some([(g0, v0), (g1, v1)]) = self.two_way(n) {
+                let c1 = self.with_fact(0, g1);
+                let c0 = self.with_fact(0, g0);
+                starts.push((v0, c1));
+                starts.push((v1, c0));
+            }
+        }
         for s in starts {
-            if let std::collections::hash_map::Entry::Vacant(v) = index.entry((s, 0)) {
+            if let std::collections::hash_map::Entry::Vacant(v) = index.entry(s) {
                 v.insert(pairs.len());
                 stack.push(pairs.len());
-                pairs.push((s, 0));
+                pairs.push(s);
                 preds.push(Vec::new());
             }
         }

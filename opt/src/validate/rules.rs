@@ -78,7 +78,7 @@ impl<'a> Rules<'a> {
         }
     }
 
-    fn same(&self, a: Id, b: Id) -> bool {
+    pub(super) fn same(&self, a: Id, b: Id) -> bool {
         self.r(a) == self.r(b)
     }
 
@@ -157,7 +157,10 @@ impl<'a> Rules<'a> {
                 }
             }
             Op::And | Op::Or => self.junction(n, &node.op, &a),
-            Op::Phi => self.phi(n, ty, &a).or_else(|| self.strip_checks(n)),
+            Op::Phi => self
+                .phi(n, ty, &a)
+                .or_else(|| self.strip_checks(n))
+                .or_else(|| self.case_split(n)),
             Op::Mu(_) => {
                 let tok_ok = !(self.strict && ty == Type::Unit);
                 (tok_ok && (self.same(a[1], n) || self.same(a[1], a[0])))

@@ -186,3 +186,54 @@ block3:
     crate::canon::canonicalize(&mut a2);
     assert!(validate(&b, &a2).is_equal(), "{:?}", validate(&b, &a2));
 }
+
+/// `for i in 0..n { y[i] += x[i] }`: BCE versions the loop on
+/// `n <= min(len(y), len(x))`.
+const AXPY: &str = "fn fn0 \"axpy\"([int], [int], int) -> void {
+block0(v0: [int], v1: [int], v2: int):
+    v3: int = iconst 0
+    jump block1(v3)
+block1(v4: int):
+    v5: bool = icmp lt v4, v2
+    br v5, block2, block3
+block2:
+    bounds_check v0, v4 @1:1
+    v6: int = array_get v0, v4
+    bounds_check v1, v4 @1:2
+    v7: int = array_get v1, v4
+    v8: int = iadd v6, v7
+    array_set v0, v4, v8
+    v9: int = iconst 1
+    v10: int = iadd v4, v9
+    jump block1(v10)
+block3:
+    return
+}
+";
+
+#[test]
+fn a_versioned_loop_validates_by_the_case_split_and_a_wrong_test_alarms() {
+    let mut before = f(AXPY);
+    crate::canon::canonicalize(&mut before);
+    let mut p = Program::default();
+    p.funcs.push(before.clone());
+    let opts = crate::passes::PipelineOptions {
+        verify: true,
+        time: false,
+    };
+    crate::passes::Pipeline::from_names(&["canon", "bce"])
+        .unwrap()
+        .run(&mut p, &opts, &mut ())
+        .unwrap();
+    let after = p.funcs[FuncId::from_u32(0)].clone();
+    let text = crate::ir::print_function(&p, FuncId::from_u32(0));
+    assert!(text.contains("imin"), "BCE versions the loop: {text}");
+    assert!(
+        validate(&before, &after).is_equal(),
+        "{:?}\n{text}",
+        validate(&before, &after)
+    );
+    // `n <= max(len(y), len(x))` does not keep both indices in range.
+    let wrong = f(&text.replace("imin", "imax"));
+    assert!(!validate(&before, &wrong).is_equal(), "{text}");
+}
