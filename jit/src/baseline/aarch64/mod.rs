@@ -376,10 +376,13 @@ impl Backend for Aarch64 {
         let saved = self.saved_homes();
         self.record = (32 + 8 * saved.len()).next_multiple_of(16);
         let neg = -(self.record as i32);
+        // The depth word (`[x29, #24]`) is zeroed with `x19`'s store: only
+        // recursive functions write it (`depth_enter`), and the GC scan
+        // covers the record, so it must not keep an old word.
         dynasm!(self.ops ; .arch aarch64
             ; stp x29, x30, [sp, #neg]!
             ; mov x29, sp
-            ; str x19, [sp, #16]
+            ; stp x19, xzr, [sp, #16]
             ; mov x19, x0
         );
         for (k, &(float, r)) in saved.iter().enumerate() {
@@ -389,6 +392,11 @@ impl Backend for Aarch64 {
             } else {
                 dynasm!(self.ops ; .arch aarch64 ; str X(r), [sp, #off]);
             }
+        }
+        if saved.len() % 2 == 1 {
+            // The record's alignment word, scanned too.
+            let off = (32 + 8 * saved.len()) as u32;
+            dynasm!(self.ops ; .arch aarch64 ; str xzr, [sp, #off]);
         }
         self.mov_imm(16, self.frame as i64);
         dynasm!(self.ops ; .arch aarch64
