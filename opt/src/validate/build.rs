@@ -184,6 +184,10 @@ impl Builder<'_> {
             let back = self.cfg.loops[l].back;
             let next = self.along_edge(back, slot)?;
             self.g.patch_mu(mu, next);
+            // Recorded for R8 (`range`); a loop without one gets no facts.
+            if let Ok(c) = self.cont(l) {
+                self.g.set_loop_cont(mu, c);
+            }
         }
         self.result()
     }

@@ -205,6 +205,11 @@ pub struct Graph {
     nodes: Vec<Node>,
     table: FxHashMap<Node, Id>,
     origins: FxHashMap<Id, Origin>,
+    /// The continue condition of each μ's loop (`build`; R8).
+    conts: FxHashMap<Id, Id>,
+    /// R8's case-split copies: (value, gate) → the value copied under the
+    /// gate, in order of creation (extra refinement roots).
+    cases: Vec<((Id, Id), Id)>,
 }
 
 impl Graph {
@@ -262,6 +267,46 @@ impl Graph {
     /// Sets the `next` argument of an open μ.
     pub fn patch_mu(&mut self, mu: Id, next: Id) {
         self.nodes[mu.index()].args[1] = next;
+    }
+
+    /// Records `cont` as the continue condition of the loop of `mu`: tick
+    /// `k + 1` of the loop exists only when `cont` holds at tick `k`.
+    pub fn set_loop_cont(&mut self, mu: Id, cont: Id) {
+        self.conts.insert(mu, cont);
+    }
+
+    /// Records `copy` as `value` copied under `gate` (R8's case split).
+    pub fn set_case_copy(&mut self, value: Id, gate: Id, copy: Id) {
+        self.cases.push(((value, gate), copy));
+    }
+
+    /// The copy of `value` under `gate`, if made.
+    pub fn case_copy(&self, value: Id, gate: Id) -> Option<Id> {
+        (self.cases.iter())
+            .find(|c| c.0 == (value, gate))
+            .map(|c| c.1)
+    }
+
+    /// How many case-split copies exist.
+    pub fn case_count(&self) -> usize {
+        self.cases.len()
+    }
+
+    /// The case-split copies (extra roots: refinement must class them).
+    pub fn case_roots(&self) -> Vec<Id> {
+        self.cases.iter().map(|c| c.1).collect()
+    }
+
+    /// Replaces the case-split copies by `roots` (after substitution).
+    pub fn set_case_roots(&mut self, roots: &[Id]) {
+        for (c, &r) in self.cases.iter_mut().zip(roots) {
+            c.1 = r;
+        }
+    }
+
+    /// The continue condition of the loop of `mu`, if recorded.
+    pub fn loop_cont(&self, mu: Id) -> Option<Id> {
+        self.conts.get(&mu).copied()
     }
 
     /// Records where `id` came from, unless it already has an origin.

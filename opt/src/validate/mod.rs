@@ -63,6 +63,7 @@ pub mod fold;
 pub mod gates;
 pub mod graph;
 pub mod instrument;
+pub mod range;
 pub mod refine;
 pub mod report;
 pub mod rules;
@@ -75,6 +76,8 @@ mod mutants;
 mod soundness;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_range;
 #[cfg(test)]
 mod tests_shapes;
 
@@ -184,8 +187,8 @@ pub fn missing_rule(pass: &str) -> &'static str {
         }
         "peel" => "loop peeling changes the loop's shape (no rule, Govereau §1.2)",
         "bce" => {
-            "induction range facts (`0 <= i < n`) and the versioning case split \
-             (no rule)"
+            "the loop-versioning case split on the preheader's `n <= min(len..)` \
+             (no rule; counted-loop range facts are R8)"
         }
         "unswitch" => "the case split on a loop-invariant condition (P12, no rule)",
         "jt" | "js" => "path gates relative to different dominators after threading",
@@ -224,10 +227,13 @@ fn check(
     // The loops doubled so far (`unroll`), each at most once.
     let mut doubled = unroll::Doubled::default();
     for _ in 0..opts.max_rounds {
-        let cls = refine(&g, &roots);
+        let mut all = roots.to_vec();
+        all.extend(g.case_roots());
+        let cls = refine(&g, &all);
         if cls.same(roots[0], roots[2]) && cls.same(roots[1], roots[3]) {
             return Verdict::Equal;
         }
+        let cases = g.case_count();
         let subst = {
             let mut rules = Rules::new(&mut g, &cls, opts.strict);
             let mut subst: FxHashMap<u32, Id> = FxHashMap::default();
@@ -247,10 +253,13 @@ fn check(
             }
             subst
         };
-        if subst.is_empty() {
+        // A new case-split copy (R8) is compared in the next round.
+        if subst.is_empty() && g.case_count() == cases {
             return Verdict::Alarm(report::explain(&g, &cls, &roots));
         }
-        substitute(&mut g, &cls, &subst, &mut roots);
+        substitute(&mut g, &cls, &subst, &mut all);
+        roots.copy_from_slice(&all[..4]);
+        g.set_case_roots(&all[4..]);
         if g.len() > opts.max_nodes {
             return Verdict::Unsupported(format!("the graph outgrew {} nodes", opts.max_nodes));
         }
@@ -259,7 +268,7 @@ fn check(
 }
 
 /// Replaces every use of a rewritten class by its replacement.
-fn substitute(g: &mut Graph, cls: &Classes, subst: &FxHashMap<u32, Id>, roots: &mut [Id; 4]) {
+fn substitute(g: &mut Graph, cls: &Classes, subst: &FxHashMap<u32, Id>, roots: &mut [Id]) {
     let resolve = |x: Id| -> Id {
         let mut x = x;
         for _ in 0..64 {

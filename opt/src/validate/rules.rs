@@ -12,6 +12,7 @@
 //! | R5 | loads skip effects that cannot change what they read (distinct allocations, other globals, checks, output), forward a store to the same place, and skip a whole loop whose token cycle writes nothing they read | 2.10, 2.11 |
 //! | R6 | a check that passed earlier on the token chain passes again; a division check by a non-zero constant and `assert true` vanish; a store overwriting the same place drops the earlier one | — (digest R6) |
 //! | R7 | pass-mirroring, in the optimizer's orientation: `a + a ↓ a << 1`, `a * 2^k ↓ a << k` | §2.4 |
+//! | R8 | a bounds check proved by the facts where it is observed (`range`) | — |
 //!
 //! In strict-termination mode (digest §5.2) R4's μ and η rules do not
 //! fire on tokens, so deleting a loop that might not terminate alarms.
@@ -22,6 +23,7 @@ use super::bdd::{FALSE, TRUE};
 use super::fold;
 use super::gates::{Atom, Gates};
 use super::graph::{EffKind, Graph, Id, LoadKind, Op};
+use super::range::Strip;
 use super::refine::Classes;
 use crate::ir::{BinaryOp, Cmp, Type};
 
@@ -40,6 +42,8 @@ pub struct Rules<'a> {
     pub strict: bool,
     peeled: FxHashMap<(Id, u16), Option<Id>>,
     gates: Gates,
+    /// R8's state for this round.
+    pub(super) range: Strip,
 }
 
 impl<'a> Rules<'a> {
@@ -62,6 +66,7 @@ impl<'a> Rules<'a> {
             strict,
             peeled: FxHashMap::default(),
             gates,
+            range: Strip::default(),
         }
     }
 
@@ -73,7 +78,7 @@ impl<'a> Rules<'a> {
         }
     }
 
-    fn same(&self, a: Id, b: Id) -> bool {
+    pub(super) fn same(&self, a: Id, b: Id) -> bool {
         self.r(a) == self.r(b)
     }
 
@@ -152,12 +157,19 @@ impl<'a> Rules<'a> {
                 }
             }
             Op::And | Op::Or => self.junction(n, &node.op, &a),
-            Op::Phi => self.phi(n, ty, &a),
+            Op::Phi => self
+                .phi(n, ty, &a)
+                .or_else(|| self.strip_checks(n))
+                .or_else(|| self.case_split(n)),
             Op::Mu(_) => {
                 let tok_ok = !(self.strict && ty == Type::Unit);
-                (tok_ok && (self.same(a[1], n) || self.same(a[1], a[0]))).then_some(a[0])
+                (tok_ok && (self.same(a[1], n) || self.same(a[1], a[0])))
+                    .then_some(a[0])
+                    .or_else(|| self.strip_checks(n))
             }
-            Op::Eta(d) => self.eta(*d, ty, a[0], a[1]),
+            Op::Eta(d) => self
+                .eta(*d, ty, a[0], a[1])
+                .or_else(|| self.strip_checks(n)),
             Op::Load(kind) => self.load(*kind, ty, &a),
             Op::Proj(1) => self.check_passes(a[0]),
             Op::Eff(EffKind::ArraySet) => {
@@ -648,7 +660,7 @@ impl<'a> Rules<'a> {
 
     /// R5: a load skips effects that cannot change what it reads and is
     /// forwarded from a store to the same place.
-    fn load(&mut self, kind: LoadKind, ty: Type, a: &[Id]) -> Option<Id> {
+    pub(super) fn load(&mut self, kind: LoadKind, ty: Type, a: &[Id]) -> Option<Id> {
         let (addr, tok) = a.split_at(a.len() - 1);
         let mut t = tok[0];
         let start = t;

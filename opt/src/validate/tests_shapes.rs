@@ -506,13 +506,10 @@ block3:
 }
 ";
 
-/// BCE: the dominated check validates (R6); a check removed because the
-/// loop's range `0 <= i < len(a)` proves it is documented incompleteness
-/// (an F-style alarm): the validator has no induction or range facts, and
-/// BCE's loop versioning would also need the case split on the preheader's
-/// test (see notes/validate.md).
+/// BCE: the dominated check validates (R6), and so does a check removed
+/// because the loop's range `0 <= i < len(a)` proves it (R8, `range`).
 #[test]
-fn bce_dominated_checks_validate_and_range_facts_are_a_documented_gap() {
+fn bce_dominated_checks_and_range_facts_validate() {
     let mut p = program(CHECKS);
     let mut v = Validator::default();
     v.set_program(&p);
@@ -525,7 +522,6 @@ fn bce_dominated_checks_validate_and_range_facts_are_a_documented_gap() {
         .run(&mut p, &opts, &mut v)
         .unwrap();
     let bce = v.stats.iter().find(|s| s.name == "bce").unwrap();
-    assert_eq!((bce.changed, bce.equal), (2, 1), "{:?}", v.stats);
-    let failed: Vec<&str> = v.findings.iter().map(|f| f.func.as_str()).collect();
-    assert_eq!(failed, ["fill"], "{:#?}", v.findings);
+    assert_eq!((bce.changed, bce.equal), (2, 2), "{:?}", v.stats);
+    assert!(v.findings.is_empty(), "{:#?}", v.findings);
 }

@@ -366,11 +366,18 @@ fn validate_corpus_lists_every_function_that_does_not_validate() {
         "fn sum(n: int) -> int {\n    var s = 0;\n    for i in 0..n {\n        s += i;\n    }\n    return s;\n}\nprint(sum(10));\n",
     )
     .unwrap();
-    // BCE removes the checks of a counted loop over the array's length:
-    // the validator has no range facts (a documented missing rule).
+    // BCE removes the checks of a counted loop over the array's length,
+    // which validates (range facts, R8).
     std::fs::write(
         dir.join("group/fill.wdl"),
         "fn fill(a: [int]) {\n    for i in 0..len(a) {\n        a[i] = i;\n    }\n}\nlet a = [0; 5];\nfill(a);\nprint(a[4]);\n",
+    )
+    .unwrap();
+    // The unrolled loop that exits from its body: `k + 1` over the exit φ
+    // on one side, inside it on the other (a documented missing rule).
+    std::fs::write(
+        dir.join("group/spin.wdl"),
+        "fn spin(n: int) -> int {\n    var k = n;\n    while true {\n        k += 1;\n        if k % 7 == 0 { return k; }\n    }\n}\nprint(spin(3));\n",
     )
     .unwrap();
     std::fs::write(dir.join("group/broken.wdl"), "fn f() { return x; }\n").unwrap();
@@ -386,7 +393,7 @@ fn validate_corpus_lists_every_function_that_does_not_validate() {
     let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("2 programs (1 skipped)"), "{text}");
+    assert!(text.contains("3 programs (1 skipped)"), "{text}");
     assert!(text.contains("whole pipeline: validated "), "{text}");
     assert!(text.contains("validate/passes "), "{text}");
     let bce = text
@@ -396,8 +403,9 @@ fn validate_corpus_lists_every_function_that_does_not_validate() {
     assert!(bce.split_whitespace().nth(2) != Some("0"), "{text}");
     let listed = text
         .lines()
-        .find(|l| l.contains("group/fill.wdl: fill:"))
-        .unwrap_or_else(|| panic!("fill is listed: {text}"));
-    assert!(listed.contains("missing rule (bce:"), "{text}");
+        .find(|l| l.contains("group/spin.wdl: spin:"))
+        .unwrap_or_else(|| panic!("spin is listed: {text}"));
+    assert!(listed.contains("missing rule (unroll:"), "{text}");
     assert!(!text.contains("group/sum.wdl: sum:"), "{text}");
+    assert!(!text.contains("group/fill.wdl: fill:"), "{text}");
 }

@@ -1,0 +1,535 @@
+//! R8, range facts: a bounds check that the path to it proves in range is
+//! dropped from the token, under the facts that hold where its value is
+//! observed (bounds-check elimination, `opt::passes::bce`).
+//!
+//! The thesis has no such rule (its checks are the division flag of
+//! §3.3, never removed); this is the digest's R6 extended with the facts
+//! its gates carry. The synchronous reading of the value graph (Govereau
+//! §4.0.3, the stream equations of μ, η and φ) says *when* a node's value
+//! is observed:
+//!
+//! - `φ{g_j → v_j}` observes `v_j` only at ticks where `g_j` holds;
+//! - `μ_d(init, next)` observes `next` at tick `k` only when tick `k + 1`
+//!   of the loop exists, i.e. when the loop's continue condition `cont_d`
+//!   (`Graph::loop_cont`, recorded by `build`) holds at `k`;
+//! - `η_d(c, v)` observes `v` at the loop's exit tick; facts that vary
+//!   with no loop of depth `≥ d` hold there as well (they are constant
+//!   across the loop's ticks), others are dropped.
+//!
+//! [`Rules::strip_checks`] copies the cone of a μ, an η or a φ under the facts
+//! collected on the way (a context), and a `bounds_check a, i` reached
+//! under a context that proves `0 <= i < len(a)` is replaced by its input
+//! token. The copy of a μ under facts `F` (all invariant in its loop) is
+//! `μ_d(init', next')` with `next'` copied under `F ∧ cont_d` and its
+//! references to the μ made to the copy: by induction on ticks it equals
+//! the original at every tick that is observed, so the copy may replace the
+//! original everywhere (the rule starts with no facts).
+//!
+//! **What proves a check** `bounds_check(a, i)` at token `t`:
+//! - `i < len(a)`: a fact `i < u` (or `¬(u <= i)`) with `u <= len(a at t)`
+//!   by a chain of facts `u <= w` (or `¬(w < u)`), `min(x, y) <= x`, and
+//!   equality with `len(a at t)` after the load rule R5 has moved the length
+//!   read down the token chain (a loop whose cycle resizes no array is
+//!   skipped, so `len` read before the loop is the length inside it);
+//! - `0 <= i`: a constant `>= 0` or a length; `y + 1` when `0 <= y` and a
+//!   fact `y < m` (so it does not wrap); or an induction variable
+//!   `i = μ_d(i0, next)` with `0 <= i0` and `0 <= next` under the loop's
+//!   continue condition assuming `0 <= i` (`next` is observed only on a
+//!   tick that continues; by induction `i_k >= 0` on every tick that
+//!   exists). So `i + 1` under `i < n` steps, and so does the unrolled
+//!   `(i + 1) + 1` under `i < n ∧ i + 1 < n`.
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::graph::{EffKind, Id, LoadKind, Op};
+use super::rules::Rules;
+use crate::ir::{BinaryOp, Cmp, Type};
+
+/// Most facts a context keeps (further ones are dropped, which is sound:
+/// fewer assumptions prove less).
+const MAX_FACTS: usize = 12;
+/// Deepest recursion of one copy.
+const MAX_COPY_DEPTH: usize = 400;
+/// Most case-split copies per validation.
+const MAX_CASES: usize = 8;
+/// Most (node, context) pairs one round explores.
+const MAX_EXPLORE: usize = 200_000;
+
+/// The per-round state of R8.
+#[derive(Default)]
+pub struct Strip {
+    /// Interned contexts (sorted fact sets); context 0 is empty.
+    ctxs: Vec<Vec<Id>>,
+    ctx_ids: FxHashMap<Vec<Id>, u32>,
+    /// (node, context) pairs whose cone holds a provable check.
+    useful: Option<FxHashSet<(Id, u32)>>,
+    /// Copies made this round.
+    copies: FxHashMap<(Id, u32), Id>,
+    /// A copy ran out of depth this round: no more copies.
+    failed: bool,
+}
+
+impl Rules<'_> {
+    /// R8 at a μ, an η or a φ: the node with the bounds checks its observers'
+    /// facts prove dropped (see the module doc), if there are any.
+    pub(super) fn strip_checks(&mut self, n: Id) -> Option<Id> {
+        if self.range.useful.is_none() {
+            let useful = self.explore();
+            self.range.useful = Some(useful);
+        }
+        if self.range.failed || !self.range.useful.as_ref()?.contains(&(n, 0)) {
+            return None;
+        }
+        let out = self.copy(n, 0, 0);
+        if self.range.failed {
+            return None;
+        }
+        out.filter(|&m| m != n)
+    }
+
+    /// The branches of a two-way φ, as representatives.
+    fn two_way(&self, n: Id) -> Option<[(Id, Id); 2]> {
+        let node = self.g.node(n);
+        (node.op == Op::Phi && node.args.len() == 4).then(|| {
+            let a: Vec<Id> = node.args.iter().map(|&x| self.r(x)).collect();
+            [(a[0], a[1]), (a[2], a[3])]
+        })
+    }
+
+    /// R8's case split (loop versioning, P12 restricted to checks) at the
+    /// φ `n`: `φ{g → X, h → Y} ↓ Y` once `Y'`, `Y` copied under `g` with
+    /// the checks `g` proves dropped, is in `X`'s class (so `X = Y' = Y`
+    /// wherever `g` holds). `Y'` is made in one round and kept as an extra
+    /// root of the refinement (`Graph::case_copy`), and compared in later
+    /// rounds, when refinement has had the chance to merge its loops with
+    /// `X`'s. At most [`MAX_CASES`] copies per validation.
+    pub(super) fn case_split(&mut self, n: Id) -> Option<Id> {
+        let [(g0, v0), (g1, v1)] = self.two_way(n)?;
+        for (g, x, y) in [(g0, v0, v1), (g1, v1, v0)] {
+            if let Some(copy) = self.g.case_copy(y, g) {
+                if self.same(copy, x) {
+                    return Some(y);
+                }
+                continue;
+            }
+            if self.g.case_count() >= MAX_CASES || self.range.failed {
+                continue;
+            }
+            if self.range.useful.is_none() {
+                let useful = self.explore();
+                self.range.useful = Some(useful);
+            }
+            let c = self.with_fact(0, g);
+            if !self.range.useful.as_ref()?.contains(&(y, c)) {
+                continue;
+            }
+            if let Some(copy) = self.copy(y, c, 0).filter(|&m| m != y) {
+                if !self.range.failed {
+                    self.g.set_case_copy(y, g, copy);
+                }
+            }
+        }
+        None
+    }
+
+    fn ctx_id(&mut self, mut facts: Vec<Id>) -> u32 {
+        facts.sort();
+        facts.dedup();
+        facts.truncate(MAX_FACTS);
+        if self.range.ctxs.is_empty() {
+            self.range.ctxs.push(Vec::new());
+            self.range.ctx_ids.insert(Vec::new(), 0);
+        }
+        if let Some(&c) = self.range.ctx_ids.get(&facts) {
+            return c;
+        }
+        let c = self.range.ctxs.len() as u32;
+        self.range.ctxs.push(facts.clone());
+        self.range.ctx_ids.insert(facts, c);
+        c
+    }
+
+    fn facts(&self, c: u32) -> &[Id] {
+        self.range
+            .ctxs
+            .get(c as usize)
+            .map_or(&[], |v| v.as_slice())
+    }
+
+    /// Context `c` with the conjuncts of `f` added.
+    fn with_fact(&mut self, c: u32, f: Id) -> u32 {
+        let mut facts = self.facts(c).to_vec();
+        let before = facts.len();
+        self.conjuncts_into(f, &mut facts, 4);
+        if facts.len() == before {
+            return c;
+        }
+        self.ctx_id(facts)
+    }
+
+    /// Pushes the conjuncts of the gate `f` (through `And`, `¬Or` and
+    /// `¬¬`) onto `out`.
+    fn conjuncts_into(&mut self, f: Id, out: &mut Vec<Id>, fuel: u8) {
+        let f = self.r(f);
+        if self.g.bool_of(f).is_some() {
+            return;
+        }
+        let node = self.g.node(f).clone();
+        match node.op {
+            Op::And if fuel > 0 => {
+                for x in node.args {
+                    self.conjuncts_into(x, out, fuel - 1);
+                }
+            }
+            Op::Not if fuel > 0 => {
+                let inner = self.r(node.args[0]);
+                let inode = self.g.node(inner).clone();
+                match inode.op {
+                    Op::Or => {
+                        for x in inode.args {
+                            let x = self.r(x);
+                            let nx = self.g.not(x);
+                            self.conjuncts_into(nx, out, fuel - 1);
+                        }
+                    }
+                    Op::Not => self.conjuncts_into(inode.args[0], out, fuel - 1),
+                    _ => out.push(f),
+                }
+            }
+            _ => out.push(f),
+        }
+    }
+
+    /// The context of the value of `η_d(cont, ·)` at its exit tick:
+    /// the facts of `c` invariant in the loop, and for each fact
+    /// `η_d(cont, x)` (or its negation) the conjuncts of `x` (of `¬x`),
+    /// which is what the fact says at that tick.
+    fn at_exit(&mut self, c: u32, d: u16, cont: Id) -> u32 {
+        let mut facts: Vec<Id> = (self.facts(c).iter().copied())
+            .filter(|&f| self.depth_of(f) < d)
+            .collect();
+        let all = self.facts(c).to_vec();
+        for f in all {
+            let node = self.g.node(f).clone();
+            let (neg, e) = match node.op {
+                Op::Not => (true, self.r(node.args[0])),
+                _ => (false, f),
+            };
+            let en = self.g.node(e).clone();
+            if en.op == Op::Eta(d) && self.r(en.args[0]) == cont {
+                let x = self.r(en.args[1]);
+                let x = if neg { self.g.not(x) } else { x };
+                self.conjuncts_into(x, &mut facts, 4);
+            }
+        }
+        if facts == self.facts(c) {
+            return c;
+        }
+        self.ctx_id(facts)
+    }
+
+    /// Context `c` without the facts that vary with a loop of depth `>= d`.
+    fn below(&mut self, c: u32, d: u16) -> u32 {
+        let facts: Vec<Id> = (self.facts(c).iter().copied())
+            .filter(|&f| self.depth_of(f) < d)
+            .collect();
+        if facts.len() == self.facts(c).len() {
+            return c;
+        }
+        self.ctx_id(facts)
+    }
+
+    /// The (node, context) pairs the copy of `x` under `c` visits, with
+    /// the contexts their arguments are copied under.
+    fn successors(&mut self, x: Id, c: u32) -> Vec<(Id, u32)> {
+        let node = self.g.node(x).clone();
+        let a: Vec<Id> = node.args.iter().map(|&y| self.r(y)).collect();
+        match node.op {
+            Op::Mu(d) => {
+                let inner = self.below(c, d);
+                let next_ctx = match self.g.loop_cont(x) {
+                    Some(cont) => self.with_fact(inner, cont),
+                    None => inner,
+                };
+                vec![(a[0], inner), (a[1], next_ctx)]
+            }
+            Op::Eta(d) => {
+                let inner = self.below(c, d);
+                let exit = self.at_exit(c, d, a[0]);
+                vec![(a[0], inner), (a[1], exit)]
+            }
+            Op::Phi => {
+                let mut out = Vec::with_capacity(a.len());
+                for pair in a.chunks(2) {
+                    out.push((pair[0], c));
+                    let vc = self.with_fact(c, pair[0]);
+                    out.push((pair[1], vc));
+                }
+                out
+            }
+            _ => a.into_iter().map(|y| (y, c)).collect(),
+        }
+    }
+
+    /// The input token of `x` when `x` is the token after a bounds check
+    /// that context `c` proves.
+    fn proved_check(&mut self, x: Id, c: u32) -> Option<Id> {
+        let node = self.g.node(x);
+        if node.op != Op::Proj(1) {
+            return None;
+        }
+        let e = self.r(node.args[0]);
+        let en = self.g.node(e);
+        if en.op != Op::Eff(EffKind::BoundsCheck) {
+            return None;
+        }
+        let (a, i, t) = (self.r(en.args[0]), self.r(en.args[1]), self.r(en.args[2]));
+        (self.non_negative(i, c, None, 6) && self.below_len(i, a, t, c)).then_some(t)
+    }
+
+    /// Every (node, context) pair reachable from the round's μ's, η's and φ's
+    /// (with no facts) whose cone holds a check its context proves.
+    fn explore(&mut self) -> FxHashSet<(Id, u32)> {
+        let mut useful = FxHashSet::default();
+        let has_check = self
+            .cls
+            .reached
+            .iter()
+            .any(|&n| self.g.node(n).op == Op::Eff(EffKind::BoundsCheck));
+        if !has_check {
+            return useful;
+        }
+        let mut index: FxHashMap<(Id, u32), usize> = FxHashMap::default();
+        let mut pairs: Vec<(Id, u32)> = Vec::new();
+        let mut preds: Vec<Vec<usize>> = Vec::new();
+        let mut good: Vec<usize> = Vec::new();
+        let mut stack: Vec<usize> = Vec::new();
+        let nodes: Vec<Id> = (self.cls.reached.iter().copied())
+            .filter(|&n| {
+                self.r(n) == n && matches!(self.g.node(n).op, Op::Mu(_) | Op::Eta(_) | Op::Phi)
+            })
+            .collect();
+        let mut starts: Vec<(Id, u32)> = nodes.iter().map(|&n| (n, 0)).collect();
+        // The case split: each branch of a two-way φ under the other's gate.
+        for &n in &nodes {
+            if let Some([(g0, v0), (g1, v1)]) = self.two_way(n) {
+                let c1 = self.with_fact(0, g1);
+                let c0 = self.with_fact(0, g0);
+                starts.push((v0, c1));
+                starts.push((v1, c0));
+            }
+        }
+        for s in starts {
+            if let std::collections::hash_map::Entry::Vacant(v) = index.entry(s) {
+                v.insert(pairs.len());
+                stack.push(pairs.len());
+                pairs.push(s);
+                preds.push(Vec::new());
+            }
+        }
+        while let Some(p) = stack.pop() {
+            if pairs.len() > MAX_EXPLORE {
+                self.range.failed = true;
+                return useful;
+            }
+            let (x, c) = pairs[p];
+            let succ = match self.proved_check(x, c) {
+                Some(t) => {
+                    good.push(p);
+                    vec![(t, c)]
+                }
+                None => self.successors(x, c),
+            };
+            for (y, yc) in succ {
+                if self.g.node(y).args.is_empty() {
+                    continue;
+                }
+                let q = match index.get(&(y, yc)) {
+                    Some(&q) => q,
+                    None => {
+                        let q = pairs.len();
+                        index.insert((y, yc), q);
+                        pairs.push((y, yc));
+                        preds.push(Vec::new());
+                        stack.push(q);
+                        q
+                    }
+                };
+                preds[q].push(p);
+            }
+        }
+        let mut mark = vec![false; pairs.len()];
+        while let Some(p) = good.pop() {
+            if std::mem::replace(&mut mark[p], true) {
+                continue;
+            }
+            useful.insert(pairs[p]);
+            good.extend(preds[p].iter().copied());
+        }
+        useful
+    }
+
+    /// The copy of `x` under context `c` with the proved checks dropped
+    /// (`x` itself when its cone holds none).
+    fn copy(&mut self, x: Id, c: u32, depth: usize) -> Option<Id> {
+        let x = self.r(x);
+        if !self.range.useful.as_ref()?.contains(&(x, c)) {
+            return Some(x);
+        }
+        if let Some(&m) = self.range.copies.get(&(x, c)) {
+            return Some(m);
+        }
+        if depth > MAX_COPY_DEPTH || self.range.failed {
+            self.range.failed = true;
+            return None;
+        }
+        if let Some(t) = self.proved_check(x, c) {
+            let m = self.copy(t, c, depth + 1)?;
+            self.range.copies.insert((x, c), m);
+            return Some(m);
+        }
+        let succ = self.successors(x, c);
+        let node = self.g.node(x).clone();
+        if let Op::Mu(d) = node.op {
+            let mu = self.g.open_mu(d, node.ty, succ[0].0);
+            self.range.copies.insert((x, c), mu);
+            let init = self.copy(succ[0].0, succ[0].1, depth + 1)?;
+            let next = self.copy(succ[1].0, succ[1].1, depth + 1)?;
+            self.g.set_arg(mu, 0, init);
+            self.g.patch_mu(mu, next);
+            if let Some(cont) = self.g.loop_cont(x) {
+                let inner = succ[0].1;
+                let cont = self.copy(cont, inner, depth + 1)?;
+                self.g.set_loop_cont(mu, cont);
+            }
+            return Some(mu);
+        }
+        let mut args = Vec::with_capacity(succ.len());
+        for (y, yc) in succ {
+            args.push(self.copy(y, yc, depth + 1)?);
+        }
+        let m = self.g.intern(node.op, node.ty, args);
+        self.range.copies.insert((x, c), m);
+        Some(m)
+    }
+
+    /// The facts of context `c` as comparisons `(op, lhs, rhs)` with
+    /// `¬(x < y)` read as `y <= x` and `¬(x <= y)` as `y < x` (integers).
+    fn comparisons(&self, c: u32) -> Vec<(Cmp, Id, Id)> {
+        let mut out = Vec::new();
+        for &f in self.facts(c) {
+            let n = self.g.node(f);
+            match n.op {
+                Op::Bin(BinaryOp::ICmp(cc @ (Cmp::Lt | Cmp::Le))) => {
+                    out.push((cc, self.r(n.args[0]), self.r(n.args[1])));
+                }
+                Op::Not => {
+                    let m = self.g.node(self.r(n.args[0]));
+                    match m.op {
+                        Op::Bin(BinaryOp::ICmp(Cmp::Lt)) => {
+                            out.push((Cmp::Le, self.r(m.args[1]), self.r(m.args[0])));
+                        }
+                        Op::Bin(BinaryOp::ICmp(Cmp::Le)) => {
+                            out.push((Cmp::Lt, self.r(m.args[1]), self.r(m.args[0])));
+                        }
+                        _ => {}
+                    }
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// Whether context `c` proves `i < len(a)` at token `t`.
+    fn below_len(&mut self, i: Id, a: Id, t: Id, c: u32) -> bool {
+        let facts = self.comparisons(c);
+        if facts.is_empty() {
+            return false;
+        }
+        let at = self
+            .g
+            .intern(Op::Load(LoadKind::Len), Type::Int, vec![a, t]);
+        let len = self.load(LoadKind::Len, Type::Int, &[a, t]).unwrap_or(at);
+        facts
+            .iter()
+            .any(|&(cc, x, u)| cc == Cmp::Lt && x == i && self.at_most(u, len, &facts, 4))
+    }
+
+    /// Whether `u <= len` follows from the facts (`len` a length read).
+    fn at_most(&self, u: Id, len: Id, facts: &[(Cmp, Id, Id)], fuel: u8) -> bool {
+        if self.same_len(u, len) {
+            return true;
+        }
+        if fuel == 0 {
+            return false;
+        }
+        let n = self.g.node(u);
+        if n.op == Op::Bin(BinaryOp::IMin) {
+            let (x, y) = (self.r(n.args[0]), self.r(n.args[1]));
+            if self.at_most(x, len, facts, fuel - 1) || self.at_most(y, len, facts, fuel - 1) {
+                return true;
+            }
+        }
+        // `u < w` and `u <= w` both give `u <= w`.
+        (facts.iter()).any(|&(_, x, w)| x == u && self.at_most(w, len, facts, fuel - 1))
+    }
+
+    /// Whether `u` is the length read `len`: the same class, or the same
+    /// array read at the same token.
+    fn same_len(&self, u: Id, len: Id) -> bool {
+        let (u, len) = (self.r(u), self.r(len));
+        if u == len {
+            return true;
+        }
+        let (nu, nl) = (self.g.node(u), self.g.node(len));
+        nu.op == Op::Load(LoadKind::Len)
+            && nl.op == Op::Load(LoadKind::Len)
+            && self.r(nu.args[0]) == self.r(nl.args[0])
+            && self.r(nu.args[1]) == self.r(nl.args[1])
+    }
+
+    /// Whether `i >= 0` on every tick at which it is observed under
+    /// context `c`; `hyp` is a μ assumed non-negative at the current tick
+    /// (the induction hypothesis while its `next` is examined).
+    fn non_negative(&mut self, i: Id, c: u32, hyp: Option<Id>, fuel: u8) -> bool {
+        let i = self.r(i);
+        if Some(i) == hyp {
+            return true;
+        }
+        let n = self.g.node(i).clone();
+        if let Some(k) = self.g.const_of(i) {
+            return n.ty == Type::Int && (k as i64) >= 0;
+        }
+        if fuel == 0 {
+            return false;
+        }
+        match n.op {
+            Op::Load(LoadKind::Len) | Op::StrLen => true,
+            // `y + 1 >= 0` when `y >= 0` and `y < m` (no wrap).
+            Op::Bin(BinaryOp::IAdd) => {
+                let (x, y) = (self.r(n.args[0]), self.r(n.args[1]));
+                let y = match (self.g.const_of(x), self.g.const_of(y)) {
+                    (_, Some(1)) => x,
+                    (Some(1), _) => y,
+                    _ => return false,
+                };
+                let bounded =
+                    (self.comparisons(c).iter()).any(|&(cc, l, _)| cc == Cmp::Lt && l == y);
+                bounded && self.non_negative(y, c, hyp, fuel - 1)
+            }
+            // Induction: `init >= 0` (no facts), and `next >= 0` on a tick
+            // that continues, assuming `i >= 0` on it.
+            Op::Mu(_) => {
+                let Some(cont) = self.g.loop_cont(i) else {
+                    return false;
+                };
+                let (init, next) = (self.r(n.args[0]), self.r(n.args[1]));
+                let on_next = self.with_fact(0, cont);
+                self.non_negative(init, 0, hyp, fuel - 1)
+                    && self.non_negative(next, on_next, Some(i), fuel - 1)
+            }
+            _ => false,
+        }
+    }
+}
