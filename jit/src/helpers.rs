@@ -280,13 +280,7 @@ unsafe extern "C" fn call_func(vmctx: *mut VmCtx, func: u32, args: *const Word, 
             match r {
                 Ok(w) => w,
                 Err(trap) => {
-                    ctx.trap_code = trap.code as u32;
-                    if trap.loc != SrcLoc::NONE && ctx.trap_loc_set == 0 {
-                        ctx.trap_loc_set = 1;
-                        ctx.trap_file = trap.loc.file;
-                        ctx.trap_line = trap.loc.line;
-                        ctx.trap_col = trap.loc.col;
-                    }
+                    record_trap(ctx, &trap);
                     0
                 }
             }
@@ -296,6 +290,18 @@ unsafe extern "C" fn call_func(vmctx: *mut VmCtx, func: u32, args: *const Word, 
             ctx.trap_code = TRAP_HOST_PANIC;
             0
         }
+    }
+}
+
+/// Records `trap`, which a call from compiled code into the host returned,
+/// in the context: its code, and its location unless one is set already.
+fn record_trap(ctx: &mut VmCtx, trap: &waddle_opt::abi::Trap) {
+    ctx.trap_code = trap.code as u32;
+    if trap.loc != SrcLoc::NONE && ctx.trap_loc_set == 0 {
+        ctx.trap_loc_set = 1;
+        ctx.trap_file = trap.loc.file;
+        ctx.trap_line = trap.loc.line;
+        ctx.trap_col = trap.loc.col;
     }
 }
 
@@ -505,13 +511,7 @@ unsafe extern "C" fn loop_tier_up(
                     1
                 }
                 Some(Err(trap)) => {
-                    ctx.trap_code = trap.code as u32;
-                    if trap.loc != SrcLoc::NONE && ctx.trap_loc_set == 0 {
-                        ctx.trap_loc_set = 1;
-                        ctx.trap_file = trap.loc.file;
-                        ctx.trap_line = trap.loc.line;
-                        ctx.trap_col = trap.loc.col;
-                    }
+                    record_trap(ctx, &trap);
                     1
                 }
             }

@@ -184,18 +184,15 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
         );
         let t1 = Instant::now();
         ctx.set_disasm(opts.disasm);
-        if ctx.func.dfg.num_insts() > opts.huge_function_insts || has_wide_operands(f) {
-            let isa = match &mut huge_isa {
-                Some(isa) => isa,
-                None => huge_isa.insert(host_isa(opts, true)?),
-            };
-            define_with(&mut module, &**isa, id, &mut ctx)
-                .map_err(|e| codegen_err(f.name(), &e))?;
-        } else {
-            module
-                .define_function(id, &mut ctx)
-                .map_err(|e| codegen_err(f.name(), &e))?;
-        }
+        let huge = ctx.func.dfg.num_insts() > opts.huge_function_insts || has_wide_operands(f);
+        define(
+            &mut module,
+            &mut huge_isa,
+            huge,
+            opts,
+            (f.name(), id),
+            &mut ctx,
+        )?;
         let code_size = ctx.compiled_code().map_or(0, |c| c.code_buffer().len());
         let disasm = ctx.compiled_code().and_then(|c| c.vcode.clone());
         if let (Some(t), Some(code)) = (&mut table, ctx.compiled_code()) {
@@ -240,18 +237,15 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
             call_conv,
             env.frontend,
         );
-        if f.sig().params.len() > WIDE_OPERANDS {
-            let isa = match &mut huge_isa {
-                Some(isa) => isa,
-                None => huge_isa.insert(host_isa(opts, true)?),
-            };
-            define_with(&mut module, &**isa, id, &mut ctx)
-                .map_err(|e| codegen_err(f.name(), &e))?;
-        } else {
-            module
-                .define_function(id, &mut ctx)
-                .map_err(|e| codegen_err(f.name(), &e))?;
-        }
+        let huge = f.sig().params.len() > WIDE_OPERANDS;
+        define(
+            &mut module,
+            &mut huge_isa,
+            huge,
+            opts,
+            (f.name(), id),
+            &mut ctx,
+        )?;
         tramp_bytes += ctx.compiled_code().map_or(0, |c| c.code_buffer().len());
         module.clear_context(&mut ctx);
         tramps.push((fid, id));
@@ -296,6 +290,32 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
     compiled.keep_unwind_tables(unwind_tables.into_boxed_slice());
     compiled.account_code_bytes(code_bytes);
     Ok(compiled)
+}
+
+/// Defines `ctx`'s function as `id` in `module`: with the module's ISA, or,
+/// when `huge` (too many instructions or operands for the backtracking
+/// register allocator), with `huge_isa`'s single-pass allocator (made on
+/// first use).
+fn define(
+    module: &mut JITModule,
+    huge_isa: &mut Option<cranelift_codegen::isa::OwnedTargetIsa>,
+    huge: bool,
+    opts: &JitOptions,
+    (name, id): (&str, cranelift_module::FuncId),
+    ctx: &mut cranelift_codegen::Context,
+) -> Result<(), CompileError> {
+    let err = |e: &dyn fmt::Debug| CompileError::Codegen {
+        func: name.to_string(),
+        message: format!("{e:?}"),
+    };
+    if !huge {
+        return module.define_function(id, ctx).map_err(|e| err(&e));
+    }
+    let isa = match huge_isa {
+        Some(isa) => isa,
+        None => huge_isa.insert(host_isa(opts, true)?),
+    };
+    define_with(module, &**isa, id, ctx).map_err(|e| err(&e))
 }
 
 /// Compiles `ctx`'s function with `isa` (same target as the module's, other
