@@ -84,7 +84,8 @@ typedef struct {
     const uintptr_t *helpers;
     const Word *strings;
     int64_t depth_left;
-    uintptr_t caller_sp, entry_code; /* the host tiers' entry; unused here */
+    uintptr_t caller_sp;  /* the compiled caller's sp at a helper call (heap.c) */
+    uintptr_t entry_code; /* the host tiers' entry; unused here */
     int64_t *tier_counters;
 } VmCtx;
 

@@ -237,6 +237,7 @@ static void format_value(Buf *b, uint32_t t, Word w, int quoted) {
 }
 
 static Word h_to_str(VmCtx *ctx, uint32_t t, Word value) {
+    FROM_CODE(ctx);
     if ((t & 0xff) == T_STR) return value;
     Buf count = {0};
     count.count_only = 1;

@@ -6,9 +6,14 @@
  * A non-moving mark-and-sweep collector, like the host runtime's: objects
  * come from malloc and are registered in a hash set; roots are the
  * globals, the operands of the running helper and, conservatively, every
- * word of the native stack from the collector's frame up to
- * VmCtx.stack_base (compiled code keeps every live reference in its frame
- * at calls, see waddle_jit::abi). Each allocating helper first reserves all
+ * word of the native stack from the compiled caller's stack pointer at
+ * the call into the running helper (VmCtx.caller_sp, recorded by
+ * FROM_CODE) up to VmCtx.stack_base (compiled code keeps every live
+ * reference in its frame at calls, see waddle_jit::abi). The helpers' own
+ * frames are not scanned: words earlier calls left there would keep
+ * garbage alive, and the point where a memory limit is reached would then
+ * differ from the host tiers', whose rooted helper entries scan from the
+ * same place (waddle_jit::helpers). Each allocating helper first reserves all
  * the bytes it needs (collecting if the threshold or the limit is reached)
  * and then allocates without collecting, so its intermediate objects need
  * no rooting. String constants are pinned and never freed.
@@ -110,9 +115,17 @@ static uint64_t obj_size(ObjHeader *h) {
     return h->kind == KIND_STR ? str_size(((StrObj *)h)->len) : array_size(((ArrayObj *)h)->cap);
 }
 
+/* Records, at the entry of a helper compiled code calls, the caller's
+ * stack pointer at the call: the helper's canonical frame address. */
+#define FROM_CODE(c) ((c)->caller_sp = (uintptr_t)__builtin_dwarf_cfa())
+
 static __attribute__((noinline)) void collect_from_here(const Word *roots, size_t n,
                                                           size_t n_globals) {
     uintptr_t lo = (uintptr_t)__builtin_frame_address(0) & ~(uintptr_t)7;
+    /* From the compiled caller's frame when the running helper recorded
+     * it (the globals' initialization before the program runs did not). */
+    uintptr_t sp = ctx.caller_sp;
+    if (sp > lo && sp <= ctx.stack_base && (sp & 7) == 0) lo = sp;
     if (ctx.stack_base > lo)
         for (const Word *p = (const Word *)lo; (uintptr_t)p + 8 <= ctx.stack_base; p++) mark(*p);
     for (size_t i = 0; i < n; i++) mark(roots[i]);
@@ -248,6 +261,7 @@ static Word deep_copy(VmCtx *c, uint32_t t, Word w) {
 /* --------------------------------------------------------------- helpers */
 
 static Word h_array_new(VmCtx *c, uint32_t elem, const Word *elems, uint64_t n) {
+    FROM_CODE(c);
     /* The elements are in the caller's frame, inside the scanned stack. */
     if (!reserve(c, array_size(n), NULL, 0)) return 0;
     ArrayObj *a = new_array(c, elem, n);
@@ -258,6 +272,7 @@ static Word h_array_new(VmCtx *c, uint32_t elem, const Word *elems, uint64_t n) 
 }
 
 static Word h_array_repeat(VmCtx *c, uint32_t elem, Word value, int64_t count) {
+    FROM_CODE(c);
     if (count < 0) {
         c->trap_code = TRAP_NEGATIVE_LENGTH;
         return 0;
@@ -285,6 +300,7 @@ static Word h_array_repeat(VmCtx *c, uint32_t elem, Word value, int64_t count) {
 }
 
 static void h_array_push(VmCtx *c, Word array, Word value) {
+    FROM_CODE(c);
     ArrayObj *a = (ArrayObj *)(uintptr_t)array;
     if (a->len == a->cap) {
         /* The host's growth rule (heap::grown_capacity): double, at least 4. */
@@ -307,6 +323,7 @@ static void h_array_push(VmCtx *c, Word array, Word value) {
 }
 
 static Word h_str_concat(VmCtx *c, Word a, Word b) {
+    FROM_CODE(c);
     StrObj *x = (StrObj *)(uintptr_t)a, *y = (StrObj *)(uintptr_t)b;
     uint64_t len = add_size(x->len, y->len);
     Word roots[2] = {a, b};
