@@ -27,10 +27,10 @@ use waddle_jit::NativeProgram;
 use waddle_opt::ir::{FuncId, Program, Signature, Type};
 
 use super::engine::Engine;
-use crate::driver::Tier;
 use crate::engine::{compile_with_options, native, panic_error, tiering, CompiledIr, PassLog};
 use crate::error::Error;
 use crate::hostfn::{ffi, HostFn};
+use crate::Tier;
 
 /// A Waddle program parsed, checked, lowered, optimized and (on the native
 /// tiers) compiled to machine code once.

@@ -73,11 +73,11 @@ use waddle_opt::abi::Word;
 use waddle_opt::ir::{FuncId, Program};
 
 use crate::api::Store;
-use crate::driver::Tier;
 use crate::error::{Error, RuntimeError};
 use crate::heap::HeapStats;
 use crate::output::OutputSink;
 use crate::types::{FuncType, ValType};
+use crate::Tier;
 use exec::Executor;
 pub use tiering::{TierEvent, TierHook, TierOptions, TierThresholds};
 
