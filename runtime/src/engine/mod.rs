@@ -420,7 +420,7 @@ impl Session {
             .values()
             .map(|f| FunctionInfo {
                 name: f.name().to_string(),
-                sig: FuncType::from(f.sig()),
+                sig: FuncType::of(f.sig()),
                 tier: self.running_tier(f.name()),
             })
             .collect()
@@ -556,11 +556,6 @@ impl Session {
     pub fn native_code(&self) -> NativeCodeStats {
         let (units, bytes) = self.exec.as_ref().map_or((0, 0), |e| e.native_memory());
         NativeCodeStats { units, bytes }
-    }
-
-    /// The linked program (optimized IR).
-    pub fn program(&self) -> &Program {
-        &self.program
     }
 
     fn running_tier(&self, name: &str) -> Tier {
