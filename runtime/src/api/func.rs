@@ -127,7 +127,9 @@ impl TypedResultImpl for String {
     }
 }
 
-/// Rust element types of arrays passed to and from typed functions.
+/// Rust element types of arrays passed to and from typed functions as
+/// `Vec<T>`: `i64`, `f64`, `bool`, `String`, and `Vec<T>` of these for
+/// nested arrays (`Vec<Vec<f64>>` is `[[float]]`).
 pub trait ArrayElem: ArrayElemImpl + IntoVal + FromVal {}
 
 /// The machinery of [`ArrayElem`] (private: it names IR and runtime types).
