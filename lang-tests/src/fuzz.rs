@@ -17,7 +17,7 @@
 //!   source text starting with `//`) run on every tier under a fuel budget and a memory limit;
 //!   every tier must agree with the interpreter ([`crate::difftest`]).
 
-use waddle::driver::Tier;
+use waddle::Tier;
 use waddle_frontend::{compile, diag, CompileOptions, SourceFile, SourceMap};
 use waddle_jit::cross::compile_functions;
 use waddle_jit::disasm::Arch as Isa;

@@ -6,8 +6,8 @@
 //! variable `WADDLE_TEST_TIERS` is set (comma-separated configuration names
 //! such as `interp-O0,opt-O2`), when it is listed there.
 
-use waddle::driver::{RunOptions, Tier};
-use waddle::TierThresholds;
+use waddle::tooling::RunOptions;
+use waddle::{Tier, TierThresholds};
 
 /// `auto`'s lowest thresholds (`--tier-thresholds 1,1,1 --jit-sync`):
 /// every function compiles at its first call, a loop enters OSR at its

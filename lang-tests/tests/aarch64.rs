@@ -20,8 +20,8 @@ use std::sync::Mutex;
 use waddle::cross::{
     check_source_aarch64, has_aarch64, run_source_aarch64, run_store_aarch64, CrossOptions,
 };
-use waddle::driver::{RunOutcome, Tier};
-use waddle::{Caller, Config, Engine, Error, Module, OutputSink, Store};
+use waddle::tooling::RunOutcome;
+use waddle::{Caller, Config, Engine, Error, Module, OutputSink, Store, Tier};
 use waddle_lang_tests::corpus::{self, Expectation, Program};
 use waddle_lang_tests::diff::diff_lines;
 
@@ -273,10 +273,10 @@ print(walk(4, 1));
 print(walk(4, 2));
 ";
     for &(name, tier, level, _) in CONFIGS.iter().filter(|c| has_aarch64(c.1)) {
-        let host = waddle::driver::run_source(
+        let host = waddle::tooling::run_source(
             "trace.wdl",
             source,
-            &waddle::driver::RunOptions {
+            &waddle::tooling::RunOptions {
                 tier: Tier::Interp,
                 opt_level: level,
                 ..Default::default()
@@ -649,7 +649,7 @@ print(nested[49][39]);
     };
     let actual = run_source_aarch64("gc.wdl", source, &options);
     let expected =
-        waddle::driver::run_source("gc.wdl", source, &waddle::driver::RunOptions::default());
+        waddle::tooling::run_source("gc.wdl", source, &waddle::tooling::RunOptions::default());
     assert_eq!(expected.exit_code, 0, "interpreter: {}", expected.stderr);
     assert_eq!(actual.exit_code, 0, "stderr: {}", actual.stderr);
     assert_eq!(

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use waddle::driver::run_source;
+use waddle::tooling::run_source;
 use waddle_lang_tests::tiers;
 
 /// A fenced code block: its info string, text and first line (1-based).

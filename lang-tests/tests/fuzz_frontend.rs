@@ -10,7 +10,8 @@
 use std::any::Any;
 use std::panic::{self, AssertUnwindSafe};
 
-use waddle::driver::{run_source, RunOptions, Tier};
+use waddle::tooling::{run_source, RunOptions};
+use waddle::Tier;
 use waddle_frontend::{compile, CompileOptions, SourceFile, SourceMap};
 use waddle_lang_tests::corpus;
 

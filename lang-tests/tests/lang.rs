@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 use std::fs;
 use std::panic::{self, AssertUnwindSafe};
 
-use waddle::driver::{run_source, RunOutcome};
+use waddle::tooling::{run_source, RunOutcome};
 use waddle_lang_tests::corpus::{self, Expectation, Program};
 use waddle_lang_tests::diff::diff_lines;
 use waddle_lang_tests::tiers::{self, TierConfig};

@@ -12,7 +12,7 @@
 //! takes minutes at `-O2` in a debug build (a known limit, not fixed yet;
 //! the frontend itself handles 100 000, see `frontend/tests/limits.rs`).
 
-use waddle::driver::run_source;
+use waddle::tooling::run_source;
 use waddle_lang_tests::diff::diff_lines;
 use waddle_lang_tests::tiers;
 

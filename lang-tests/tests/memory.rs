@@ -7,7 +7,8 @@
 //! progress, so the line where it stops shows the accounting.
 
 use waddle::cross::{has_aarch64, run_source_aarch64, CrossOptions};
-use waddle::driver::{run_source, RunOutcome, Tier};
+use waddle::tooling::{run_source, RunOutcome};
+use waddle::Tier;
 use waddle_lang_tests::tiers;
 
 /// (name, source, memory limit in bytes).
@@ -99,7 +100,7 @@ fn dead_references_are_not_roots_on_any_tier() {
         assert_eq!(free.exit_code, 0, "{name} without a limit: {}", free.stderr);
         let want = outcome_text(&free);
         for config in tiers::selected() {
-            let options = waddle::driver::RunOptions {
+            let options = waddle::tooling::RunOptions {
                 memory_limit: Some(limit),
                 // Compiles land at points drawn from the chaos seed, not
                 // when a background thread happens to finish: which frames
@@ -149,7 +150,7 @@ fn out_of_memory_is_reached_at_the_same_point_on_every_tier() {
     for &(name, source, limit) in PROGRAMS {
         let mut reference: Option<(String, String)> = None;
         for config in tiers::selected() {
-            let options = waddle::driver::RunOptions {
+            let options = waddle::tooling::RunOptions {
                 memory_limit: Some(limit),
                 // Compiles land at points drawn from the chaos seed, not
                 // when a background thread happens to finish: which frames

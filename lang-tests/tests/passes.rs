@@ -19,7 +19,8 @@
 
 use std::panic::{self, AssertUnwindSafe};
 
-use waddle::driver::{run_source, RunOptions, Tier};
+use waddle::tooling::{run_source, RunOptions};
+use waddle::Tier;
 use waddle_frontend::{CompileOptions, SourceFile, SourceMap};
 use waddle_lang_tests::corpus::{self, Program};
 use waddle_opt::canon::check_canonical;

@@ -8,7 +8,8 @@
 //! recursive functions are never inlined.
 
 use waddle::cross::{has_aarch64, run_source_aarch64, CrossOptions};
-use waddle::driver::{run_source, RunOutcome, Tier};
+use waddle::tooling::{run_source, RunOutcome};
+use waddle::Tier;
 use waddle_lang_tests::tiers::{self, TierConfig};
 use waddle_opt::abi::{max_call_depth, DEFAULT_STACK_BUDGET};
 

@@ -7,7 +7,7 @@
 //! loops, early returns, breaks, traps, calls, strings and arrays; the
 //! tiers' own runs of `full` are in `difftest.rs` and the corpus.
 
-use waddle::driver::{run_source, RunOptions};
+use waddle::tooling::{run_source, RunOptions};
 use waddle::Tier;
 use waddle_lang_tests::corpus::env_nonempty;
 use waddle_lang_tests::gen::{generate, GenConfig};

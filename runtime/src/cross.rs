@@ -20,11 +20,12 @@ use waddle_opt::abi::{Trap, TrapCode, DEFAULT_STACK_BUDGET};
 use waddle_opt::ir::{HostFnId, InstKind, Program, Type};
 
 use crate::api::Store;
-use crate::driver::{RunOutcome, Tier};
+use crate::driver::RunOutcome;
 use crate::engine::{compile_with_options, error_at, CompiledIr, OptOptions, PassTrace};
 use crate::error::{Error, RuntimeError};
 use crate::format::{format_float, write_escaped};
 use crate::hostfn::{call_from, HostFn};
+use crate::Tier;
 
 /// `--target` values.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]

@@ -11,7 +11,7 @@ use std::fmt;
 use waddle_opt::abi::{Trap, TrapCode};
 use waddle_opt::ir::{FuncId, Program, SrcLoc};
 
-use crate::driver::Tier;
+use crate::Tier;
 
 /// A position in Waddle source: file name, 1-based line and column (in
 /// characters).
@@ -69,13 +69,6 @@ impl fmt::Display for Frame {
     }
 }
 
-/// Frames [`RuntimeError::render`] prints from the innermost end of a long
-/// trace; [`RENDER_OUTER_FRAMES`] more come from the outermost end.
-pub const RENDER_INNER_FRAMES: usize = 20;
-/// Frames [`RuntimeError::render`] prints from the outermost end of a long
-/// trace.
-pub const RENDER_OUTER_FRAMES: usize = 5;
-
 /// A runtime error raised by running Waddle code.
 #[derive(Clone, PartialEq, Eq, Debug)]
 #[non_exhaustive]
@@ -95,6 +88,14 @@ pub struct RuntimeError {
 }
 
 impl RuntimeError {
+    /// Frames [`RuntimeError::render`] prints from the innermost end of a
+    /// long trace; [`RuntimeError::RENDER_OUTER_FRAMES`] more come from the
+    /// outermost end.
+    pub const RENDER_INNER_FRAMES: usize = 20;
+    /// Frames [`RuntimeError::render`] prints from the outermost end of a
+    /// long trace.
+    pub const RENDER_OUTER_FRAMES: usize = 5;
+
     /// The error for a trap raised while running `program`.
     pub(crate) fn from_trap(trap: Trap, program: &Program) -> RuntimeError {
         RuntimeError::new(trap.code, Location::from_src(trap.loc, program))
@@ -132,8 +133,8 @@ impl RuntimeError {
     /// message, the `-->` line when the location is known, then the stack
     /// trace when it has more than one frame (one frame says no more than
     /// the `-->` line; a long trace is shortened to its
-    /// [`RENDER_INNER_FRAMES`] innermost and [`RENDER_OUTER_FRAMES`]
-    /// outermost frames).
+    /// [`Self::RENDER_INNER_FRAMES`] innermost and
+    /// [`Self::RENDER_OUTER_FRAMES`] outermost frames).
     pub fn render(&self) -> String {
         use std::fmt::Write as _;
         let mut out = format!("error: runtime error: {}\n", self.message);
@@ -145,12 +146,12 @@ impl RuntimeError {
         }
         out.push_str("stack trace:\n");
         let n = self.trace.len();
-        let shown = RENDER_INNER_FRAMES + RENDER_OUTER_FRAMES;
+        let shown = Self::RENDER_INNER_FRAMES + Self::RENDER_OUTER_FRAMES;
         for (i, frame) in self.trace.iter().enumerate() {
-            if n > shown && i == RENDER_INNER_FRAMES {
+            if n > shown && i == Self::RENDER_INNER_FRAMES {
                 let _ = writeln!(out, "  ... {} more frames ...", n - shown);
             }
-            if n <= shown || i < RENDER_INNER_FRAMES || i >= n - RENDER_OUTER_FRAMES {
+            if n <= shown || i < Self::RENDER_INNER_FRAMES || i >= n - Self::RENDER_OUTER_FRAMES {
                 let _ = writeln!(out, "  {i}: {frame}");
             }
         }

@@ -49,12 +49,6 @@ impl ValType {
     }
 }
 
-impl From<Type> for ValType {
-    fn from(t: Type) -> ValType {
-        ValType(t)
-    }
-}
-
 impl fmt::Display for ValType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.0.fmt(f)
@@ -78,8 +72,10 @@ pub struct FuncType {
     pub result: ValType,
 }
 
-impl From<&Signature> for FuncType {
-    fn from(sig: &Signature) -> FuncType {
+impl FuncType {
+    /// The API form of an IR signature (crate-private: no IR type appears
+    /// in the public API, not even in a `From` impl).
+    pub(crate) fn of(sig: &Signature) -> FuncType {
         FuncType {
             params: sig.params.iter().map(|&t| ValType(t)).collect(),
             result: ValType(sig.ret),
@@ -114,12 +110,12 @@ mod tests {
             params: vec![Type::Int, Type::Str.array_of().unwrap()],
             ret: Type::Bool,
         };
-        assert_eq!(FuncType::from(&sig).to_string(), "(int, [str]) -> bool");
+        assert_eq!(FuncType::of(&sig).to_string(), "(int, [str]) -> bool");
         let void = Signature {
             params: vec![],
             ret: Type::Unit,
         };
-        assert_eq!(FuncType::from(&void).to_string(), "()");
+        assert_eq!(FuncType::of(&void).to_string(), "()");
         assert_eq!(format!("{:?}", ValType::INT), "ValType(int)");
         assert_eq!(ValType::VOID.array_of(), None);
     }

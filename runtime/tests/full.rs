@@ -327,110 +327,119 @@ fn the_store_counts_t3_promotions() {
     assert_eq!(store.tier_ups(), (4, 0));
 }
 
-/// Function `name`'s machine code as `:asm` shows it, reduced to what does
-/// not depend on where it was placed: its size in bytes and the mnemonics
-/// of its instructions.
-fn code_shape(s: &Session, name: &str) -> (String, Vec<String>) {
-    let asm = s.function_asm(name).unwrap();
-    let mut lines = asm.lines();
-    let head = lines.next().unwrap();
-    let size = head.split(" bytes").next().unwrap().to_string();
-    let is_byte = |t: &&str| t.len() == 2 && t.chars().all(|c| c.is_ascii_hexdigit());
-    let mnemonics = lines
-        .filter_map(|l| l.split_once(": "))
-        .filter_map(|(_, rest)| rest.split_whitespace().find(|t| !is_byte(t)))
-        .map(str::to_string)
-        .collect();
-    (size, mnemonics)
-}
+/// T3's code compared by its disassembly (`:asm`), so with the `disasm`
+/// feature only (the workspace's test run turns it on through the CLI and
+/// lang-tests; `cargo test -p waddle --features disasm` alone).
+#[cfg(feature = "disasm")]
+mod same_code {
+    use super::*;
 
-/// `classify` of the shortcircuit benchmark: the VSDG round trip tests
-/// each condition once and computes `heavy` only on the paths that return
-/// it, so its T3 code differs from its T2 code.
-const CLASSIFY: &str = "fn classify(i: int, k: int) -> int {\n\
-    let a = i * 7 + k; let heavy = (a * a + 13) % 1009; let light = a % 17;\n\
-    if (i % 3 == 0 || i % 5 == 0) && a % 7 != 1 { return heavy + light; }\n\
-    if i % 4 == 1 && (light > 8 || a % 11 == 0) { return heavy + 17 - light; }\n\
-    return light; }";
-const CLASSIFY_CALLS: &str = "var t = 0; for i in 0..40 { t = t + classify(i, i % 5); } print(t);";
-
-/// A session of `tier` (`-O2`) with `classify` defined and `setup` done,
-/// after running [`CLASSIFY_CALLS`]; its output.
-fn classify_session(config: Config, setup: impl FnOnce(&mut Session)) -> (Session, Vec<u8>) {
-    let mut s = Session::with_config(&config.opt_level(2), OutputSink::Capture).unwrap();
-    s.eval(CLASSIFY).unwrap();
-    setup(&mut s);
-    s.eval(CLASSIFY_CALLS).unwrap();
-    let out = s.take_output();
-    (s, out)
-}
-
-/// T3 code of a function is the same whatever tier the session had when
-/// the function was compiled: pinned to `full` in an `opt` session, moved
-/// by `set_tier(Full)`, and promoted by `auto` all run the VSDG round trip
-/// the `opt` pipeline did not, and give `--tier full`'s code.
-#[test]
-fn t3_code_is_the_same_under_every_session_tier() {
-    if !t3_available() {
-        return;
+    /// Function `name`'s machine code as `:asm` shows it, reduced to what does
+    /// not depend on where it was placed: its size in bytes and the mnemonics
+    /// of its instructions.
+    fn code_shape(s: &Session, name: &str) -> (String, Vec<String>) {
+        let asm = s.function_asm(name).unwrap();
+        let mut lines = asm.lines();
+        let head = lines.next().unwrap();
+        let size = head.split(" bytes").next().unwrap().to_string();
+        let is_byte = |t: &&str| t.len() == 2 && t.chars().all(|c| c.is_ascii_hexdigit());
+        let mnemonics = lines
+            .filter_map(|l| l.split_once(": "))
+            .filter_map(|(_, rest)| rest.split_whitespace().find(|t| !is_byte(t)))
+            .map(str::to_string)
+            .collect();
+        (size, mnemonics)
     }
-    let (interp, expected) = classify_session(Config::new().tier(Tier::Interp), |_| {});
-    drop(interp);
-    let (full, out) = classify_session(Config::new().tier(Tier::Full), |_| {});
-    assert_eq!(out, expected);
-    assert_eq!(full.function_tier("classify").unwrap(), Tier::Full);
-    let t3 = code_shape(&full, "classify");
-    let (opt, out) = classify_session(Config::new().tier(Tier::Opt), |_| {});
-    assert_eq!(out, expected);
-    // Otherwise this test could not tell T3 code from T2 code.
-    assert_ne!(code_shape(&opt, "classify"), t3);
 
-    let (pinned, out) = classify_session(Config::new().tier(Tier::Opt), |s| {
-        s.set_function_tier("classify", Some(Tier::Full)).unwrap();
-    });
-    assert_eq!(out, expected);
-    assert_eq!(pinned.function_tier("classify").unwrap(), Tier::Full);
-    assert_eq!(
-        code_shape(&pinned, "classify"),
-        t3,
-        "pinned to full under opt"
-    );
+    /// `classify` of the shortcircuit benchmark: the VSDG round trip tests
+    /// each condition once and computes `heavy` only on the paths that return
+    /// it, so its T3 code differs from its T2 code.
+    const CLASSIFY: &str = "fn classify(i: int, k: int) -> int {\n\
+        let a = i * 7 + k; let heavy = (a * a + 13) % 1009; let light = a % 17;\n\
+        if (i % 3 == 0 || i % 5 == 0) && a % 7 != 1 { return heavy + light; }\n\
+        if i % 4 == 1 && (light > 8 || a % 11 == 0) { return heavy + 17 - light; }\n\
+        return light; }";
+    const CLASSIFY_CALLS: &str =
+        "var t = 0; for i in 0..40 { t = t + classify(i, i % 5); } print(t);";
 
-    let (mut switched, out) = classify_session(Config::new().tier(Tier::Opt), |_| {});
-    assert_eq!(out, expected);
-    switched.set_tier(Tier::Full).unwrap();
-    switched.eval(CLASSIFY_CALLS).unwrap();
-    assert_eq!(switched.take_output(), expected);
-    assert_eq!(switched.function_tier("classify").unwrap(), Tier::Full);
-    assert_eq!(
-        code_shape(&switched, "classify"),
-        t3,
-        "set_tier(Full) after opt"
-    );
+    /// A session of `tier` (`-O2`) with `classify` defined and `setup` done,
+    /// after running [`CLASSIFY_CALLS`]; its output.
+    fn classify_session(config: Config, setup: impl FnOnce(&mut Session)) -> (Session, Vec<u8>) {
+        let mut s = Session::with_config(&config.opt_level(2), OutputSink::Capture).unwrap();
+        s.eval(CLASSIFY).unwrap();
+        setup(&mut s);
+        s.eval(CLASSIFY_CALLS).unwrap();
+        let out = s.take_output();
+        (s, out)
+    }
 
-    let auto = Config::new().tier(Tier::Auto).tiering(TierOptions {
-        thresholds: TierThresholds {
-            calls: 1,
-            loops: 1,
-            full: 1,
-        },
-        sync: true,
-        hook: None,
-        chaos: None,
-    });
-    let (promoted, out) = classify_session(auto, |_| {});
-    assert_eq!(out, expected);
-    assert_eq!(promoted.function_tier("classify").unwrap(), Tier::Full);
-    assert_eq!(code_shape(&promoted, "classify"), t3, "auto's T3 promotion");
+    /// T3 code of a function is the same whatever tier the session had when
+    /// the function was compiled: pinned to `full` in an `opt` session, moved
+    /// by `set_tier(Full)`, and promoted by `auto` all run the VSDG round trip
+    /// the `opt` pipeline did not, and give `--tier full`'s code.
+    #[test]
+    fn t3_code_is_the_same_under_every_session_tier() {
+        if !t3_available() {
+            return;
+        }
+        let (interp, expected) = classify_session(Config::new().tier(Tier::Interp), |_| {});
+        drop(interp);
+        let (full, out) = classify_session(Config::new().tier(Tier::Full), |_| {});
+        assert_eq!(out, expected);
+        assert_eq!(full.function_tier("classify").unwrap(), Tier::Full);
+        let t3 = code_shape(&full, "classify");
+        let (opt, out) = classify_session(Config::new().tier(Tier::Opt), |_| {});
+        assert_eq!(out, expected);
+        // Otherwise this test could not tell T3 code from T2 code.
+        assert_ne!(code_shape(&opt, "classify"), t3);
 
-    // A function of a `full` session goes through the round trip once.
-    let (pinned_full, out) = classify_session(Config::new().tier(Tier::Full), |s| {
-        s.set_function_tier("classify", Some(Tier::Full)).unwrap();
-    });
-    assert_eq!(out, expected);
-    assert_eq!(
-        code_shape(&pinned_full, "classify"),
-        t3,
-        "pinned to full under full"
-    );
+        let (pinned, out) = classify_session(Config::new().tier(Tier::Opt), |s| {
+            s.set_function_tier("classify", Some(Tier::Full)).unwrap();
+        });
+        assert_eq!(out, expected);
+        assert_eq!(pinned.function_tier("classify").unwrap(), Tier::Full);
+        assert_eq!(
+            code_shape(&pinned, "classify"),
+            t3,
+            "pinned to full under opt"
+        );
+
+        let (mut switched, out) = classify_session(Config::new().tier(Tier::Opt), |_| {});
+        assert_eq!(out, expected);
+        switched.set_tier(Tier::Full).unwrap();
+        switched.eval(CLASSIFY_CALLS).unwrap();
+        assert_eq!(switched.take_output(), expected);
+        assert_eq!(switched.function_tier("classify").unwrap(), Tier::Full);
+        assert_eq!(
+            code_shape(&switched, "classify"),
+            t3,
+            "set_tier(Full) after opt"
+        );
+
+        let auto = Config::new().tier(Tier::Auto).tiering(TierOptions {
+            thresholds: TierThresholds {
+                calls: 1,
+                loops: 1,
+                full: 1,
+            },
+            sync: true,
+            hook: None,
+            chaos: None,
+        });
+        let (promoted, out) = classify_session(auto, |_| {});
+        assert_eq!(out, expected);
+        assert_eq!(promoted.function_tier("classify").unwrap(), Tier::Full);
+        assert_eq!(code_shape(&promoted, "classify"), t3, "auto's T3 promotion");
+
+        // A function of a `full` session goes through the round trip once.
+        let (pinned_full, out) = classify_session(Config::new().tier(Tier::Full), |s| {
+            s.set_function_tier("classify", Some(Tier::Full)).unwrap();
+        });
+        assert_eq!(out, expected);
+        assert_eq!(
+            code_shape(&pinned_full, "classify"),
+            t3,
+            "pinned to full under full"
+        );
+    }
 }

@@ -47,43 +47,52 @@ fn corpus_output_is_the_same_when_collecting_before_every_allocation() {
     corpus(&root, &mut files);
     files.sort();
     let mut checked = 0;
-    waddle::driver::run_on_big_stack(|| {
-        for f in &files {
-            let source = std::fs::read_to_string(f).unwrap();
-            // Keep the stress run affordable: each collection scans every
-            // frame, so collecting before every allocation is quadratic in
-            // the recursion depth; the deep-recursion programs are skipped.
-            let name = f.to_string_lossy();
-            if name.contains("recursion") || name.contains("stack_overflow") {
-                continue;
-            }
-            for (tier, opt) in [(Tier::Interp, 0), (Tier::Interp, 2), (Tier::Opt, 2)] {
-                let normal = run(&source, Tier::Interp, false, opt);
-                if normal
-                    .1
-                    .as_deref()
-                    .is_some_and(|e| e.contains("out of fuel"))
-                {
+    // A large stack for the deep (but budgeted) recursion in the corpus,
+    // as the CLI runs programs.
+    std::thread::scope(|scope| {
+        let body = || {
+            for f in &files {
+                let source = std::fs::read_to_string(f).unwrap();
+                // Keep the stress run affordable: each collection scans every
+                // frame, so collecting before every allocation is quadratic in
+                // the recursion depth; the deep-recursion programs are skipped.
+                let name = f.to_string_lossy();
+                if name.contains("recursion") || name.contains("stack_overflow") {
                     continue;
                 }
-                let stressed = run(&source, tier, true, opt);
-                assert_eq!(
-                    String::from_utf8_lossy(&stressed.0),
-                    String::from_utf8_lossy(&normal.0),
-                    "stdout differs under GC stress: {} {tier} -O{opt}",
-                    f.display()
-                );
-                assert_eq!(
-                    stressed.1,
-                    normal.1,
-                    "error differs: {} {tier} -O{opt}",
-                    f.display()
-                );
-                checked += 1;
+                for (tier, opt) in [(Tier::Interp, 0), (Tier::Interp, 2), (Tier::Opt, 2)] {
+                    let normal = run(&source, Tier::Interp, false, opt);
+                    if normal
+                        .1
+                        .as_deref()
+                        .is_some_and(|e| e.contains("out of fuel"))
+                    {
+                        continue;
+                    }
+                    let stressed = run(&source, tier, true, opt);
+                    assert_eq!(
+                        String::from_utf8_lossy(&stressed.0),
+                        String::from_utf8_lossy(&normal.0),
+                        "stdout differs under GC stress: {} {tier} -O{opt}",
+                        f.display()
+                    );
+                    assert_eq!(
+                        stressed.1,
+                        normal.1,
+                        "error differs: {} {tier} -O{opt}",
+                        f.display()
+                    );
+                    checked += 1;
+                }
             }
-        }
-    })
-    .unwrap();
+        };
+        std::thread::Builder::new()
+            .stack_size(1 << 30)
+            .spawn_scoped(scope, body)
+            .unwrap()
+            .join()
+            .unwrap();
+    });
     // The corpus is another crate's; when it is present it must be used.
     if root.is_dir() {
         assert!(checked > 10, "only {checked} runs checked");

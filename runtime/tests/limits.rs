@@ -50,7 +50,7 @@ fn the_limiter_decides_heap_growth_on_every_tier() {
         assert!(!requests.is_empty(), "{tier}");
         for &(current, desired) in &requests {
             assert!(desired > current, "{tier}: {requests:?}");
-            assert_eq!(desired % waddle::api::MEMORY_PAGE, 0, "{tier}");
+            assert_eq!(desired % waddle::MEMORY_PAGE, 0, "{tier}");
         }
         assert!(store.memory_granted() <= 2 << 20, "{tier}");
         // Denied growth collects garbage: 80 MB of short-lived arrays run

@@ -285,11 +285,12 @@ fn the_rendered_error_lists_the_frames_and_shortens_long_traces() {
     let e = runtime_error(depth.call(&mut store, (1 << 40,)));
     let text = e.render();
     let lines: Vec<&str> = text.lines().collect();
-    let shown = waddle::error::RENDER_INNER_FRAMES + waddle::error::RENDER_OUTER_FRAMES;
+    let shown =
+        waddle::RuntimeError::RENDER_INNER_FRAMES + waddle::RuntimeError::RENDER_OUTER_FRAMES;
     // Message, location, header, the frames shown and the gap line.
     assert_eq!(lines.len(), 3 + shown + 1, "{text}");
     let gap = format!("  ... {} more frames ...", e.trace.len() - shown);
-    assert_eq!(lines[3 + waddle::error::RENDER_INNER_FRAMES], gap);
+    assert_eq!(lines[3 + waddle::RuntimeError::RENDER_INNER_FRAMES], gap);
     let last = format!("  {}: depth at trace.wdl:19:12", e.trace.len() - 1);
     assert_eq!(*lines.last().unwrap(), last);
 }

@@ -4,7 +4,7 @@
 //! keeps its unoptimized IR, and the module's pass log says why; the
 //! program's behaviour is unchanged on every tier.
 
-use waddle::engine::Validation;
+use waddle::Validation;
 use waddle::{Config, Engine, Module, OutputSink, Store, Tier};
 
 const PROGRAM: &str = r#"

@@ -20,7 +20,8 @@ pub use minimize::minimize;
 use std::fmt::{self, Write as _};
 use std::panic::{self, AssertUnwindSafe};
 
-use waddle::driver::{run_source, RunOptions, RunOutcome, Tier};
+use waddle::tooling::{run_source, RunOptions, RunOutcome};
+use waddle::Tier;
 
 /// Where a configuration runs.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]

@@ -9,11 +9,11 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use waddle::driver::{run_on_big_stack, Tier};
-use waddle::engine::{compile_source_with_ffi, OptOptions, PassLog, PassTrace, Validation};
-use waddle::error::Error;
-use waddle::output::OutputSink;
-use waddle::{Config, Engine, Module, Store, TierHook, TierOptions, TierThresholds};
+use waddle::tooling::{compile_source_with_ffi, run_on_big_stack, OptOptions};
+use waddle::{
+    Config, Engine, Error, Module, OutputSink, PassLog, PassTrace, Store, Tier, TierHook,
+    TierOptions, TierThresholds, Validation,
+};
 
 /// The Waddle JIT compiler runtime.
 #[derive(Parser, Debug)]
@@ -323,7 +323,7 @@ fn run_program(name: &str, source: &str, args: &RunArgs) -> Result<(), Error> {
 }
 
 fn emit_form(name: &str, source: &str, emit: Emit, args: &RunArgs) -> Result<(), Error> {
-    waddle::engine::check_tier(args.tier.tier.into())?;
+    waddle::tooling::check_tier(args.tier.tier.into())?;
     let opt = OptOptions {
         vsdg: args.tier.tier == TierArg::Full,
         opt_level: args.tier.opt_level,
@@ -331,23 +331,23 @@ fn emit_form(name: &str, source: &str, emit: Emit, args: &RunArgs) -> Result<(),
         trace: trace(args),
     };
     let text = match emit {
-        Emit::Ast => waddle::engine::emit_ast(name, source)?,
+        Emit::Ast => waddle::tooling::emit_ast(name, source)?,
         Emit::Ir => {
             let ffi = args.tier.allow_ffi;
             let c = compile_source_with_ffi(name, source, ffi, &OptOptions::default())?;
-            waddle::engine::print_program(&c.frontend.program)
+            waddle::tooling::print_program(&c.frontend.program)
         }
         Emit::OptIr => {
             let c = compile_source_with_ffi(name, source, args.tier.allow_ffi, &opt)?;
             print_pass_log(&c.log);
-            waddle::engine::print_program(&c.optimized)
+            waddle::tooling::print_program(&c.optimized)
         }
         Emit::Vsdg => {
             // The graph the round trip starts from: the level pipeline's output.
             let opt = OptOptions { vsdg: false, ..opt };
             let c = compile_source_with_ffi(name, source, args.tier.allow_ffi, &opt)?;
             print_pass_log(&c.log);
-            waddle::engine::print_vsdg(&c.optimized)
+            waddle::tooling::print_vsdg(&c.optimized)
         }
     };
     let mut out = std::io::stdout().lock();

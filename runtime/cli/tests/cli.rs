@@ -396,6 +396,62 @@ fn repl_over_a_pipe() {
     assert!(text(&out.stderr).contains("division by zero"));
 }
 
+/// Issue 9: Ctrl-C in the REPL stops the running entry and keeps the
+/// session: SIGINT goes to the store's interrupt handle, the endless loop
+/// ends with `interrupted` (on the interpreter and in compiled code) and
+/// the globals of earlier entries are still there. One signal, sent after
+/// the handler is installed (the banner comes after it) and after the
+/// entry before the loop finished, so it can only stop the loop (a signal
+/// that arrives before the loop starts is held for it).
+#[cfg(unix)]
+#[test]
+fn ctrl_c_stops_the_running_entry_and_keeps_the_session() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    for tier in ["interp", "opt", "auto"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_waddle"))
+            .args(["repl", "--tier", tier])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .env("HOME", std::env::temp_dir())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        assert!(line.starts_with("Waddle"), "{tier}: {line}");
+        stdin.write_all(b"var n = 41;\nn\n").unwrap();
+        stdin.flush().unwrap();
+        line.clear();
+        while !line.contains("41") {
+            line.clear();
+            assert_ne!(stdout.read_line(&mut line).unwrap(), 0, "{tier}: no 41");
+        }
+        stdin.write_all(b"while true { n += 0; }\n").unwrap();
+        stdin.flush().unwrap();
+        let pid = libc::pid_t::try_from(child.id()).unwrap();
+        // SAFETY: `kill` has no memory-safety preconditions; `pid` is our
+        // child, which has not been waited for, so it is still ours.
+        assert_eq!(unsafe { libc::kill(pid, libc::SIGINT) }, 0);
+        stdin.write_all(b"n + 1\n:quit\n").unwrap();
+        drop(stdin);
+        let mut rest = String::new();
+        stdout.read_to_string(&mut rest).unwrap();
+        let mut stderr = String::new();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut stderr)
+            .unwrap();
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(0), "{tier}: {stderr}");
+        assert!(stderr.contains("interrupted"), "{tier}: {stderr}");
+        assert!(rest.contains("42\n"), "{tier}: {rest}");
+    }
+}
+
 fn repl_with_input(input: &[u8]) -> Output {
     use std::io::Write;
     let mut child = Command::new(env!("CARGO_BIN_EXE_waddle"))

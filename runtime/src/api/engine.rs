@@ -7,10 +7,10 @@ use waddle_opt::ir::Signature;
 
 use waddle_opt::abi::DEFAULT_STACK_BUDGET;
 
-use crate::driver::Tier;
 use crate::engine::{check_passes, check_tier, OptOptions, PassTrace};
 use crate::error::Error;
 use crate::hostfn::{ErasedFn, HostFn, IntoHostFn, IntoHostFnWithCaller};
+use crate::Tier;
 
 /// How an [`Engine`] compiles and runs code (builder style:
 /// `Config::new().tier(Tier::Opt).opt_level(1)`).

@@ -23,19 +23,24 @@ pub const MAX_TYPED_PARAMS: usize = 8;
 /// (`float`), `bool`, `&str`/`String` (`str`, copied), `Vec<T>` (`[T]`,
 /// copied), [`ArrayRef`]/[`StrRef`] (by value or reference: the object
 /// itself, not copied) and [`Val`] (checked when called).
-pub trait TypedParam {
+pub trait TypedParam: TypedParamImpl {}
+
+/// The machinery of [`TypedParam`] (private: it names IR and runtime types).
+pub trait TypedParamImpl {
     /// Whether a parameter of Waddle type `ty` accepts this Rust type.
     fn accepts(ty: Type) -> bool;
     /// The word for the parameter (allocating strings and arrays in the
     /// store's heap; `roots` keeps earlier arguments alive).
-    #[doc(hidden)]
     fn to_word(self, ty: Type, rt: &mut Runtime, roots: &mut Vec<Word>) -> Result<Word, Error>;
 }
 
 /// A Rust type a Waddle result can be read as: `()` (`void`), `i64`,
 /// `f64`, `bool`, `String`, `Vec<T>` (copied), [`ArrayRef`]/[`StrRef`]
 /// (a handle to the object, not copied) and [`Val`] (any type).
-pub trait TypedResult: Sized {
+pub trait TypedResult: TypedResultImpl {}
+
+/// The machinery of [`TypedResult`] (private: it names IR and runtime types).
+pub trait TypedResultImpl: Sized {
     /// Whether a result of Waddle type `ty` converts to this Rust type.
     fn accepts(ty: Type) -> bool;
     /// The Rust value of the result word `w` of type `ty` (handles root
@@ -44,13 +49,13 @@ pub trait TypedResult: Sized {
     /// # Safety
     /// `w` must be a live value of type `ty`, which `accepts`, of the heap
     /// of `rt`.
-    #[doc(hidden)]
     unsafe fn from_word(ty: Type, w: Word, rt: &mut Runtime) -> Self;
 }
 
 macro_rules! scalar {
     ($t:ty, $ty:expr, |$v:ident| $to:expr, |$w:ident| $from:expr) => {
-        impl TypedParam for $t {
+        impl TypedParam for $t {}
+        impl TypedParamImpl for $t {
             fn accepts(ty: Type) -> bool {
                 ty == $ty
             }
@@ -60,7 +65,8 @@ macro_rules! scalar {
                 Ok($to)
             }
         }
-        impl TypedResult for $t {
+        impl TypedResult for $t {}
+        impl TypedResultImpl for $t {
             fn accepts(ty: Type) -> bool {
                 ty == $ty
             }
@@ -75,14 +81,16 @@ scalar!(i64, Type::Int, |v| v as Word, |w| w as i64);
 scalar!(f64, Type::Float, |v| v.to_bits(), |w| f64::from_bits(w));
 scalar!(bool, Type::Bool, |v| Word::from(v), |w| w != 0);
 
-impl TypedResult for () {
+impl TypedResult for () {}
+impl TypedResultImpl for () {
     fn accepts(ty: Type) -> bool {
         ty == Type::Unit
     }
     unsafe fn from_word(_: Type, _: Word, _: &mut Runtime) -> Self {}
 }
 
-impl TypedParam for &str {
+impl TypedParam for &str {}
+impl TypedParamImpl for &str {
     fn accepts(ty: Type) -> bool {
         ty == Type::Str
     }
@@ -95,7 +103,8 @@ impl TypedParam for &str {
     }
 }
 
-impl TypedParam for String {
+impl TypedParam for String {}
+impl TypedParamImpl for String {
     fn accepts(ty: Type) -> bool {
         ty == Type::Str
     }
@@ -104,7 +113,8 @@ impl TypedParam for String {
     }
 }
 
-impl TypedResult for String {
+impl TypedResult for String {}
+impl TypedResultImpl for String {
     fn accepts(ty: Type) -> bool {
         ty == Type::Str
     }
@@ -117,33 +127,43 @@ impl TypedResult for String {
     }
 }
 
-/// Rust element types of arrays passed to and from typed functions.
-pub trait ArrayElem: IntoVal + FromVal {
+/// Rust element types of arrays passed to and from typed functions as
+/// `Vec<T>`: `i64`, `f64`, `bool`, `String`, and `Vec<T>` of these for
+/// nested arrays (`Vec<Vec<f64>>` is `[[float]]`).
+pub trait ArrayElem: ArrayElemImpl + IntoVal + FromVal {}
+
+/// The machinery of [`ArrayElem`] (private: it names IR and runtime types).
+pub trait ArrayElemImpl: IntoVal + FromVal {
     /// The Waddle element type.
     fn elem_type() -> Type;
 }
 
-impl ArrayElem for i64 {
+impl ArrayElem for i64 {}
+impl ArrayElemImpl for i64 {
     fn elem_type() -> Type {
         Type::Int
     }
 }
-impl ArrayElem for f64 {
+impl ArrayElem for f64 {}
+impl ArrayElemImpl for f64 {
     fn elem_type() -> Type {
         Type::Float
     }
 }
-impl ArrayElem for bool {
+impl ArrayElem for bool {}
+impl ArrayElemImpl for bool {
     fn elem_type() -> Type {
         Type::Bool
     }
 }
-impl ArrayElem for String {
+impl ArrayElem for String {}
+impl ArrayElemImpl for String {
     fn elem_type() -> Type {
         Type::Str
     }
 }
-impl<T: ArrayElem> ArrayElem for Vec<T> {
+impl<T: ArrayElem> ArrayElem for Vec<T> {}
+impl<T: ArrayElem> ArrayElemImpl for Vec<T> {
     fn elem_type() -> Type {
         array_of(T::elem_type())
     }
@@ -170,7 +190,8 @@ pub(crate) fn array_of(elem: Type) -> Type {
     }
 }
 
-impl<T: ArrayElem> TypedParam for Vec<T> {
+impl<T: ArrayElem> TypedParam for Vec<T> {}
+impl<T: ArrayElem> TypedParamImpl for Vec<T> {
     fn accepts(ty: Type) -> bool {
         ty == array_of(T::elem_type())
     }
@@ -179,7 +200,8 @@ impl<T: ArrayElem> TypedParam for Vec<T> {
     }
 }
 
-impl<T: ArrayElem> TypedResult for Vec<T> {
+impl<T: ArrayElem> TypedResult for Vec<T> {}
+impl<T: ArrayElem> TypedResultImpl for Vec<T> {
     fn accepts(ty: Type) -> bool {
         ty == array_of(T::elem_type())
     }
@@ -189,7 +211,8 @@ impl<T: ArrayElem> TypedResult for Vec<T> {
     }
 }
 
-impl TypedParam for Val {
+impl TypedParam for Val {}
+impl TypedParamImpl for Val {
     fn accepts(_: Type) -> bool {
         true
     }
@@ -198,7 +221,8 @@ impl TypedParam for Val {
     }
 }
 
-impl TypedResult for Val {
+impl TypedResult for Val {}
+impl TypedResultImpl for Val {
     fn accepts(_: Type) -> bool {
         true
     }
@@ -208,7 +232,8 @@ impl TypedResult for Val {
     }
 }
 
-impl<T: HeapElem> TypedParam for &ArrayRef<T> {
+impl<T: HeapElem> TypedParam for &ArrayRef<T> {}
+impl<T: HeapElem> TypedParamImpl for &ArrayRef<T> {
     fn accepts(ty: Type) -> bool {
         ty == ArrayRef::<T>::waddle_type()
     }
@@ -219,7 +244,8 @@ impl<T: HeapElem> TypedParam for &ArrayRef<T> {
     }
 }
 
-impl<T: HeapElem> TypedParam for ArrayRef<T> {
+impl<T: HeapElem> TypedParam for ArrayRef<T> {}
+impl<T: HeapElem> TypedParamImpl for ArrayRef<T> {
     fn accepts(ty: Type) -> bool {
         ty == ArrayRef::<T>::waddle_type()
     }
@@ -232,7 +258,8 @@ impl<T: HeapElem> TypedParam for ArrayRef<T> {
     }
 }
 
-impl<T: HeapElem> TypedResult for ArrayRef<T> {
+impl<T: HeapElem> TypedResult for ArrayRef<T> {}
+impl<T: HeapElem> TypedResultImpl for ArrayRef<T> {
     fn accepts(ty: Type) -> bool {
         ty == ArrayRef::<T>::waddle_type()
     }
@@ -241,7 +268,8 @@ impl<T: HeapElem> TypedResult for ArrayRef<T> {
     }
 }
 
-impl TypedParam for &StrRef {
+impl TypedParam for &StrRef {}
+impl TypedParamImpl for &StrRef {
     fn accepts(ty: Type) -> bool {
         ty == Type::Str
     }
@@ -251,7 +279,8 @@ impl TypedParam for &StrRef {
     }
 }
 
-impl TypedParam for StrRef {
+impl TypedParam for StrRef {}
+impl TypedParamImpl for StrRef {
     fn accepts(ty: Type) -> bool {
         ty == Type::Str
     }
@@ -263,7 +292,8 @@ impl TypedParam for StrRef {
     }
 }
 
-impl TypedResult for StrRef {
+impl TypedResult for StrRef {}
+impl TypedResultImpl for StrRef {
     fn accepts(ty: Type) -> bool {
         ty == Type::Str
     }
@@ -274,19 +304,24 @@ impl TypedResult for StrRef {
 
 /// Parameter lists of typed functions: tuples of up to
 /// [`MAX_TYPED_PARAMS`] [`TypedParam`]s (`()` for none).
-pub trait TypedParams {
+pub trait TypedParams: TypedParamsImpl {}
+
+impl<T: TypedParamsImpl> TypedParams for T {}
+
+/// The machinery of [`TypedParams`] (private: it names IR and runtime
+/// types).
+pub trait TypedParamsImpl {
     /// Number of parameters.
     const COUNT: usize;
     /// Whether Waddle parameters of types `tys` accept these Rust types.
     fn accepts(tys: &[Type]) -> bool;
     /// Writes the parameter words into `out` (`COUNT` words).
-    #[doc(hidden)]
     fn write(self, tys: &[Type], rt: &mut Runtime, out: &mut [Word]) -> Result<(), Error>;
 }
 
 macro_rules! tuple_params {
     ($n:expr; $($name:ident $i:tt),*) => {
-        impl<$($name: TypedParam),*> TypedParams for ($($name,)*) {
+        impl<$($name: TypedParam),*> TypedParamsImpl for ($($name,)*) {
             const COUNT: usize = $n;
             #[allow(unused_variables)]
             fn accepts(tys: &[Type]) -> bool {

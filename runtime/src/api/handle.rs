@@ -87,17 +87,17 @@ fn wrong_store() -> Error {
 
 /// Element types of [`ArrayRef`]s: `i64` (`int`), `f64` (`float`) and
 /// `bool`.
-pub trait HeapElem: Copy + sealed::Sealed + 'static {
+pub trait HeapElem: HeapElemImpl + Copy + 'static {}
+
+/// The machinery of [`HeapElem`] (private: it names IR and runtime types).
+pub trait HeapElemImpl: Copy + 'static {
     /// The Waddle element type, as a constant.
-    #[doc(hidden)]
     const SCALAR: ScalarType;
     /// The Waddle element type.
     fn elem_type() -> Type;
     /// The element's word.
-    #[doc(hidden)]
     fn to_word(self) -> Word;
     /// The element of word `w`.
-    #[doc(hidden)]
     fn from_word(w: Word) -> Self;
 }
 
@@ -106,14 +106,8 @@ pub trait HeapElem: Copy + sealed::Sealed + 'static {
 /// directly.
 pub trait NumericElem: HeapElem {}
 
-mod sealed {
-    pub trait Sealed {}
-    impl Sealed for i64 {}
-    impl Sealed for f64 {}
-    impl Sealed for bool {}
-}
-
-impl HeapElem for i64 {
+impl HeapElem for i64 {}
+impl HeapElemImpl for i64 {
     const SCALAR: ScalarType = ScalarType::Int;
     fn elem_type() -> Type {
         Type::Int
@@ -127,7 +121,8 @@ impl HeapElem for i64 {
         w as i64
     }
 }
-impl HeapElem for f64 {
+impl HeapElem for f64 {}
+impl HeapElemImpl for f64 {
     const SCALAR: ScalarType = ScalarType::Float;
     fn elem_type() -> Type {
         Type::Float
@@ -141,7 +136,8 @@ impl HeapElem for f64 {
         f64::from_bits(w)
     }
 }
-impl HeapElem for bool {
+impl HeapElem for bool {}
+impl HeapElemImpl for bool {
     const SCALAR: ScalarType = ScalarType::Bool;
     fn elem_type() -> Type {
         Type::Bool

@@ -33,6 +33,7 @@ pub(crate) mod store;
 
 pub use engine::{Config, Engine};
 pub use func::{ArrayElem, TypedFunc, TypedParam, TypedParams, TypedResult, MAX_TYPED_PARAMS};
+pub(crate) use handle::HeapElemImpl;
 pub use handle::{ArrayRef, HeapElem, NumericElem, StrRef};
 pub use interrupt::InterruptHandle;
 pub use limits::{ResourceLimiter, MEMORY_PAGE};

@@ -24,13 +24,14 @@ use cranelift_entity::EntityRef;
 use rustc_hash::FxHashMap;
 use waddle_frontend::{CompileOptions, Prelude};
 use waddle_jit::NativeProgram;
-use waddle_opt::ir::{FuncId, Program, Signature, Type};
+use waddle_opt::ir::{FuncId, Program};
 
 use super::engine::Engine;
-use crate::driver::Tier;
 use crate::engine::{compile_with_options, native, panic_error, tiering, CompiledIr, PassLog};
 use crate::error::Error;
 use crate::hostfn::{ffi, HostFn};
+use crate::types::{FuncType, ValType};
+use crate::Tier;
 
 /// A Waddle program parsed, checked, lowered, optimized and (on the native
 /// tiers) compiled to machine code once.
@@ -177,23 +178,36 @@ impl Module {
         &self.inner.engine
     }
 
-    /// The module's functions (not its top-level code) with their
-    /// signatures, in declaration order.
-    pub fn functions(&self) -> impl Iterator<Item = (&str, &Signature)> {
+    /// The module's functions (not its top-level code) with their types,
+    /// in declaration order.
+    ///
+    /// ```
+    /// use waddle::{Engine, Module, ValType};
+    /// let source = "let n = 3;\nfn scale(xs: [float], k: float) -> [float] { return xs; }";
+    /// let module = Module::new(&Engine::default(), "m.wdl", source)?;
+    /// let funcs: Vec<_> = module.functions().collect();
+    /// assert_eq!(funcs.len(), 1);
+    /// assert_eq!(funcs[0].0, "scale");
+    /// assert_eq!(funcs[0].1.to_string(), "([float], float) -> [float]");
+    /// assert_eq!(funcs[0].1.params[1], ValType::FLOAT);
+    /// assert_eq!(module.globals().collect::<Vec<_>>(), [("n", ValType::INT)]);
+    /// # Ok::<(), waddle::Error>(())
+    /// ```
+    pub fn functions(&self) -> impl Iterator<Item = (&str, FuncType)> {
         let p = &self.inner.program;
         p.funcs
             .iter()
             .filter(move |(id, _)| Some(*id) != p.main)
-            .map(|(_, f)| (f.name(), f.sig()))
+            .map(|(_, f)| (f.name(), FuncType::of(f.sig())))
     }
 
     /// The module's globals with their types, in declaration order.
-    pub fn globals(&self) -> impl Iterator<Item = (&str, Type)> {
+    pub fn globals(&self) -> impl Iterator<Item = (&str, ValType)> {
         self.inner
             .program
             .globals
             .values()
-            .map(|g| (g.name.as_str(), g.ty))
+            .map(|g| (g.name.as_str(), ValType(g.ty)))
     }
 
     /// The tier that runs function `name`: the native tier when it was

@@ -422,7 +422,7 @@ impl Store {
     /// optimized: for one [`crate::Config::opt_level`] every tier charges
     /// the same, while optimizations that remove entries or back edges
     /// (inlining, unrolling) make `-O2` code use fewer units than `-O0`.
-    /// Units are paid in batches of [`crate::api::FUEL_BATCH`], so a call
+    /// Units are paid in batches of [`crate::FUEL_BATCH`], so a call
     /// stops (or, with [`crate::TypedFunc::call_resumable`], pauses) when
     /// the fuel left cannot pay the next batch. Running out is
     /// [`crate::TrapCode::OutOfFuel`], after which the store can be
@@ -438,7 +438,7 @@ impl Store {
     /// store.set_fuel(Some(100_000))?;
     /// let e = spin.call(&mut store, ()).unwrap_err();
     /// assert_eq!(e.trap_code(), Some(TrapCode::OutOfFuel));
-    /// assert!(store.fuel().unwrap() < waddle::api::FUEL_BATCH);
+    /// assert!(store.fuel().unwrap() < waddle::FUEL_BATCH);
     /// # Ok::<(), waddle::Error>(())
     /// ```
     pub fn set_fuel(&mut self, fuel: Option<u64>) -> Result<(), Error> {

@@ -69,8 +69,8 @@ pub struct ValidationLog {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PassLog {
     /// Time per pass, summed over every optimization run (with
-    /// [`PassTrace::time`]).
-    pub report: Option<PassReport>,
+    /// [`PassTrace::time`]); shown by [`PassLog::render`].
+    pub(crate) report: Option<PassReport>,
     /// The functions printed after the passes of
     /// [`PassTrace::print_after`], each under a `; after PASS` line.
     pub printed: String,

@@ -26,7 +26,7 @@ use waddle_opt::ir::{FuncId, Program};
 use waddle_opt::passes::{Pipeline, PipelineOptions, VSDG_TAIL};
 
 use super::native::OsrMeta;
-use crate::driver::Tier;
+use crate::Tier;
 
 /// One compile request.
 pub(crate) struct Job {

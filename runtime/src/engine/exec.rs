@@ -40,8 +40,8 @@ use waddle_opt::ir::{Block, FuncId, HostFnId, Program, SrcLoc, Type};
 use super::compiler::{Compiler, Done};
 use super::native::{InstallError, NativeCode, TierCounters};
 use super::tiering::{self, TierOptions};
-use crate::driver::Tier;
 use crate::host::Runtime;
+use crate::Tier;
 
 /// Calls (and back edges) after which a function whose background compile
 /// is pending comes back to [`Host::hot`], a safe point to install it.

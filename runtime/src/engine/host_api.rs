@@ -157,7 +157,7 @@ impl Session {
         (table.iter().chain(pending))
             .map(|f| HostFunctionInfo {
                 name: f.name.clone(),
-                sig: FuncType::from(&f.sig),
+                sig: FuncType::of(&f.sig),
             })
             .collect()
     }

@@ -73,11 +73,11 @@ use waddle_opt::abi::Word;
 use waddle_opt::ir::{FuncId, Program};
 
 use crate::api::Store;
-use crate::driver::Tier;
 use crate::error::{Error, RuntimeError};
 use crate::heap::HeapStats;
 use crate::output::OutputSink;
 use crate::types::{FuncType, ValType};
+use crate::Tier;
 use exec::Executor;
 pub use tiering::{TierEvent, TierHook, TierOptions, TierThresholds};
 
@@ -420,7 +420,7 @@ impl Session {
             .values()
             .map(|f| FunctionInfo {
                 name: f.name().to_string(),
-                sig: FuncType::from(f.sig()),
+                sig: FuncType::of(f.sig()),
                 tier: self.running_tier(f.name()),
             })
             .collect()
@@ -556,11 +556,6 @@ impl Session {
     pub fn native_code(&self) -> NativeCodeStats {
         let (units, bytes) = self.exec.as_ref().map_or((0, 0), |e| e.native_memory());
         NativeCodeStats { units, bytes }
-    }
-
-    /// The linked program (optimized IR).
-    pub fn program(&self) -> &Program {
-        &self.program
     }
 
     fn running_tier(&self, name: &str) -> Tier {

@@ -35,7 +35,7 @@ use waddle_opt::abi::Word;
 use waddle_opt::interp::Host;
 use waddle_opt::ir::{Block, FuncId, InstKind, Program, Signature, Value};
 
-use crate::driver::Tier;
+use crate::Tier;
 
 /// Why native code could not be made or installed.
 #[derive(Debug)]

@@ -66,7 +66,7 @@ use std::str::FromStr;
 
 use waddle_opt::ir::Function;
 
-use crate::driver::Tier;
+use crate::Tier;
 
 /// When `auto` promotes a function (see the module docs).
 /// `waddle run --tier-thresholds CALLS,LOOPS[,FULL]`.

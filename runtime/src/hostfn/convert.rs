@@ -15,20 +15,28 @@ use waddle_opt::abi::{array_elems, str_bytes, TrapCode, Word};
 use waddle_opt::ir::{ScalarType, Type};
 
 use super::Caller;
-use crate::api::{ArrayRef, HeapElem};
+use crate::api::{ArrayRef, HeapElem, HeapElemImpl};
 
-/// A Rust type a host function can take as a parameter.
+/// A Rust type a host function can take as a parameter: `i64` (`int`),
+/// `f64` (`float`), `bool`, `&str` (`str`, borrowed), `String` (copied),
+/// `&[i64]`/`&[f64]` (`[int]`/`[float]`, borrowed), `Vec<i64>`/`Vec<f64>`
+/// (copied) and [`ArrayRef`] (a handle: the script's array itself).
 ///
-/// The lifetime-rebinding associated type [`HostArg::Bound`] lets the
-/// registration require a closure that accepts *every* borrow lifetime
-/// (`for<'a> Fn(&'a str)`), so a borrowed argument can never be kept past
-/// the call. A closure that wants to keep it does not compile:
+/// A borrowed parameter lives only for the call: registration requires a
+/// closure that accepts *every* borrow lifetime (`for<'a> Fn(&'a str)`), so
+/// it can never be kept past the call. A closure that wants to keep it
+/// does not compile:
 ///
 /// ```compile_fail
 /// let mut engine = waddle::Session::new(&waddle::Engine::default());
 /// engine.register_fn("keep", |s: &'static str| s.len() as i64).unwrap();
 /// ```
-pub trait HostArg {
+pub trait HostArg: HostArgImpl {}
+
+/// The machinery of [`HostArg`] (private: it names IR and runtime types).
+/// The lifetime-rebinding associated type `Bound` is what lets the
+/// registration demand a closure for every borrow lifetime.
+pub trait HostArgImpl {
     /// The Waddle type of the parameter.
     const TYPE: Type;
     /// The same type with its borrow (if any) at lifetime `'a`.
@@ -38,13 +46,18 @@ pub trait HostArg {
     /// cannot resize them).
     ///
     /// # Safety
-    /// `w` holds a live value of type [`HostArg::TYPE`] that stays alive for
+    /// `w` holds a live value of type [`HostArgImpl::TYPE`] that stays alive for
     /// `'a`, and nothing but `caller` may resize it during the call.
     unsafe fn from_word<'a>(w: Word, caller: &mut Caller<'_>) -> Self::Bound<'a>;
 }
 
-/// A Rust type a host function can return.
-pub trait HostRet {
+/// A Rust type a host function can return: `()` (`void`), `i64`, `f64`,
+/// `bool`, `String`/`&str` (a new `str` in the store's heap) and
+/// `Vec<i64>`/`Vec<f64>` (a new array).
+pub trait HostRet: HostRetImpl {}
+
+/// The machinery of [`HostRet`] (private: it names IR and runtime types).
+pub trait HostRetImpl {
     /// The Waddle type of the result (`void` for `()`).
     const TYPE: Type;
     /// Converts into a result word, allocating through `caller` if needed.
@@ -78,7 +91,8 @@ const fn array_of(elem: ScalarType) -> Type {
     Type::Array { elem, depth: 1 }
 }
 
-impl HostArg for i64 {
+impl HostArg for i64 {}
+impl HostArgImpl for i64 {
     const TYPE: Type = Type::Int;
     type Bound<'a> = i64;
     unsafe fn from_word<'a>(w: Word, _: &mut Caller<'_>) -> Self::Bound<'a> {
@@ -86,7 +100,8 @@ impl HostArg for i64 {
     }
 }
 
-impl HostArg for f64 {
+impl HostArg for f64 {}
+impl HostArgImpl for f64 {
     const TYPE: Type = Type::Float;
     type Bound<'a> = f64;
     unsafe fn from_word<'a>(w: Word, _: &mut Caller<'_>) -> Self::Bound<'a> {
@@ -94,7 +109,8 @@ impl HostArg for f64 {
     }
 }
 
-impl HostArg for bool {
+impl HostArg for bool {}
+impl HostArgImpl for bool {
     const TYPE: Type = Type::Bool;
     type Bound<'a> = bool;
     unsafe fn from_word<'a>(w: Word, _: &mut Caller<'_>) -> Self::Bound<'a> {
@@ -102,7 +118,8 @@ impl HostArg for bool {
     }
 }
 
-impl HostArg for &str {
+impl HostArg for &str {}
+impl HostArgImpl for &str {
     const TYPE: Type = Type::Str;
     type Bound<'a> = &'a str;
     unsafe fn from_word<'a>(w: Word, _: &mut Caller<'_>) -> Self::Bound<'a> {
@@ -115,7 +132,8 @@ impl HostArg for &str {
     }
 }
 
-impl HostArg for String {
+impl HostArg for String {}
+impl HostArgImpl for String {
     const TYPE: Type = Type::Str;
     type Bound<'a> = String;
     unsafe fn from_word<'a>(w: Word, _: &mut Caller<'_>) -> Self::Bound<'a> {
@@ -124,7 +142,8 @@ impl HostArg for String {
     }
 }
 
-impl HostArg for &[i64] {
+impl HostArg for &[i64] {}
+impl HostArgImpl for &[i64] {
     const TYPE: Type = array_of(ScalarType::Int);
     type Bound<'a> = &'a [i64];
     unsafe fn from_word<'a>(w: Word, caller: &mut Caller<'_>) -> Self::Bound<'a> {
@@ -137,7 +156,8 @@ impl HostArg for &[i64] {
     }
 }
 
-impl HostArg for &[f64] {
+impl HostArg for &[f64] {}
+impl HostArgImpl for &[f64] {
     const TYPE: Type = array_of(ScalarType::Float);
     type Bound<'a> = &'a [f64];
     unsafe fn from_word<'a>(w: Word, caller: &mut Caller<'_>) -> Self::Bound<'a> {
@@ -150,27 +170,34 @@ impl HostArg for &[f64] {
     }
 }
 
-impl HostArg for Vec<i64> {
+impl HostArg for Vec<i64> {}
+impl HostArgImpl for Vec<i64> {
     const TYPE: Type = array_of(ScalarType::Int);
     type Bound<'a> = Vec<i64>;
     unsafe fn from_word<'a>(w: Word, _: &mut Caller<'_>) -> Self::Bound<'a> {
         // SAFETY: a live `[i64]` (the caller's promise), copied at once.
         let e: &[Word] = unsafe { array_elems(w) };
-        e.iter().map(|&x| <i64 as HeapElem>::from_word(x)).collect()
+        e.iter()
+            .map(|&x| <i64 as HeapElemImpl>::from_word(x))
+            .collect()
     }
 }
 
-impl HostArg for Vec<f64> {
+impl HostArg for Vec<f64> {}
+impl HostArgImpl for Vec<f64> {
     const TYPE: Type = array_of(ScalarType::Float);
     type Bound<'a> = Vec<f64>;
     unsafe fn from_word<'a>(w: Word, _: &mut Caller<'_>) -> Self::Bound<'a> {
         // SAFETY: a live `[f64]` (the caller's promise), copied at once.
         let e: &[Word] = unsafe { array_elems(w) };
-        e.iter().map(|&x| <f64 as HeapElem>::from_word(x)).collect()
+        e.iter()
+            .map(|&x| <f64 as HeapElemImpl>::from_word(x))
+            .collect()
     }
 }
 
-impl<T: HeapElem> HostArg for ArrayRef<T> {
+impl<T: HeapElem> HostArg for ArrayRef<T> {}
+impl<T: HeapElem> HostArgImpl for ArrayRef<T> {
     const TYPE: Type = array_of(T::SCALAR);
     type Bound<'a> = ArrayRef<T>;
     unsafe fn from_word<'a>(w: Word, caller: &mut Caller<'_>) -> Self::Bound<'a> {
@@ -178,49 +205,56 @@ impl<T: HeapElem> HostArg for ArrayRef<T> {
     }
 }
 
-impl HostRet for () {
+impl HostRet for () {}
+impl HostRetImpl for () {
     const TYPE: Type = Type::Unit;
     fn into_word(self, _: &mut Caller<'_>) -> Result<Word, TrapCode> {
         Ok(0)
     }
 }
 
-impl HostRet for i64 {
+impl HostRet for i64 {}
+impl HostRetImpl for i64 {
     const TYPE: Type = Type::Int;
     fn into_word(self, _: &mut Caller<'_>) -> Result<Word, TrapCode> {
         Ok(self as Word)
     }
 }
 
-impl HostRet for f64 {
+impl HostRet for f64 {}
+impl HostRetImpl for f64 {
     const TYPE: Type = Type::Float;
     fn into_word(self, _: &mut Caller<'_>) -> Result<Word, TrapCode> {
         Ok(self.to_bits())
     }
 }
 
-impl HostRet for bool {
+impl HostRet for bool {}
+impl HostRetImpl for bool {
     const TYPE: Type = Type::Bool;
     fn into_word(self, _: &mut Caller<'_>) -> Result<Word, TrapCode> {
         Ok(Word::from(self))
     }
 }
 
-impl HostRet for String {
+impl HostRet for String {}
+impl HostRetImpl for String {
     const TYPE: Type = Type::Str;
     fn into_word(self, caller: &mut Caller<'_>) -> Result<Word, TrapCode> {
         caller.new_str(&self)
     }
 }
 
-impl HostRet for &str {
+impl HostRet for &str {}
+impl HostRetImpl for &str {
     const TYPE: Type = Type::Str;
     fn into_word(self, caller: &mut Caller<'_>) -> Result<Word, TrapCode> {
         caller.new_str(self)
     }
 }
 
-impl HostRet for Vec<i64> {
+impl HostRet for Vec<i64> {}
+impl HostRetImpl for Vec<i64> {
     const TYPE: Type = array_of(ScalarType::Int);
     fn into_word(self, caller: &mut Caller<'_>) -> Result<Word, TrapCode> {
         let words: Vec<Word> = self.into_iter().map(|x| x as Word).collect();
@@ -228,7 +262,8 @@ impl HostRet for Vec<i64> {
     }
 }
 
-impl HostRet for Vec<f64> {
+impl HostRet for Vec<f64> {}
+impl HostRetImpl for Vec<f64> {
     const TYPE: Type = array_of(ScalarType::Float);
     fn into_word(self, caller: &mut Caller<'_>) -> Result<Word, TrapCode> {
         let words: Vec<Word> = self.into_iter().map(f64::to_bits).collect();

@@ -26,7 +26,7 @@ use waddle_opt::abi::{array_elems, ArrayObj, TrapCode, Word};
 use waddle_opt::interp::Host;
 use waddle_opt::ir::{HostFnId, Signature, Type};
 
-pub use convert::{HostArg, HostResult, HostRet};
+pub use convert::{HostArg, HostArgImpl, HostResult, HostRet, HostRetImpl};
 
 use crate::api::{ArrayRef, HeapElem};
 use crate::engine::val::trap_error;
@@ -265,22 +265,29 @@ pub(crate) fn call_from(
 /// Closures that can be registered as host functions: `Fn(A, B, ..) -> R`
 /// with up to six [`HostArg`] parameters and a [`HostResult`] result.
 /// `Params` is the tuple of parameter types (inferred).
-pub trait IntoHostFn<Params>: Send + Sync + 'static {
-    /// The Waddle signature and the type-erased body.
-    #[doc(hidden)]
-    fn into_parts(self) -> (Signature, Box<ErasedFnPublic>);
-}
+pub trait IntoHostFn<Params>: IntoHostFnImpl<Params> {}
+
+impl<P, F: IntoHostFnImpl<P>> IntoHostFn<P> for F {}
 
 /// Closures taking a [`Caller`] first, then up to six [`HostArg`]
 /// parameters, returning a [`HostResult`].
-pub trait IntoHostFnWithCaller<Params>: Send + Sync + 'static {
+pub trait IntoHostFnWithCaller<Params>: IntoHostFnWithCallerImpl<Params> {}
+
+impl<P, F: IntoHostFnWithCallerImpl<P>> IntoHostFnWithCaller<P> for F {}
+
+/// The machinery of [`IntoHostFn`] (private: it names IR types).
+pub trait IntoHostFnImpl<Params>: Send + Sync + 'static {
     /// The Waddle signature and the type-erased body.
-    #[doc(hidden)]
     fn into_parts(self) -> (Signature, Box<ErasedFnPublic>);
 }
 
-/// The erased body as the registration traits produce it (opaque to users).
-#[doc(hidden)]
+/// The machinery of [`IntoHostFnWithCaller`] (private: it names IR types).
+pub trait IntoHostFnWithCallerImpl<Params>: Send + Sync + 'static {
+    /// The Waddle signature and the type-erased body.
+    fn into_parts(self) -> (Signature, Box<ErasedFnPublic>);
+}
+
+/// The erased body as the registration traits produce it.
 pub struct ErasedFnPublic(pub(crate) Box<ErasedFn>);
 
 /// Converts a closure's result into a word or a failure.
@@ -291,10 +298,10 @@ fn finish<R: HostResult>(r: R, caller: &mut Caller<'_>) -> Result<Word, HostFail
 
 macro_rules! host_fn_impls {
     ($($a:ident),*) => {
-        impl<F, R, $($a),*> IntoHostFn<($($a,)*)> for F
+        impl<F, R, $($a),*> IntoHostFnImpl<($($a,)*)> for F
         where
             F: Fn($($a),*) -> R
-                + for<'x> Fn($(<$a as HostArg>::Bound<'x>),*) -> R
+                + for<'x> Fn($(<$a as HostArgImpl>::Bound<'x>),*) -> R
                 + Send + Sync + 'static,
             $($a: HostArg,)*
             R: HostResult,
@@ -307,22 +314,22 @@ macro_rules! host_fn_impls {
                 clippy::too_many_arguments
             )]
             fn into_parts(self) -> (Signature, Box<ErasedFnPublic>) {
-                fn invoke<'y, F, R, $($a: HostArg),*>(f: &F, $($a: <$a as HostArg>::Bound<'y>),*) -> R
+                fn invoke<'y, F, R, $($a: HostArg),*>(f: &F, $($a: <$a as HostArgImpl>::Bound<'y>),*) -> R
                 where
-                    F: for<'x> Fn($(<$a as HostArg>::Bound<'x>),*) -> R,
+                    F: for<'x> Fn($(<$a as HostArgImpl>::Bound<'x>),*) -> R,
                 {
                     f($($a),*)
                 }
                 let sig = Signature {
-                    params: vec![$(<$a as HostArg>::TYPE),*],
-                    ret: <R::Ok as HostRet>::TYPE,
+                    params: vec![$(<$a as HostArgImpl>::TYPE),*],
+                    ret: <R::Ok as HostRetImpl>::TYPE,
                 };
                 let call = move |caller: &mut Caller<'_>, args: &[Word]| {
                     let mut words = args.iter().copied();
                     // SAFETY: `dispatch` checked the count and the frontend the
                     // types; the words are live for the whole call (they sit in
                     // the calling frame, a GC root).
-                    $(let $a = unsafe { <$a as HostArg>::from_word(words.next().unwrap_or(0), caller) };)*
+                    $(let $a = unsafe { <$a as HostArgImpl>::from_word(words.next().unwrap_or(0), caller) };)*
                     let r = invoke::<F, R, $($a),*>(&self, $($a),*);
                     finish(r, caller)
                 };
@@ -330,10 +337,10 @@ macro_rules! host_fn_impls {
             }
         }
 
-        impl<F, R, $($a),*> IntoHostFnWithCaller<($($a,)*)> for F
+        impl<F, R, $($a),*> IntoHostFnWithCallerImpl<($($a,)*)> for F
         where
             F: Fn(&mut Caller<'_>, $($a),*) -> R
-                + for<'x> Fn(&mut Caller<'_>, $(<$a as HostArg>::Bound<'x>),*) -> R
+                + for<'x> Fn(&mut Caller<'_>, $(<$a as HostArgImpl>::Bound<'x>),*) -> R
                 + Send + Sync + 'static,
             $($a: HostArg,)*
             R: HostResult,
@@ -349,21 +356,21 @@ macro_rules! host_fn_impls {
                 fn invoke<'y, F, R, $($a: HostArg),*>(
                     f: &F,
                     caller: &mut Caller<'_>,
-                    $($a: <$a as HostArg>::Bound<'y>),*
+                    $($a: <$a as HostArgImpl>::Bound<'y>),*
                 ) -> R
                 where
-                    F: for<'x> Fn(&mut Caller<'_>, $(<$a as HostArg>::Bound<'x>),*) -> R,
+                    F: for<'x> Fn(&mut Caller<'_>, $(<$a as HostArgImpl>::Bound<'x>),*) -> R,
                 {
                     f(caller, $($a),*)
                 }
                 let sig = Signature {
-                    params: vec![$(<$a as HostArg>::TYPE),*],
-                    ret: <R::Ok as HostRet>::TYPE,
+                    params: vec![$(<$a as HostArgImpl>::TYPE),*],
+                    ret: <R::Ok as HostRetImpl>::TYPE,
                 };
                 let call = move |caller: &mut Caller<'_>, args: &[Word]| {
                     let mut words = args.iter().copied();
                     // SAFETY: as for `IntoHostFn`.
-                    $(let $a = unsafe { <$a as HostArg>::from_word(words.next().unwrap_or(0), caller) };)*
+                    $(let $a = unsafe { <$a as HostArgImpl>::from_word(words.next().unwrap_or(0), caller) };)*
                     let r = invoke::<F, R, $($a),*>(&self, caller, $($a),*);
                     finish(r, caller)
                 };

@@ -27,12 +27,8 @@ use serde::{Deserialize, Serialize};
 
 use super::report::{FuncCodegen, Measurement, PhaseTime, Phases};
 use super::{process, secs, suite, BenchArgs};
-use waddle::driver::{run_on_big_stack, Tier};
-use waddle::engine::{optimize, OptOptions, PassTrace};
-use waddle::error::Error;
-use waddle::output::OutputSink;
-use waddle::Val;
-use waddle::{Config, Engine, Module, Store};
+use waddle::tooling::{optimize, run_on_big_stack, OptOptions};
+use waddle::{Config, Engine, Error, Module, OutputSink, PassTrace, Store, Tier, Val};
 use waddle_opt::passes::thread_cpu_time;
 
 /// Optimization level the benchmarks run at (the engine's default).
@@ -209,7 +205,10 @@ fn replay_phases(name: &str, source: &str, tier: Tier, phases: &mut Phases) -> R
     let log = log.map_err(|e| e.render())?;
     phases.passes_s = secs(start.elapsed());
     let mut in_passes = Duration::ZERO;
-    for p in log.report.iter().flat_map(|r| &r.passes) {
+    for p in waddle::tooling::pass_report(&log)
+        .iter()
+        .flat_map(|r| &r.passes)
+    {
         let t = if detail.cpu { p.cpu } else { p.time };
         detail.push(format!("pass {}", p.name), t);
         in_passes += t;
@@ -219,7 +218,7 @@ fn replay_phases(name: &str, source: &str, tier: Tier, phases: &mut Phases) -> R
         fuel: false,
         ..waddle_jit::JitOptions::default()
     };
-    if let Some(native) = tier.native() {
+    if let Some(native) = waddle::tooling::native_tier(tier) {
         let start = Instant::now();
         let (unit, spent) = detail.measure(|| waddle_jit::compile(native, &program, &opts));
         let stats = unit.map_err(|e| e.to_string())?.stats().clone();
@@ -433,7 +432,7 @@ mod tests {
 
     #[test]
     fn baseline_codegen_is_timed_per_instruction() {
-        if waddle::engine::check_tier(Tier::Baseline).is_err() {
+        if waddle::tooling::check_tier(Tier::Baseline).is_err() {
             return; // no baseline back end for this host
         }
         let mut phases = Phases::default();

@@ -24,7 +24,7 @@ use super::child;
 use super::report::Measurement;
 use super::scaling::Shape;
 use super::table::fmt_time;
-use waddle::driver::Tier;
+use waddle::Tier;
 
 /// Ratio `t(2N)/t(N)` above which a phase counts as superlinear
 /// (`n log n` gives ~2.1 at these sizes, quadratic 4).
@@ -351,7 +351,7 @@ mod tests {
             Tier::Interp
         };
         let run = move || child::measure("g.wdl", &src, tier, 1);
-        let report = waddle::driver::run_on_big_stack(run).unwrap();
+        let report = waddle::tooling::run_on_big_stack(run).unwrap();
         assert!(report.ok, "{report:?}");
         let names: Vec<&str> = report
             .phases

@@ -43,7 +43,7 @@ use std::time::Duration;
 
 use report::{BenchReport, ImplKind, ImplResult, Measurement, ProgramReport};
 use suite::BenchProgram;
-use waddle::driver::Tier;
+use waddle::Tier;
 
 /// Tiers measured when `--tiers` is not given (those this build lacks are
 /// skipped with a note).
@@ -280,7 +280,7 @@ fn select_tiers(
         if tiers.contains(&t) {
             continue;
         }
-        if waddle::engine::check_tier(t).is_ok() {
+        if waddle::tooling::check_tier(t).is_ok() {
             tiers.push(t);
         } else {
             notes.push(format!(

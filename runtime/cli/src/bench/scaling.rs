@@ -26,7 +26,7 @@ use std::time::Duration;
 use super::child;
 use super::report::Measurement;
 use super::table::fmt_time;
-use waddle::driver::Tier;
+use waddle::Tier;
 
 /// The generated program shapes, in order.
 pub const SHAPES: [Shape; 5] = [
@@ -304,7 +304,7 @@ pub fn render_summary(points: &[Point], shapes: &[Shape], tiers: &[Tier]) -> Str
 #[cfg(test)]
 mod tests {
     use super::*;
-    use waddle::driver::{run_source, RunOptions};
+    use waddle::tooling::{run_source, RunOptions};
 
     #[test]
     fn generated_programs_run_on_the_interpreter() {

@@ -20,7 +20,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use waddle::driver::{run_source, RunOptions, Tier};
+use waddle::tooling::{run_source, RunOptions};
+use waddle::Tier;
 use waddle_frontend::{compile, CompileOptions, SourceFile, SourceMap};
 use waddle_opt::canon::canonicalize;
 use waddle_opt::ir::Program;

@@ -34,9 +34,7 @@ pub mod lines;
 
 pub use input::{entry_state, is_complete, EntryState};
 
-use waddle::driver::Tier;
-use waddle::error::Error;
-use waddle::{Config, Engine, OutputSink, Session};
+use waddle::{Config, Engine, Error, OutputSink, Session, Tier};
 
 /// What handling one line produced.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -285,7 +283,7 @@ impl Repl {
             let value = self.session.global(&g.name).map(|v| match v {
                 waddle::Val::Str(text) => {
                     let mut q = Vec::new();
-                    waddle::format::write_escaped(&mut q, text.as_bytes());
+                    waddle::tooling::write_escaped(&mut q, text.as_bytes());
                     String::from_utf8_lossy(&q).into_owned()
                 }
                 v => v.to_string(),

@@ -23,11 +23,11 @@ use waddle_opt::interp::LoopFrame;
 use waddle_opt::ir::{Block, FuncId, Program, SrcLoc};
 
 use super::{Executor, TieredHost, POLL_EDGES};
-use crate::driver::Tier;
 use crate::engine::compiler::{Done, Job};
 use crate::engine::native::OsrCode;
 use crate::engine::tiering::TierEvent;
 use crate::host::Runtime;
+use crate::Tier;
 
 /// Instructions above which a function's OSR entry compiles on the
 /// compiler thread while its loop goes on in T0 (below: on the spot).

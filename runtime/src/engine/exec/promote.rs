@@ -9,10 +9,10 @@ use cranelift_entity::EntityRef;
 use waddle_opt::ir::{FuncId, Program};
 
 use super::{Executor, POLL_CALLS, POLL_EDGES, SHORT_LOOP_CALLS};
-use crate::driver::Tier;
 use crate::engine::compiler::{compile_job, Compiler, Done, Job};
 use crate::engine::tiering::TierEvent;
 use crate::host::Runtime;
+use crate::Tier;
 
 impl Executor {
     /// Promotes `func` (a counter ran out, for `reason`): compiles it with

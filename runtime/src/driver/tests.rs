@@ -1,6 +1,7 @@
-//! `driver::run_source`: what `waddle run` prints, captured.
+//! `run_source`: what `waddle run` prints, captured.
 
-use waddle::driver::{run_source, RunOptions, Tier};
+use super::{run_source, RunOptions};
+use crate::Tier;
 
 fn run(src: &str) -> (String, String, i32) {
     let o = run_source("prog.wdl", src, &RunOptions::default());
