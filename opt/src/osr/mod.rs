@@ -33,6 +33,13 @@
 //! verified SSA; its loop structure changes (the enclosing loops are now
 //! entered at the header), so it is not canonical form, which the code
 //! generators do not need.
+//!
+//! That reconstructed form is the fallback: a nested entry is normally
+//! *peeled* instead ([`peel`]): the rest of the current iterations of the
+//! enclosing loops runs in copies of their code, where the outer values
+//! are the entry's parameters, and then the original code from the
+//! outermost enclosing header on, where they are their own definitions, so
+//! no inner loop carries outer values as block parameters.
 
 use cranelift_entity::SecondaryMap;
 use rustc_hash::FxHashMap;
@@ -41,6 +48,8 @@ use crate::analysis::{ControlFlowGraph, DomTree};
 use crate::ir::{
     Block, BlockCall, Function, FunctionBuilder, Inst, InstKind, Terminator, Type, Value, ValueDef,
 };
+
+mod peel;
 
 /// An OSR entry of a function at one loop header (see the module docs).
 #[derive(Clone, Debug)]
@@ -169,42 +178,28 @@ pub fn osr_entry(f: &Function, header: Block) -> Option<OsrEntry> {
         }
         d = dom.idom(db);
     }
-    let mut g = f.clone();
-    let mut state: Vec<Value> = f.blocks()[header].params.clone();
-    let mut subst: SecondaryMap<Value, Option<Value>> = SecondaryMap::new();
-    let mut b = FunctionBuilder::new(&mut g);
-    let entry = b.create_block();
-    let mut header_args = Vec::new();
-    for &p in &f.blocks()[header].params {
-        header_args.push(b.append_block_param(entry, f.value_type(p)));
-    }
-    let recompute = |b: &mut FunctionBuilder<'_>, v: Value| -> Option<Value> {
-        let ValueDef::Inst(i) = f.values()[v].def else {
-            return None;
-        };
-        let data = f.inst(i);
-        is_const(&data.kind).then(|| b.ins(entry, data.kind.clone(), f.value_type(v), data.loc))
-    };
-    for &v in &live_in {
-        subst[v] = recompute(&mut b, v);
-    }
-    for &v in &live_in {
-        if subst[v].is_none() {
-            subst[v] = Some(b.append_block_param(entry, f.value_type(v)));
-            state.push(v);
+    // Nested loops: the peeled entry (`peel`), unless it does not apply.
+    if let Some(plan) = peel::Plan::new(f, &cfg, &dom, header, &nested) {
+        let mut g = f.clone();
+        let mut b = FunctionBuilder::new(&mut g);
+        let start = Start::new(&mut b, f, header, &live_in, &nested);
+        if plan.build(&mut b, f, &start) {
+            b.sig_mut().params = start.state.iter().map(|&v| f.value_type(v)).collect();
+            return Some(OsrEntry {
+                func: g,
+                state: start.state,
+            });
         }
     }
-    let mut fresh: Vec<(Value, Block, Value)> = Vec::new();
-    for &(v, db) in &nested {
-        let new = match recompute(&mut b, v) {
-            Some(c) => c,
-            None => {
-                state.push(v);
-                b.append_block_param(entry, f.value_type(v))
-            }
-        };
-        fresh.push((v, db, new));
-    }
+    let mut g = f.clone();
+    let mut b = FunctionBuilder::new(&mut g);
+    let Start {
+        entry,
+        header_args,
+        state,
+        subst,
+        fresh,
+    } = Start::new(&mut b, f, header, &live_in, &nested);
     b.set_terminator(entry, Terminator::jump(BlockCall::new(header, header_args)));
     for &blk in &layout {
         let insts = b.func.blocks[blk].insts.clone();
@@ -289,6 +284,79 @@ pub fn osr_entry(f: &Function, header: Block) -> Option<OsrEntry> {
         }
     }
     Some(OsrEntry { func: g, state })
+}
+
+/// The entry block of an OSR entry under construction, shared by the
+/// peeled and the reconstructed forms: its parameters (the state) and the
+/// constants it recomputes.
+struct Start {
+    /// The new entry block.
+    entry: Block,
+    /// Its parameters that stand for the header's block parameters.
+    header_args: Vec<Value>,
+    /// The original values the entry's parameters stand for, in order.
+    state: Vec<Value>,
+    /// Values defined before the loop nest: their parameter or recomputed
+    /// constant in the entry block.
+    subst: SecondaryMap<Value, Option<Value>>,
+    /// Values of the nested kind with their defining block and their
+    /// parameter or recomputed constant in the entry block.
+    fresh: Vec<(Value, Block, Value)>,
+}
+
+impl Start {
+    /// Creates the entry block of `f`'s entry at `header` with its
+    /// parameters: the header's, then the non-constant `live_in` values,
+    /// then the non-constant `nested` ones (constants are recomputed).
+    fn new(
+        b: &mut FunctionBuilder<'_>,
+        f: &Function,
+        header: Block,
+        live_in: &[Value],
+        nested: &[(Value, Block)],
+    ) -> Start {
+        let mut state: Vec<Value> = f.blocks()[header].params.clone();
+        let mut subst: SecondaryMap<Value, Option<Value>> = SecondaryMap::new();
+        let entry = b.create_block();
+        let mut header_args = Vec::new();
+        for &p in &f.blocks()[header].params {
+            header_args.push(b.append_block_param(entry, f.value_type(p)));
+        }
+        let recompute = |b: &mut FunctionBuilder<'_>, v: Value| -> Option<Value> {
+            let ValueDef::Inst(i) = f.values()[v].def else {
+                return None;
+            };
+            let data = f.inst(i);
+            is_const(&data.kind).then(|| b.ins(entry, data.kind.clone(), f.value_type(v), data.loc))
+        };
+        for &v in live_in {
+            subst[v] = recompute(b, v);
+        }
+        for &v in live_in {
+            if subst[v].is_none() {
+                subst[v] = Some(b.append_block_param(entry, f.value_type(v)));
+                state.push(v);
+            }
+        }
+        let mut fresh: Vec<(Value, Block, Value)> = Vec::new();
+        for &(v, db) in nested {
+            let new = match recompute(b, v) {
+                Some(c) => c,
+                None => {
+                    state.push(v);
+                    b.append_block_param(entry, f.value_type(v))
+                }
+            };
+            fresh.push((v, db, new));
+        }
+        Start {
+            entry,
+            header_args,
+            state,
+            subst,
+            fresh,
+        }
+    }
 }
 
 /// SSA reconstruction of one value of the nested kind (see the module
@@ -514,6 +582,121 @@ block6:
         let frame = [(3, 3), (4, 6 + 34 + 62), (0, 5), (1, 4)];
         let (a, b) = run_both(&f, Block::new(1), &[5, 4], &frame);
         assert_eq!((a, b), (310, 310));
+    }
+
+    /// `sum over i, j, l < n of 100 i + 10 j + l`: a nest of depth 2
+    /// whose outer bodies define values (`t = 100 i`, `u = t + 10 j`) the
+    /// inner loops read.
+    const DEPTH2: &str = "fn fn0 \"h\"(int) -> int @1:1 {
+block0(v0: int):
+    v1: int = iconst 0
+    jump block1(v1, v1)
+block1(v2: int, v3: int):
+    v4: bool = icmp lt v2, v0
+    br v4, block2, block9
+block2:
+    v5: int = iconst 100
+    v6: int = imul v2, v5
+    v7: int = iconst 0
+    jump block3(v7, v3)
+block3(v8: int, v9: int):
+    v10: bool = icmp lt v8, v0
+    br v10, block4, block8
+block4:
+    v11: int = iconst 10
+    v12: int = imul v8, v11
+    v13: int = iadd v6, v12
+    v14: int = iconst 0
+    jump block5(v14, v9)
+block5(v15: int, v16: int):
+    v17: bool = icmp lt v15, v0
+    br v17, block6, block7
+block6:
+    v18: int = iadd v13, v15
+    v19: int = iadd v16, v18
+    v20: int = iconst 1
+    v21: int = iadd v15, v20
+    jump block5(v21, v19)
+block7:
+    v22: int = iconst 1
+    v23: int = iadd v8, v22
+    jump block3(v23, v16)
+block8:
+    v24: int = iconst 1
+    v25: int = iadd v2, v24
+    jump block1(v25, v9)
+block9:
+    return v3
+}
+";
+
+    /// The most parameters any block of `f` other than the entry has.
+    fn max_params(f: &Function) -> usize {
+        (f.layout().iter().skip(1))
+            .map(|&b| f.blocks()[b].params.len())
+            .max()
+            .unwrap_or(0)
+    }
+
+    #[test]
+    fn a_depth_two_entry_is_peeled_and_continues_the_computation() {
+        let f = parse_function(DEPTH2).unwrap();
+        let e = osr_entry(&f, Block::new(5)).unwrap();
+        let names: Vec<usize> = e.state.iter().map(|v| v.index()).collect();
+        assert_eq!(names, vec![15, 16, 0, 13, 8, 6, 2]);
+        // Peeled: the outer values are not carried around the inner
+        // loops (no block gets a parameter the original lacks), and the
+        // inner loop has a copy per level.
+        assert_eq!(max_params(&e.func), max_params(&f));
+        assert!(e.func.layout().len() > f.layout().len());
+        // n = 3: the whole sum is 2997. At l = 1 of (i, j) = (1, 2) the
+        // sum so far is 99 + 303 + 333 + 120 = 855.
+        let frame = [
+            (15, 1),
+            (16, 855),
+            (0, 3),
+            (13, 120),
+            (8, 2),
+            (6, 100),
+            (2, 1),
+        ];
+        assert_eq!(run_both(&f, Block::new(5), &[3], &frame), (2997, 2997));
+        let frame = [(15, 0), (16, 0), (0, 3), (13, 0), (8, 0), (6, 0), (2, 0)];
+        assert_eq!(run_both(&f, Block::new(5), &[3], &frame), (2997, 2997));
+        let frame = [
+            (15, 2),
+            (16, 2775),
+            (0, 3),
+            (13, 220),
+            (8, 2),
+            (6, 200),
+            (2, 2),
+        ];
+        assert_eq!(run_both(&f, Block::new(5), &[3], &frame), (2997, 2997));
+        // The middle header: (i, j) = (1, 1), sum so far 99 + 303.
+        let e = osr_entry(&f, Block::new(3)).unwrap();
+        let names: Vec<usize> = e.state.iter().map(|v| v.index()).collect();
+        assert_eq!(names, vec![8, 9, 0, 6, 2]);
+        assert_eq!(max_params(&e.func), max_params(&f));
+        let frame = [(8, 1), (9, 402), (0, 3), (6, 100), (2, 1)];
+        assert_eq!(run_both(&f, Block::new(3), &[3], &frame), (2997, 2997));
+    }
+
+    #[test]
+    fn a_latch_laid_out_before_its_header_gets_the_reconstructed_entry() {
+        // SUM with the outer latch (block5) laid out before the outer
+        // header: peeling would turn that forward edge into a backward
+        // one (fuel is charged on backward edges), so the entry carries
+        // the outer values through new block parameters instead.
+        let (head, rest) = SUM.split_once("\nblock1(").unwrap();
+        let (outer, latch) = rest.split_once("\nblock5:").unwrap();
+        let (latch, tail) = latch.split_once("\nblock6:").unwrap();
+        let text = format!("{head}\nblock5:{latch}\nblock1({outer}\nblock6:{tail}");
+        let f = parse_function(&text).unwrap();
+        let e = osr_entry(&f, Block::new(3)).unwrap();
+        assert!(max_params(&e.func) > max_params(&f));
+        let frame = [(9, 1), (10, 54), (0, 5), (1, 4), (7, 14), (3, 2)];
+        assert_eq!(run_both(&f, Block::new(3), &[5, 4], &frame), (310, 310));
     }
 
     #[test]
