@@ -55,6 +55,10 @@
 //! - **Unrolling** ([`unroll`]): a loop equals itself unrolled by two, by
 //!   splitting its μ streams into even and odd halves (the μ-unfolding of
 //!   §2.3.3 twice per trip); tried when nothing else rewrites.
+//! - **Factoring** ([`phiop`], R9): a pure operator common to every
+//!   branch of a φ moves out of it (φ and `map` are pointwise, §4.0.3),
+//!   so an exit value computed in each exiting block of an unrolled loop
+//!   meets the same value computed after the original loop's exit.
 
 pub mod bdd;
 pub mod build;
@@ -63,6 +67,7 @@ pub mod fold;
 pub mod gates;
 pub mod graph;
 pub mod instrument;
+pub mod phiop;
 pub mod range;
 pub mod refine;
 pub mod report;
@@ -80,6 +85,8 @@ mod tests;
 mod tests_range;
 #[cfg(test)]
 mod tests_shapes;
+#[cfg(test)]
+mod tests_unroll;
 
 use rustc_hash::FxHashMap;
 
