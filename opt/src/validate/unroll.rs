@@ -28,9 +28,8 @@
 //! **When.** The rule makes a graph larger and is an equivalence, not a
 //! simplification, so [`super::check`] tries it only when a round finds
 //! nothing else to rewrite, on the η's of a before-side loop that the
-//! after side does not have (not all of its μ's are shared with the after
-//! side, nor is its continue condition), when the after side has a μ of the
-//! same depth that the before side does not share. One shared μ does not
+//! after side does not have (its continue condition is not shared), when the after side has a μ of the
+//! same depth that the before side does not share. Shared μ's do not
 //! stop it: `for i in 0..3 {..}` and an outer `for i in 0..10 {..}` that
 //! the pass leaves alone share the stream `i = μ(0, i + 1)`. Each loop (and each
 //! loop made by the rule) is doubled at most once. Only innermost loops
@@ -101,6 +100,14 @@ impl Rules<'_> {
                 _ => {}
             }
         }
+        let made: FxHashSet<u32> = done
+            .made
+            .iter()
+            .filter_map(|m| match self.cls.class.get(m.index()) {
+                Some(&c) if c != u32::MAX => Some(c),
+                _ => None,
+            })
+            .collect();
         // The η's of each loop (named by its μ's: two loops may share one).
         let mut loops: FxHashMap<Vec<Id>, (u16, Vec<Id>, Vec<Id>)> = FxHashMap::default();
         for n in etas {
@@ -113,14 +120,16 @@ impl Rules<'_> {
             let Some(mus) = self.loop_mus(n, d) else {
                 continue;
             };
-            // A loop the after side still has (every μ shared, or its
-            // continue condition) is not doubled; one μ alone may be shared
-            // with an unrelated loop of the after side (two loops `for i in
-            // 0..n` share their `i`).
+            // A loop the after side still has (its continue condition is
+            // shared) is not doubled; its μ's may all be shared with
+            // unrelated loops of the after side (two loops `for i in 0..n`
+            // share their `i`, and a loop with no effects has no token).
+            // A loop made by the rule is not doubled again, even once
+            // refinement has merged it with the after side's loop (whose
+            // node may then represent the class).
             let cont = self.r(self.g.node(n).args[0]);
             if mus.is_empty()
-                || mus.iter().any(|m| done.made.contains(m))
-                || mus.iter().all(|m| after.contains(&self.cls.of(*m)))
+                || mus.iter().any(|m| made.contains(&self.cls.of(*m)))
                 || after.contains(&self.cls.of(cont))
             {
                 continue;
