@@ -243,16 +243,13 @@ fn check(
         let cases = g.case_count();
         let subst = {
             let mut rules = Rules::new(&mut g, &cls, opts.strict);
-            let mut subst: FxHashMap<u32, Id> = FxHashMap::default();
-            for &n in &cls.reached {
-                if rules.r(n) != n {
-                    continue;
-                }
-                if let Some(m) = rules.apply(n) {
-                    subst.insert(cls.of(n), m);
-                }
+            let mut subst = rewrite(&mut rules, &cls);
+            if subst.is_empty() && rules.g.case_count() == cases {
+                // Nothing else simplifies: try R8's range facts, whose
+                // exploration is the costliest rule of a round.
+                rules.range.enabled = true;
+                subst = rewrite(&mut rules, &cls);
             }
-            rules.merge_gates(&mut subst);
             if subst.is_empty() {
                 // Nothing simplifies: try equating a loop with the after
                 // side's loop unrolled by two.
@@ -272,6 +269,22 @@ fn check(
         }
     }
     Verdict::Unsupported(format!("no normal form after {} rounds", opts.max_rounds))
+}
+
+/// The rewrites of one pass of the rules over the round's classes, keyed
+/// by class.
+fn rewrite(rules: &mut Rules<'_>, cls: &Classes) -> FxHashMap<u32, Id> {
+    let mut subst: FxHashMap<u32, Id> = FxHashMap::default();
+    for &n in &cls.reached {
+        if rules.r(n) != n {
+            continue;
+        }
+        if let Some(m) = rules.apply(n) {
+            subst.insert(cls.of(n), m);
+        }
+    }
+    rules.merge_gates(&mut subst);
+    subst
 }
 
 /// Replaces every use of a rewritten class by its replacement.
