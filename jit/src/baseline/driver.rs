@@ -17,8 +17,8 @@ use std::time::Instant;
 
 use cranelift_entity::{EntityRef, SecondaryMap};
 use waddle_opt::abi::TrapCode;
+use waddle_opt::analysis::gc_slots::dead_ref_clears;
 use waddle_opt::analysis::gc_slots::unwritten::{frame_zeroing, FrameWrites, FrameZeroing};
-use waddle_opt::analysis::gc_slots::{dead_ref_clears, own_slot};
 use waddle_opt::ir::{
     Block, BlockCall, FuncId, Function, Inst, InstData, InstKind, Program, Signature, SrcLoc,
     Terminator, Type, UnaryOp, Value,
@@ -28,7 +28,7 @@ use super::cold::{Cold, ColdPaths};
 use super::conv::{arg_locs, ArgLoc, HelperArg, RetClass};
 use super::isel::{self, Cond};
 use super::moves::{sequentialize, MoveOp};
-use super::plan::{slot, FuncPlan};
+use super::plan::FuncPlan;
 use crate::helpers::Helper;
 use crate::options::{CompileStats, FuncStats};
 
@@ -374,7 +374,10 @@ fn emit_trampoline<B: Backend>(b: &mut B, sig: &Signature, index: usize) {
 /// Emits the code of one function (with a body) through `b`.
 pub(crate) fn emit_function<B: Backend>(b: &mut B, cx: &FnCx<'_>) {
     let mut cold = ColdPaths::new();
-    let clears = dead_ref_clears(cx.func, &cx.plan.order, own_slot);
+    let clears = dead_ref_clears(cx.func, &cx.plan.order, |v| {
+        let s = *cx.plan.slot_of.get(v.index())?;
+        (s != super::plan::NO_SLOT).then_some(s)
+    });
     let overflow = b.new_label();
     b.enter(cx, overflow);
     let zeroing = plan_zeroing(b, cx);
@@ -399,7 +402,7 @@ pub(crate) fn emit_function<B: Backend>(b: &mut B, cx: &FnCx<'_>) {
             // Dead references leave their slots before a safepoint, so the
             // conservative scan keeps what Cranelift's stack maps keep.
             for &s in clears.get(&inst).map_or(&[][..], Vec::as_slice) {
-                e.b.const_word(cx, Value::new(s as usize), 0);
+                e.b.const_word(cx, cx.plan.slot_values[s as usize], 0);
             }
             if let Some(words) = zeroing.before.get(&inst) {
                 e.b.zero_words(words, false);
@@ -429,18 +432,18 @@ fn plan_zeroing<B: Backend>(b: &B, cx: &FnCx<'_>) -> FrameZeroing {
     let (slots, scratch) = (cx.plan.slots, cx.plan.scratch);
     let words = slots + scratch + b.extra_words();
     let mut on_entry: Vec<u32> = (cx.func.blocks()[cx.func.entry()].params.iter())
-        .map(|&p| slot(p) as u32)
+        .map(|&p| cx.plan.slot(p) as u32)
         .collect();
     let mut is_const: SecondaryMap<Value, bool> = SecondaryMap::new();
     for &(v, _) in &cx.plan.consts {
         is_const[v] = true;
         if b.const_in_slot(cx, v) {
-            on_entry.push(slot(v) as u32);
+            on_entry.push(cx.plan.slot(v) as u32);
         }
     }
     let def = |v: Value| {
         let written = !is_const[v] && !cx.plan.fused[v] && cx.func.value_type(v) != Type::Unit;
-        written.then_some(slot(v) as u32)
+        written.then_some(cx.plan.slot(v) as u32)
     };
     let before = |i: Inst, f: &mut dyn FnMut(u32)| {
         if let InstKind::ArrayLit(xs) | InstKind::HostCall(_, xs) = &cx.func.inst(i).kind {
@@ -697,7 +700,7 @@ impl<B: Backend> Driver<'_, '_, B> {
             params
                 .iter()
                 .zip(&bc.args)
-                .map(|(&p, &a)| (slot(p), slot(a))),
+                .map(|(&p, &a)| (self.cx.plan.slot(p), self.cx.plan.slot(a))),
         );
         self.scratch.clear();
         sequentialize(&self.pairs, &mut self.scratch);

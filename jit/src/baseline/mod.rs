@@ -9,8 +9,8 @@
 //! isel/emit/abi split):
 //! - `plan`: block order (reachable blocks in layout order, so most
 //!   jumps fall through), back edges, and the frame: one 8-byte slot per
-//!   SSA value (its number indexes the slot) plus scratch words for
-//!   array-literal elements;
+//!   SSA value of the emitted blocks (numbered densely, [`frame_slots`])
+//!   plus scratch words for array-literal elements;
 //! - `isel`: instruction selection, each instruction as mid-level back-end
 //!   operations (slot and `VmCtx` table accesses, helper calls described
 //!   once by [`crate::helpers`], trap checks, calls through entry slots);
@@ -69,6 +69,7 @@ use waddle_opt::ir::{verify_program, InstKind, Program};
 
 #[cfg(feature = "cross")]
 pub use image::{compile_aarch64_image, BaselineImage, ImageFunc};
+pub use plan::{frame_slots, NO_SLOT};
 pub use program::BaselineProgram;
 
 #[cfg(feature = "disasm")]

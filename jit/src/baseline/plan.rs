@@ -1,12 +1,18 @@
 //! The arch-neutral plan of one function's baseline code: which blocks are
 //! emitted and in what order, which edges are loop back edges (fuel), and
-//! the frame layout (one 8-byte slot per SSA value plus a scratch area for
-//! array-literal elements).
+//! the frame layout (one 8-byte slot per SSA value of the emitted blocks
+//! plus a scratch area for array-literal elements).
 //!
-//! The frame gives every SSA value of the function's value arena its own
-//! word-sized slot, indexed by the value's number, so a value never moves
-//! and every reference a frame holds is in memory at every call (the
-//! conservative GC scan of [`crate::abi`] sees it).
+//! The frame gives every SSA value defined in a reachable block (block
+//! parameters and instruction results) its own word-sized slot, so a value
+//! never moves and every reference a frame holds is in memory at every call
+//! (the conservative GC scan of [`crate::abi`] sees it). Slots are numbered
+//! densely in block order ([`frame_slots`]), not by value number: after
+//! optimization most of a function's value arena is dead (inlined and
+//! folded values), and a frame sized by the arena was up to three times
+//! larger than the values it holds, which cut the recursion depth of
+//! large recursive functions short of the depth every tier guarantees
+//! (issue 13).
 
 use cranelift_entity::{EntityRef, SecondaryMap};
 use waddle_opt::analysis::gc_slots::may_collect;
@@ -21,7 +27,12 @@ pub(crate) struct FuncPlan {
     /// Layout position of every layout block (back-edge test), `u32::MAX`
     /// for blocks not in the layout.
     pub pos: SecondaryMap<Block, u32>,
-    /// Number of value slots (the size of the value arena).
+    /// The slot of each value defined in a reachable block
+    /// ([`frame_slots`]); [`NO_SLOT`] for the others.
+    pub slot_of: Vec<u32>,
+    /// The value of each slot (the inverse of [`FuncPlan::slot_of`]).
+    pub slot_values: Vec<Value>,
+    /// Number of value slots.
     pub slots: usize,
     /// Words of scratch space for array-literal elements and host-call
     /// arguments.
@@ -91,6 +102,7 @@ impl FuncPlan {
             .copied()
             .filter(|&b| reached[b])
             .collect();
+        let (slot_of, slot_values) = number_slots(func, &order);
         let mut uses: SecondaryMap<Value, u32> = SecondaryMap::new();
         let mut consts = Vec::new();
         for &b in &order {
@@ -140,7 +152,9 @@ impl FuncPlan {
         FuncPlan {
             order,
             pos,
-            slots: func.values().len(),
+            slot_of,
+            slots: slot_values.len(),
+            slot_values,
             scratch,
             fused,
             consts,
@@ -389,7 +403,55 @@ pub(crate) fn int_const(func: &Function, v: Value) -> Option<i64> {
     }
 }
 
-/// The slot number of value `v`.
-pub(crate) fn slot(v: Value) -> usize {
-    v.index()
+/// The slot of a value that has none in [`FuncPlan::slot_of`].
+pub const NO_SLOT: u32 = u32::MAX;
+
+impl FuncPlan {
+    /// The slot number of value `v`, which must be defined in a reachable
+    /// block (every value the emitted code reads or writes is).
+    pub fn slot(&self, v: Value) -> usize {
+        slot_in(&self.slot_of, v)
+    }
+}
+
+/// The slot of `v` in the slot map `slot_of` ([`frame_slots`]).
+pub(crate) fn slot_in(slot_of: &[u32], v: Value) -> usize {
+    let s = slot_of.get(v.index()).copied().unwrap_or(NO_SLOT);
+    debug_assert!(s != NO_SLOT, "{v} has no baseline frame slot");
+    s as usize
+}
+
+/// The baseline frame layout of `func` (which must have a body): the slot
+/// of each value by value number, [`NO_SLOT`] for values of unreachable
+/// blocks and dead values of the arena. T1 code keeps value `v` in word
+/// `frame_slots(func)[v]` of its frame; a host replacing a T1 activation
+/// at a loop header reads the live values through this map.
+pub fn frame_slots(func: &Function) -> Vec<u32> {
+    FuncPlan::new(func).slot_of
+}
+
+/// Numbers the values defined in `order`'s blocks densely, block by
+/// block (parameters, then instruction results): the slot of each value
+/// and the value of each slot.
+fn number_slots(func: &Function, order: &[Block]) -> (Vec<u32>, Vec<Value>) {
+    let mut slot_of = vec![NO_SLOT; func.values().len()];
+    let mut values = Vec::new();
+    let mut give = |v: Value| {
+        if let Some(s) = slot_of.get_mut(v.index()) {
+            if *s == NO_SLOT {
+                *s = values.len() as u32;
+                values.push(v);
+            }
+        }
+    };
+    for &b in order {
+        let data = &func.blocks()[b];
+        data.params.iter().for_each(|&p| give(p));
+        for &i in &data.insts {
+            if let Some(r) = func.inst(i).result {
+                give(r);
+            }
+        }
+    }
+    (slot_of, values)
 }

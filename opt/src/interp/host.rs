@@ -19,9 +19,24 @@ pub struct LoopFrame<'a> {
 
 impl<'a> LoopFrame<'a> {
     /// The frame of another tier: value `v`'s word is `frame[slots[v]]`
-    /// (T1 code: one slot per value, `slots` the identity).
+    /// (T1 code: its frame by slot number, `slots` the identity, remapped
+    /// by the host with [`LoopFrame::with_slots`]).
     pub fn new(frame: &'a [Word], slots: &'a [u32]) -> LoopFrame<'a> {
         LoopFrame { frame, slots }
+    }
+
+    /// The same frame words read through another value-to-slot map: T1
+    /// code hands its frame over by slot number (`slots` the identity),
+    /// and the host, which knows the function, maps its values to the
+    /// slots of T1's frame layout.
+    pub fn with_slots<'b>(&self, slots: &'b [u32]) -> LoopFrame<'b>
+    where
+        'a: 'b,
+    {
+        LoopFrame {
+            frame: self.frame,
+            slots,
+        }
     }
 
     /// The word of `v` in the frame; `None` when `v` has no slot (a

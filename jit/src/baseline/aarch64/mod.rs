@@ -37,7 +37,7 @@ use waddle_opt::ir::{InstKind, Value};
 use super::conv::{helper_arg_regs, ArgLoc, HelperArg};
 use super::driver::{Backend, FnCx};
 use super::isel::{Callee, Cond};
-use super::plan::slot;
+use super::plan::slot_in;
 use crate::helpers::Helper;
 
 /// The assembler the AArch64 image is emitted into.
@@ -66,6 +66,9 @@ pub(crate) struct Aarch64 {
     ihome: [Option<Value>; IHOME.len()],
     /// The value each of [`FHOME`] mirrors in the current function.
     fhome: [Option<Value>; FHOME.len()],
+    /// The slot of each value of the current function
+    /// ([`super::plan::FuncPlan::slot_of`]).
+    slot_of: Vec<u32>,
 }
 
 /// Home registers of integer-class values: `x20`–`x28` (callee-saved).
@@ -90,13 +93,21 @@ impl Aarch64 {
             record: 32,
             ihome: [None; IHOME.len()],
             fhome: [None; FHOME.len()],
+            slot_of: Vec::new(),
         }
+    }
+
+    /// The slot of value `v` of the current function.
+    fn slot(&self, v: Value) -> usize {
+        slot_in(&self.slot_of, v)
     }
 
     /// The home registers of the value in slot `s`: integer, float.
     fn homes_of_slot(&self, s: usize) -> (Option<u8>, Option<u8>) {
         let pick = |homes: &[Option<Value>], regs: &[u8]| {
-            let i = homes.iter().position(|e| e.is_some_and(|v| slot(v) == s))?;
+            let i = homes
+                .iter()
+                .position(|e| e.is_some_and(|v| self.slot(v) == s))?;
             Some(regs[i])
         };
         (pick(&self.ihome, &IHOME), pick(&self.fhome, &FHOME))
@@ -278,17 +289,17 @@ impl Backend for Aarch64 {
 
     /// `X(r) = v`.
     fn ld(&mut self, r: u8, v: Value) {
-        self.ld_slot(r, slot(v));
+        self.ld_slot(r, self.slot(v));
     }
 
     /// `v = X(r)`.
     fn st(&mut self, v: Value, r: u8) {
-        self.st_slot(slot(v), r);
+        self.st_slot(self.slot(v), r);
     }
 
     /// `D(d) = v`.
     fn ldf(&mut self, d: u8, v: Value) {
-        match self.homes_of_slot(slot(v)) {
+        match self.homes_of_slot(self.slot(v)) {
             (Some(h), _) => {
                 dynasm!(self.ops ; .arch aarch64 ; fmov D(d), X(h));
                 return;
@@ -299,7 +310,7 @@ impl Backend for Aarch64 {
             }
             _ => {}
         }
-        let off = self.slot_off(slot(v));
+        let off = self.slot_off(self.slot(v));
         if off <= MAX_LDR_OFF {
             let o = off as u32;
             dynasm!(self.ops ; .arch aarch64 ; ldr D(d), [sp, #o]);
@@ -311,7 +322,7 @@ impl Backend for Aarch64 {
 
     /// `v = D(d)` (and its home register, if any).
     fn stf(&mut self, v: Value, d: u8) {
-        let off = self.slot_off(slot(v));
+        let off = self.slot_off(self.slot(v));
         if off <= MAX_LDR_OFF {
             let o = off as u32;
             dynasm!(self.ops ; .arch aarch64 ; str D(d), [sp, #o]);
@@ -319,7 +330,7 @@ impl Backend for Aarch64 {
             self.far_addr(off);
             dynasm!(self.ops ; .arch aarch64 ; str D(d), [x16]);
         }
-        match self.homes_of_slot(slot(v)) {
+        match self.homes_of_slot(self.slot(v)) {
             (Some(h), _) => dynasm!(self.ops ; .arch aarch64 ; fmov X(h), D(d)),
             (_, Some(h)) => dynasm!(self.ops ; .arch aarch64 ; fmov D(h), D(d)),
             _ => {}
@@ -366,6 +377,7 @@ impl Backend for Aarch64 {
 
     fn enter(&mut self, cx: &FnCx<'_>, overflow: DynamicLabel) {
         self.flags = None;
+        self.slot_of.clone_from(&cx.plan.slot_of);
         self.out = outgoing_words(cx);
         self.scratch = cx.plan.slots;
         self.scratch_words = cx.plan.scratch;

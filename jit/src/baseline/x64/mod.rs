@@ -46,7 +46,7 @@ use waddle_opt::ir::{InstKind, UnaryOp, Value};
 use super::conv::{helper_arg_regs, ArgLoc, HelperArg};
 use super::driver::{Backend, FnCx};
 use super::isel::{Callee, Cond};
-use super::plan::{self, slot};
+use super::plan::{self, slot_in};
 use crate::helpers::Helper;
 
 /// The assembler every x64 function and trampoline is emitted into.
@@ -93,6 +93,9 @@ pub(crate) struct X64 {
     /// Frame displacement of the word where a recursive function keeps
     /// the `VmCtx::depth_left` value its prologue read.
     depth_word: i32,
+    /// The slot of each value of the current function
+    /// ([`super::plan::FuncPlan::slot_of`]).
+    slot_of: Vec<u32>,
 }
 
 /// Caller-saved registers that cache copies of slots between instructions
@@ -145,12 +148,18 @@ impl X64 {
             ihome: [None; IHOME.len()],
             fhome: [None; FHOME.len()],
             depth_word: 0,
+            slot_of: Vec::new(),
         }
+    }
+
+    /// The slot of value `v` of the current function.
+    fn slot(&self, v: Value) -> usize {
+        slot_in(&self.slot_of, v)
     }
 
     /// The frame displacement of value `v`'s slot.
     pub(crate) fn disp(&self, v: Value) -> i32 {
-        self.slot_disp(slot(v))
+        self.slot_disp(self.slot(v))
     }
 
     /// The frame displacement of slot `s`.
@@ -173,7 +182,9 @@ impl X64 {
     /// The home registers of the value in slot `s`: integer, float.
     fn homes_of_slot(&self, s: usize) -> (Option<u8>, Option<u8>) {
         let pick = |homes: &[Option<Value>], regs: &[u8]| {
-            let i = homes.iter().position(|e| e.is_some_and(|v| slot(v) == s))?;
+            let i = homes
+                .iter()
+                .position(|e| e.is_some_and(|v| self.slot(v) == s))?;
             Some(regs[i])
         };
         (pick(&self.ihome, &IHOME), pick(&self.fhome, &FHOME))
@@ -234,7 +245,7 @@ impl X64 {
     /// being overwritten).
     pub(super) fn forget_slot(&mut self, s: usize) {
         for e in self.icache.iter_mut().chain(self.fcache.iter_mut()) {
-            if e.is_some_and(|v| slot(v) == s) {
+            if e.is_some_and(|v| slot_in(&self.slot_of, v) == s) {
                 *e = None;
             }
         }
@@ -309,7 +320,7 @@ impl X64 {
         if let Some(i) = self
             .icache
             .iter()
-            .position(|e| e.is_some_and(|v| slot(v) == s))
+            .position(|e| e.is_some_and(|v| self.slot(v) == s))
         {
             return ICACHE[i];
         }
@@ -409,9 +420,9 @@ impl Backend for X64 {
     fn st(&mut self, v: Value, r: u8) {
         let d = self.disp(v);
         dynasm!(self.ops ; .arch x64 ; mov QWORD [rbp + d], Rq(r));
-        self.forget_slot(slot(v));
-        if self.homes_of_slot(slot(v)) != (None, None) {
-            return self.sync_home_int(slot(v), r);
+        self.forget_slot(self.slot(v));
+        if self.homes_of_slot(self.slot(v)) != (None, None) {
+            return self.sync_home_int(self.slot(v), r);
         }
         let i = self.inext;
         self.inext = (i + 1) % ICACHE.len();
@@ -451,9 +462,9 @@ impl Backend for X64 {
     fn stf(&mut self, v: Value, x: u8) {
         let d = self.disp(v);
         dynasm!(self.ops ; .arch x64 ; movsd QWORD [rbp + d], Rx(x));
-        self.forget_slot(slot(v));
-        if self.homes_of_slot(slot(v)) != (None, None) {
-            return self.sync_home_float(slot(v), x);
+        self.forget_slot(self.slot(v));
+        if self.homes_of_slot(self.slot(v)) != (None, None) {
+            return self.sync_home_float(self.slot(v), x);
         }
         let i = self.fnext;
         self.fnext = (i + 1) % FCACHE.len();
@@ -497,6 +508,7 @@ impl Backend for X64 {
 
     fn enter(&mut self, cx: &FnCx<'_>, overflow: DynamicLabel) {
         self.flags = None;
+        self.slot_of.clone_from(&cx.plan.slot_of);
         self.forget_all();
         // Homes: the best-ranked candidates of each class, callee-saved
         // integer registers first.
@@ -547,7 +559,7 @@ impl Backend for X64 {
     }
 
     fn const_in_slot(&self, cx: &FnCx<'_>, v: Value) -> bool {
-        !cx.plan.imm_only[v] || self.homes_of_slot(slot(v)) != (None, None)
+        !cx.plan.imm_only[v] || self.homes_of_slot(self.slot(v)) != (None, None)
     }
 
     fn zero_words(&mut self, words: &[u32], entry: bool) {
@@ -637,23 +649,23 @@ impl Backend for X64 {
         match loc {
             ArgLoc::Int(r) if is_bool => {
                 dynasm!(self.ops ; .arch x64 ; movzx eax, Rb(r) ; mov QWORD [rbp + d], rax);
-                self.sync_home_int(slot(p), 0);
+                self.sync_home_int(self.slot(p), 0);
             }
             ArgLoc::Int(r) => {
                 dynasm!(self.ops ; .arch x64 ; mov QWORD [rbp + d], Rq(r));
-                self.sync_home_int(slot(p), r);
+                self.sync_home_int(self.slot(p), r);
                 // An argument register that is also a cache register keeps
                 // the parameter for the entry block's uses (later
                 // parameters and constants never write cache registers).
                 if let Some(i) = ICACHE.iter().position(|&c| c == r) {
-                    if self.homes_of_slot(slot(p)) == (None, None) {
+                    if self.homes_of_slot(self.slot(p)) == (None, None) {
                         self.icache[i] = Some(p);
                     }
                 }
             }
             ArgLoc::Float(x) => {
                 dynasm!(self.ops ; .arch x64 ; movsd QWORD [rbp + d], Rx(x));
-                self.sync_home_float(slot(p), x);
+                self.sync_home_float(self.slot(p), x);
             }
             ArgLoc::Stack(k) => {
                 let s = 16 + 8 * k as i32;
@@ -663,21 +675,21 @@ impl Backend for X64 {
                     dynasm!(self.ops ; .arch x64 ; mov rax, QWORD [rbp + s]);
                 }
                 dynasm!(self.ops ; .arch x64 ; mov QWORD [rbp + d], rax);
-                self.sync_home_int(slot(p), 0);
+                self.sync_home_int(self.slot(p), 0);
             }
         }
     }
 
     fn const_word(&mut self, cx: &FnCx<'_>, v: Value, k: i64) {
-        if cx.plan.imm_only[v] && self.homes_of_slot(slot(v)) == (None, None) {
+        if cx.plan.imm_only[v] && self.homes_of_slot(self.slot(v)) == (None, None) {
             // Every use encodes it as an immediate.
             return;
         }
         let d = self.disp(v);
         match i32::try_from(k) {
-            Ok(k32) if self.homes_of_slot(slot(v)) == (None, None) => {
+            Ok(k32) if self.homes_of_slot(self.slot(v)) == (None, None) => {
                 dynasm!(self.ops ; .arch x64 ; mov QWORD [rbp + d], k32);
-                self.forget_slot(slot(v));
+                self.forget_slot(self.slot(v));
             }
             Ok(_) => {
                 self.mov_imm(0, k);

@@ -175,9 +175,12 @@ impl TieredHost<'_> {
     ) -> Option<Result<Word, Trap>> {
         use waddle_opt::interp::Host as _;
         // An OSR entry's own counters (its function is not the program's).
-        self.program.funcs.get(func)?;
+        // T1's frame arrives by slot number; its values sit in the slots
+        // of the baseline frame layout of the function it compiled.
+        let slots = waddle_jit::baseline::frame_slots(self.program.funcs.get(func)?);
+        let frame = frame.with_slots(&slots);
         self.hot(func, true);
-        let r = self.enter_osr_from(func, header, frame, roots, Tier::Baseline)?;
+        let r = self.enter_osr_from(func, header, &frame, roots, Tier::Baseline)?;
         Some(r.map_err(|mut t| {
             if t.loc == SrcLoc::NONE {
                 t.loc = self.program.funcs[func].loc();
