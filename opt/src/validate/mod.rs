@@ -55,6 +55,10 @@
 //! - **Unrolling** ([`unroll`]): a loop equals itself unrolled by two, by
 //!   splitting its μ streams into even and odd halves (the μ-unfolding of
 //!   §2.3.3 twice per trip); tried when nothing else rewrites.
+//! - **Factoring** ([`phiop`], R9): a pure operator common to every
+//!   branch of a φ moves out of it (φ and `map` are pointwise, §4.0.3),
+//!   so an exit value computed in each exiting block of an unrolled loop
+//!   meets the same value computed after the original loop's exit.
 
 pub mod bdd;
 pub mod build;
@@ -63,6 +67,7 @@ pub mod fold;
 pub mod gates;
 pub mod graph;
 pub mod instrument;
+pub mod phiop;
 pub mod range;
 pub mod refine;
 pub mod report;
@@ -80,6 +85,8 @@ mod tests;
 mod tests_range;
 #[cfg(test)]
 mod tests_shapes;
+#[cfg(test)]
+mod tests_unroll;
 
 use rustc_hash::FxHashMap;
 
@@ -236,16 +243,13 @@ fn check(
         let cases = g.case_count();
         let subst = {
             let mut rules = Rules::new(&mut g, &cls, opts.strict);
-            let mut subst: FxHashMap<u32, Id> = FxHashMap::default();
-            for &n in &cls.reached {
-                if rules.r(n) != n {
-                    continue;
-                }
-                if let Some(m) = rules.apply(n) {
-                    subst.insert(cls.of(n), m);
-                }
+            let mut subst = rewrite(&mut rules, &cls);
+            if subst.is_empty() && rules.g.case_count() == cases {
+                // Nothing else simplifies: try R8's range facts, whose
+                // exploration is the costliest rule of a round.
+                rules.range.enabled = true;
+                subst = rewrite(&mut rules, &cls);
             }
-            rules.merge_gates(&mut subst);
             if subst.is_empty() {
                 // Nothing simplifies: try equating a loop with the after
                 // side's loop unrolled by two.
@@ -265,6 +269,22 @@ fn check(
         }
     }
     Verdict::Unsupported(format!("no normal form after {} rounds", opts.max_rounds))
+}
+
+/// The rewrites of one pass of the rules over the round's classes, keyed
+/// by class.
+fn rewrite(rules: &mut Rules<'_>, cls: &Classes) -> FxHashMap<u32, Id> {
+    let mut subst: FxHashMap<u32, Id> = FxHashMap::default();
+    for &n in &cls.reached {
+        if rules.r(n) != n {
+            continue;
+        }
+        if let Some(m) = rules.apply(n) {
+            subst.insert(cls.of(n), m);
+        }
+    }
+    rules.merge_gates(&mut subst);
+    subst
 }
 
 /// Replaces every use of a rewritten class by its replacement.

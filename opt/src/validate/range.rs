@@ -67,12 +67,21 @@ pub struct Strip {
     copies: FxHashMap<(Id, u32), Id>,
     /// A copy ran out of depth this round: no more copies.
     failed: bool,
+    /// Whether R8 may explore and copy in this pass over the round's
+    /// nodes: [`super::check`] enables it only when the other rules find
+    /// nothing to rewrite, as its exploration is the costliest step of a
+    /// round (R8 is a completeness rule: when it runs changes no verdict's
+    /// soundness).
+    pub(super) enabled: bool,
 }
 
 impl Rules<'_> {
     /// R8 at a μ, an η or a φ: the node with the bounds checks its observers'
     /// facts prove dropped (see the module doc), if there are any.
     pub(super) fn strip_checks(&mut self, n: Id) -> Option<Id> {
+        if !self.range.enabled {
+            return None;
+        }
         if self.range.useful.is_none() {
             let useful = self.explore();
             self.range.useful = Some(useful);
@@ -112,7 +121,7 @@ impl Rules<'_> {
                 }
                 continue;
             }
-            if self.g.case_count() >= MAX_CASES || self.range.failed {
+            if !self.range.enabled || self.g.case_count() >= MAX_CASES || self.range.failed {
                 continue;
             }
             if self.range.useful.is_none() {

@@ -13,6 +13,7 @@
 //! | R6 | a check that passed earlier on the token chain passes again; a division check by a non-zero constant and `assert true` vanish; a store overwriting the same place drops the earlier one | — (digest R6) |
 //! | R7 | pass-mirroring, in the optimizer's orientation: `a + a ↓ a << 1`, `a * 2^k ↓ a << k` | §2.4 |
 //! | R8 | a bounds check proved by the facts where it is observed (`range`) | — |
+//! | R9 | a pure operator common to every branch of a φ is factored out (`phiop`) | §4.0.3 (φ, `map` pointwise) |
 //!
 //! In strict-termination mode (digest §5.2) R4's μ and η rules do not
 //! fire on tokens, so deleting a loop that might not terminate alarms.
@@ -159,6 +160,7 @@ impl<'a> Rules<'a> {
             Op::And | Op::Or => self.junction(n, &node.op, &a),
             Op::Phi => self
                 .phi(n, ty, &a)
+                .or_else(|| self.factor_phi(ty, &a))
                 .or_else(|| self.strip_checks(n))
                 .or_else(|| self.case_split(n)),
             Op::Mu(_) => {

@@ -27,9 +27,11 @@
 //!
 //! **When.** The rule makes a graph larger and is an equivalence, not a
 //! simplification, so [`super::check`] tries it only when a round finds
-//! nothing else to rewrite, on the η's of a before-side loop none of whose
-//! μ's is shared with the after side, when the after side has a μ of the
-//! same depth that the before side does not share. Each loop (and each
+//! nothing else to rewrite, on the η's of a before-side loop that the
+//! after side does not have (its continue condition is not shared), when the after side has a μ of the
+//! same depth that the before side does not share. Shared μ's do not
+//! stop it: `for i in 0..3 {..}` and an outer `for i in 0..10 {..}` that
+//! the pass leaves alone share the stream `i = μ(0, i + 1)`. Each loop (and each
 //! loop made by the rule) is doubled at most once. Only innermost loops
 //! are doubled (a deeper μ or η inside refuses), as the unroll pass only
 //! unrolls innermost loops.
@@ -98,8 +100,16 @@ impl Rules<'_> {
                 _ => {}
             }
         }
-        // The η's of each loop (named by its smallest μ).
-        let mut loops: FxHashMap<Id, (u16, Vec<Id>, Vec<Id>)> = FxHashMap::default();
+        let made: FxHashSet<u32> = done
+            .made
+            .iter()
+            .filter_map(|m| match self.cls.class.get(m.index()) {
+                Some(&c) if c != u32::MAX => Some(c),
+                _ => None,
+            })
+            .collect();
+        // The η's of each loop (named by its μ's: two loops may share one).
+        let mut loops: FxHashMap<Vec<Id>, (u16, Vec<Id>, Vec<Id>)> = FxHashMap::default();
         for n in etas {
             let Op::Eta(d) = self.g.node(n).op else {
                 continue;
@@ -110,16 +120,22 @@ impl Rules<'_> {
             let Some(mus) = self.loop_mus(n, d) else {
                 continue;
             };
+            // A loop the after side still has (its continue condition is
+            // shared) is not doubled; its μ's may all be shared with
+            // unrelated loops of the after side (two loops `for i in 0..n`
+            // share their `i`, and a loop with no effects has no token).
+            // A loop made by the rule is not doubled again, even once
+            // refinement has merged it with the after side's loop (whose
+            // node may then represent the class).
+            let cont = self.r(self.g.node(n).args[0]);
             if mus.is_empty()
-                || mus
-                    .iter()
-                    .any(|m| done.made.contains(m) || after.contains(&self.cls.of(*m)))
+                || mus.iter().any(|m| made.contains(&self.cls.of(*m)))
+                || after.contains(&self.cls.of(cont))
             {
                 continue;
             }
-            let key = mus[0];
             loops
-                .entry(key)
+                .entry(mus.clone())
                 .or_insert_with(|| (d, mus, Vec::new()))
                 .2
                 .push(n);

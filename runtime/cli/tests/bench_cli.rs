@@ -373,11 +373,19 @@ fn validate_corpus_lists_every_function_that_does_not_validate() {
         "fn fill(a: [int]) {\n    for i in 0..len(a) {\n        a[i] = i;\n    }\n}\nlet a = [0; 5];\nfill(a);\nprint(a[4]);\n",
     )
     .unwrap();
-    // The unrolled loop that exits from its body: `k + 1` over the exit φ
-    // on one side, inside it on the other (a documented missing rule).
+    // The unrolled loop that exits from its body with the value it
+    // computes there: `k + 1` over the exit φ on one side, inside it on the
+    // other, which validates by factoring (R9).
     std::fs::write(
         dir.join("group/spin.wdl"),
         "fn spin(n: int) -> int {\n    var k = n;\n    while true {\n        k += 1;\n        if k % 7 == 0 { return k; }\n    }\n}\nprint(spin(3));\n",
+    )
+    .unwrap();
+    // An unrolled loop with a division check in its body and an early
+    // `return` (a documented missing rule).
+    std::fs::write(
+        dir.join("group/prime.wdl"),
+        "fn is_prime(n: int) -> bool {\n    if n < 2 { return false; }\n    if n % 2 == 0 { return n == 2; }\n    var d = 3;\n    while d * d <= n {\n        if n % d == 0 { return false; }\n        d += 2;\n    }\n    return true;\n}\nprint(is_prime(97));\n",
     )
     .unwrap();
     std::fs::write(dir.join("group/broken.wdl"), "fn f() { return x; }\n").unwrap();
@@ -393,7 +401,7 @@ fn validate_corpus_lists_every_function_that_does_not_validate() {
     let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("3 programs (1 skipped)"), "{text}");
+    assert!(text.contains("4 programs (1 skipped)"), "{text}");
     assert!(text.contains("whole pipeline: validated "), "{text}");
     assert!(text.contains("validate/passes "), "{text}");
     let bce = text
@@ -403,9 +411,10 @@ fn validate_corpus_lists_every_function_that_does_not_validate() {
     assert!(bce.split_whitespace().nth(2) != Some("0"), "{text}");
     let listed = text
         .lines()
-        .find(|l| l.contains("group/spin.wdl: spin:"))
-        .unwrap_or_else(|| panic!("spin is listed: {text}"));
+        .find(|l| l.contains("group/prime.wdl: is_prime:"))
+        .unwrap_or_else(|| panic!("is_prime is listed: {text}"));
     assert!(listed.contains("missing rule (unroll:"), "{text}");
+    assert!(!text.contains("group/spin.wdl: spin:"), "{text}");
     assert!(!text.contains("group/sum.wdl: sum:"), "{text}");
     assert!(!text.contains("group/fill.wdl: fill:"), "{text}");
 }

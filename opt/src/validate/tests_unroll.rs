@@ -1,0 +1,226 @@
+//! Loops unrolled by the real `unroll` pass (Fritz §9.6) that need more
+//! than [`super::unroll`]'s doubling rule alone: an exit value computed in
+//! each exiting block (R9, [`super::phiop`]) and loops that share a
+//! counter with a loop the pass leaves alone. Each validates, and a wrong
+//! variant of the unrolled function alarms.
+
+use super::*;
+use crate::ir::{parse_program, Program};
+use crate::passes::{Pipeline, PipelineOptions};
+
+fn program(text: &str) -> Program {
+    match parse_program(text) {
+        Ok(p) => p,
+        Err(e) => panic!("{e}\n{text}"),
+    }
+}
+
+fn f(text: &str) -> Function {
+    match crate::ir::parse_function(text) {
+        Ok(f) => f,
+        Err(e) => panic!("{e}\n{text}"),
+    }
+}
+
+/// Runs `canon, unroll` on `text` with the validator attached; returns
+/// the unroll pass's row, the findings and the program after the run.
+fn unrolled(text: &str) -> (PassStats, Vec<Finding>, Program) {
+    let mut p = program(text);
+    let mut v = Validator::default();
+    v.set_program(&p);
+    let opts = PipelineOptions {
+        verify: true,
+        time: false,
+    };
+    Pipeline::from_names(&["canon", "unroll"])
+        .unwrap()
+        .run(&mut p, &opts, &mut v)
+        .unwrap();
+    let row = v.stats.iter().find(|s| s.name == "unroll").unwrap().clone();
+    (row, v.findings, p)
+}
+
+/// `while true { k += 1; if k % 7 == 0 { return k; } }`: the loop exits
+/// from its body with a value computed in the body.
+const BY_WHILE_TRUE: &str = "fn fn0 \"w\"(int) -> int {
+block0(v0: int):
+    v1: int = iconst 1
+    v2: int = iconst 7
+    v3: int = iconst 0
+    jump block1(v0)
+block1(v4: int):
+    v5: int = iadd v4, v1
+    v6: int = irem v5, v2
+    v7: bool = icmp eq v6, v3
+    br v7, block2, block3
+block3:
+    jump block1(v5)
+block2:
+    return v5
+}";
+
+/// [`BY_WHILE_TRUE`] as the unroll pass leaves it: each copy returns its
+/// own `k + 1` (`ret2` is what the copy returns).
+fn by_while_true_unrolled(ret2: &str) -> Function {
+    f(&format!(
+        "fn fn0 \"w\"(int) -> int {{
+block0(v0: int):
+    v1: int = iconst 1
+    v2: int = iconst 7
+    v3: int = iconst 0
+    jump block1(v0)
+block1(v4: int):
+    v5: int = iadd v4, v1
+    v6: int = irem v5, v2
+    v7: bool = icmp eq v6, v3
+    br v7, block2(v5), block3
+block3:
+    jump block4(v5)
+block2(v8: int):
+    return v8
+block4(v9: int):
+    v10: int = iadd v9, v1
+    v11: int = irem v10, v2
+    v12: bool = icmp eq v11, v3
+    br v12, block2({ret2}), block5
+block5:
+    jump block1(v10)
+}}"
+    ))
+}
+
+/// R9: the original returns `IAdd(φ{exit₁ → η(k), exit₂ → η(k')}, 1)`
+/// once doubled, the unrolled loop `φ{exit₁ → IAdd(η(k), 1), exit₂ →
+/// IAdd(IAdd(η(k), 1), 1)}`; factoring the `IAdd` out of the φ equates
+/// them. The real pass validates; returning the copy's `k` instead of
+/// `k + 1` (the φ's branches then differ in more than the factored
+/// argument) alarms.
+#[test]
+fn an_exit_value_computed_in_each_copy_validates_by_factoring() {
+    let (row, findings, _) = unrolled(BY_WHILE_TRUE);
+    assert_eq!((row.changed, row.equal), (1, 1), "{findings:#?}");
+    let before = f(BY_WHILE_TRUE);
+    let mut canon = before.clone();
+    crate::canon::canonicalize(&mut canon);
+    assert_eq!(
+        validate(&canon, &by_while_true_unrolled("v10")),
+        Verdict::Equal
+    );
+    for bad in ["v9", "v5"] {
+        assert!(
+            matches!(
+                validate(&canon, &by_while_true_unrolled(bad)),
+                Verdict::Alarm(_)
+            ),
+            "{bad}"
+        );
+    }
+}
+
+/// R9 alone, on a join: `(c ? a : b) + 1` against `c ? a + 1 : b + 1`
+/// validates, `c ? a + 1 : b + 2` does not.
+#[test]
+fn a_common_operator_is_factored_out_of_a_phi() {
+    let before = f("fn fn0 \"j\"(bool, int, int) -> int {
+block0(v0: bool, v1: int, v2: int):
+    v3: int = iconst 1
+    br v0, block1, block2
+block1:
+    jump block3(v1)
+block2:
+    jump block3(v2)
+block3(v4: int):
+    v5: int = iadd v4, v3
+    return v5
+}");
+    let after = |k: &str| {
+        f(&format!(
+            "fn fn0 \"j\"(bool, int, int) -> int {{
+block0(v0: bool, v1: int, v2: int):
+    v3: int = iconst 1
+    v9: int = iconst {k}
+    br v0, block1, block2
+block1:
+    v6: int = iadd v3, v1
+    jump block3(v6)
+block2:
+    v7: int = iadd v2, v9
+    jump block3(v7)
+block3(v4: int):
+    return v4
+}}"
+        ))
+    };
+    assert_eq!(validate(&before, &after("1")), Verdict::Equal);
+    assert!(matches!(validate(&before, &after("2")), Verdict::Alarm(_)));
+}
+
+/// `for i in 0..3 { print(i) }` then `for i in 0..10 { for j in i..10 {
+/// g += 1 } }`: the first loop's counter `μ(0, i + 1)` is the same stream
+/// as the outer loop's, which the pass does not unroll (only innermost
+/// loops are), so it is shared with the unrolled function. The first loop
+/// is still doubled and the function validates; a copy that prints the
+/// wrong value alarms.
+const SHARED_COUNTER: &str = "global g0 \"g\": int
+fn fn0 \"m\"() -> void {
+block0:
+    v0: int = iconst 0
+    v1: int = iconst 3
+    v2: int = iconst 1
+    v3: int = iconst 10
+    jump block1(v0)
+block1(v4: int):
+    v5: bool = icmp lt v4, v1
+    br v5, block2, block3
+block2:
+    print v4
+    v6: int = iadd v4, v2
+    jump block1(v6)
+block3:
+    jump block4(v0)
+block4(v7: int):
+    v8: bool = icmp lt v7, v3
+    br v8, block5, block9
+block5:
+    jump block6(v7)
+block6(v9: int):
+    v10: bool = icmp lt v9, v3
+    br v10, block7, block8
+block7:
+    v11: int = global_get g0
+    v12: int = iadd v11, v2
+    global_set g0, v12
+    v13: int = iadd v9, v2
+    jump block6(v13)
+block8:
+    v14: int = iadd v7, v2
+    jump block4(v14)
+block9:
+    return
+}";
+
+#[test]
+fn a_loop_sharing_its_counter_with_a_loop_left_alone_is_doubled() {
+    let (row, findings, after) = unrolled(SHARED_COUNTER);
+    assert_eq!((row.changed, row.equal), (1, 1), "{findings:#?}");
+    // The copy of the first loop prints its counter's initial value.
+    let id = after.funcs.keys().next().unwrap();
+    let text = crate::ir::print_function(&after, id);
+    let second = text.match_indices("print v").nth(1).unwrap().0;
+    let line_end = second + text[second..].find('\n').unwrap();
+    let bad = format!("{}print v0{}", &text[..second], &text[line_end..]);
+    let bad = program(&format!("global g0 \"g\": int\n{bad}"));
+    let mut before = program(SHARED_COUNTER);
+    for f in before.funcs.values_mut() {
+        crate::canon::canonicalize(f);
+    }
+    let (b, a) = (
+        before.funcs.values().next().unwrap(),
+        bad.funcs.values().next().unwrap(),
+    );
+    assert!(
+        matches!(validate(b, a), Verdict::Alarm(_)),
+        "{}",
+        crate::ir::print_function(&bad, id)
+    );
+}
