@@ -7,7 +7,7 @@
 //! use waddle_lang_tests::gen::{generate, GenConfig};
 //! let source = generate(42, &GenConfig::default());
 //! assert_eq!(source, generate(42, &GenConfig::default())); // deterministic
-//! let outcome = waddle::run_source("gen.wdl", &source, &Default::default());
+//! let outcome = waddle::tooling::run_source("gen.wdl", &source, &Default::default());
 //! assert!(matches!(outcome.exit_code, 0 | 2)); // never a compile error
 //! ```
 //!
