@@ -429,7 +429,7 @@ pub(crate) fn emit_function<B: Backend>(b: &mut B, cx: &FnCx<'_>) {
 /// into its branch or a `void` value; an array literal or host call
 /// writes its scratch words before it calls out.
 fn plan_zeroing<B: Backend>(b: &B, cx: &FnCx<'_>) -> FrameZeroing {
-    let (slots, scratch) = (cx.plan.slots, cx.plan.scratch);
+    let (slots, scratch) = (cx.plan.slots(), cx.plan.scratch);
     let words = slots + scratch + b.extra_words();
     let mut on_entry: Vec<u32> = (cx.func.blocks()[cx.func.entry()].params.iter())
         .map(|&p| cx.plan.slot(p) as u32)

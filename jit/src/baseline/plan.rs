@@ -32,8 +32,6 @@ pub(crate) struct FuncPlan {
     pub slot_of: Vec<u32>,
     /// The value of each slot (the inverse of [`FuncPlan::slot_of`]).
     pub slot_values: Vec<Value>,
-    /// Number of value slots.
-    pub slots: usize,
     /// Words of scratch space for array-literal elements and host-call
     /// arguments.
     pub scratch: usize,
@@ -70,38 +68,7 @@ const MAX_HOMES: usize = 32;
 impl FuncPlan {
     /// Plans `func` (which must have a body).
     pub fn new(func: &Function) -> FuncPlan {
-        let mut pos = SecondaryMap::with_default(u32::MAX);
-        for (i, &b) in func.layout().iter().enumerate() {
-            pos[b] = i as u32;
-        }
-        let mut reached: SecondaryMap<Block, bool> = SecondaryMap::new();
-        let mut stack = Vec::new();
-        let mut scratch = 0;
-        if let Some(&entry) = func.layout().first() {
-            reached[entry] = true;
-            stack.push(entry);
-        }
-        while let Some(b) = stack.pop() {
-            let data = &func.blocks()[b];
-            for &i in &data.insts {
-                if let InstKind::ArrayLit(elems) | InstKind::HostCall(_, elems) = &func.inst(i).kind
-                {
-                    scratch = scratch.max(elems.len());
-                }
-            }
-            for s in data.term.successors() {
-                if pos[s.block] != u32::MAX && !reached[s.block] {
-                    reached[s.block] = true;
-                    stack.push(s.block);
-                }
-            }
-        }
-        let order: Vec<Block> = func
-            .layout()
-            .iter()
-            .copied()
-            .filter(|&b| reached[b])
-            .collect();
+        let (order, pos, scratch) = layout_order(func);
         let (slot_of, slot_values) = number_slots(func, &order);
         let mut uses: SecondaryMap<Value, u32> = SecondaryMap::new();
         let mut consts = Vec::new();
@@ -153,7 +120,6 @@ impl FuncPlan {
             order,
             pos,
             slot_of,
-            slots: slot_values.len(),
             slot_values,
             scratch,
             fused,
@@ -194,9 +160,14 @@ impl FuncPlan {
         (ints, floats)
     }
 
+    /// Number of value slots.
+    pub fn slots(&self) -> usize {
+        self.slot_values.len()
+    }
+
     /// Words of frame storage: the value slots, then the scratch area.
     pub fn frame_words(&self) -> usize {
-        self.slots + self.scratch
+        self.slots() + self.scratch
     }
 }
 
@@ -427,7 +398,46 @@ pub(crate) fn slot_in(slot_of: &[u32], v: Value) -> usize {
 /// `frame_slots(func)[v]` of its frame; a host replacing a T1 activation
 /// at a loop header reads the live values through this map.
 pub fn frame_slots(func: &Function) -> Vec<u32> {
-    FuncPlan::new(func).slot_of
+    let (order, _, _) = layout_order(func);
+    number_slots(func, &order).0
+}
+
+/// The blocks reachable from the entry, in layout order; the layout
+/// position of every layout block (`u32::MAX` for the others); and the
+/// scratch words the reachable blocks' array literals and host calls need.
+fn layout_order(func: &Function) -> (Vec<Block>, SecondaryMap<Block, u32>, usize) {
+    let mut pos = SecondaryMap::with_default(u32::MAX);
+    for (i, &b) in func.layout().iter().enumerate() {
+        pos[b] = i as u32;
+    }
+    let mut reached: SecondaryMap<Block, bool> = SecondaryMap::new();
+    let mut stack = Vec::new();
+    let mut scratch = 0;
+    if let Some(&entry) = func.layout().first() {
+        reached[entry] = true;
+        stack.push(entry);
+    }
+    while let Some(b) = stack.pop() {
+        let data = &func.blocks()[b];
+        for &i in &data.insts {
+            if let InstKind::ArrayLit(elems) | InstKind::HostCall(_, elems) = &func.inst(i).kind {
+                scratch = scratch.max(elems.len());
+            }
+        }
+        for s in data.term.successors() {
+            if pos[s.block] != u32::MAX && !reached[s.block] {
+                reached[s.block] = true;
+                stack.push(s.block);
+            }
+        }
+    }
+    let order = func
+        .layout()
+        .iter()
+        .copied()
+        .filter(|&b| reached[b])
+        .collect();
+    (order, pos, scratch)
 }
 
 /// Numbers the values defined in `order`'s blocks densely, block by

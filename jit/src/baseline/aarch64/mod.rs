@@ -379,7 +379,7 @@ impl Backend for Aarch64 {
         self.flags = None;
         self.slot_of.clone_from(&cx.plan.slot_of);
         self.out = outgoing_words(cx);
-        self.scratch = cx.plan.slots;
+        self.scratch = cx.plan.slots();
         self.scratch_words = cx.plan.scratch;
         let words = self.out + cx.plan.frame_words();
         self.frame = (8 * words).next_multiple_of(16);

@@ -535,7 +535,7 @@ impl Backend for X64 {
         let neg = -size;
         // The body frame lies below rbx and the saved homes.
         self.frame_low = self.base + 8 - size;
-        self.frame_words = (cx.plan.slots, cx.plan.scratch);
+        self.frame_words = (cx.plan.slots(), cx.plan.scratch);
         self.pad = pad == 1;
         dynasm!(self.ops ; .arch x64
             ; push rbp
