@@ -84,9 +84,9 @@ pub enum PassKind {
     /// analyses stay valid for the next pass); returns whether it changed
     /// the function.
     Edit(fn(&mut Editor, &FuncEnv) -> bool),
-    /// Rewrites one canonical function wholesale (no editor); returns
-    /// whether it changed the function. A changed function is made
-    /// canonical again before the next pass.
+    /// Rewrites one canonical function wholesale (no editor) into a
+    /// canonical function; returns whether it changed the function. The
+    /// pipeline checks canonical form after it only when verifying.
     Rewrite(fn(&mut Function, &FuncEnv) -> bool),
 }
 

@@ -83,19 +83,18 @@ struct Ctx<'a> {
     forest: &'a LoopForest,
 }
 
-/// Puts `func` (SSA, loop-simplified, no unreachable blocks) into LCSSA.
-pub(super) fn form_lcssa(func: &mut Function) {
-    let cfg = ControlFlowGraph::compute(func);
-    let dom = DomTree::compute(func, &cfg);
-    let forest = LoopForest::compute(func, &cfg, &dom);
+/// Puts `func` (SSA, loop-simplified, no unreachable blocks) into LCSSA,
+/// given its analyses.
+pub(super) fn form_lcssa(
+    func: &mut Function,
+    cfg: &ControlFlowGraph,
+    dom: &DomTree,
+    forest: &LoopForest,
+) {
     if forest.is_empty() {
         return;
     }
-    let cx = Ctx {
-        cfg: &cfg,
-        dom: &dom,
-        forest: &forest,
-    };
+    let cx = Ctx { cfg, dom, forest };
     let mut uses = Uses::compute(func);
     for l in forest.loops() {
         for &b in forest.body(l) {

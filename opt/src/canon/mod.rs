@@ -28,6 +28,8 @@ mod tests;
 
 pub use check::check_canonical;
 
+use crate::analysis::loops::LoopForest;
+use crate::analysis::{ControlFlowGraph, DomTree};
 use crate::ir::{Function, Program};
 
 /// Puts `func` into canonical form: unreachable blocks removed, every loop
@@ -41,9 +43,27 @@ pub fn canonicalize(func: &mut Function) -> bool {
     if func.is_declaration() {
         return false;
     }
-    simplify::remove_unreachable(func);
-    let reducible = simplify::simplify_loops(func);
-    lcssa::form_lcssa(func);
+    // The analyses are computed once and recomputed only after a step
+    // changed the CFG: most functions (and everything the VSDG tier
+    // sequentializes) need no repair, so each step only checks.
+    let mut cfg = ControlFlowGraph::compute(func);
+    let mut dom = DomTree::compute(func, &cfg);
+    if simplify::remove_unreachable(func, &dom) {
+        cfg = ControlFlowGraph::compute(func);
+        dom = DomTree::compute(func, &cfg);
+    }
+    let mut forest = LoopForest::compute(func, &cfg, &dom);
+    let reducible = forest.is_reducible();
+    if forest.is_empty() {
+        // No loop: loop-simplified form and LCSSA hold trivially.
+        return reducible;
+    }
+    if simplify::simplify_loops(func, &cfg, &forest) {
+        cfg = ControlFlowGraph::compute(func);
+        dom = DomTree::compute(func, &cfg);
+        forest = LoopForest::compute(func, &cfg, &dom);
+    }
+    lcssa::form_lcssa(func, &cfg, &dom, &forest);
     reducible
 }
 

@@ -24,11 +24,9 @@ use crate::analysis::loops::{Loop, LoopForest};
 use crate::analysis::{ControlFlowGraph, DomTree};
 use crate::ir::{Block, BlockCall, BlockData, Function, Terminator, ValueData, ValueDef};
 
-/// Removes the blocks that cannot be reached from the entry from the layout.
-/// Returns whether any was removed.
-pub(super) fn remove_unreachable(func: &mut Function) -> bool {
-    let cfg = ControlFlowGraph::compute(func);
-    let dom = DomTree::compute(func, &cfg);
+/// Removes the blocks that cannot be reached from the entry (per `dom`,
+/// computed on `func`) from the layout. Returns whether any was removed.
+pub(super) fn remove_unreachable(func: &mut Function, dom: &DomTree) -> bool {
     let before = func.layout.len();
     func.layout.retain(|&b| dom.is_reachable(b));
     func.layout.len() != before
@@ -43,25 +41,27 @@ struct Editor<'f> {
 }
 
 /// Gives every loop of `func` a dedicated preheader, a single latch and
-/// dedicated exits. `func` must have no unreachable blocks. Returns false
-/// when the CFG is irreducible (some cycle is no natural loop, so the
-/// function cannot be made canonical).
-pub(super) fn simplify_loops(func: &mut Function) -> bool {
-    let cfg = ControlFlowGraph::compute(func);
-    let dom = DomTree::compute(func, &cfg);
-    let forest = LoopForest::compute(func, &cfg, &dom);
-    let reducible = forest.is_reducible();
+/// dedicated exits. `func` must have no unreachable blocks; `cfg` and
+/// `forest` are its analyses (a reducible forest: an irreducible cycle is
+/// no loop and is left alone). Returns whether `func` changed, which
+/// invalidates the analyses.
+pub(super) fn simplify_loops(
+    func: &mut Function,
+    cfg: &ControlFlowGraph,
+    forest: &LoopForest,
+) -> bool {
     if forest.is_empty() {
-        return reducible;
+        return false;
     }
-    let mut preds = SecondaryMap::new();
+    let before = func.blocks.len();
+    let mut preds = SecondaryMap::with_capacity(func.blocks.len());
     for &b in &func.layout {
         preds[b] = cfg.preds(b).to_vec();
     }
     let mut ed = Editor {
         func,
         preds,
-        forest,
+        forest: forest.clone(),
     };
     let loops: Vec<Loop> = ed.forest.loops().collect();
     for l in loops {
@@ -69,7 +69,8 @@ pub(super) fn simplify_loops(func: &mut Function) -> bool {
         ed.unique_latch(l);
         ed.dedicate_exits(l);
     }
-    reducible
+    // Every repair adds a block ([`Editor::mirror_block`]).
+    ed.func.blocks.len() != before
 }
 
 impl Editor<'_> {

@@ -97,19 +97,67 @@ pub fn schedule(
 struct Life {
     item: usize,
     start: usize,
-    /// Steps using it, ascending; `steps.len()` stands for the tail.
+    /// Its range of [`Lives::uses`].
+    uses: (u32, u32),
+}
+
+/// The values of a schedule and the steps using them, flat.
+struct Lives {
+    lives: Vec<Life>,
+    /// Steps using each value, ascending per value; `steps.len()` stands
+    /// for the tail.
     uses: Vec<usize>,
 }
+
+impl Lives {
+    fn uses(&self, l: &Life) -> &[usize] {
+        &self.uses[l.uses.0 as usize..l.uses.1 as usize]
+    }
+}
+
+/// Adjacency lists of the items, flat: `list[start[i]..start[i + 1]]`.
+struct Adjacency {
+    start: Vec<u32>,
+    list: Vec<usize>,
+}
+
+impl Adjacency {
+    /// The lists of `n` items from `(i, j)` pairs: `j` is listed for `i`,
+    /// in the order of the pairs.
+    fn new(n: usize, pairs: &[(usize, usize)]) -> Adjacency {
+        let mut start = vec![0u32; n + 1];
+        for &(i, _) in pairs {
+            start[i + 1] += 1;
+        }
+        for i in 1..=n {
+            start[i] += start[i - 1];
+        }
+        let mut next = start.clone();
+        let mut list = vec![0; pairs.len()];
+        for &(i, j) in pairs {
+            list[next[i] as usize] = j;
+            next[i] += 1;
+        }
+        Adjacency { start, list }
+    }
+
+    fn of(&self, i: usize) -> &[usize] {
+        &self.list[self.start[i] as usize..self.start[i + 1] as usize]
+    }
+}
+
+/// Sentinel for "no value yet".
+const NONE: usize = usize::MAX;
 
 /// The scheduling problem of one region, items by index.
 pub(super) struct Problem<'g> {
     g: &'g Graph,
-    items: Vec<Node>,
+    items: &'g [Node],
     index: FxHashMap<Node, usize>,
     /// Items each item depends on (any edge), possibly repeated.
-    preds: Vec<Vec<usize>>,
+    preds: Adjacency,
     /// Items whose value each item uses.
-    operands: Vec<Vec<usize>>,
+    operands: Adjacency,
     /// Items whose value the region's tail uses.
     tail: Vec<bool>,
     /// Value outputs of each item: the registers it holds.
@@ -118,26 +166,29 @@ pub(super) struct Problem<'g> {
 
 impl<'g> Problem<'g> {
     /// The items of `r` and their dependences from the placement.
-    pub(super) fn new(g: &'g Graph, pl: &Placement, r: Region) -> Problem<'g> {
-        let items = pl.items[r].clone();
-        let index: FxHashMap<Node, usize> =
-            items.iter().enumerate().map(|(i, &n)| (n, i)).collect();
+    pub(super) fn new(g: &'g Graph, pl: &'g Placement, r: Region) -> Problem<'g> {
+        let items = pl.items[r].as_slice();
         let n = items.len();
-        let mut preds = vec![Vec::new(); n];
-        let mut operands = vec![Vec::new(); n];
+        let mut index: FxHashMap<Node, usize> =
+            FxHashMap::with_capacity_and_hasher(n, Default::default());
+        index.extend(items.iter().enumerate().map(|(i, &m)| (m, i)));
+        let edges = &pl.edges[r];
+        let mut preds = Vec::with_capacity(edges.len());
+        let mut operands = Vec::with_capacity(edges.len());
+        for e in edges {
+            let (Some(&i), Some(&j)) = (index.get(&e.def), index.get(&e.user)) else {
+                continue;
+            };
+            preds.push((j, i));
+            if e.value {
+                operands.push((j, i));
+            }
+        }
         let mut tail = vec![false; n];
-        for (i, &item) in items.iter().enumerate() {
-            for s in pl.succs.get(&(r, item)).into_iter().flatten() {
-                if let Some(&j) = index.get(s) {
-                    preds[j].push(i);
-                }
+        for m in &pl.tail_used[r] {
+            if let Some(&i) = index.get(m) {
+                tail[i] = true;
             }
-            for s in pl.vuses.get(&(r, item)).into_iter().flatten() {
-                if let Some(&j) = index.get(s) {
-                    operands[j].push(i);
-                }
-            }
-            tail[i] = pl.tail_used.contains(&(r, item));
         }
         let weight = items
             .iter()
@@ -154,8 +205,8 @@ impl<'g> Problem<'g> {
             g,
             items,
             index,
-            preds,
-            operands,
+            preds: Adjacency::new(n, &preds),
+            operands: Adjacency::new(n, &operands),
             tail,
             weight,
         }
@@ -166,8 +217,8 @@ impl<'g> Problem<'g> {
         let n = self.items.len();
         let mut indeg = vec![0u32; n];
         let mut succs = vec![Vec::new(); n];
-        for (j, ps) in self.preds.iter().enumerate() {
-            for &i in ps {
+        for j in 0..n {
+            for &i in self.preds.of(j) {
                 indeg[j] += 1;
                 succs[i].push(j);
             }
@@ -201,15 +252,17 @@ impl<'g> Problem<'g> {
 
     /// The values of a schedule and where they are used. A use reads the
     /// latest copy (the item or its last clone) before it.
-    fn lives(&self, steps: &[Step]) -> Vec<Life> {
-        let mut cur = vec![usize::MAX; self.items.len()];
+    fn lives(&self, steps: &[Step]) -> Lives {
+        let mut cur = vec![NONE; self.items.len()];
         let mut lives: Vec<Life> = Vec::new();
+        // (value, step) in step order, grouped by value below.
+        let mut pairs: Vec<(usize, usize)> = Vec::new();
         for (k, &s) in steps.iter().enumerate() {
             let i = self.item_of(s);
             if let Step::Item(_) = s {
-                for &j in &self.operands[i] {
-                    if cur[j] != usize::MAX {
-                        lives[cur[j]].uses.push(k);
+                for &j in self.operands.of(i) {
+                    if cur[j] != NONE {
+                        pairs.push((cur[j], k));
                     }
                 }
             }
@@ -218,23 +271,30 @@ impl<'g> Problem<'g> {
                 lives.push(Life {
                     item: i,
                     start: k,
-                    uses: Vec::new(),
+                    uses: (0, 0),
                 });
             }
         }
         for (i, &c) in cur.iter().enumerate() {
-            if self.tail[i] && c != usize::MAX {
-                lives[c].uses.push(steps.len());
+            if self.tail[i] && c != NONE {
+                pairs.push((c, steps.len()));
             }
         }
-        lives
+        let grouped = Adjacency::new(lives.len(), &pairs);
+        for (l, life) in lives.iter_mut().enumerate() {
+            life.uses = (grouped.start[l], grouped.start[l + 1]);
+        }
+        Lives {
+            lives,
+            uses: grouped.list,
+        }
     }
 
     /// Values live after each step (`start ≤ k < last use`).
-    fn pressure(&self, steps: &[Step], lives: &[Life]) -> Vec<usize> {
+    fn pressure(&self, steps: &[Step], lives: &Lives) -> Vec<usize> {
         let mut diff = vec![0isize; steps.len() + 2];
-        for l in lives {
-            if let Some(&end) = l.uses.last() {
+        for l in &lives.lives {
+            if let Some(&end) = lives.uses(l).last() {
                 let w = self.weight[l.item] as isize;
                 diff[l.start] += w;
                 diff[end] -= w;
@@ -250,10 +310,46 @@ impl<'g> Problem<'g> {
             .collect()
     }
 
-    /// The most of the region's values live after any step.
+    /// The most of the region's values live after any step. Only the last
+    /// use of each value matters, so no use lists are built.
     pub(super) fn max_live(&self, steps: &[Step]) -> usize {
-        let lives = self.lives(steps);
-        self.pressure(steps, &lives).into_iter().max().unwrap_or(0)
+        let mut cur = vec![NONE; self.items.len()];
+        // Per value: its item, first step and last use (NONE: unused).
+        let mut vals: Vec<(usize, usize, usize)> = Vec::new();
+        for (k, &s) in steps.iter().enumerate() {
+            let i = self.item_of(s);
+            if let Step::Item(_) = s {
+                for &j in self.operands.of(i) {
+                    if cur[j] != NONE {
+                        vals[cur[j]].2 = k;
+                    }
+                }
+            }
+            if self.weight[i] > 0 {
+                cur[i] = vals.len();
+                vals.push((i, k, NONE));
+            }
+        }
+        for (i, &c) in cur.iter().enumerate() {
+            if self.tail[i] && c != NONE {
+                vals[c].2 = steps.len();
+            }
+        }
+        let mut diff = vec![0isize; steps.len() + 2];
+        for &(i, start, end) in &vals {
+            if end != NONE {
+                let w = self.weight[i] as isize;
+                diff[start] += w;
+                diff[end] -= w;
+            }
+        }
+        let mut live = 0isize;
+        let mut most = 0;
+        for d in &diff[..steps.len()] {
+            live += d;
+            most = most.max(live as usize);
+        }
+        most
     }
 
     /// Values spilled when the straight-line schedule runs with `regs`
@@ -264,15 +360,17 @@ impl<'g> Problem<'g> {
         let len = steps.len();
         let mut used_at: Vec<Vec<usize>> = vec![Vec::new(); len + 1];
         let mut def_at: Vec<Option<usize>> = vec![None; len + 1];
-        for (l, life) in lives.iter().enumerate() {
-            for &u in &life.uses {
+        for (l, life) in lives.lives.iter().enumerate() {
+            for &u in lives.uses(life) {
                 used_at[u].push(l);
             }
-            if !life.uses.is_empty() {
+            if life.uses.0 != life.uses.1 {
                 def_at[life.start] = Some(l);
             }
         }
-        let mut next = vec![0usize; lives.len()];
+        let uses = |l: usize| lives.uses(&lives.lives[l]);
+        let item = |l: usize| lives.lives[l].item;
+        let mut next = vec![0usize; lives.lives.len()];
         let mut in_reg: Vec<usize> = Vec::new();
         let mut held = 0;
         let mut spills = 0;
@@ -281,31 +379,31 @@ impl<'g> Problem<'g> {
             for &l in &used_at[k] {
                 if !in_reg.contains(&l) {
                     in_reg.push(l);
-                    held += self.weight[lives[l].item];
+                    held += self.weight[item(l)];
                 }
-                while next[l] < lives[l].uses.len() && lives[l].uses[next[l]] <= k {
+                while next[l] < uses(l).len() && uses(l)[next[l]] <= k {
                     next[l] += 1;
                 }
             }
             in_reg.retain(|&l| {
-                let alive = next[l] < lives[l].uses.len();
+                let alive = next[l] < uses(l).len();
                 if !alive {
-                    held -= self.weight[lives[l].item];
+                    held -= self.weight[item(l)];
                 }
                 alive
             });
             if let Some(l) = def_at[k] {
                 in_reg.push(l);
-                held += self.weight[lives[l].item];
+                held += self.weight[item(l)];
             }
             while held > regs {
                 let (at, _) = in_reg
                     .iter()
                     .enumerate()
-                    .max_by_key(|&(_, &l)| lives[l].uses[next[l]])
+                    .max_by_key(|&(_, &l)| uses(l)[next[l]])
                     .expect("a value held");
                 let l = in_reg.swap_remove(at);
-                let w = self.weight[lives[l].item];
+                let w = self.weight[item(l)];
                 held -= w;
                 spills += w;
             }
@@ -318,7 +416,7 @@ impl<'g> Problem<'g> {
     fn needs(&self, base: &[usize]) -> Vec<usize> {
         let mut need = vec![0usize; self.items.len()];
         for &i in base {
-            let mut ns: Vec<usize> = self.operands[i].iter().map(|&j| need[j]).collect();
+            let mut ns: Vec<usize> = self.operands.of(i).iter().map(|&j| need[j]).collect();
             ns.sort_unstable_by(|a, b| b.cmp(a));
             let operands = ns.iter().enumerate().map(|(k, &x)| x + k).max();
             need[i] = operands.unwrap_or(0).max(self.weight[i]).max(1);
@@ -376,7 +474,7 @@ impl<'g> Problem<'g> {
     }
 
     fn sorted_preds(&self, i: usize, need: &[usize], pos: &[usize]) -> Vec<usize> {
-        let mut ps = self.preds[i].clone();
+        let mut ps = self.preds.of(i).to_vec();
         ps.sort_by_key(|&j| (Reverse(need[j]), pos[j]));
         ps.dedup();
         ps
@@ -416,7 +514,7 @@ impl<'g> Problem<'g> {
             ),
             _ => false,
         };
-        cheap && self.is_pure(i) && self.preds[i].is_empty() && self.weight[i] == 1
+        cheap && self.is_pure(i) && self.preds.of(i).is_empty() && self.weight[i] == 1
     }
 
     /// Johnson's step (2), node cloning: at the first point with more than
@@ -431,18 +529,20 @@ impl<'g> Problem<'g> {
                 return;
             };
             let best = lives
+                .lives
                 .iter()
                 .filter(|l| l.start < k && self.clonable(l.item))
                 .filter_map(|l| {
-                    let next = l.uses.iter().copied().find(|&u| u > k)?;
-                    (!l.uses.contains(&k)).then_some((next, l))
+                    let uses = lives.uses(l);
+                    let next = uses.iter().copied().find(|&u| u > k)?;
+                    (!uses.contains(&k)).then_some((next, l))
                 })
                 .max_by_key(|&(next, l)| (next, Reverse(l.start)));
             let Some((next, life)) = best else {
                 return;
             };
             let node = self.items[life.item];
-            if life.uses.iter().any(|&u| u < k) {
+            if lives.uses(life).iter().any(|&u| u < k) {
                 steps.insert(next, Step::Clone(node));
             } else {
                 // Unused before the clone point: just evaluate it later.

@@ -46,8 +46,8 @@
 //!   header. The result is made canonical (`canon`) for the passes after
 //!   it.
 
-use cranelift_entity::{EntitySet, SecondaryMap};
-use rustc_hash::{FxHashMap, FxHashSet};
+use cranelift_entity::{EntityRef, EntitySet, SecondaryMap};
+use rustc_hash::FxHashMap;
 
 use crate::ir::{
     Block, BlockCall, Function, FunctionBuilder, Signature, SrcLoc, Terminator, Type, Value,
@@ -82,21 +82,46 @@ fn static_copies(g: &Graph, at: &[Region]) -> usize {
 }
 
 /// Where each live node is evaluated.
+///
+/// Stored flat, without a vector or hash entry per node, because the
+/// round trip's fixed cost on small functions is mostly allocation (issue
+/// 11's per-function compile-time target).
 pub struct Placement {
-    /// The regions where each live node is evaluated: one for pinned
-    /// nodes; for pure nodes one per exclusive arm that needs them.
-    pub copies: SecondaryMap<Node, Vec<Region>>,
+    /// Per live node, its range of [`Placement::regions`]: the regions
+    /// where it is evaluated (one for pinned nodes; for pure nodes one per
+    /// exclusive arm that needs them), ascending.
+    copies: SecondaryMap<Node, (u32, u32)>,
+    /// The regions of every node's copies, node after node.
+    regions: Vec<Region>,
     /// The nodes listed in each region (θ-nodes and argument nodes excluded).
     pub items: SecondaryMap<Region, Vec<Node>>,
-    /// Dependence edges between the items of one region: `(r, n) → m`
-    /// when item `m` of region `r` (or a region inside it) uses `n`.
-    pub(super) succs: FxHashMap<(Region, Node), Vec<Node>>,
-    /// The items of region `r` that use a *value* output of item `n`
-    /// (`(r, n) →` users; state uses only order, they hold no register).
-    pub(super) vuses: FxHashMap<(Region, Node), Vec<Node>>,
-    /// Items of a region whose value the region's tail (or a region of the
-    /// tail: switch arms, a loop ending the region) uses: live to its end.
-    pub(super) tail_used: FxHashSet<(Region, Node)>,
+    /// Dependence edges between the items of each region.
+    pub(super) edges: SecondaryMap<Region, Vec<Edge>>,
+    /// Items of each region whose value the region's tail (or a region of
+    /// the tail: switch arms, a loop ending the region) uses: live to its
+    /// end. May repeat an item.
+    pub(super) tail_used: SecondaryMap<Region, Vec<Node>>,
+}
+
+/// A dependence edge in one region: item `user` (or a region inside it)
+/// uses item `def`.
+#[derive(Copy, Clone, Debug)]
+pub(super) struct Edge {
+    /// The item used.
+    pub(super) def: Node,
+    /// The item using it.
+    pub(super) user: Node,
+    /// Whether a *value* of `def` is used (state uses only order, they hold
+    /// no register).
+    pub(super) value: bool,
+}
+
+impl Placement {
+    /// The regions where `n` is evaluated, ascending (empty for a dead node).
+    pub fn copies(&self, n: Node) -> &[Region] {
+        let (start, len) = self.copies[n];
+        &self.regions[start as usize..(start + len) as usize]
+    }
 }
 
 /// Whether a node is placed freely (pure) rather than pinned.
@@ -225,72 +250,127 @@ fn enclosing_loop(g: &Graph, mut r: Region) -> Option<Node> {
     }
 }
 
+/// A user of a node: another node, or the tail of a region.
+#[derive(Copy, Clone)]
+enum User {
+    Node(Node),
+    Tail(Region),
+}
+
+/// The users of every live node, flat: `users[start[n]..start[n + 1]]`,
+/// node users in topological order, then region tails.
+struct Users {
+    start: Vec<u32>,
+    users: Vec<User>,
+}
+
+impl Users {
+    fn compute(g: &Graph, order: &[Node], live_regions: &[Region]) -> Users {
+        let mut start = vec![0u32; g.nodes.len() + 1];
+        for &u in order {
+            for p in &g.nodes[u].inputs {
+                start[p.node.index() + 1] += 1;
+            }
+        }
+        for &r in live_regions {
+            g.regions[r]
+                .tail
+                .for_each_use(|p| start[p.node.index() + 1] += 1);
+        }
+        for i in 1..start.len() {
+            start[i] += start[i - 1];
+        }
+        let mut next = start.clone();
+        let mut users = vec![User::Tail(Region::from_u32(0)); start[start.len() - 1] as usize];
+        let mut put = |n: Node, u: User| {
+            let at = &mut next[n.index()];
+            users[*at as usize] = u;
+            *at += 1;
+        };
+        for &u in order {
+            for p in &g.nodes[u].inputs {
+                put(p.node, User::Node(u));
+            }
+        }
+        for &r in live_regions {
+            g.regions[r]
+                .tail
+                .for_each_use(|p| put(p.node, User::Tail(r)));
+        }
+        Users { start, users }
+    }
+
+    fn of(&self, n: Node) -> &[User] {
+        &self.users[self.start[n.index()] as usize..self.start[n.index() + 1] as usize]
+    }
+}
+
 /// Computes where every live node is evaluated and the order constraints
 /// inside each region.
 pub fn place(g: &Graph, live: &Liveness) -> Placement {
     let order = topo(g, live);
-    // Users: a node, or the tail of a region.
-    let mut users: SecondaryMap<Node, Vec<Result<Node, Region>>> = SecondaryMap::new();
-    for &u in &order {
-        for p in &g.nodes[u].inputs {
-            users[p.node].push(Ok(u));
-        }
-    }
-    for r in g.regions.keys().filter(|&r| live.regions.contains(r)) {
-        g.regions[r]
-            .tail
-            .for_each_use(|p| users[p.node].push(Err(r)));
-    }
+    let live_regions: Vec<Region> = g
+        .regions
+        .keys()
+        .filter(|&r| live.regions.contains(r))
+        .collect();
+    let users = Users::compute(g, &order, &live_regions);
     let mut pl = Placement {
-        copies: SecondaryMap::new(),
-        items: SecondaryMap::new(),
-        succs: FxHashMap::default(),
-        vuses: FxHashMap::default(),
-        tail_used: FxHashSet::default(),
+        copies: SecondaryMap::with_capacity(g.nodes.len()),
+        regions: Vec::with_capacity(order.len()),
+        items: SecondaryMap::with_capacity(g.regions.len()),
+        edges: SecondaryMap::with_capacity(g.regions.len()),
+        tail_used: SecondaryMap::with_capacity(g.regions.len()),
     };
+    let mut uses: Vec<Region> = Vec::new();
+    let mut at: Vec<Region> = Vec::new();
     for &n in order.iter().rev() {
+        at.clear();
         if !is_pure(g, n) {
-            pl.copies[n] = vec![g.nodes[n].region];
-            continue;
-        }
-        let mut uses: Vec<Region> = Vec::new();
-        for u in &users[n] {
-            match *u {
-                Ok(u) => uses.extend(pl.copies[u].iter().copied()),
-                Err(r) => uses.push(r),
-            }
-        }
-        let scope = g.nodes[n].scope;
-        let lca = uses
-            .iter()
-            .copied()
-            .reduce(|a, b| g.lca(a, b))
-            .unwrap_or(scope);
-        let mut at = Vec::new();
-        sink(g, lca, &uses, &mut at);
-        if at.len() > MAX_RAW_COPIES || static_copies(g, &at) > MAX_COPIES {
-            at = vec![lca];
-        }
-        // Loop-invariant code motion out of loop bodies.
-        let scope_depth = g.regions[scope].depth;
-        for r in &mut at {
-            while let Some(t) = enclosing_loop(g, *r) {
-                let outer = g.nodes[t].region;
-                if scope_depth > g.regions[outer].depth {
-                    break;
+            at.push(g.nodes[n].region);
+        } else {
+            uses.clear();
+            for u in users.of(n) {
+                match *u {
+                    User::Node(u) => uses.extend_from_slice(pl.copies(u)),
+                    User::Tail(r) => uses.push(r),
                 }
-                *r = outer;
             }
+            let scope = g.nodes[n].scope;
+            let lca = uses
+                .iter()
+                .copied()
+                .reduce(|a, b| g.lca(a, b))
+                .unwrap_or(scope);
+            sink(g, lca, &uses, &mut at);
+            if at.len() > MAX_RAW_COPIES || static_copies(g, &at) > MAX_COPIES {
+                at.clear();
+                at.push(lca);
+            }
+            // Loop-invariant code motion out of loop bodies.
+            let scope_depth = g.regions[scope].depth;
+            for r in &mut at {
+                while let Some(t) = enclosing_loop(g, *r) {
+                    let outer = g.nodes[t].region;
+                    if scope_depth > g.regions[outer].depth {
+                        break;
+                    }
+                    *r = outer;
+                }
+            }
+            at.sort();
+            at.dedup();
         }
-        at.sort();
-        at.dedup();
-        pl.copies[n] = at;
+        pl.copies[n] = (pl.regions.len() as u32, at.len() as u32);
+        pl.regions.extend_from_slice(&at);
     }
     for &n in &order {
         if is_tail(g, n) {
             continue;
         }
-        for &r in &pl.copies[n] {
+        let (start, len) = pl.copies[n];
+        for k in start..start + len {
+            let r = pl.regions[k as usize];
             pl.items[r].push(n);
         }
     }
@@ -301,13 +381,15 @@ pub fn place(g: &Graph, live: &Liveness) -> Placement {
             continue;
         }
         let user = (!is_tail(g, u)).then_some(u);
-        for ru in pl.copies[u].clone() {
+        let (start, len) = pl.copies[u];
+        for k in start..start + len {
+            let ru = pl.regions[k as usize];
             for &p in &g.nodes[u].inputs {
                 depend(g, &mut pl, p, ru, user);
             }
         }
     }
-    for r in g.regions.keys().filter(|&r| live.regions.contains(r)) {
+    for &r in &live_regions {
         g.regions[r]
             .tail
             .for_each_use(|p| depend(g, &mut pl, p, r, None));
@@ -325,7 +407,7 @@ fn depend(g: &Graph, pl: &mut Placement, p: Port, ru: Region, user: Option<Node>
         return;
     }
     // The copy of `n` whose region encloses this use.
-    let Some(&rn) = pl.copies[n].iter().find(|&&c| g.is_within(ru, c)) else {
+    let Some(&rn) = pl.copies(n).iter().find(|&&c| g.is_within(ru, c)) else {
         return;
     };
     // The item of region `rn` that contains this use: the user itself, or
@@ -342,15 +424,12 @@ fn depend(g: &Graph, pl: &mut Placement, p: Port, ru: Region, user: Option<Node>
     };
     let value = g.sort(p) != Sort::State;
     match item {
-        Some(item) => {
-            pl.succs.entry((rn, n)).or_default().push(item);
-            if value {
-                pl.vuses.entry((rn, n)).or_default().push(item);
-            }
-        }
-        None if value => {
-            pl.tail_used.insert((rn, n));
-        }
+        Some(item) => pl.edges[rn].push(Edge {
+            def: n,
+            user: item,
+            value,
+        }),
+        None if value => pl.tail_used[rn].push(n),
         None => {}
     }
 }
