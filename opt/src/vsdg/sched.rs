@@ -215,14 +215,11 @@ impl<'g> Problem<'g> {
     /// Topological order of the dependences, ties by creation order.
     fn default_order(&self) -> Result<Vec<usize>, Unsupported> {
         let n = self.items.len();
-        let mut indeg = vec![0u32; n];
-        let mut succs = vec![Vec::new(); n];
-        for j in 0..n {
-            for &i in self.preds.of(j) {
-                indeg[j] += 1;
-                succs[i].push(j);
-            }
-        }
+        let mut indeg: Vec<usize> = (0..n).map(|j| self.preds.of(j).len()).collect();
+        let pairs: Vec<(usize, usize)> = (0..n)
+            .flat_map(|j| self.preds.of(j).iter().map(move |&i| (i, j)))
+            .collect();
+        let succs = Adjacency::new(n, &pairs);
         let mut heap: BinaryHeap<Reverse<(Node, usize)>> = (0..n)
             .filter(|&i| indeg[i] == 0)
             .map(|i| Reverse((self.items[i], i)))
@@ -231,7 +228,7 @@ impl<'g> Problem<'g> {
         while let Some(Reverse((_, i))) = heap.pop() {
             super::work::tick(1);
             order.push(i);
-            for &j in &succs[i] {
+            for &j in succs.of(i) {
                 indeg[j] -= 1;
                 if indeg[j] == 0 {
                     heap.push(Reverse((self.items[j], j)));
