@@ -32,6 +32,8 @@ impl ControlFlowGraph {
             }
         }
         let mut cfg = ControlFlowGraph::default();
+        cfg.preds.resize(func.blocks.len());
+        cfg.succs.resize(func.blocks.len());
         let mut seen_src = EntitySet::<Block>::new();
         for &b in &func.layout {
             if !in_layout.contains(b) || seen_src.contains(b) {

@@ -61,18 +61,27 @@ impl DomTree {
         if !func.blocks.is_valid(entry) {
             return tree;
         }
-        tree.compute_rpo(entry, cfg);
+        // Sized once: growing a map per new block index is most of the
+        // cost on small functions.
+        let n = func.blocks.len();
+        tree.rpo_num.resize(n);
+        tree.idom.resize(n);
+        tree.children.resize(n);
+        tree.pre.resize(n);
+        tree.post.resize(n);
+        tree.compute_rpo(entry, cfg, n);
         tree.compute_idoms(cfg);
         tree.number_tree(entry);
         tree
     }
 
     /// Iterative DFS from `entry`; records post-order, then reverses it.
-    fn compute_rpo(&mut self, entry: Block, cfg: &ControlFlowGraph) {
+    fn compute_rpo(&mut self, entry: Block, cfg: &ControlFlowGraph, blocks: usize) {
         let mut visited = SecondaryMap::<Block, bool>::new();
+        visited.resize(blocks);
         let mut stack: Vec<(Block, usize)> = vec![(entry, 0)];
         visited[entry] = true;
-        let mut post = Vec::new();
+        let mut post = Vec::with_capacity(blocks);
         while let Some(top) = stack.last_mut() {
             let (b, i) = *top;
             if let Some(&s) = cfg.succs(b).get(i) {

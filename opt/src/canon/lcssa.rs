@@ -91,7 +91,7 @@ pub(super) fn form_lcssa(
     dom: &DomTree,
     forest: &LoopForest,
 ) {
-    if forest.is_empty() {
+    if forest.is_empty() || !has_escape(func, forest) {
         return;
     }
     let cx = Ctx { cfg, dom, forest };
@@ -117,6 +117,42 @@ pub(super) fn form_lcssa(
             }
         }
     }
+}
+
+/// Whether some value defined in a loop is used outside it. Most functions
+/// are in LCSSA already (everything the VSDG tier sequentializes nearly
+/// always is), and this check costs one pass without use lists.
+fn has_escape(func: &Function, forest: &LoopForest) -> bool {
+    let mut def_block: SecondaryMap<Value, Option<Block>> = SecondaryMap::new();
+    def_block.resize(func.values.len());
+    for &b in &func.layout {
+        for &p in &func.blocks[b].params {
+            def_block[p] = Some(b);
+        }
+        for &i in &func.blocks[b].insts {
+            if let Some(v) = func.insts[i].result {
+                def_block[v] = Some(b);
+            }
+        }
+    }
+    // A use escapes when it lies outside the innermost loop of its
+    // definition (inside it, it is inside every enclosing loop too).
+    let escapes = |v: Value, at: Block| {
+        def_block
+            .get(v)
+            .copied()
+            .flatten()
+            .and_then(|d| forest.innermost(d))
+            .is_some_and(|l| !forest.contains(l, at))
+    };
+    func.layout.iter().any(|&b| {
+        let mut found = false;
+        for &i in &func.blocks[b].insts {
+            func.insts[i].kind.for_each_arg(|v| found |= escapes(v, b));
+        }
+        func.blocks[b].term.for_each_arg(|v| found |= escapes(v, b));
+        found
+    })
 }
 
 /// What provides the value at a block, during the backward walk.

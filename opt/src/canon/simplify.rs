@@ -54,7 +54,8 @@ pub(super) fn simplify_loops(
         return false;
     }
     let before = func.blocks.len();
-    let mut preds = SecondaryMap::with_capacity(func.blocks.len());
+    let mut preds = SecondaryMap::new();
+    preds.resize(func.blocks.len());
     for &b in &func.layout {
         preds[b] = cfg.preds(b).to_vec();
     }

@@ -316,12 +316,16 @@ pub fn place(g: &Graph, live: &Liveness) -> Placement {
         .collect();
     let users = Users::compute(g, &order, &live_regions);
     let mut pl = Placement {
-        copies: SecondaryMap::with_capacity(g.nodes.len()),
+        copies: SecondaryMap::new(),
         regions: Vec::with_capacity(order.len()),
-        items: SecondaryMap::with_capacity(g.regions.len()),
-        edges: SecondaryMap::with_capacity(g.regions.len()),
-        tail_used: SecondaryMap::with_capacity(g.regions.len()),
+        items: SecondaryMap::new(),
+        edges: SecondaryMap::new(),
+        tail_used: SecondaryMap::new(),
     };
+    pl.copies.resize(g.nodes.len());
+    pl.items.resize(g.regions.len());
+    pl.edges.resize(g.regions.len());
+    pl.tail_used.resize(g.regions.len());
     let mut uses: Vec<Region> = Vec::new();
     let mut at: Vec<Region> = Vec::new();
     for &n in order.iter().rev() {
@@ -484,7 +488,7 @@ pub fn sequentialize_with(
         g,
         pl,
         f,
-        vals: FxHashMap::default(),
+        vals: FxHashMap::with_capacity_and_hasher(g.nodes.len(), Default::default()),
         headers: EntitySet::new(),
         registers,
         order: Vec::new(),

@@ -71,6 +71,7 @@ pub fn share_tails(f: &mut Function, headers: &EntitySet<Block>) -> usize {
     let layout = f.layout.clone();
     let leaks = leaky_blocks(f);
     let mut preds: SecondaryMap<Block, Vec<Block>> = SecondaryMap::new();
+    preds.resize(f.blocks.len());
     for &b in &layout {
         for e in f.blocks[b].term.successors() {
             preds[e.block].push(b);
@@ -123,6 +124,7 @@ pub fn share_tails(f: &mut Function, headers: &EntitySet<Block>) -> usize {
 fn leaky_blocks(f: &Function) -> EntitySet<Block> {
     let layout = &f.layout;
     let mut def: SecondaryMap<Value, Option<Block>> = SecondaryMap::new();
+    def.resize(f.values.len());
     for &b in layout {
         for &p in &f.blocks[b].params {
             def[p] = Some(b);
