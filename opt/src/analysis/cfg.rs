@@ -9,7 +9,7 @@
 //! single CFG edge; the edge multiplicity, when needed, is recovered from the
 //! terminator ([`crate::ir::Terminator::successors`]).
 
-use cranelift_entity::{EntitySet, SecondaryMap};
+use cranelift_entity::{EntityRef, EntitySet, SecondaryMap};
 
 use crate::ir::{Block, Function};
 
@@ -32,8 +32,9 @@ impl ControlFlowGraph {
             }
         }
         let mut cfg = ControlFlowGraph::default();
-        cfg.preds.resize(func.blocks.len());
-        cfg.succs.resize(func.blocks.len());
+        let blocks = layout_extent(func);
+        cfg.preds.resize(blocks);
+        cfg.succs.resize(blocks);
         let mut seen_src = EntitySet::<Block>::new();
         for &b in &func.layout {
             if !in_layout.contains(b) || seen_src.contains(b) {
@@ -63,6 +64,12 @@ impl ControlFlowGraph {
     pub fn succs(&self, b: Block) -> &[Block] {
         self.succs.get(b).map_or(&[], Vec::as_slice)
     }
+}
+
+/// One past the largest block index in `func`'s layout: the size of a map
+/// over the layout blocks (the arena may hold many more dead blocks).
+pub(crate) fn layout_extent(func: &Function) -> usize {
+    func.layout.iter().map(|b| b.index() + 1).max().unwrap_or(0)
 }
 
 #[cfg(test)]

@@ -63,7 +63,7 @@ impl DomTree {
         }
         // Sized once: growing a map per new block index is most of the
         // cost on small functions.
-        let n = func.blocks.len();
+        let n = super::cfg::layout_extent(func);
         tree.rpo_num.resize(n);
         tree.idom.resize(n);
         tree.children.resize(n);

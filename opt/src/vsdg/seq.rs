@@ -484,6 +484,9 @@ pub fn sequentialize_with(
     let pl = place(g, &live);
     let mut f = Function::new(name, sig.clone());
     f.loc = loc;
+    // About one instruction and value per live node.
+    f.insts.reserve(pl.regions.len());
+    f.values.reserve(pl.regions.len());
     let mut em = Emitter {
         g,
         pl,
@@ -657,14 +660,15 @@ impl Emitter<'_> {
         match &data.op {
             Op::Simple(kind) => {
                 let mut kind = kind.clone();
-                let mut vals = self.vals_of(&data.inputs)?.into_iter();
-                let mut missing = false;
-                kind.for_each_arg_mut(|v| match vals.next() {
-                    Some(x) => *v = x,
-                    None => missing = true,
+                let mut ports = data.inputs.iter().filter(|&&p| g.sort(p) != Sort::State);
+                let mut failed = None;
+                kind.for_each_arg_mut(|v| match ports.next().map(|&p| self.val(p)) {
+                    Some(Ok(x)) => *v = x,
+                    Some(Err(e)) => failed = Some(e),
+                    None => failed = Some(Unsupported::new("internal: operand count")),
                 });
-                if missing {
-                    return Err(Unsupported::new("internal: operand count"));
+                if let Some(e) = failed {
+                    return Err(e);
                 }
                 let ty = match data.outputs.first() {
                     Some(Sort::Val(t)) => *t,
