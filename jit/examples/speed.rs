@@ -200,9 +200,18 @@ fn run() {
 
 /// Prints Cranelift's disassembly of every function of kernel `name`.
 #[allow(dead_code)]
+/// Prints the T2 machine code (without fuel ticks, as `waddle bench` runs)
+/// of a kernel of [`KERNELS`], or of a `.wdl` file after the `-O2` passes.
 pub fn dump(name: &str) {
-    let (_, src) = KERNELS.iter().find(|k| k.0 == name).expect("kernel");
-    let p = frontend(name, src);
+    let p = if name.ends_with(".wdl") {
+        let src = std::fs::read_to_string(name).expect("read the program");
+        let mut p = frontend(name, &src);
+        waddle_opt::passes::run_pipeline(&mut p, 2);
+        p
+    } else {
+        let (_, src) = KERNELS.iter().find(|k| k.0 == name).expect("kernel");
+        frontend(name, src)
+    };
     let opts = JitOptions {
         disasm: true,
         fuel: false,

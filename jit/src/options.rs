@@ -26,6 +26,11 @@ pub struct JitOptions {
     /// register allocator (see [`crate::cranelift::HUGE_FUNCTION_INSTS`],
     /// the default).
     pub huge_function_insts: usize,
+    /// Cranelift instructions past which a function is compiled without
+    /// Cranelift's optimizer as well (see
+    /// [`crate::cranelift::GIANT_FUNCTION_INSTS`], the default); never
+    /// below `huge_function_insts`.
+    pub giant_function_insts: usize,
     /// T2: load string constants through `VmCtx::strings` instead of
     /// embedding the address of the unit's own table, so the code holds no
     /// host-specific address and one unit can run for several hosts, each
@@ -84,6 +89,7 @@ impl Default for JitOptions {
             verify_cranelift: cfg!(debug_assertions),
             disasm: false,
             huge_function_insts: crate::cranelift::HUGE_FUNCTION_INSTS,
+            giant_function_insts: crate::cranelift::GIANT_FUNCTION_INSTS,
             strings_from_ctx: false,
             string_table: None,
             recursive: None,

@@ -52,6 +52,55 @@ pub const HUGE_FUNCTION_INSTS: usize = 20_000;
 /// trampoline 0.4 s; twice as many, four times as long).
 pub const WIDE_OPERANDS: usize = 256;
 
+/// Cranelift instructions past which a function is also compiled without
+/// Cranelift's optimizer (`opt_level=none`; by default, see
+/// [`JitOptions::giant_function_insts`]). The e-graph pass's hash tables
+/// outgrow the caches on such functions: it took half of the machine-code
+/// time of a 500 000-statement function, and that time grew 2.8x per
+/// doubling (1.7 s at 250 000 statements, 4.8 s at 500 000), against
+/// 1.9x and 1.7 s at 500 000 without it. The Waddle passes have already
+/// done value numbering, constant propagation and loop-invariant code
+/// motion on the IR; what such a function loses is Cranelift's own
+/// clean-up of the translation (merged and hoisted loads of array data
+/// pointers, folded immediates).
+pub const GIANT_FUNCTION_INSTS: usize = 100_000;
+
+/// The settings a function is compiled with, by its size.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+enum Size {
+    /// The module's settings: optimized, backtracking register allocator.
+    Normal,
+    /// Past [`JitOptions::huge_function_insts`] or [`WIDE_OPERANDS`]: the
+    /// single-pass register allocator.
+    Huge,
+    /// Past [`JitOptions::giant_function_insts`] too: the single-pass
+    /// allocator and no Cranelift optimizer.
+    Giant,
+}
+
+impl Size {
+    /// The size class of a function of `insts` Cranelift instructions
+    /// (`wide`: with more than [`WIDE_OPERANDS`] parameters or call
+    /// arguments).
+    fn of(insts: usize, wide: bool, opts: &JitOptions) -> Size {
+        if insts > opts.giant_function_insts.max(opts.huge_function_insts) {
+            Size::Giant
+        } else if insts > opts.huge_function_insts || wide {
+            Size::Huge
+        } else {
+            Size::Normal
+        }
+    }
+}
+
+/// The ISAs of the [`Size`] classes other than [`Size::Normal`] (the
+/// module's), made on first use.
+#[derive(Default)]
+struct SizedIsas {
+    huge: Option<cranelift_codegen::isa::OwnedTargetIsa>,
+    giant: Option<cranelift_codegen::isa::OwnedTargetIsa>,
+}
+
 /// Whether `f` has more than [`WIDE_OPERANDS`] parameters or call
 /// arguments.
 fn has_wide_operands(f: &waddle_opt::ir::Function) -> bool {
@@ -65,15 +114,20 @@ fn has_wide_operands(f: &waddle_opt::ir::Function) -> bool {
         })
 }
 
-/// The Cranelift ISA for the host, with Waddle's settings (`huge`: for
-/// functions past [`JitOptions::huge_function_insts`]).
+/// The Cranelift ISA for the host, with Waddle's settings for functions of
+/// `size`.
 fn host_isa(
     opts: &JitOptions,
-    huge: bool,
+    size: Size,
 ) -> Result<cranelift_codegen::isa::OwnedTargetIsa, CompileError> {
     let isa_err = |e: &dyn fmt::Display| CompileError::Isa(e.to_string());
     let mut fb = settings::builder();
-    let opt = if opts.optimize { "speed" } else { "none" };
+    let opt = if opts.optimize && size != Size::Giant {
+        "speed"
+    } else {
+        "none"
+    };
+    let huge = size != Size::Normal;
     let verify = if opts.verify_cranelift {
         "true"
     } else {
@@ -107,8 +161,8 @@ fn host_isa(
 pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, CompileError> {
     let start = Instant::now();
     verify_program(program).map_err(CompileError::Verify)?;
-    let isa = host_isa(opts, false)?;
-    let mut huge_isa = None;
+    let isa = host_isa(opts, Size::Normal)?;
+    let mut isas = SizedIsas::default();
     let call_conv = isa.default_call_conv();
     let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
     let (texts, string_index) = collect_strings(program, opts.string_table.as_deref());
@@ -184,15 +238,8 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
         );
         let t1 = Instant::now();
         ctx.set_disasm(opts.disasm);
-        let huge = ctx.func.dfg.num_insts() > opts.huge_function_insts || has_wide_operands(f);
-        define(
-            &mut module,
-            &mut huge_isa,
-            huge,
-            opts,
-            (f.name(), id),
-            &mut ctx,
-        )?;
+        let size = Size::of(ctx.func.dfg.num_insts(), has_wide_operands(f), opts);
+        define(&mut module, &mut isas, size, opts, (f.name(), id), &mut ctx)?;
         let code_size = ctx.compiled_code().map_or(0, |c| c.code_buffer().len());
         let disasm = ctx.compiled_code().and_then(|c| c.vcode.clone());
         if let (Some(t), Some(code)) = (&mut table, ctx.compiled_code()) {
@@ -237,15 +284,12 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
             call_conv,
             env.frontend,
         );
-        let huge = f.sig().params.len() > WIDE_OPERANDS;
-        define(
-            &mut module,
-            &mut huge_isa,
-            huge,
-            opts,
-            (f.name(), id),
-            &mut ctx,
-        )?;
+        let size = if f.sig().params.len() > WIDE_OPERANDS {
+            Size::Huge
+        } else {
+            Size::Normal
+        };
+        define(&mut module, &mut isas, size, opts, (f.name(), id), &mut ctx)?;
         tramp_bytes += ctx.compiled_code().map_or(0, |c| c.code_buffer().len());
         module.clear_context(&mut ctx);
         tramps.push((fid, id));
@@ -293,13 +337,13 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
 }
 
 /// Defines `ctx`'s function as `id` in `module`: with the module's ISA, or,
-/// when `huge` (too many instructions or operands for the backtracking
-/// register allocator), with `huge_isa`'s single-pass allocator (made on
-/// first use).
+/// for a function of another [`Size`] (too many instructions or operands
+/// for the backtracking register allocator or the optimizer), with that
+/// size's ISA from `isas` (made on first use).
 fn define(
     module: &mut JITModule,
-    huge_isa: &mut Option<cranelift_codegen::isa::OwnedTargetIsa>,
-    huge: bool,
+    isas: &mut SizedIsas,
+    size: Size,
     opts: &JitOptions,
     (name, id): (&str, cranelift_module::FuncId),
     ctx: &mut cranelift_codegen::Context,
@@ -308,12 +352,14 @@ fn define(
         func: name.to_string(),
         message: format!("{e:?}"),
     };
-    if !huge {
-        return module.define_function(id, ctx).map_err(|e| err(&e));
-    }
-    let isa = match huge_isa {
+    let slot = match size {
+        Size::Normal => return module.define_function(id, ctx).map_err(|e| err(&e)),
+        Size::Huge => &mut isas.huge,
+        Size::Giant => &mut isas.giant,
+    };
+    let isa = match slot {
         Some(isa) => isa,
-        None => huge_isa.insert(host_isa(opts, true)?),
+        None => slot.insert(host_isa(opts, size)?),
     };
     define_with(module, &**isa, id, ctx).map_err(|e| err(&e))
 }
@@ -343,4 +389,42 @@ fn define_with(
     module
         .define_function_bytes(id, align, code.code_buffer(), &relocs)
         .map_err(Box::new)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn size_classes_follow_the_thresholds() {
+        let opts = JitOptions {
+            huge_function_insts: 10,
+            giant_function_insts: 100,
+            ..JitOptions::default()
+        };
+        assert_eq!(Size::of(10, false, &opts), Size::Normal);
+        assert_eq!(Size::of(10, true, &opts), Size::Huge);
+        assert_eq!(Size::of(11, false, &opts), Size::Huge);
+        assert_eq!(Size::of(100, false, &opts), Size::Huge);
+        assert_eq!(Size::of(101, false, &opts), Size::Giant);
+        // A giant threshold below the huge one is the huge one.
+        let low = JitOptions {
+            giant_function_insts: 0,
+            ..opts
+        };
+        assert_eq!(Size::of(10, false, &low), Size::Normal);
+        assert_eq!(Size::of(11, false, &low), Size::Giant);
+    }
+
+    #[test]
+    fn giant_functions_get_no_optimizer_and_the_single_pass_allocator() {
+        let isa = host_isa(&JitOptions::default(), Size::Giant).unwrap();
+        assert_eq!(isa.flags().opt_level(), settings::OptLevel::None);
+        assert_eq!(
+            isa.flags().regalloc_algorithm(),
+            settings::RegallocAlgorithm::SinglePass
+        );
+        let normal = host_isa(&JitOptions::default(), Size::Normal).unwrap();
+        assert_eq!(normal.flags().opt_level(), settings::OptLevel::Speed);
+    }
 }

@@ -68,7 +68,7 @@ pub fn compile_stubs(program: &Program, funcs: &[FuncId]) -> Result<InterpStubs,
         optimize: false,
         ..JitOptions::default()
     };
-    let isa = super::host_isa(&opts, false)?;
+    let isa = super::host_isa(&opts, super::Size::Normal)?;
     let call_conv = isa.default_call_conv();
     let frontend = isa.frontend_config();
     let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));

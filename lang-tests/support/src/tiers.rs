@@ -41,23 +41,29 @@ pub fn native_tiers() -> Vec<Tier> {
 }
 
 /// The option sets a differential run compares for `tier`: Cranelift with
-/// and without optimization and with the single-pass register allocator
-/// huge functions get; the baseline with and without fuel counting (only
-/// with it when the run has a fuel budget).
+/// and without optimization, with the single-pass register allocator
+/// huge functions get, and with the settings of giant functions (that
+/// allocator and no Cranelift optimizer); the baseline with and without
+/// fuel counting (only with it when the run has a fuel budget).
 pub fn configs(tier: Tier, setup: HostSetup) -> Vec<JitOptions> {
     let base = JitOptions::default();
+    let (huge, giant) = (base.huge_function_insts, base.giant_function_insts);
     match tier {
         Tier::Opt | Tier::Full => [
-            (true, base.huge_function_insts),
-            (false, base.huge_function_insts),
-            (true, 0),
+            (true, huge, giant),
+            (false, huge, giant),
+            (true, 0, giant),
+            (true, 0, 0),
         ]
         .into_iter()
-        .map(|(optimize, huge_function_insts)| JitOptions {
-            optimize,
-            huge_function_insts,
-            ..base.clone()
-        })
+        .map(
+            |(optimize, huge_function_insts, giant_function_insts)| JitOptions {
+                optimize,
+                huge_function_insts,
+                giant_function_insts,
+                ..base.clone()
+            },
+        )
         .collect(),
         Tier::Baseline => [true, false]
             .into_iter()

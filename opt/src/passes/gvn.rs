@@ -19,7 +19,10 @@ use crate::ir::{BinaryOp, Block, Cmp, InstKind, User, Value};
 /// block, keys see the replacements already decided.
 pub fn gvn(ed: &mut Editor) -> usize {
     ed.refresh_numbers();
-    let mut table: FxHashMap<InstKind, Value> = FxHashMap::default();
+    // Sized for the function up front: growing rehashes every key, and the
+    // one block of a generated program holds millions.
+    let mut table: FxHashMap<InstKind, Value> =
+        FxHashMap::with_capacity_and_hasher(ed.func().inst_count(), Default::default());
     let mut n = 0;
     // (block, entering?) events; the undo log records keys added per block.
     let mut stack: Vec<(Block, bool)> = vec![(ed.entry(), true)];
@@ -30,8 +33,13 @@ pub fn gvn(ed: &mut Editor) -> usize {
     let mut subst: FxHashMap<Value, Value> = FxHashMap::default();
     while let Some((b, enter)) = stack.pop() {
         if !enter {
-            for k in undo.pop().unwrap_or_default() {
-                table.remove(&k);
+            let keys = undo.pop().unwrap_or_default();
+            // Leaving the entry block (the last event) ends the walk: its
+            // keys need no removal.
+            if !stack.is_empty() {
+                for k in keys {
+                    table.remove(&k);
+                }
             }
             continue;
         }

@@ -84,7 +84,7 @@ impl Translator<'_, '_> {
         // From here on a trap leaves the copy's frame and the caller's.
         let outer_site = self.inline_site.replace(loc);
         self.create_blocks();
-        let first = self.blocks[&self.func.entry()];
+        let first = self.block_of(self.func.entry());
         let bargs: Vec<BlockArg> = args.iter().map(|&v| BlockArg::Value(v)).collect();
         self.b.ins().jump(first, &bargs);
         self.translate_blocks();

@@ -21,7 +21,8 @@ use cranelift_codegen::ir::{
     self, condcodes::IntCC, types, AbiParam, BlockArg, InstBuilder, MemFlagsData, SigRef,
 };
 use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
-use cranelift_entity::EntityRef;
+use cranelift_entity::packed_option::PackedOption;
+use cranelift_entity::{EntityRef, SecondaryMap};
 use cranelift_frontend::{FunctionBuilder, Switch};
 use waddle_opt::abi::{
     TrapCode, VMCTX_DEPTH_LEFT_OFFSET, VMCTX_FUEL_OFFSET, VMCTX_HELPERS_OFFSET,
@@ -129,12 +130,14 @@ pub(crate) struct Translator<'a, 'b> {
     func: &'a Function,
     b: FunctionBuilder<'b>,
     vmctx: ir::Value,
-    /// Cranelift block of each reachable Waddle block.
-    blocks: HashMap<Block, ir::Block>,
+    /// Cranelift block of each reachable Waddle block (dense: a generated
+    /// function has millions of values and blocks, and this is consulted
+    /// for every operand and edge).
+    blocks: SecondaryMap<Block, PackedOption<ir::Block>>,
     /// Layout position of each Waddle block (for back-edge detection).
     pos: HashMap<Block, usize>,
-    /// Cranelift value of each translated Waddle value.
-    vals: HashMap<Value, ir::Value>,
+    /// Cranelift value of each translated Waddle value (dense, as `blocks`).
+    vals: SecondaryMap<Value, PackedOption<ir::Value>>,
     /// The shared exit that returns a zero result after a trap.
     exit: ir::Block,
     /// Cold blocks recording a trap with a known location, by (code, loc).
@@ -236,14 +239,14 @@ impl<'a, 'b> Translator<'a, 'b> {
             func,
             b,
             vmctx,
-            blocks: HashMap::new(),
+            blocks: SecondaryMap::with_capacity(func.blocks().len()),
             pos: func
                 .layout()
                 .iter()
                 .enumerate()
                 .map(|(i, &bl)| (bl, i))
                 .collect(),
-            vals: HashMap::new(),
+            vals: SecondaryMap::with_capacity(func.values().len()),
             exit,
             trap_blocks: HashMap::new(),
             propagate_blocks: HashMap::new(),
@@ -290,7 +293,7 @@ impl<'a, 'b> Translator<'a, 'b> {
                 let v = (self.b).append_block_param(cb, native_type(ty).unwrap_or(types::I64));
                 self.def(p, v);
             }
-            self.blocks.insert(bl, cb);
+            self.blocks[bl] = cb.into();
         }
     }
 
@@ -337,12 +340,17 @@ impl<'a, 'b> Translator<'a, 'b> {
         if self.stack_mapped.contains(&v) {
             self.b.declare_value_needs_stack_map(cv);
         }
-        self.vals.insert(v, cv);
+        self.vals[v] = cv.into();
+    }
+
+    /// The Cranelift block of a reachable Waddle block.
+    fn block_of(&self, bl: Block) -> ir::Block {
+        self.blocks[bl].expect("a reachable block")
     }
 
     /// The Cranelift value of a Waddle operand.
     fn val(&self, v: Value) -> ir::Value {
-        self.vals[&v]
+        self.vals[v].expect("a value is translated before its uses")
     }
 
     /// Stack-limit check, entry fuel tick, jump to the Waddle entry block.
@@ -370,7 +378,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             .iter()
             .map(|&v| BlockArg::Value(v))
             .collect();
-        let first = self.blocks[&self.func.entry()];
+        let first = self.block_of(self.func.entry());
         self.b.ins().jump(first, &params);
     }
 
@@ -664,7 +672,7 @@ impl<'a, 'b> Translator<'a, 'b> {
 
     /// Translates one Waddle block: instructions, then the terminator.
     fn block(&mut self, bl: Block) {
-        let cb = self.blocks[&bl];
+        let cb = self.block_of(bl);
         self.b.switch_to_block(cb);
         for &i in &self.func.blocks()[bl].insts {
             self.inst(i);
@@ -681,7 +689,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         bc: &BlockCall,
         force_block: bool,
     ) -> (ir::Block, Vec<BlockArg>) {
-        let target = self.blocks[&bc.block];
+        let target = self.block_of(bc.block);
         let args: Vec<BlockArg> = bc
             .args
             .iter()
