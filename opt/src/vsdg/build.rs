@@ -130,7 +130,7 @@ impl Graph {
         loc: SrcLoc,
     ) -> (Option<Port>, Port) {
         inputs.push(state);
-        let mut outputs = Vec::new();
+        let mut outputs = Vec::with_capacity(2);
         if ty != Type::Unit {
             outputs.push(Sort::Val(ty));
         }

@@ -116,6 +116,9 @@ pub fn lift(func: &Function) -> Result<Graph, Unsupported> {
         forced: FxHashMap::default(),
         use_blocks: None,
     };
+    // Sized once (growing them is most of a small function's lifting).
+    lifter.env.resize(func.values.len());
+    lifter.g.nodes.reserve(func.inst_count() + 8);
     let root = lifter.g.root;
     let mut args = lifter.g.region_args(root);
     let state = args.pop().expect("state");
@@ -361,9 +364,15 @@ impl Lifter<'_> {
             }
             return Ok(state);
         }
-        let mut vals = Vec::new();
-        data.kind.for_each_arg(|v| vals.push(v));
-        let inputs = self.map(&vals)?;
+        let mut inputs = Vec::with_capacity(3);
+        let mut missing = None;
+        data.kind.for_each_arg(|v| match self.get(v) {
+            Ok(p) => inputs.push(p),
+            Err(e) => missing = missing.take().or(Some(e)),
+        });
+        if let Some(e) = missing {
+            return Err(e);
+        }
         let ty = data.result.map_or(Type::Unit, |r| self.func.value_type(r));
         let kind = template(&data.kind);
         let g = &self.g;
