@@ -172,6 +172,44 @@ fn fuel_runs_out_across_tiers() {
     }
 }
 
+/// The message, location and stack trace of a runtime error.
+fn traced_error(r: Result<Val, Error>) -> String {
+    match r {
+        Err(Error::Runtime(e)) => format!("{} at {:?}: {:?}", e.message, e.location, e.trace),
+        other => panic!("expected a runtime error, got {other:?}"),
+    }
+}
+
+/// Fuel is paid in batches of 1024 units; a call across tiers goes on
+/// with its caller's batch, so under every mix the budget runs out at the
+/// interpreter's unit: the same location and stack trace, the same fuel
+/// left. (With a fresh batch per tier entry, the units the caller had
+/// counted were paid only when it returned, so a mixed chain ran on for
+/// up to a batch longer and ran out elsewhere.)
+#[test]
+fn fuel_runs_out_at_the_interpreters_location_under_every_mix() {
+    for fuel in [1500, 2100, 3333, 9000] {
+        let mut reference = pinned(CHAIN, &[], false, Some(fuel));
+        let want = traced_error(reference.call("top", &[Val::Int(200)]));
+        assert!(want.starts_with("out of fuel"), "{want}");
+        for native in native_tiers() {
+            for pins in [
+                [
+                    ("top", Tier::Interp),
+                    ("mid", native),
+                    ("leaf", Tier::Interp),
+                ],
+                [("top", native), ("mid", Tier::Interp), ("leaf", native)],
+            ] {
+                let mut s = pinned(CHAIN, &pins, false, Some(fuel));
+                let got = traced_error(s.call("top", &[Val::Int(200)]));
+                assert_eq!(got, want, "{fuel} units, {pins:?}");
+                assert_eq!(s.fuel(), reference.fuel(), "{fuel} units, {pins:?}");
+            }
+        }
+    }
+}
+
 #[test]
 fn unpinning_returns_a_function_to_the_policy() {
     let mut s = pinned(CHAIN, &[("mid", Tier::Opt)], false, None);
