@@ -74,7 +74,10 @@
 //! edge (an edge to a block at the same or an earlier layout position, the
 //! interpreter's rule), counted down in `VmCtx::fuel` and paid to the host in
 //! batches of [`waddle_opt::abi::FUEL_BATCH`], the remainder when the
-//! outermost call returns: the same charges as the interpreter's.
+//! outermost call returns: the same charges as the interpreter's. A call
+//! across tiers hands the running batch to the callee and takes back what
+//! is left ([`waddle_opt::abi::carry`]), so under any mix of tiers the
+//! batches end, and fuel runs out, at the same unit as on one tier.
 //!
 //! # Garbage collection
 //! Every helper that may allocate passes the host, as `roots`, the native

@@ -534,8 +534,8 @@ unsafe fn enter<const CARRY: bool>(
     // on targets without the entry shim (`through_shim`).
     let base_marker: Word = 0;
     let base = std::hint::black_box(&base_marker) as *const Word as usize;
-    // An entry from another tier goes on with its recursion depth and,
-    // for an on-stack replacement, its fuel batch. A call from Rust never
+    // An entry from another tier (a call or an on-stack replacement) goes
+    // on with its recursion depth and fuel batch. A call from Rust never
     // finds a carry: each is taken by the entry right after the tier
     // crossing that set it, before any host code can run.
     let (carried_depth, carried_fuel) = if CARRY {

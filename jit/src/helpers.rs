@@ -266,13 +266,18 @@ unsafe extern "C" fn call_func(vmctx: *mut VmCtx, func: u32, args: *const Word, 
     };
     let host = &mut *cell.host;
     let func = FuncId::from_u32(func);
-    // The callee's tier goes on counting recursion depth from here.
-    carry::carry_out(ctx.depth_left, None);
+    // The callee's tier goes on counting recursion depth and charging
+    // this fuel batch (its entry's unit first) from here, so batches end
+    // at the same unit as on a single tier.
+    let batch = u32::try_from(ctx.fuel.clamp(1, FUEL_BATCH)).unwrap_or(1);
+    carry::carry_out(ctx.depth_left, Some(batch));
     let r = catch_unwind(AssertUnwindSafe(|| {
         let r = host.call_func(func, args, roots);
         (r, host.globals().as_mut_ptr())
     }));
-    carry::carry_back();
+    if let Some(left) = carry::carry_back() {
+        ctx.fuel = i64::from(left).clamp(1, FUEL_BATCH);
+    }
     std::hint::black_box(&marker);
     match r {
         Ok((r, globals)) => {

@@ -370,14 +370,14 @@ pub mod carry {
         /// Frames of recursive functions the next entry may still enter.
         static DEPTH: Cell<Option<i64>> = const { Cell::new(None) };
         /// Fuel units left in the caller's current batch, handed to the
-        /// next entry (on-stack replacement only), and back.
+        /// next entry (a call or an on-stack replacement), and back.
         static FUEL: Cell<Option<u32>> = const { Cell::new(None) };
         static FUEL_BACK: Cell<Option<u32>> = const { Cell::new(None) };
     }
 
-    /// Hands the recursion depth left (`VmCtx::depth_left`) and, for an
-    /// on-stack replacement, the units left in the current fuel batch, to
-    /// the next entry.
+    /// Hands the recursion depth left (`VmCtx::depth_left`) and the units
+    /// left in the current fuel batch (when fuel is counted) to the next
+    /// entry, which charges its own unit to that batch first.
     pub fn carry_out(depth_left: i64, fuel_batch_left: Option<u32>) {
         DEPTH.set(Some(depth_left));
         FUEL.set(fuel_batch_left);

@@ -77,6 +77,15 @@ fn fails(n: int) -> int {
     return len(a) / (n - 3);
 }
 fn calls_fails(n: int) -> int { return fails(n) + 1; }
+fn down(n: int) -> int {
+    if n == 0 { return 0; }
+    return down(n - 1) + 1;
+}
+fn spin(n: int, d: int) -> int {
+    var t = 0;
+    for i in 0..n { t += i % 7; }
+    return t + down(d);
+}
 fn ping(n: int) -> int { return pong(n + 1) + 1; }
 fn pong(n: int) -> int { return ping(n + 1) + 1; }
 "#;
@@ -169,6 +178,61 @@ fn fuel_runs_out_across_tiers() {
         );
         mixed.call("top", &[Val::Int(6)]).unwrap();
         assert_eq!(mixed.fuel(), reference.fuel(), "{native}");
+    }
+}
+
+/// The message, location and stack trace of a runtime error.
+fn traced_error(r: Result<Val, Error>) -> String {
+    match r {
+        Err(Error::Runtime(e)) => format!("{} at {:?}: {:?}", e.message, e.location, e.trace),
+        other => panic!("expected a runtime error, got {other:?}"),
+    }
+}
+
+/// Fuel is paid in batches of 1024 units; a call across tiers goes on
+/// with its caller's batch, so under every mix the budget runs out at the
+/// interpreter's unit: the same location and stack trace, the same fuel
+/// left. (With a fresh batch per tier entry, the units the caller had
+/// counted were paid only when it returned, so a mixed chain ran on for
+/// up to a batch longer and ran out elsewhere.)
+#[test]
+fn fuel_runs_out_at_the_interpreters_location_under_every_mix() {
+    // `top`: calls in both directions; `spin`: a loop on one tier that
+    // leaves part of a batch counted, then a recursion on the other (its
+    // depth at `out of fuel` shows in the stack trace).
+    let runs: [(&str, &[Val]); 2] = [
+        ("top", &[Val::Int(200)]),
+        ("spin", &[Val::Int(500), Val::Int(100_000)]),
+    ];
+    for fuel in [1500, 2100, 3333, 9000] {
+        for (entry, args) in runs {
+            let mut reference = pinned(CHAIN, &[], false, Some(fuel));
+            let want = traced_error(reference.call(entry, args));
+            assert!(want.starts_with("out of fuel"), "{want}");
+            for native in native_tiers() {
+                for pins in [
+                    [
+                        ("top", Tier::Interp),
+                        ("mid", native),
+                        ("leaf", Tier::Interp),
+                        ("spin", Tier::Interp),
+                        ("down", native),
+                    ],
+                    [
+                        ("top", native),
+                        ("mid", Tier::Interp),
+                        ("leaf", native),
+                        ("spin", native),
+                        ("down", Tier::Interp),
+                    ],
+                ] {
+                    let mut s = pinned(CHAIN, &pins, false, Some(fuel));
+                    let got = traced_error(s.call(entry, args));
+                    assert!(got == want, "{entry}, {fuel} units, {pins:?}");
+                    assert_eq!(s.fuel(), reference.fuel(), "{entry}, {fuel}, {pins:?}");
+                }
+            }
+        }
     }
 }
 

@@ -104,8 +104,11 @@ pub trait Host {
     /// interpreter-entry stub). `roots` are the caller's frames (GC roots
     /// for as long as the callee runs). A trap raised before the callee's
     /// first instruction (stack overflow, fuel) has location
-    /// [`SrcLoc::NONE`], so the caller reports its call site. The default
-    /// is a host with one tier: calling an external function is an
+    /// [`SrcLoc::NONE`], so the caller reports its call site. The caller
+    /// hands its recursion depth and current fuel batch to the code
+    /// entered ([`crate::abi::carry`]), whose entry charges its unit to
+    /// that batch, so fuel runs out at the same unit as on one tier. The
+    /// default is a host with one tier: calling an external function is an
     /// internal error (`assertion failed`).
     fn call_func(&mut self, func: FuncId, args: &[Word], roots: &[Word]) -> Result<Word, Trap> {
         let _ = (func, args, roots);

@@ -65,7 +65,7 @@ use cranelift_entity::EntityRef;
 use crate::abi::{carry, max_call_depth, Trap, TrapCode, Word, DEFAULT_STACK_BUDGET};
 use crate::ir::{FuncId, Program, SrcLoc};
 use code::Code;
-use exec::{Frame, FRAME_OVERHEAD};
+use exec::{Frame, FRAME_OVERHEAD, FUEL_BATCH};
 
 /// Executes the functions of a program (the T0 tier).
 pub struct Interpreter {
@@ -235,7 +235,28 @@ impl Interpreter {
         // A call from another tier goes on with the depth its caller had
         // left (so a mixed chain allows the depth of a single tier); a call
         // from Rust starts from the budget.
-        let (carried, _) = carry::carry_in();
+        // It also goes on with its caller's fuel batch: the entry's unit
+        // is charged to it here (as the interpreter's own call op does,
+        // before the stack checks), and what is left of the batch goes
+        // back when this activation ends, so batches end at the same unit
+        // as on a single tier and fuel runs out at the same place.
+        let (carried, carried_fuel) = carry::carry_in();
+        let batch = match carried_fuel {
+            None => None,
+            Some(b) => match exec::take_entry_unit(host, b) {
+                Ok(left) => Some(left),
+                Err(c) => {
+                    carry::fuel_back(FUEL_BATCH);
+                    return fail(c);
+                }
+            },
+        };
+        let fail = |code| {
+            if let Some(left) = batch {
+                carry::fuel_back(left);
+            }
+            fail(code)
+        };
         let depth_left =
             carried.unwrap_or_else(|| max_call_depth(budget)) - i64::from(entry.recursive);
         if depth_left < 0 {
@@ -254,7 +275,7 @@ impl Interpreter {
             (bytes, depth_left),
             &self.outer_used,
             host,
-            entry,
+            (entry, batch),
             args,
         );
         self.pool.borrow_mut().push(bufs);

@@ -22,10 +22,10 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use waddle_jit::{JitOptions, NativeProgram};
-use waddle_opt::ir::{FuncId, Program};
+use waddle_opt::ir::{FuncId, Function, Program};
 use waddle_opt::passes::{Pipeline, PipelineOptions, VSDG_TAIL};
 
-use super::native::OsrMeta;
+use super::native::{build_osr_entry, OsrMeta};
 use crate::Tier;
 
 /// One compile request.
@@ -51,6 +51,9 @@ pub(crate) struct Job {
     /// For an on-stack-replacement entry: what linking it needs (the
     /// entry is the unit's last function, see `NativeCode::osr_job`).
     pub osr: Option<OsrMeta>,
+    /// For an OSR entry not built yet: the function it is built from
+    /// here, before the compile (`NativeCode::osr_job_deferred`).
+    pub osr_source: Option<Function>,
 }
 
 /// A finished job.
@@ -180,13 +183,18 @@ fn worker(shared: &Shared) {
         };
         let start = Instant::now();
         let mut program = job.program;
-        let unit = compile_job(&mut program, job.vsdg, job.tier, &job.options);
+        let mut osr = job.osr;
+        let built = match (&job.osr_source, &mut osr) {
+            (Some(source), Some(meta)) => build_osr_entry(&mut program, source, meta),
+            _ => Ok(()),
+        };
+        let unit = built.and_then(|()| compile_job(&mut program, job.vsdg, job.tier, &job.options));
         let done = Done {
             func: job.func,
             generation: job.generation,
             target: job.target,
             reason: job.reason,
-            osr: job.osr,
+            osr,
             unit,
             took: start.elapsed(),
         };

@@ -33,7 +33,7 @@ use waddle_jit::cranelift::InterpStubs;
 use waddle_jit::{JitOptions, NativeProgram};
 use waddle_opt::abi::Word;
 use waddle_opt::interp::Host;
-use waddle_opt::ir::{Block, FuncId, InstKind, Program, Signature, Value};
+use waddle_opt::ir::{Block, FuncId, Function, InstKind, Program, Signature, Value};
 
 use crate::Tier;
 
@@ -514,6 +514,48 @@ impl NativeCode {
             .cloned()
     }
 
+    /// [`NativeCode::osr_job`] for the compiler thread, which builds the
+    /// entry itself ([`build_osr_entry`]): building it costs about as
+    /// much as interpreting a few thousand instructions, which a running
+    /// program should not wait for when the compile is in the background
+    /// anyway. The meta's `state` is filled in there; its `callees` are
+    /// those of the whole function (a superset of the entry's).
+    pub(crate) fn osr_job_deferred(
+        &self,
+        program: &Program,
+        func: FuncId,
+        header: Block,
+        tier: Tier,
+        fuel: bool,
+    ) -> Result<DeferredOsr, InstallError> {
+        let (unit, native, mut options) = self.job(program, &[], tier, fuel)?;
+        options.tier_counters = None;
+        let source = program.funcs[func].clone();
+        let mut callees = Vec::new();
+        for inst in source.insts().values() {
+            if let InstKind::Call(c, _) = &inst.kind {
+                let bodied = program.funcs.get(*c).is_some_and(|g| !g.is_declaration());
+                if bodied && !callees.contains(c) {
+                    callees.push(*c);
+                }
+            }
+        }
+        let meta = OsrMeta {
+            func,
+            header,
+            state: Vec::new(),
+            entry: FuncId::new(unit.funcs.len()),
+            callees,
+        };
+        Ok(DeferredOsr {
+            source,
+            meta,
+            program: unit,
+            tier: native,
+            options,
+        })
+    }
+
     /// What compiling the OSR entry of `func` at `header` with `tier`
     /// takes (as [`NativeCode::job`]): `None` when `header` is no OSR
     /// point. The entry is function `entry` of the unit's program.
@@ -648,6 +690,40 @@ impl OsrJob {
             callees,
         }
     }
+}
+
+/// An OSR job whose entry is still to be built ([`NativeCode::osr_job_deferred`]).
+pub(crate) struct DeferredOsr {
+    /// The function whose loop the entry continues, as it is now.
+    pub source: Function,
+    /// What linking needs; `state` empty until the entry is built.
+    pub meta: OsrMeta,
+    /// The unit's program: the program's functions as declarations (the
+    /// entry is pushed after them).
+    pub program: Program,
+    /// The code generator.
+    pub tier: waddle_jit::Tier,
+    /// Its options.
+    pub options: JitOptions,
+}
+
+/// Builds the OSR entry of `source` at `meta.header` into the unit
+/// `program` of a [`DeferredOsr`] and fills in `meta.state`; `Err` when
+/// the header is no OSR point (or the unit is not the one the meta was
+/// made for).
+pub(crate) fn build_osr_entry(
+    program: &mut Program,
+    source: &Function,
+    meta: &mut OsrMeta,
+) -> Result<(), String> {
+    let entry = waddle_opt::osr::osr_entry(source, meta.header)
+        .ok_or_else(|| "no OSR entry at this loop header".to_string())?;
+    if program.funcs.len() != meta.entry.index() {
+        return Err("the OSR unit changed".to_string());
+    }
+    program.funcs.push(entry.func);
+    meta.state = entry.state;
+    Ok(())
 }
 
 /// [`OsrJob`] without its program: what [`NativeCode::link_osr`] needs.

@@ -39,7 +39,7 @@ use std::cell::Cell;
 
 use super::code::{Code, Op};
 use super::host::Host;
-use crate::abi::{str_bytes, ArrayObj, StrObj, Trap, TrapCode, Word};
+use crate::abi::{carry, str_bytes, ArrayObj, StrObj, Trap, TrapCode, Word};
 use crate::ir::{FuncId, SrcLoc};
 
 /// Bytes charged per frame on top of its slots (return state, bookkeeping).
@@ -102,7 +102,7 @@ pub(crate) fn run(
     (budget, depth_left): (usize, i64),
     outer_used: &Cell<usize>,
     host: &mut dyn Host,
-    entry: &Code,
+    (entry, carried): (&Code, Option<u32>),
     args: &[Word],
 ) -> Result<Word, Trap> {
     frames.clear();
@@ -124,8 +124,8 @@ pub(crate) fn run(
         top,
         sp0,
         globals,
-        // The entry's unit of fuel.
-        fuel_left: FUEL_BATCH - 1,
+        // The entry's unit of fuel (charged to a carried batch already).
+        fuel_left: carried.unwrap_or(FUEL_BATCH - 1),
         outer_used,
     };
     // SAFETY: the frame `0..top` is allocated; see `dispatch`.
@@ -136,6 +136,11 @@ pub(crate) fn run(
         enter_consts(entry, sp0);
     }
     let result = dispatch(&mut st);
+    if carried.is_some() {
+        // The caller's batch: it charges the rest.
+        carry::fuel_back(st.fuel_left);
+        return result;
+    }
     let pending = FUEL_BATCH - st.fuel_left;
     if pending > 0 {
         if let Err(c) = st.host.consume_fuel(u64::from(pending)) {
@@ -147,6 +152,19 @@ pub(crate) fn run(
         }
     }
     result
+}
+
+/// Charges a function entry's unit of fuel to the batch `batch` (units
+/// left, `1..=FUEL_BATCH`) a caller on another tier handed over
+/// ([`carry`]); when that completes the batch, the batch is paid to the
+/// host, as the interpreter's own call op does. The units left after it.
+pub(crate) fn take_entry_unit(host: &mut dyn Host, batch: u32) -> Result<u32, TrapCode> {
+    let left = batch.clamp(1, FUEL_BATCH) - 1;
+    if left > 0 {
+        return Ok(left);
+    }
+    host.consume_fuel(u64::from(FUEL_BATCH))?;
+    Ok(FUEL_BATCH)
 }
 
 /// Copies `code`'s constants into the frame at `fp` and, when the function

@@ -73,10 +73,13 @@ pub(super) unsafe fn call_slow(
     let before = st.outer_used.get();
     let used = st.top * 8 + (st.frames.len() + 1) * FRAME_OVERHEAD;
     st.outer_used.set(before + used);
-    // The callee's tier goes on counting recursion depth from here.
-    carry::carry_out(st.depth_left, None);
+    // The callee's tier goes on counting recursion depth and charging
+    // this fuel batch (its entry's unit first) from here.
+    carry::carry_out(st.depth_left, Some(st.fuel_left));
     let r = st.host.call_func(func, &args, roots);
-    carry::carry_back();
+    if let Some(left) = carry::carry_back() {
+        st.fuel_left = left.clamp(1, FUEL_BATCH);
+    }
     st.outer_used.set(before);
     st.globals = st.host.globals().as_mut_ptr();
     match r {

@@ -79,13 +79,15 @@ impl Executor {
 
     /// Queues the OSR entry of `func` at `header` on the compiler thread;
     /// `false` when `header` is no OSR point or no thread can run it.
+    /// The entry is built on the compiler thread too: for a function this
+    /// large that takes as long as interpreting a few thousand of its
+    /// instructions, which a program that ends soon should not pay.
     fn submit_osr(&self, program: &Program, func: FuncId, header: Block, tier: Tier) -> bool {
         let fuel = self.fuel.get();
-        let job = (self.native.borrow()).osr_job(program, func, header, tier, fuel);
-        let Ok(Some(job)) = job else {
+        let job = (self.native.borrow()).osr_job_deferred(program, func, header, tier, fuel);
+        let Ok(job) = job else {
             return false;
         };
-        let meta = job.meta(program);
         self.submit(Job {
             func,
             generation: self.generation_of(func),
@@ -95,7 +97,8 @@ impl Executor {
             target: tier,
             vsdg: self.needs_vsdg(func, tier),
             reason: "osr",
-            osr: Some(meta),
+            osr: Some(job.meta),
+            osr_source: Some(job.source),
         })
     }
 

@@ -74,6 +74,7 @@ impl Executor {
                     vsdg: self.needs_vsdg(func, queued),
                     reason,
                     osr: None,
+                    osr_source: None,
                 };
                 if self.submit(job) {
                     self.interp.set_counters(func, POLL_CALLS, poll_edges);
@@ -200,6 +201,7 @@ impl Executor {
                 vsdg: self.needs_vsdg(func, Tier::Full),
                 reason,
                 osr: None,
+                osr_source: None,
             };
             // Without a compiler thread, T3 is not worth a pause.
             if !self.submit(job) {
