@@ -443,3 +443,81 @@ mod same_code {
         );
     }
 }
+
+/// A loop whose VSDG round trip at `-O2` takes fewer backward jumps than
+/// the `-O2` code: the program costs the interpreter 1076 units,
+/// `--tier full` 676. `h` is too big to inline.
+const SKIPS: &str = "
+fn h(n: int) -> int {
+    var s = 0;
+    for i in 0..n { if i % 3 == 0 { continue; } s += i; if s > 100000 { break; } }
+    var x = s * 3 + 1;
+    x = x * 5 - s % 7;
+    x = x + (s / 3) * 11 - (x % 13);
+    x = x - (s % 5) * 17 + (x / 19);
+    x = x * 3 - (x % 23) + s * 29;
+    x = x + (x % 31) - (s % 37);
+    return x;
+}
+var t = 0;
+for k in 0..50 { t += h(k); print(t); }
+";
+
+/// `SKIPS` at `-O2` under a fuel budget: on the interpreter, or on `auto`
+/// promoting at once (T2 after 2 calls or back edges, T3 after 2 more in
+/// T2 code); the output, the error with its location and stack trace,
+/// and whether `h` reached T3.
+fn run_metered(tier: Tier, fuel: u64) -> (String, bool) {
+    let reached = Arc::new(AtomicBool::new(false));
+    let flag = reached.clone();
+    let mut s = Session::with_config(
+        &Config::new().tier(tier).opt_level(2).tiering(TierOptions {
+            thresholds: TierThresholds {
+                calls: 2,
+                loops: 2,
+                full: 2,
+            },
+            sync: true,
+            hook: Some(TierHook(Arc::new(move |e: &TierEvent| {
+                if e.function == "h" && e.to == Tier::Full {
+                    flag.store(true, Ordering::SeqCst);
+                }
+            }))),
+            chaos: None,
+        }),
+        OutputSink::Capture,
+    )
+    .unwrap();
+    s.set_fuel(Some(fuel));
+    let r = s.run("skips.wdl", SKIPS);
+    let mut shown = String::from_utf8(s.take_output()).unwrap();
+    match r {
+        Ok(()) => {}
+        Err(Error::Runtime(e)) => {
+            let at = e.location.map_or_else(|| "?".into(), |l| l.to_string());
+            shown += &format!("error: {} at {at}\n{:?}\n", e.message, e.trace);
+        }
+        Err(e) => panic!("{e}"),
+    }
+    (shown, reached.load(Ordering::SeqCst))
+}
+
+/// Fuel counts the `-O` pipeline's code on every tier. Under a budget,
+/// `auto`'s promotions to T3 skip the round trip, so fuel runs out where
+/// the interpreter's does; with the round trip, `h`'s loop charges fewer
+/// units once on T3 and the program runs on past that point.
+#[test]
+fn under_a_fuel_budget_t3_charges_what_the_interpreter_does() {
+    if !t3_available() {
+        return;
+    }
+    let (all, _) = run_metered(Tier::Interp, 1076);
+    assert!(!all.contains("error"), "{all}");
+    for fuel in [300, 500, 700, 900, 1024, 1075] {
+        let (expected, _) = run_metered(Tier::Interp, fuel);
+        assert!(expected.contains("out of fuel"), "fuel {fuel}: {expected}");
+        let (got, t3) = run_metered(Tier::Auto, fuel);
+        assert_eq!(got, expected, "fuel {fuel}");
+        assert!(t3, "fuel {fuel}: h did not reach T3");
+    }
+}

@@ -422,7 +422,11 @@ impl Store {
     /// optimized: for one [`crate::Config::opt_level`] every tier charges
     /// the same, while optimizations that remove entries or back edges
     /// (inlining, unrolling) make `-O2` code use fewer units than `-O0`.
-    /// Units are paid in batches of [`crate::FUEL_BATCH`], so a call
+    /// [`Tier::Full`](crate::Tier::Full) optimizes the module further (the
+    /// VSDG round trip) and counts that code on every tier; under
+    /// [`Tier::Auto`](crate::Tier::Auto), while a budget is set, promotions
+    /// to T3 skip the round trip, so `auto` charges exactly what the
+    /// interpreter does at the same level. Units are paid in batches of [`crate::FUEL_BATCH`], so a call
     /// stops (or, with [`crate::TypedFunc::call_resumable`], pauses) when
     /// the fuel left cannot pay the next batch. Running out is
     /// [`crate::TrapCode::OutOfFuel`], after which the store can be

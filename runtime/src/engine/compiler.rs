@@ -72,6 +72,10 @@ pub(crate) struct Done {
     pub unit: Result<Box<dyn NativeProgram>, String>,
     /// Time spent compiling.
     pub took: Duration,
+    /// Whether the unit went through the VSDG round trip (such code is
+    /// not installed once the store has a fuel budget, see
+    /// `Executor::needs_vsdg`).
+    pub vsdg: bool,
 }
 
 #[derive(Default)]
@@ -197,6 +201,7 @@ fn worker(shared: &Shared) {
             osr,
             unit,
             took: start.elapsed(),
+            vsdg: job.vsdg,
         };
         let mut q = lock(&shared.queue);
         q.busy -= 1;

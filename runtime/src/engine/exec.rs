@@ -82,6 +82,13 @@ pub(crate) struct Executor {
     deferred: RefCell<Vec<Done>>,
     /// Whether native code counts fuel.
     fuel: Cell<bool>,
+    /// Whether the store has a fuel budget. Fuel counts the function
+    /// entries and loop back edges of the `-O` pipeline's code on every
+    /// tier; the VSDG round trip lays loops out anew (its code can take
+    /// other back edges), so while a budget is set T3 compiles the `-O`
+    /// code without it and `out of fuel` comes at the interpreter's unit
+    /// whenever `auto` promotes.
+    metered: Cell<bool>,
     /// Stack bytes a call may use (every tier).
     stack_budget: Cell<usize>,
     /// Per function: its counters are armed for `auto`.
@@ -147,6 +154,7 @@ impl Executor {
             generation: RefCell::new(Vec::new()),
             queued: RefCell::new(Vec::new()),
             fuel: Cell::new(false),
+            metered: Cell::new(false),
             stack_budget: Cell::new(stack_budget),
             armed: RefCell::new(Vec::new()),
             pins: Vec::new(),
@@ -218,9 +226,18 @@ impl Executor {
     }
 
     /// Whether compiling `func` for `tier` runs the VSDG round trip first:
-    /// for T3, unless its `-O` pipeline already did.
+    /// for T3, unless its `-O` pipeline already did, or the store has a
+    /// fuel budget (see `metered`).
     pub(super) fn needs_vsdg(&self, func: FuncId, tier: Tier) -> bool {
-        tier == Tier::Full && !self.vsdg_done.get(func.index()).copied().unwrap_or(false)
+        tier == Tier::Full
+            && !self.metered.get()
+            && !self.vsdg_done.get(func.index()).copied().unwrap_or(false)
+    }
+
+    /// Whether a finished background compile is stale because it went
+    /// through the VSDG round trip and a fuel budget was set meanwhile.
+    pub(super) fn unmetered_code(&self, d: &Done) -> bool {
+        d.vsdg && self.metered.get()
     }
 
     fn pin_of(&self, func: FuncId) -> Option<Tier> {
@@ -273,6 +290,22 @@ impl Executor {
             self.armed.get_mut().clear();
         }
         self.fuel.set(fuel);
+        let metered = host.fuel().is_some();
+        if metered && !self.metered.get() {
+            // A budget from now on: T3 code made by the round trip goes
+            // (the functions count again from T0 and promote without it).
+            let vsdg_code: Vec<FuncId> = (program.funcs.keys())
+                .filter(|&id| self.tier_of(id) == Tier::Full && self.needs_vsdg(id, Tier::Full))
+                .collect();
+            if !vsdg_code.is_empty() {
+                self.native.get_mut().clear();
+                for id in program.funcs.keys() {
+                    self.interp.set_external(id, false);
+                }
+                self.armed.get_mut().clear();
+            }
+        }
+        self.metered.set(metered);
         // Pinned functions first; their code does not count.
         self.native
             .get_mut()

@@ -114,6 +114,7 @@ impl Executor {
     /// When it cannot be used, the function is promoted at its next call
     /// instead.
     pub(super) fn link_osr_done(&self, program: &Program, d: Done, host: &mut Runtime) {
+        let stale = self.unmetered_code(&d);
         let Some(meta) = d.osr else {
             return;
         };
@@ -121,6 +122,9 @@ impl Executor {
         self.osr_queued
             .borrow_mut()
             .retain(|&k| k != (func, header));
+        if stale {
+            return;
+        }
         if d.generation != self.generation_of(func)
             || program.funcs.get(func).is_none_or(|f| f.is_declaration())
             || self.tier.get() != Tier::Auto

@@ -311,6 +311,7 @@ impl Executor {
                 *q = false;
             }
             if d.generation != self.generation_of(d.func)
+                || self.unmetered_code(&d)
                 || program.funcs.get(d.func).is_none_or(|f| f.is_declaration())
                 || self.tier.get() != Tier::Auto
                 || self.pin_of(d.func).is_some()
