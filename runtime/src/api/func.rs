@@ -31,7 +31,7 @@ pub trait TypedParamImpl {
     fn accepts(ty: Type) -> bool;
     /// The word for the parameter (allocating strings and arrays in the
     /// store's heap; `roots` keeps earlier arguments alive).
-    fn to_word(self, ty: Type, rt: &mut Runtime, roots: &mut Vec<Word>) -> Result<Word, Error>;
+    fn to_word(self, ty: Type, rt: &mut Runtime, roots: &mut ArgRoots) -> Result<Word, Error>;
 }
 
 /// A Rust type a Waddle result can be read as: `()` (`void`), `i64`,
@@ -52,6 +52,52 @@ pub trait TypedResultImpl: Sized {
     unsafe fn from_word(ty: Type, w: Word, rt: &mut Runtime) -> Self;
 }
 
+/// The words of a call's arguments converted so far that later
+/// conversions must keep alive (strings and arrays made for the call, and
+/// handles passed by value): on the stack, since a call takes at most
+/// [`MAX_TYPED_PARAMS`] arguments, so a call with scalar arguments
+/// neither allocates nor frees a vector.
+pub struct ArgRoots {
+    words: [Word; MAX_TYPED_PARAMS],
+    len: usize,
+}
+
+impl ArgRoots {
+    /// No roots.
+    #[inline]
+    fn new() -> ArgRoots {
+        ArgRoots {
+            words: [0; MAX_TYPED_PARAMS],
+            len: 0,
+        }
+    }
+
+    /// Keeps `w` alive for the rest of the conversion (one word per
+    /// argument at most).
+    #[inline]
+    fn push(&mut self, w: Word) {
+        if let Some(slot) = self.words.get_mut(self.len) {
+            *slot = w;
+            self.len += 1;
+        }
+    }
+
+    /// The words kept alive.
+    #[inline]
+    fn as_slice(&self) -> &[Word] {
+        &self.words[..self.len]
+    }
+
+    /// `v` converted by [`to_word`], with these words kept alive across
+    /// its allocations (a copying conversion: it allocates anyway).
+    fn convert(&mut self, rt: &mut Runtime, ty: Type, v: &Val) -> Result<Word, Error> {
+        let mut all = self.as_slice().to_vec();
+        let w = to_word(rt, ty, v, &mut all)?;
+        self.push(w);
+        Ok(w)
+    }
+}
+
 macro_rules! scalar {
     ($t:ty, $ty:expr, |$v:ident| $to:expr, |$w:ident| $from:expr) => {
         impl TypedParam for $t {}
@@ -60,7 +106,7 @@ macro_rules! scalar {
                 ty == $ty
             }
             #[inline]
-            fn to_word(self, _: Type, _: &mut Runtime, _: &mut Vec<Word>) -> Result<Word, Error> {
+            fn to_word(self, _: Type, _: &mut Runtime, _: &mut ArgRoots) -> Result<Word, Error> {
                 let $v = self;
                 Ok($to)
             }
@@ -94,9 +140,9 @@ impl TypedParamImpl for &str {
     fn accepts(ty: Type) -> bool {
         ty == Type::Str
     }
-    fn to_word(self, _: Type, rt: &mut Runtime, roots: &mut Vec<Word>) -> Result<Word, Error> {
+    fn to_word(self, _: Type, rt: &mut Runtime, roots: &mut ArgRoots) -> Result<Word, Error> {
         let w = rt
-            .new_str(self.as_bytes(), roots)
+            .new_str(self.as_bytes(), roots.as_slice())
             .map_err(crate::engine::val::trap_error)?;
         roots.push(w);
         Ok(w)
@@ -108,7 +154,7 @@ impl TypedParamImpl for String {
     fn accepts(ty: Type) -> bool {
         ty == Type::Str
     }
-    fn to_word(self, ty: Type, rt: &mut Runtime, roots: &mut Vec<Word>) -> Result<Word, Error> {
+    fn to_word(self, ty: Type, rt: &mut Runtime, roots: &mut ArgRoots) -> Result<Word, Error> {
         self.as_str().to_word(ty, rt, roots)
     }
 }
@@ -195,8 +241,8 @@ impl<T: ArrayElem> TypedParamImpl for Vec<T> {
     fn accepts(ty: Type) -> bool {
         ty == array_of(T::elem_type())
     }
-    fn to_word(self, ty: Type, rt: &mut Runtime, roots: &mut Vec<Word>) -> Result<Word, Error> {
-        to_word(rt, ty, &self.into_val(), roots)
+    fn to_word(self, ty: Type, rt: &mut Runtime, roots: &mut ArgRoots) -> Result<Word, Error> {
+        roots.convert(rt, ty, &self.into_val())
     }
 }
 
@@ -216,8 +262,8 @@ impl TypedParamImpl for Val {
     fn accepts(_: Type) -> bool {
         true
     }
-    fn to_word(self, ty: Type, rt: &mut Runtime, roots: &mut Vec<Word>) -> Result<Word, Error> {
-        to_word(rt, ty, &self, roots)
+    fn to_word(self, ty: Type, rt: &mut Runtime, roots: &mut ArgRoots) -> Result<Word, Error> {
+        roots.convert(rt, ty, &self)
     }
 }
 
@@ -238,7 +284,7 @@ impl<T: HeapElem> TypedParamImpl for &ArrayRef<T> {
         ty == ArrayRef::<T>::waddle_type()
     }
     #[inline]
-    fn to_word(self, _: Type, rt: &mut Runtime, _: &mut Vec<Word>) -> Result<Word, Error> {
+    fn to_word(self, _: Type, rt: &mut Runtime, _: &mut ArgRoots) -> Result<Word, Error> {
         // Rooted by the handle, which outlives the call.
         self.word_in(rt)
     }
@@ -250,7 +296,7 @@ impl<T: HeapElem> TypedParamImpl for ArrayRef<T> {
         ty == ArrayRef::<T>::waddle_type()
     }
     #[inline]
-    fn to_word(self, _: Type, rt: &mut Runtime, roots: &mut Vec<Word>) -> Result<Word, Error> {
+    fn to_word(self, _: Type, rt: &mut Runtime, roots: &mut ArgRoots) -> Result<Word, Error> {
         // The handle ends here: later arguments' allocations must see it.
         let w = self.word_in(rt)?;
         roots.push(w);
@@ -274,7 +320,7 @@ impl TypedParamImpl for &StrRef {
         ty == Type::Str
     }
     #[inline]
-    fn to_word(self, _: Type, rt: &mut Runtime, _: &mut Vec<Word>) -> Result<Word, Error> {
+    fn to_word(self, _: Type, rt: &mut Runtime, _: &mut ArgRoots) -> Result<Word, Error> {
         self.word_in(rt)
     }
 }
@@ -285,7 +331,7 @@ impl TypedParamImpl for StrRef {
         ty == Type::Str
     }
     #[inline]
-    fn to_word(self, _: Type, rt: &mut Runtime, roots: &mut Vec<Word>) -> Result<Word, Error> {
+    fn to_word(self, _: Type, rt: &mut Runtime, roots: &mut ArgRoots) -> Result<Word, Error> {
         let w = self.word_in(rt)?;
         roots.push(w);
         Ok(w)
@@ -330,7 +376,7 @@ macro_rules! tuple_params {
             #[allow(unused_variables, unused_mut)]
             #[inline]
             fn write(self, tys: &[Type], rt: &mut Runtime, out: &mut [Word]) -> Result<(), Error> {
-                let mut roots: Vec<Word> = Vec::new();
+                let mut roots = ArgRoots::new();
                 $(out[$i] = self.$i.to_word(tys[$i], rt, &mut roots)?;)*
                 Ok(())
             }
