@@ -4,12 +4,13 @@
 
 use std::marker::PhantomData;
 
-use waddle_jit::DIRECT_ARGS;
+use cranelift_entity::EntityRef;
 
 use waddle_opt::abi::Word;
-use waddle_opt::ir::{FuncId, ScalarType, Type};
+use waddle_opt::ir::{FuncId, ScalarType, Signature, Type};
 
 use super::handle::{ArrayRef, HeapElem, StrRef};
+use super::module::ModuleInner;
 use super::store::Store;
 use crate::engine::val::{from_word, to_word};
 use crate::engine::{FromVal, IntoVal, Val};
@@ -419,22 +420,10 @@ tuple_params!(8; A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
 /// ```
 pub struct TypedFunc<P, R> {
     pub(crate) store_id: u64,
-    pub(crate) func: FuncId,
     pub(crate) params: Box<[Type]>,
     pub(crate) ret: Type,
-    /// The function's entry in the instance's shared native unit, when it
-    /// runs there: calls go straight to it ([`Store::invoke_native`]).
-    pub(crate) native: Option<waddle_jit::NativeEntry>,
-    /// Whether `native` is called without its trampoline
-    /// ([`waddle_jit::call_entry_direct`]: no `float` parameter, at most
-    /// [`waddle_jit::DIRECT_ARGS`]).
-    pub(crate) direct: bool,
-    /// Whether the result is a `float` (read from the floating-point
-    /// result register by a direct call).
-    pub(crate) float_ret: bool,
-    /// Whether the result is a `bool` (compiled code sets only the low
-    /// byte of the result register).
-    pub(crate) bool_ret: bool,
+    /// How the function is called.
+    pub(crate) plan: CallPlan,
     /// Covariant in `P`, so a `TypedFunc<(&str,), _>` takes strings of any
     /// lifetime; `Send + Sync` whatever `P` and `R` are.
     pub(crate) _sig: PhantomData<fn() -> (P, R)>,
@@ -444,14 +433,107 @@ impl<P, R> Clone for TypedFunc<P, R> {
     fn clone(&self) -> Self {
         TypedFunc {
             store_id: self.store_id,
-            func: self.func,
             params: self.params.clone(),
             ret: self.ret,
-            native: self.native,
-            direct: self.direct,
-            float_ret: self.float_ret,
-            bool_ret: self.bool_ret,
+            plan: self.plan,
             _sig: PhantomData,
+        }
+    }
+}
+
+/// How a function of an instance is called from Rust, worked out once
+/// (when a [`TypedFunc`] is made, or per dynamic call from the module's
+/// table): straight to its entry in the module's shared native unit when
+/// it runs there, through [`Store::invoke`] otherwise.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct CallPlan {
+    pub(crate) func: FuncId,
+    /// The function's entry in the instance's shared native unit, when it
+    /// runs there: calls go straight to it ([`Store::invoke_native`]).
+    native: Option<waddle_jit::NativeEntry>,
+    /// Whether `native` is called without its trampoline
+    /// ([`waddle_jit::call_entry_direct`]: no `float` parameter, at most
+    /// [`waddle_jit::DIRECT_ARGS`]).
+    direct: bool,
+    /// Whether the result is a `float` (read from the floating-point
+    /// result register by a direct call).
+    float_ret: bool,
+    /// Whether the result is a `bool` (compiled code sets only the low
+    /// byte of the result register).
+    bool_ret: bool,
+}
+
+impl CallPlan {
+    /// The plan for `func` of `module`, whose signature is `sig`.
+    pub(crate) fn new(module: &ModuleInner, func: FuncId, sig: &Signature) -> CallPlan {
+        CallPlan {
+            func,
+            native: module.entries.get(func.index()).copied().flatten(),
+            direct: waddle_jit::direct_call_supported(&sig.params),
+            float_ret: sig.ret == Type::Float,
+            bool_ret: sig.ret == Type::Bool,
+        }
+    }
+
+    /// Calls the function in `store` with the argument words `words[..n]`
+    /// (one per parameter; the words after them are zeros); returns the
+    /// result word.
+    ///
+    /// # Safety
+    /// `store` must hold the instance of the module the plan was made
+    /// from, and the arguments be live words of the function's parameter
+    /// types (rooted across the call by the caller where they are objects).
+    #[inline]
+    pub(crate) unsafe fn call(
+        &self,
+        store: &mut Store,
+        words: &[Word; MAX_TYPED_PARAMS],
+        n: usize,
+    ) -> Result<Word, Error> {
+        match &self.native {
+            Some(entry) if self.direct => {
+                let [a, b, c, d, e, ..] = *words;
+                let float = self.float_ret;
+                // SAFETY: `entry` is `self.func`'s in the unit of the
+                // store's instance (the caller's promise); its parameters
+                // passed `direct_call_supported` when `self` was made, and
+                // `call_entry_direct` traps unless `n` is their number.
+                let w = unsafe {
+                    store.invoke_native(self.func, |rt, env| {
+                        waddle_jit::call_entry_direct(entry, rt, env, &[a, b, c, d, e], n, float)
+                    })
+                }?;
+                // Compiled code returns a `bool` in the low byte only.
+                Ok(if self.bool_ret { w & 0xff } else { w })
+            }
+            // SAFETY: forwarded.
+            _ => unsafe { self.call_slice(store, words.get(..n).unwrap_or(words)) },
+        }
+    }
+
+    /// [`CallPlan::call`] with any number of argument words, through the
+    /// trampoline (or the interpreter).
+    ///
+    /// # Safety
+    /// As for [`CallPlan::call`].
+    pub(crate) unsafe fn call_slice(
+        &self,
+        store: &mut Store,
+        args: &[Word],
+    ) -> Result<Word, Error> {
+        match &self.native {
+            Some(entry) => {
+                // SAFETY: `entry` is `self.func`'s in the unit of the
+                // store's instance (the caller's promise); the trampoline
+                // takes the words, and `call_entry` traps unless there are
+                // as many as the function has parameters.
+                unsafe {
+                    store.invoke_native(self.func, |rt, env| {
+                        waddle_jit::call_entry(entry, rt, env, args)
+                    })
+                }
+            }
+            None => store.invoke(self.func, args),
         }
     }
 }
@@ -476,40 +558,12 @@ impl<P: TypedParams, R: TypedResult> TypedFunc<P, R> {
         }
         let mut words = [0 as Word; MAX_TYPED_PARAMS];
         params.write(&self.params, store.runtime_mut(), &mut words[..P::COUNT])?;
-        let w = match &self.native {
-            Some(entry) if self.direct => {
-                // The words after the last parameter are zeros.
-                let (args, _) = words
-                    .split_first_chunk::<DIRECT_ARGS>()
-                    .unwrap_or((&[0; DIRECT_ARGS], &[]));
-                let float = self.float_ret;
-                // SAFETY: `entry` is `self.func`'s in the unit of the
-                // store's instance (same store, checked above); its
-                // parameters passed `direct_call_supported` when `self`
-                // was made and `P` has exactly as many.
-                let w = unsafe {
-                    store.invoke_native(self.func, |rt, env| {
-                        waddle_jit::call_entry_direct(entry, rt, env, args, P::COUNT, float)
-                    })
-                }?;
-                // Compiled code returns a `bool` in the low byte only.
-                if self.bool_ret {
-                    w & 0xff
-                } else {
-                    w
-                }
-            }
-            Some(entry) => {
-                let args = &words[..P::COUNT];
-                // SAFETY: as above; the trampoline takes the words.
-                unsafe {
-                    store.invoke_native(self.func, |rt, env| {
-                        waddle_jit::call_entry(entry, rt, env, args)
-                    })
-                }?
-            }
-            None => store.invoke(self.func, &words[..P::COUNT])?,
-        };
+        // SAFETY: the plan is for this store's instance (same store,
+        // checked above); `write` made words of the parameter types, which
+        // `P` has exactly as many of, rooted by their handles or by the
+        // call (strings and arrays made for it are reachable from the
+        // arguments the callee holds).
+        let w = unsafe { self.plan.call(store, &words, P::COUNT) }?;
         // SAFETY: `w` is the function's result, of type `self.ret`, which
         // `R` accepts (checked when `self` was made), in the store's heap;
         // nothing allocated since the call returned.

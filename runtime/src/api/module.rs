@@ -23,7 +23,7 @@ use cranelift_entity::EntityRef;
 
 use rustc_hash::FxHashMap;
 use waddle_frontend::{CompileOptions, Prelude};
-use waddle_jit::NativeProgram;
+use waddle_jit::{NativeEntry, NativeProgram};
 use waddle_opt::ir::{FuncId, Program};
 
 use super::engine::Engine;
@@ -72,6 +72,9 @@ pub(crate) struct ModuleInner {
     pub(crate) native: Option<Box<dyn NativeProgram>>,
     /// Per function: whether it has native code in `native`.
     pub(crate) is_native: Vec<bool>,
+    /// Per function: its entry in `native` for calls from Rust, when it
+    /// has native code there (read once, so a call needs no lookup).
+    pub(crate) entries: Vec<Option<NativeEntry>>,
     /// The tier the native unit was compiled by.
     pub(crate) native_tier: Option<Tier>,
     /// What the optimizer reported ([`crate::Config::trace`]).
@@ -143,6 +146,12 @@ impl Module {
         } else {
             crate::engine::check_tier(tier)?;
         }
+        let entries = (program.funcs.iter())
+            .map(|(id, _)| {
+                let unit = native.as_ref().filter(|_| is_native[id.index()])?;
+                unit.entry(id)
+            })
+            .collect();
         let funcs = program
             .funcs
             .iter()
@@ -157,6 +166,7 @@ impl Module {
                 funcs,
                 native,
                 is_native,
+                entries,
                 native_tier,
                 pass_log,
                 host_fns,

@@ -12,7 +12,7 @@ use waddle_opt::interp::Host;
 use waddle_opt::ir::{FuncId, SrcLoc, Type};
 
 use super::engine::Engine;
-use super::func::{TypedFunc, TypedParams, TypedResult};
+use super::func::{CallPlan, TypedFunc, TypedParams, TypedResult, MAX_TYPED_PARAMS};
 use super::interrupt::InterruptHandle;
 use super::module::Module;
 use crate::engine::exec::Executor;
@@ -570,15 +570,9 @@ impl Instance {
         }
         Ok(TypedFunc {
             store_id: self.store_id,
-            func: id,
             params: sig.params.clone().into_boxed_slice(),
             ret: sig.ret,
-            native: (m.native.as_ref())
-                .filter(|_| m.is_native.get(id.index()) == Some(&true))
-                .and_then(|unit| unit.entry(id)),
-            direct: waddle_jit::direct_call_supported(&sig.params),
-            float_ret: sig.ret == Type::Float,
-            bool_ret: sig.ret == Type::Bool,
+            plan: CallPlan::new(m, id, sig),
             _sig: std::marker::PhantomData,
         })
     }
@@ -597,20 +591,50 @@ impl Instance {
                 args.len()
             )));
         }
-        let mut roots = Vec::new();
-        let mut words = Vec::with_capacity(args.len());
-        for (i, (a, &t)) in args.iter().zip(&sig.params).enumerate() {
-            if !a.fits(t) {
-                return Err(Error::Signature(format!(
-                    "argument {} of `{name}` must have type `{t}`, found {}",
-                    i + 1,
-                    a.kind()
-                )));
+        // Up to MAX_TYPED_PARAMS arguments on the stack; only strings and
+        // arrays allocate (and need roots while later ones are made).
+        let mut small = [0 as Word; MAX_TYPED_PARAMS];
+        let mut large = Vec::new();
+        let words = match small.get_mut(..args.len()) {
+            Some(words) => words,
+            None => {
+                large.resize(args.len(), 0);
+                &mut large[..]
             }
-            words.push(to_word(&mut store.runtime, t, a, &mut roots)?);
+        };
+        let mut roots = Vec::new();
+        for (i, ((a, &t), slot)) in args
+            .iter()
+            .zip(&sig.params)
+            .zip(words.iter_mut())
+            .enumerate()
+        {
+            *slot = match (a, t) {
+                (Val::Int(v), Type::Int) => *v as Word,
+                (Val::Float(v), Type::Float) => v.to_bits(),
+                (Val::Bool(v), Type::Bool) => Word::from(*v),
+                _ if a.fits(t) => to_word(&mut store.runtime, t, a, &mut roots)?,
+                _ => {
+                    return Err(Error::Signature(format!(
+                        "argument {} of `{name}` must have type `{t}`, found {}",
+                        i + 1,
+                        a.kind()
+                    )))
+                }
+            };
         }
         let ret = sig.ret;
-        let w = store.invoke(id, &words)?;
+        let plan = CallPlan::new(m, id, sig);
+        // SAFETY: the store holds this instance (checked above); the words
+        // have the parameter types (checked one by one), and nothing was
+        // allocated after the last of them was made.
+        let w = unsafe {
+            if large.is_empty() {
+                plan.call(store, &small, args.len())
+            } else {
+                plan.call_slice(store, &large)
+            }
+        }?;
         // SAFETY: the result is a live value of the return type (no
         // allocation has happened since the call returned).
         Ok(unsafe { from_word(ret, w) })
