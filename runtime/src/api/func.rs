@@ -4,13 +4,10 @@
 
 use std::marker::PhantomData;
 
-use cranelift_entity::EntityRef;
-
 use waddle_opt::abi::Word;
 use waddle_opt::ir::{FuncId, ScalarType, Signature, Type};
 
 use super::handle::{ArrayRef, HeapElem, StrRef};
-use super::module::ModuleInner;
 use super::store::Store;
 use crate::engine::val::{from_word, to_word};
 use crate::engine::{FromVal, IntoVal, Val};
@@ -464,11 +461,16 @@ pub(crate) struct CallPlan {
 }
 
 impl CallPlan {
-    /// The plan for `func` of `module`, whose signature is `sig`.
-    pub(crate) fn new(module: &ModuleInner, func: FuncId, sig: &Signature) -> CallPlan {
+    /// The plan for `func`, whose signature is `sig` and whose entry in
+    /// its module's native unit is `native` (if it runs there).
+    pub(crate) fn new(
+        func: FuncId,
+        sig: &Signature,
+        native: Option<waddle_jit::NativeEntry>,
+    ) -> CallPlan {
         CallPlan {
             func,
-            native: module.entries.get(func.index()).copied().flatten(),
+            native,
             direct: waddle_jit::direct_call_supported(&sig.params),
             float_ret: sig.ret == Type::Float,
             bool_ret: sig.ret == Type::Bool,

@@ -12,7 +12,7 @@ use waddle_opt::interp::Host;
 use waddle_opt::ir::{FuncId, SrcLoc, Type};
 
 use super::engine::Engine;
-use super::func::{CallPlan, TypedFunc, TypedParams, TypedResult, MAX_TYPED_PARAMS};
+use super::func::{TypedFunc, TypedParams, TypedResult, MAX_TYPED_PARAMS};
 use super::interrupt::InterruptHandle;
 use super::module::Module;
 use crate::engine::exec::Executor;
@@ -572,7 +572,7 @@ impl Instance {
             store_id: self.store_id,
             params: sig.params.clone().into_boxed_slice(),
             ret: sig.ret,
-            plan: CallPlan::new(m, id, sig),
+            plan: *m.plan(id).ok_or_else(no_plan)?,
             _sig: std::marker::PhantomData,
         })
     }
@@ -603,13 +603,8 @@ impl Instance {
             }
         };
         let mut roots = Vec::new();
-        for (i, ((a, &t), slot)) in args
-            .iter()
-            .zip(&sig.params)
-            .zip(words.iter_mut())
-            .enumerate()
-        {
-            *slot = match (a, t) {
+        for (i, (a, &t)) in args.iter().zip(&sig.params).enumerate() {
+            words[i] = match (a, t) {
                 (Val::Int(v), Type::Int) => *v as Word,
                 (Val::Float(v), Type::Float) => v.to_bits(),
                 (Val::Bool(v), Type::Bool) => Word::from(*v),
@@ -624,7 +619,7 @@ impl Instance {
             };
         }
         let ret = sig.ret;
-        let plan = CallPlan::new(m, id, sig);
+        let plan = *m.plan(id).ok_or_else(no_plan)?;
         // SAFETY: the store holds this instance (checked above); the words
         // have the parameter types (checked one by one), and nothing was
         // allocated after the last of them was made.
@@ -703,4 +698,11 @@ impl Instance {
         // SAFETY: globals hold live values of their types.
         Some(unsafe { from_word(p.globals[id].ty, w) })
     }
+}
+
+/// The error for a function of a module without a call plan (none: every
+/// function has one).
+#[cold]
+fn no_plan() -> Error {
+    Error::Internal("a function of the module has no call plan".to_string())
 }
