@@ -263,7 +263,8 @@ impl Store {
 
     /// [`Store::invoke`] for a function of the instance's shared native
     /// unit, through its [`NativeEntry`] (from
-    /// [`waddle_jit::NativeProgram::entry`] when a [`TypedFunc`] was made):
+    /// [`waddle_jit::NativeProgram::entry`], read into the module's call
+    /// plans when it was compiled):
     /// no lookup, no dynamic call into the unit, the host's tables read
     /// directly. `call` makes the call ([`waddle_jit::call_entry`] or
     /// [`waddle_jit::call_entry_direct`]) with the runtime and its tables.
