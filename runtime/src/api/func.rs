@@ -518,6 +518,7 @@ impl CallPlan {
     ///
     /// # Safety
     /// As for [`CallPlan::call`].
+    #[inline]
     pub(crate) unsafe fn call_slice(
         &self,
         store: &mut Store,
