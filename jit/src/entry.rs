@@ -62,14 +62,60 @@ pub(crate) struct FuncInfo {
     pub disasm: Option<String>,
 }
 
-thread_local! {
+/// What an entry needs to know of its thread, in one thread-local so an
+/// entry reaches it with one access (without LTO each access of a
+/// thread-local is an indirect call).
+struct ThreadEntry {
     /// The stack limit of the innermost entry running on this thread (0:
     /// none). An entry nested in another one never gets a lower limit; one
     /// called from another tier (compiled code → interpreter → compiled
     /// code) goes down to the thread's own reserve, since the recursion
     /// depth carried across tiers ([`waddle_opt::abi::carry`]) bounds the
     /// chain as on a single tier.
-    static ACTIVE_LIMIT: Cell<usize> = const { Cell::new(0) };
+    limit: Cell<usize>,
+    /// The lowest address compiled code may use on this thread's stack,
+    /// leaving helpers and the host their reserve (`Some(None)`: not
+    /// known; `None`: not asked yet).
+    floor: Cell<Option<Option<usize>>>,
+}
+
+impl ThreadEntry {
+    /// The floor ([`ThreadEntry::floor`]), asked of the thread once.
+    #[inline]
+    fn floor(&self) -> Option<usize> {
+        match self.floor.get() {
+            Some(floor) => floor,
+            None => {
+                // Helpers and the host get MIN_HELPER_STACK, or half of a
+                // smaller thread's stack, so small threads still run code.
+                let floor = crate::stack::thread_stack_bounds().map(|(low, size)| {
+                    low.saturating_add(crate::abi::MIN_HELPER_STACK.min(size / 2))
+                });
+                self.floor.set(Some(floor));
+                floor
+            }
+        }
+    }
+}
+
+thread_local! {
+    static THREAD_ENTRY: ThreadEntry = const {
+        ThreadEntry {
+            limit: Cell::new(0),
+            floor: Cell::new(None),
+        }
+    };
+}
+
+/// This thread's [`ThreadEntry`].
+#[inline]
+fn thread_entry() -> &'static ThreadEntry {
+    let t: *const ThreadEntry = THREAD_ENTRY.with(|t| t as *const ThreadEntry);
+    // SAFETY: a thread-local without destructor lives as long as its
+    // thread, and the reference is used only by the entry that asked for
+    // it, which runs and returns on this thread (it is neither stored nor
+    // sent elsewhere).
+    unsafe { &*t }
 }
 
 /// Where a call into a native unit reports a trap that compiled code raised
@@ -543,11 +589,9 @@ unsafe fn enter<const CARRY: bool>(
     } else {
         (None, None)
     };
-    // Helpers and the host get MIN_HELPER_STACK, or half of a smaller
-    // thread's stack, so small threads still run code.
-    let floor = crate::stack::thread_stack_bounds()
-        .map(|(low, size)| low.saturating_add(crate::abi::MIN_HELPER_STACK.min(size / 2)));
-    let outer_limit = ACTIVE_LIMIT.get();
+    let thread = thread_entry();
+    let floor = thread.floor();
+    let outer_limit = thread.limit.get();
     let stack_limit = if outer_limit != 0 && carried_depth.is_some() {
         // Nested in another entry and called from another tier: the
         // carried depth counter bounds recursion as on a single tier,
@@ -560,7 +604,7 @@ unsafe fn enter<const CARRY: bool>(
             .max(floor.unwrap_or(0))
             .max(outer_limit)
     };
-    ACTIVE_LIMIT.set(stack_limit);
+    thread.limit.set(stack_limit);
     let mut cell = HostCell { host, panic: None };
     // On the stack, not boxed: no allocation per call. It may lie inside
     // the conservatively scanned region; its words are not heap objects.
@@ -589,7 +633,7 @@ unsafe fn enter<const CARRY: bool>(
     // context).
     let ret = invoke(&mut ctx);
     std::hint::black_box(&base_marker);
-    ACTIVE_LIMIT.set(outer_limit);
+    thread.limit.set(outer_limit);
     if let Some(payload) = cell.panic.take() {
         resume_unwind(payload);
     }

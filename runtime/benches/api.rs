@@ -1,10 +1,13 @@
 //! Embedding API benchmarks.
 //!
-//! - `call/add/<tier>`: the cost of one call of `add(int, int) -> int`
-//!   from Rust through a [`TypedFunc`] on each tier, against the
-//!   name-based `Session::call_typed` it replaces and against a plain Rust
-//!   function called through a pointer (`call/add/rust_fn_ptr`: on a
-//!   loaded machine compare ratios to it, not nanoseconds);
+//! - `call/add/typed/<tier>`: the cost of one call of `add(int, int) ->
+//!   int` from Rust through a [`TypedFunc`] on each tier, against the
+//!   dynamic `Instance::call` (`call/add/dynamic/<tier>`: by name, with
+//!   [`Val`] arguments), the name-based `Session::call_typed` and a plain
+//!   Rust function called through a pointer (`call/add/rust_fn_ptr`). At
+//!   the end of the group a table on stderr gives each one's fastest
+//!   sample per call and its ratio to the Rust call, all from the same
+//!   run: on a loaded machine compare ratios, not nanoseconds;
 //! - `array/1M/{copy,handle}/<tier>`: a round trip of a 1M-element
 //!   `[int]` through `fn same(a: [int]) -> [int] { return a; }`, as
 //!   `Vec<i64>` in and out (copied both ways) against an [`ArrayRef`]
@@ -17,11 +20,12 @@
 //! to stderr at the end in plain numbers (`WADDLE_BENCH_TABLE=0` skips it,
 //! e.g. when a filter selects other benchmarks).
 
+use std::cell::Cell;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
-use waddle::{ArrayRef, Config, Engine, Module, OutputSink, Session, Store, Tier, TypedFunc};
+use waddle::{ArrayRef, Config, Engine, Module, OutputSink, Session, Store, Tier, TypedFunc, Val};
 
 const SOURCE: &str = "
 fn add(a: int, b: int) -> int { return a + b; }
@@ -52,33 +56,73 @@ fn add_rust(a: i64, b: i64) -> i64 {
     a.wrapping_add(b)
 }
 
+/// A criterion routine for `iter_custom` that runs `call` `iters` times
+/// and also keeps, in `best`, the fastest time per call of any sample:
+/// what the ratio table at the end of `call/add` compares.
+fn timed<'a>(best: &'a Cell<f64>, mut call: impl FnMut() + 'a) -> impl FnMut(u64) -> Duration + 'a {
+    move |iters| {
+        let start = Instant::now();
+        for _ in 0..iters {
+            call();
+        }
+        let d = start.elapsed();
+        best.set(best.get().min(d.as_secs_f64() * 1e9 / iters.max(1) as f64));
+        d
+    }
+}
+
 fn calls(c: &mut Criterion) {
     let mut g = c.benchmark_group("call/add");
+    let mut table: Vec<(String, Cell<f64>)> = Vec::new();
+    let mut bench = |g: &mut criterion::BenchmarkGroup<_>, name: String, call: &mut dyn FnMut()| {
+        let best = Cell::new(f64::INFINITY);
+        g.bench_function(&name, |b| b.iter_custom(timed(&best, &mut *call)));
+        table.push((name, best));
+    };
     let f: fn(i64, i64) -> i64 = black_box(add_rust);
-    g.bench_function("rust_fn_ptr", |b| {
-        let mut acc = 0i64;
-        b.iter(|| {
-            acc = black_box(f)(black_box(acc), 1);
-        })
+    let mut acc = 0i64;
+    bench(&mut g, "rust_fn_ptr".to_string(), &mut || {
+        acc = black_box(f)(black_box(acc), 1);
     });
     for tier in tiers() {
         let (mut store, add) = typed_add(tier);
-        g.bench_function(format!("typed/{tier}"), |b| {
-            let mut acc = 0i64;
-            b.iter(|| {
-                acc = add.call(&mut store, (black_box(acc), 1)).unwrap();
-            })
+        let mut acc = 0i64;
+        bench(&mut g, format!("typed/{tier}"), &mut || {
+            acc = add.call(&mut store, (black_box(acc), 1)).unwrap();
+        });
+    }
+    for tier in [Tier::Interp, Tier::Opt] {
+        let engine = Engine::new(&Config::new().tier(tier)).unwrap();
+        let module = Module::new(&engine, "bench.wdl", SOURCE).unwrap();
+        let mut store = Store::with_output(&engine, OutputSink::Capture);
+        let inst = store.instantiate(&module).unwrap();
+        let mut acc = 0i64;
+        bench(&mut g, format!("dynamic/{tier}"), &mut || {
+            let args = [Val::Int(black_box(acc)), Val::Int(1)];
+            acc = match inst.call(&mut store, "add", &args).unwrap() {
+                Val::Int(i) => i,
+                v => panic!("add returned {v:?}"),
+            };
         });
     }
     let mut session = Session::with_output(&Engine::default(), OutputSink::Capture);
     session.eval(SOURCE).unwrap();
-    g.bench_function("session_call_typed/auto", |b| {
-        b.iter(|| {
-            let r: i64 = session.call_typed("add", (black_box(1i64), 2i64)).unwrap();
-            r
-        })
+    bench(&mut g, "session_call_typed/auto".to_string(), &mut || {
+        let r: i64 = session.call_typed("add", (black_box(1i64), 2i64)).unwrap();
+        black_box(r);
     });
     g.finish();
+    // The ratios, from this run's own samples: on a loaded machine the
+    // nanoseconds move, the ratio to a plain Rust call much less.
+    let rust = table[0].1.get();
+    eprintln!("call/add: fastest sample per call, and its ratio to a Rust call through a fn pointer (same run)");
+    for (name, best) in &table {
+        eprintln!(
+            "{name:<26} {:>9.2} ns  {:>7.1}x",
+            best.get(),
+            best.get() / rust
+        );
+    }
 }
 
 fn arrays(c: &mut Criterion) {

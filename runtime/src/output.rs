@@ -75,7 +75,18 @@ impl Output {
     /// A writer that panics is treated like one that fails: the panic is
     /// caught here (it never reaches Waddle code, the embedder's call or a
     /// `Drop`) and later output is dropped.
+    #[inline]
     pub fn flush(&mut self) {
+        // Every call from Rust ends here: the common case (nothing
+        // buffered) must not cost a call.
+        if !self.buf.is_empty() {
+            self.flush_buffered();
+        }
+    }
+
+    /// [`Output::flush`] when something is buffered.
+    #[inline(never)]
+    fn flush_buffered(&mut self) {
         if self.broken {
             self.buf.clear();
             return;

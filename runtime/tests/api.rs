@@ -65,6 +65,64 @@ fn typed_calls_on_every_tier() {
     }
 }
 
+/// `Instance::call` on every tier and every way into compiled code: a
+/// direct call (integer-class arguments), the trampoline (a `float`
+/// argument, or more arguments than fit in registers or on the stack
+/// buffer), and arguments that allocate (strings, arrays) next to scalars.
+#[test]
+fn dynamic_calls_take_every_entry_path_on_every_tier() {
+    const SRC: &str = r#"
+fn lt(a: int, b: int) -> bool { return a < b; }
+fn mix(a: int, x: float, b: bool) -> float { if b { return x * 2.0; } return x + 1.0; }
+fn nine(a: int, b: int, c: int, d: int, e: int, f: int, g: int, h: int, i: int) -> int {
+    return a + 2 * b + 3 * c + 4 * d + 5 * e + 6 * f + 7 * g + 8 * h + 9 * i;
+}
+fn join(s: str, n: int, xs: [str]) -> str {
+    var out = s;
+    for i in 0..len(xs) { out = out + xs[i]; }
+    return out + str(n);
+}
+"#;
+    for (tier, engine) in engines() {
+        let module = Module::new(&engine, "dyn.wdl", SRC).unwrap();
+        let mut store = Store::with_output(&engine, OutputSink::Capture);
+        let inst = store.instantiate(&module).unwrap();
+        let call = |store: &mut Store, f: &str, args: &[Val]| inst.call(store, f, args);
+        assert_eq!(
+            call(&mut store, "lt", &[Val::Int(1), Val::Int(2)]).unwrap(),
+            Val::Bool(true),
+            "{tier}"
+        );
+        assert_eq!(
+            call(&mut store, "lt", &[Val::Int(2), Val::Int(1)]).unwrap(),
+            Val::Bool(false),
+            "{tier}"
+        );
+        let mix = [Val::Int(0), Val::Float(1.25), Val::Bool(true)];
+        assert_eq!(call(&mut store, "mix", &mix).unwrap(), Val::Float(2.5));
+        let nine: Vec<Val> = (1..=9).map(Val::Int).collect();
+        // 1*1 + 2*2 + ... + 9*9
+        assert_eq!(call(&mut store, "nine", &nine).unwrap(), Val::Int(285));
+        let words = Val::Array(vec![Val::Str("b".into()), Val::Str("c".into())]);
+        let join = [Val::Str("a".into()), Val::Int(7), words];
+        assert_eq!(
+            call(&mut store, "join", &join).unwrap(),
+            Val::Str("abc7".into()),
+            "{tier}"
+        );
+        let wrong = call(&mut store, "nine", &nine[..8]);
+        assert!(
+            matches!(wrong, Err(Error::Signature(_))),
+            "{tier}: {wrong:?}"
+        );
+        let wrong = call(&mut store, "lt", &[Val::Int(1), Val::Float(2.0)]);
+        assert!(
+            matches!(wrong, Err(Error::Signature(_))),
+            "{tier}: {wrong:?}"
+        );
+    }
+}
+
 #[test]
 fn signatures_are_checked_once_when_the_function_is_looked_up() {
     let engine = Engine::default();

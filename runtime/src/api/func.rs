@@ -4,10 +4,8 @@
 
 use std::marker::PhantomData;
 
-use waddle_jit::DIRECT_ARGS;
-
 use waddle_opt::abi::Word;
-use waddle_opt::ir::{FuncId, ScalarType, Type};
+use waddle_opt::ir::{FuncId, ScalarType, Signature, Type};
 
 use super::handle::{ArrayRef, HeapElem, StrRef};
 use super::store::Store;
@@ -31,7 +29,7 @@ pub trait TypedParamImpl {
     fn accepts(ty: Type) -> bool;
     /// The word for the parameter (allocating strings and arrays in the
     /// store's heap; `roots` keeps earlier arguments alive).
-    fn to_word(self, ty: Type, rt: &mut Runtime, roots: &mut Vec<Word>) -> Result<Word, Error>;
+    fn to_word(self, ty: Type, rt: &mut Runtime, roots: &mut ArgRoots) -> Result<Word, Error>;
 }
 
 /// A Rust type a Waddle result can be read as: `()` (`void`), `i64`,
@@ -52,6 +50,52 @@ pub trait TypedResultImpl: Sized {
     unsafe fn from_word(ty: Type, w: Word, rt: &mut Runtime) -> Self;
 }
 
+/// The words of a call's arguments converted so far that later
+/// conversions must keep alive (strings and arrays made for the call, and
+/// handles passed by value): on the stack, since a call takes at most
+/// [`MAX_TYPED_PARAMS`] arguments, so a call with scalar arguments
+/// neither allocates nor frees a vector.
+pub struct ArgRoots {
+    words: [Word; MAX_TYPED_PARAMS],
+    len: usize,
+}
+
+impl ArgRoots {
+    /// No roots.
+    #[inline]
+    fn new() -> ArgRoots {
+        ArgRoots {
+            words: [0; MAX_TYPED_PARAMS],
+            len: 0,
+        }
+    }
+
+    /// Keeps `w` alive for the rest of the conversion (one word per
+    /// argument at most).
+    #[inline]
+    fn push(&mut self, w: Word) {
+        if let Some(slot) = self.words.get_mut(self.len) {
+            *slot = w;
+            self.len += 1;
+        }
+    }
+
+    /// The words kept alive.
+    #[inline]
+    fn as_slice(&self) -> &[Word] {
+        &self.words[..self.len]
+    }
+
+    /// `v` converted by [`to_word`], with these words kept alive across
+    /// its allocations (a copying conversion: it allocates anyway).
+    fn convert(&mut self, rt: &mut Runtime, ty: Type, v: &Val) -> Result<Word, Error> {
+        let mut all = self.as_slice().to_vec();
+        let w = to_word(rt, ty, v, &mut all)?;
+        self.push(w);
+        Ok(w)
+    }
+}
+
 macro_rules! scalar {
     ($t:ty, $ty:expr, |$v:ident| $to:expr, |$w:ident| $from:expr) => {
         impl TypedParam for $t {}
@@ -60,7 +104,7 @@ macro_rules! scalar {
                 ty == $ty
             }
             #[inline]
-            fn to_word(self, _: Type, _: &mut Runtime, _: &mut Vec<Word>) -> Result<Word, Error> {
+            fn to_word(self, _: Type, _: &mut Runtime, _: &mut ArgRoots) -> Result<Word, Error> {
                 let $v = self;
                 Ok($to)
             }
@@ -94,9 +138,9 @@ impl TypedParamImpl for &str {
     fn accepts(ty: Type) -> bool {
         ty == Type::Str
     }
-    fn to_word(self, _: Type, rt: &mut Runtime, roots: &mut Vec<Word>) -> Result<Word, Error> {
+    fn to_word(self, _: Type, rt: &mut Runtime, roots: &mut ArgRoots) -> Result<Word, Error> {
         let w = rt
-            .new_str(self.as_bytes(), roots)
+            .new_str(self.as_bytes(), roots.as_slice())
             .map_err(crate::engine::val::trap_error)?;
         roots.push(w);
         Ok(w)
@@ -108,7 +152,7 @@ impl TypedParamImpl for String {
     fn accepts(ty: Type) -> bool {
         ty == Type::Str
     }
-    fn to_word(self, ty: Type, rt: &mut Runtime, roots: &mut Vec<Word>) -> Result<Word, Error> {
+    fn to_word(self, ty: Type, rt: &mut Runtime, roots: &mut ArgRoots) -> Result<Word, Error> {
         self.as_str().to_word(ty, rt, roots)
     }
 }
@@ -195,8 +239,8 @@ impl<T: ArrayElem> TypedParamImpl for Vec<T> {
     fn accepts(ty: Type) -> bool {
         ty == array_of(T::elem_type())
     }
-    fn to_word(self, ty: Type, rt: &mut Runtime, roots: &mut Vec<Word>) -> Result<Word, Error> {
-        to_word(rt, ty, &self.into_val(), roots)
+    fn to_word(self, ty: Type, rt: &mut Runtime, roots: &mut ArgRoots) -> Result<Word, Error> {
+        roots.convert(rt, ty, &self.into_val())
     }
 }
 
@@ -216,8 +260,8 @@ impl TypedParamImpl for Val {
     fn accepts(_: Type) -> bool {
         true
     }
-    fn to_word(self, ty: Type, rt: &mut Runtime, roots: &mut Vec<Word>) -> Result<Word, Error> {
-        to_word(rt, ty, &self, roots)
+    fn to_word(self, ty: Type, rt: &mut Runtime, roots: &mut ArgRoots) -> Result<Word, Error> {
+        roots.convert(rt, ty, &self)
     }
 }
 
@@ -238,7 +282,7 @@ impl<T: HeapElem> TypedParamImpl for &ArrayRef<T> {
         ty == ArrayRef::<T>::waddle_type()
     }
     #[inline]
-    fn to_word(self, _: Type, rt: &mut Runtime, _: &mut Vec<Word>) -> Result<Word, Error> {
+    fn to_word(self, _: Type, rt: &mut Runtime, _: &mut ArgRoots) -> Result<Word, Error> {
         // Rooted by the handle, which outlives the call.
         self.word_in(rt)
     }
@@ -250,7 +294,7 @@ impl<T: HeapElem> TypedParamImpl for ArrayRef<T> {
         ty == ArrayRef::<T>::waddle_type()
     }
     #[inline]
-    fn to_word(self, _: Type, rt: &mut Runtime, roots: &mut Vec<Word>) -> Result<Word, Error> {
+    fn to_word(self, _: Type, rt: &mut Runtime, roots: &mut ArgRoots) -> Result<Word, Error> {
         // The handle ends here: later arguments' allocations must see it.
         let w = self.word_in(rt)?;
         roots.push(w);
@@ -274,7 +318,7 @@ impl TypedParamImpl for &StrRef {
         ty == Type::Str
     }
     #[inline]
-    fn to_word(self, _: Type, rt: &mut Runtime, _: &mut Vec<Word>) -> Result<Word, Error> {
+    fn to_word(self, _: Type, rt: &mut Runtime, _: &mut ArgRoots) -> Result<Word, Error> {
         self.word_in(rt)
     }
 }
@@ -285,7 +329,7 @@ impl TypedParamImpl for StrRef {
         ty == Type::Str
     }
     #[inline]
-    fn to_word(self, _: Type, rt: &mut Runtime, roots: &mut Vec<Word>) -> Result<Word, Error> {
+    fn to_word(self, _: Type, rt: &mut Runtime, roots: &mut ArgRoots) -> Result<Word, Error> {
         let w = self.word_in(rt)?;
         roots.push(w);
         Ok(w)
@@ -330,7 +374,7 @@ macro_rules! tuple_params {
             #[allow(unused_variables, unused_mut)]
             #[inline]
             fn write(self, tys: &[Type], rt: &mut Runtime, out: &mut [Word]) -> Result<(), Error> {
-                let mut roots: Vec<Word> = Vec::new();
+                let mut roots = ArgRoots::new();
                 $(out[$i] = self.$i.to_word(tys[$i], rt, &mut roots)?;)*
                 Ok(())
             }
@@ -373,22 +417,10 @@ tuple_params!(8; A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
 /// ```
 pub struct TypedFunc<P, R> {
     pub(crate) store_id: u64,
-    pub(crate) func: FuncId,
     pub(crate) params: Box<[Type]>,
     pub(crate) ret: Type,
-    /// The function's entry in the instance's shared native unit, when it
-    /// runs there: calls go straight to it ([`Store::invoke_native`]).
-    pub(crate) native: Option<waddle_jit::NativeEntry>,
-    /// Whether `native` is called without its trampoline
-    /// ([`waddle_jit::call_entry_direct`]: no `float` parameter, at most
-    /// [`waddle_jit::DIRECT_ARGS`]).
-    pub(crate) direct: bool,
-    /// Whether the result is a `float` (read from the floating-point
-    /// result register by a direct call).
-    pub(crate) float_ret: bool,
-    /// Whether the result is a `bool` (compiled code sets only the low
-    /// byte of the result register).
-    pub(crate) bool_ret: bool,
+    /// How the function is called.
+    pub(crate) plan: CallPlan,
     /// Covariant in `P`, so a `TypedFunc<(&str,), _>` takes strings of any
     /// lifetime; `Send + Sync` whatever `P` and `R` are.
     pub(crate) _sig: PhantomData<fn() -> (P, R)>,
@@ -398,14 +430,113 @@ impl<P, R> Clone for TypedFunc<P, R> {
     fn clone(&self) -> Self {
         TypedFunc {
             store_id: self.store_id,
-            func: self.func,
             params: self.params.clone(),
             ret: self.ret,
-            native: self.native,
-            direct: self.direct,
-            float_ret: self.float_ret,
-            bool_ret: self.bool_ret,
+            plan: self.plan,
             _sig: PhantomData,
+        }
+    }
+}
+
+/// How a function of an instance is called from Rust, worked out once
+/// (when a [`TypedFunc`] is made, or per dynamic call from the module's
+/// table): straight to its entry in the module's shared native unit when
+/// it runs there, through [`Store::invoke`] otherwise.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct CallPlan {
+    pub(crate) func: FuncId,
+    /// The function's entry in the instance's shared native unit, when it
+    /// runs there: calls go straight to it ([`Store::invoke_native`]).
+    native: Option<waddle_jit::NativeEntry>,
+    /// Whether `native` is called without its trampoline
+    /// ([`waddle_jit::call_entry_direct`]: no `float` parameter, at most
+    /// [`waddle_jit::DIRECT_ARGS`]).
+    direct: bool,
+    /// Whether the result is a `float` (read from the floating-point
+    /// result register by a direct call).
+    float_ret: bool,
+    /// Whether the result is a `bool` (compiled code sets only the low
+    /// byte of the result register).
+    bool_ret: bool,
+}
+
+impl CallPlan {
+    /// The plan for `func`, whose signature is `sig` and whose entry in
+    /// its module's native unit is `native` (if it runs there).
+    pub(crate) fn new(
+        func: FuncId,
+        sig: &Signature,
+        native: Option<waddle_jit::NativeEntry>,
+    ) -> CallPlan {
+        CallPlan {
+            func,
+            native,
+            direct: waddle_jit::direct_call_supported(&sig.params),
+            float_ret: sig.ret == Type::Float,
+            bool_ret: sig.ret == Type::Bool,
+        }
+    }
+
+    /// Calls the function in `store` with the argument words `words[..n]`
+    /// (one per parameter; the words after them are zeros); returns the
+    /// result word.
+    ///
+    /// # Safety
+    /// `store` must hold the instance of the module the plan was made
+    /// from, and the arguments be live words of the function's parameter
+    /// types (rooted across the call by the caller where they are objects).
+    #[inline]
+    pub(crate) unsafe fn call(
+        &self,
+        store: &mut Store,
+        words: &[Word; MAX_TYPED_PARAMS],
+        n: usize,
+    ) -> Result<Word, Error> {
+        match &self.native {
+            Some(entry) if self.direct => {
+                let [a, b, c, d, e, ..] = *words;
+                let float = self.float_ret;
+                // SAFETY: `entry` is `self.func`'s in the unit of the
+                // store's instance (the caller's promise); its parameters
+                // passed `direct_call_supported` when `self` was made, and
+                // `call_entry_direct` traps unless `n` is their number.
+                let w = unsafe {
+                    store.invoke_native(self.func, |rt, env| {
+                        waddle_jit::call_entry_direct(entry, rt, env, &[a, b, c, d, e], n, float)
+                    })
+                }?;
+                // Compiled code returns a `bool` in the low byte only.
+                Ok(if self.bool_ret { w & 0xff } else { w })
+            }
+            // SAFETY: forwarded.
+            _ => unsafe { self.call_slice(store, words.get(..n).unwrap_or(words)) },
+        }
+    }
+
+    /// [`CallPlan::call`] with any number of argument words, through the
+    /// trampoline (or the interpreter).
+    ///
+    /// # Safety
+    /// As for [`CallPlan::call`].
+    #[inline]
+    pub(crate) unsafe fn call_slice(
+        &self,
+        store: &mut Store,
+        args: &[Word],
+    ) -> Result<Word, Error> {
+        match &self.native {
+            Some(entry) => {
+                // SAFETY: `entry` is `self.func`'s in the unit of the
+                // store's instance (the caller's promise); the trampoline
+                // takes the words, and `call_entry` traps unless there are
+                // as many as the function has parameters.
+                unsafe {
+                    store.invoke_native(self.func, |rt, env| {
+                        waddle_jit::call_entry(entry, rt, env, args)
+                    })
+                }
+            }
+            None => store.invoke(self.func, args),
         }
     }
 }
@@ -430,40 +561,12 @@ impl<P: TypedParams, R: TypedResult> TypedFunc<P, R> {
         }
         let mut words = [0 as Word; MAX_TYPED_PARAMS];
         params.write(&self.params, store.runtime_mut(), &mut words[..P::COUNT])?;
-        let w = match &self.native {
-            Some(entry) if self.direct => {
-                // The words after the last parameter are zeros.
-                let (args, _) = words
-                    .split_first_chunk::<DIRECT_ARGS>()
-                    .unwrap_or((&[0; DIRECT_ARGS], &[]));
-                let float = self.float_ret;
-                // SAFETY: `entry` is `self.func`'s in the unit of the
-                // store's instance (same store, checked above); its
-                // parameters passed `direct_call_supported` when `self`
-                // was made and `P` has exactly as many.
-                let w = unsafe {
-                    store.invoke_native(self.func, |rt, env| {
-                        waddle_jit::call_entry_direct(entry, rt, env, args, P::COUNT, float)
-                    })
-                }?;
-                // Compiled code returns a `bool` in the low byte only.
-                if self.bool_ret {
-                    w & 0xff
-                } else {
-                    w
-                }
-            }
-            Some(entry) => {
-                let args = &words[..P::COUNT];
-                // SAFETY: as above; the trampoline takes the words.
-                unsafe {
-                    store.invoke_native(self.func, |rt, env| {
-                        waddle_jit::call_entry(entry, rt, env, args)
-                    })
-                }?
-            }
-            None => store.invoke(self.func, &words[..P::COUNT])?,
-        };
+        // SAFETY: the plan is for this store's instance (same store,
+        // checked above); `write` made words of the parameter types, which
+        // `P` has exactly as many of, rooted by their handles or by the
+        // call (strings and arrays made for it are reachable from the
+        // arguments the callee holds).
+        let w = unsafe { self.plan.call(store, &words, P::COUNT) }?;
         // SAFETY: `w` is the function's result, of type `self.ret`, which
         // `R` accepts (checked when `self` was made), in the store's heap;
         // nothing allocated since the call returned.

@@ -27,6 +27,7 @@ use waddle_jit::NativeProgram;
 use waddle_opt::ir::{FuncId, Program};
 
 use super::engine::Engine;
+use super::func::CallPlan;
 use crate::engine::{compile_with_options, native, panic_error, tiering, CompiledIr, PassLog};
 use crate::error::Error;
 use crate::hostfn::{ffi, HostFn};
@@ -72,6 +73,10 @@ pub(crate) struct ModuleInner {
     pub(crate) native: Option<Box<dyn NativeProgram>>,
     /// Per function: whether it has native code in `native`.
     pub(crate) is_native: Vec<bool>,
+    /// Per function (by index): how Rust calls it, with its entry in
+    /// `native` when it has native code there (worked out once, so a call
+    /// needs no lookup).
+    pub(crate) plans: Vec<CallPlan>,
     /// The tier the native unit was compiled by.
     pub(crate) native_tier: Option<Tier>,
     /// What the optimizer reported ([`crate::Config::trace`]).
@@ -143,6 +148,14 @@ impl Module {
         } else {
             crate::engine::check_tier(tier)?;
         }
+        let plans = (program.funcs.iter())
+            .map(|(id, f)| {
+                let entry = (native.as_ref())
+                    .filter(|_| is_native[id.index()])
+                    .and_then(|unit| unit.entry(id));
+                CallPlan::new(id, f.sig(), entry)
+            })
+            .collect();
         let funcs = program
             .funcs
             .iter()
@@ -157,6 +170,7 @@ impl Module {
                 funcs,
                 native,
                 is_native,
+                plans,
                 native_tier,
                 pass_log,
                 host_fns,
@@ -235,6 +249,12 @@ impl Module {
 }
 
 impl ModuleInner {
+    /// How Rust calls `func` of this module.
+    #[inline]
+    pub(crate) fn plan(&self, func: FuncId) -> Option<&CallPlan> {
+        self.plans.get(func.index())
+    }
+
     /// The function `name` (not top-level code).
     pub(crate) fn func(&self, name: &str) -> Result<FuncId, Error> {
         self.funcs

@@ -12,7 +12,7 @@ use waddle_opt::interp::Host;
 use waddle_opt::ir::{FuncId, SrcLoc, Type};
 
 use super::engine::Engine;
-use super::func::{TypedFunc, TypedParams, TypedResult};
+use super::func::{TypedFunc, TypedParams, TypedResult, MAX_TYPED_PARAMS};
 use super::interrupt::InterruptHandle;
 use super::module::Module;
 use crate::engine::exec::Executor;
@@ -263,7 +263,8 @@ impl Store {
 
     /// [`Store::invoke`] for a function of the instance's shared native
     /// unit, through its [`NativeEntry`] (from
-    /// [`waddle_jit::NativeProgram::entry`] when a [`TypedFunc`] was made):
+    /// [`waddle_jit::NativeProgram::entry`], read into the module's call
+    /// plans when it was compiled):
     /// no lookup, no dynamic call into the unit, the host's tables read
     /// directly. `call` makes the call ([`waddle_jit::call_entry`] or
     /// [`waddle_jit::call_entry_direct`]) with the runtime and its tables.
@@ -574,15 +575,9 @@ impl Instance {
         }
         Ok(TypedFunc {
             store_id: self.store_id,
-            func: id,
             params: sig.params.clone().into_boxed_slice(),
             ret: sig.ret,
-            native: (m.native.as_ref())
-                .filter(|_| m.is_native.get(id.index()) == Some(&true))
-                .and_then(|unit| unit.entry(id)),
-            direct: waddle_jit::direct_call_supported(&sig.params),
-            float_ret: sig.ret == Type::Float,
-            bool_ret: sig.ret == Type::Bool,
+            plan: *m.plan(id).ok_or_else(no_plan)?,
             _sig: std::marker::PhantomData,
         })
     }
@@ -601,20 +596,45 @@ impl Instance {
                 args.len()
             )));
         }
-        let mut roots = Vec::new();
-        let mut words = Vec::with_capacity(args.len());
-        for (i, (a, &t)) in args.iter().zip(&sig.params).enumerate() {
-            if !a.fits(t) {
-                return Err(Error::Signature(format!(
-                    "argument {} of `{name}` must have type `{t}`, found {}",
-                    i + 1,
-                    a.kind()
-                )));
+        // Up to MAX_TYPED_PARAMS arguments on the stack; only strings and
+        // arrays allocate (and need roots while later ones are made).
+        let mut small = [0 as Word; MAX_TYPED_PARAMS];
+        let mut large = Vec::new();
+        let words = match small.get_mut(..args.len()) {
+            Some(words) => words,
+            None => {
+                large.resize(args.len(), 0);
+                &mut large[..]
             }
-            words.push(to_word(&mut store.runtime, t, a, &mut roots)?);
+        };
+        let mut roots = Vec::new();
+        for (i, (a, &t)) in args.iter().zip(&sig.params).enumerate() {
+            words[i] = match (a, t) {
+                (Val::Int(v), Type::Int) => *v as Word,
+                (Val::Float(v), Type::Float) => v.to_bits(),
+                (Val::Bool(v), Type::Bool) => Word::from(*v),
+                _ if a.fits(t) => to_word(&mut store.runtime, t, a, &mut roots)?,
+                _ => {
+                    return Err(Error::Signature(format!(
+                        "argument {} of `{name}` must have type `{t}`, found {}",
+                        i + 1,
+                        a.kind()
+                    )))
+                }
+            };
         }
         let ret = sig.ret;
-        let w = store.invoke(id, &words)?;
+        let plan = *m.plan(id).ok_or_else(no_plan)?;
+        // SAFETY: the store holds this instance (checked above); the words
+        // have the parameter types (checked one by one), and nothing was
+        // allocated after the last of them was made.
+        let w = unsafe {
+            if large.is_empty() {
+                plan.call(store, &small, args.len())
+            } else {
+                plan.call_slice(store, &large)
+            }
+        }?;
         // SAFETY: the result is a live value of the return type (no
         // allocation has happened since the call returned).
         Ok(unsafe { from_word(ret, w) })
@@ -683,4 +703,11 @@ impl Instance {
         // SAFETY: globals hold live values of their types.
         Some(unsafe { from_word(p.globals[id].ty, w) })
     }
+}
+
+/// The error for a function of a module without a call plan (none: every
+/// function has one).
+#[cold]
+fn no_plan() -> Error {
+    Error::Internal("a function of the module has no call plan".to_string())
 }
