@@ -232,3 +232,47 @@ fn dropping_a_paused_call_ends_its_thread() {
     // test would hang here otherwise (joined by the test harness exit).
     drop(call);
 }
+
+/// The outcome of `work(k)` called from Rust with `fuel` units, as text:
+/// the result, or the error with its location and stack trace.
+fn work_with_fuel(engine: &Engine, module: &Module, k: i64, fuel: u64) -> String {
+    let (mut store, inst) = store_for(engine, module);
+    store.set_fuel(Some(fuel)).unwrap();
+    match inst.call(&mut store, "work", &[Val::Int(k)]) {
+        Ok(v) => format!("{v:?}"),
+        Err(waddle::Error::Runtime(e)) => {
+            format!("{} at {:?} {:?}", e.message, e.location, e.trace)
+        }
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// Fuel is paid in batches; what a call from the embedder leaves unpaid is
+/// paid as it returns. When only that last payment fails, every tier
+/// reports `out of fuel` at the function's declaration with no frames (the
+/// interpreter used to name its first instruction and one frame).
+#[test]
+fn fuel_that_runs_out_on_the_last_payment_is_reported_alike_on_every_tier() {
+    let module_for = |e: &Engine| Module::new(e, "limits.wdl", PROGRAM).unwrap();
+    let interp = Engine::new(&Config::new().tier(Tier::Interp)).unwrap();
+    let module = module_for(&interp);
+    let used = {
+        let (mut store, inst) = store_for(&interp, &module);
+        store.set_fuel(Some(1_000_000)).unwrap();
+        inst.call(&mut store, "work", &[Val::Int(40)]).unwrap();
+        1_000_000 - store.fuel().unwrap()
+    };
+    assert!(used < 1024, "one partial batch: {used}");
+    for fuel in [used - 1, used / 2, 1] {
+        let expected = work_with_fuel(&interp, &module, 40, fuel);
+        assert!(expected.contains("out of fuel"), "{expected}");
+        assert!(
+            expected.contains("line: 8, column: 4 }) []"),
+            "at work's declaration: {expected}"
+        );
+        for (tier, engine) in engines() {
+            let got = work_with_fuel(&engine, &module_for(&engine), 40, fuel);
+            assert_eq!(got, expected, "{tier:?}, fuel {fuel}");
+        }
+    }
+}

@@ -261,6 +261,10 @@ pub(crate) struct Code {
     pub collects: bool,
     /// The function's index in the program (set by the interpreter).
     pub func: u32,
+    /// Where the function is declared: where a call from the embedder
+    /// reports `out of fuel` when only the last, partial batch cannot be
+    /// paid as it returns (as native entries do).
+    pub decl: SrcLoc,
     /// Tiering state shared with the host (see [`super::Interpreter::set_external`]).
     pub tier: TierCell,
     /// The slot of each IR value by value index ([`NO_SLOT`]: none, e.g. a
@@ -323,6 +327,7 @@ impl Code {
             recursive: false,
             collects: false,
             func: 0,
+            decl: loc,
             tier: TierCell::default(),
             value_slots: Vec::new(),
             osr_heads: Vec::new(),

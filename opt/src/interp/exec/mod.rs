@@ -144,11 +144,12 @@ pub(crate) fn run(
     let pending = FUEL_BATCH - st.fuel_left;
     if pending > 0 {
         if let Err(c) = st.host.consume_fuel(u64::from(pending)) {
-            let loc = entry.locs.first().copied().unwrap_or(SrcLoc::NONE);
-            if result.is_ok() {
-                st.host.trace_frame(FuncId::from_u32(entry.func), loc);
-            }
-            return result.and(Err(Trap { code: c, loc }));
+            // The function has finished: like a native entry, the error
+            // points at its declaration and no frame is left to trace.
+            return result.and(Err(Trap {
+                code: c,
+                loc: entry.decl,
+            }));
         }
     }
     result

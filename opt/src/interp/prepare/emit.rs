@@ -41,6 +41,7 @@ impl<'p> Emitter<'p> {
     ) -> Self {
         let nparams = const_base;
         let nblocks = prep.func.layout.len();
+        let decl = prep.func.loc;
         Emitter {
             prep,
             code: Code {
@@ -57,6 +58,7 @@ impl<'p> Emitter<'p> {
                 recursive: false,
                 collects: false,
                 func: 0,
+                decl,
                 tier: Default::default(),
                 value_slots: Vec::new(),
                 osr_heads: Vec::new(),
