@@ -79,8 +79,9 @@ pub fn check_canonical(func: &Function) -> Result<(), String> {
 }
 
 /// The block defining every value of the layout.
-fn def_blocks(func: &Function) -> SecondaryMap<Value, Option<Block>> {
+pub(super) fn def_blocks(func: &Function) -> SecondaryMap<Value, Option<Block>> {
     let mut def = SecondaryMap::new();
+    def.resize(func.values.len());
     for &b in &func.layout {
         for &p in &func.blocks[b].params {
             def[p] = Some(b);

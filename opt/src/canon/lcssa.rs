@@ -123,18 +123,7 @@ pub(super) fn form_lcssa(
 /// are in LCSSA already (everything the VSDG tier sequentializes nearly
 /// always is), and this check costs one pass without use lists.
 fn has_escape(func: &Function, forest: &LoopForest) -> bool {
-    let mut def_block: SecondaryMap<Value, Option<Block>> = SecondaryMap::new();
-    def_block.resize(func.values.len());
-    for &b in &func.layout {
-        for &p in &func.blocks[b].params {
-            def_block[p] = Some(b);
-        }
-        for &i in &func.blocks[b].insts {
-            if let Some(v) = func.insts[i].result {
-                def_block[v] = Some(b);
-            }
-        }
-    }
+    let def_block = super::check::def_blocks(func);
     // A use escapes when it lies outside the innermost loop of its
     // definition (inside it, it is inside every enclosing loop too).
     let escapes = |v: Value, at: Block| {
