@@ -115,16 +115,17 @@ impl Lives {
     }
 }
 
-/// Adjacency lists of the items, flat: `list[start[i]..start[i + 1]]`.
-struct Adjacency {
+/// Lists of `T` for `n` keys, flat: `list[start[i]..start[i + 1]]` (the
+/// scheduler's adjacency lists, the placement's users of each node).
+pub(super) struct Adjacency<T = usize> {
     start: Vec<u32>,
-    list: Vec<usize>,
+    list: Vec<T>,
 }
 
-impl Adjacency {
-    /// The lists of `n` items from `(i, j)` pairs: `j` is listed for `i`,
-    /// in the order of the pairs.
-    fn new(n: usize, pairs: &[(usize, usize)]) -> Adjacency {
+impl<T: Copy> Adjacency<T> {
+    /// The lists of `n` keys from `(i, x)` pairs: `x` is listed for key
+    /// `i`, in the order of the pairs.
+    pub(super) fn new(n: usize, pairs: &[(usize, T)]) -> Adjacency<T> {
         let mut start = vec![0u32; n + 1];
         for &(i, _) in pairs {
             start[i + 1] += 1;
@@ -133,15 +134,19 @@ impl Adjacency {
             start[i] += start[i - 1];
         }
         let mut next = start.clone();
-        let mut list = vec![0; pairs.len()];
-        for &(i, j) in pairs {
-            list[next[i] as usize] = j;
+        let mut list = match pairs.first() {
+            Some(&(_, x)) => vec![x; pairs.len()],
+            None => Vec::new(),
+        };
+        for &(i, x) in pairs {
+            list[next[i] as usize] = x;
             next[i] += 1;
         }
         Adjacency { start, list }
     }
 
-    fn of(&self, i: usize) -> &[usize] {
+    /// The list of key `i`.
+    pub(super) fn of(&self, i: usize) -> &[T] {
         &self.list[self.start[i] as usize..self.start[i + 1] as usize]
     }
 }

@@ -55,7 +55,7 @@ use crate::ir::{
 
 use super::dne::{liveness, Liveness};
 use super::graph::{Graph, Node, Op, Owner, Port, Region, Sort, Tail};
-use super::sched::{Step, REGISTERS};
+use super::sched::{Adjacency, Step, REGISTERS};
 use super::Unsupported;
 
 /// Most static copies of one pure node that sinking into exclusive arms
@@ -257,52 +257,21 @@ enum User {
     Tail(Region),
 }
 
-/// The users of every live node, flat: `users[start[n]..start[n + 1]]`,
-/// node users in topological order, then region tails.
-struct Users {
-    start: Vec<u32>,
-    users: Vec<User>,
-}
-
-impl Users {
-    fn compute(g: &Graph, order: &[Node], live_regions: &[Region]) -> Users {
-        let mut start = vec![0u32; g.nodes.len() + 1];
-        for &u in order {
-            for p in &g.nodes[u].inputs {
-                start[p.node.index() + 1] += 1;
-            }
+/// The users of every live node, by node index: node users in
+/// topological order, then region tails.
+fn users(g: &Graph, order: &[Node], live_regions: &[Region]) -> Adjacency<User> {
+    let mut pairs = Vec::with_capacity(order.len() * 2);
+    for &u in order {
+        for p in &g.nodes[u].inputs {
+            pairs.push((p.node.index(), User::Node(u)));
         }
-        for &r in live_regions {
-            g.regions[r]
-                .tail
-                .for_each_use(|p| start[p.node.index() + 1] += 1);
-        }
-        for i in 1..start.len() {
-            start[i] += start[i - 1];
-        }
-        let mut next = start.clone();
-        let mut users = vec![User::Tail(Region::from_u32(0)); start[start.len() - 1] as usize];
-        let mut put = |n: Node, u: User| {
-            let at = &mut next[n.index()];
-            users[*at as usize] = u;
-            *at += 1;
-        };
-        for &u in order {
-            for p in &g.nodes[u].inputs {
-                put(p.node, User::Node(u));
-            }
-        }
-        for &r in live_regions {
-            g.regions[r]
-                .tail
-                .for_each_use(|p| put(p.node, User::Tail(r)));
-        }
-        Users { start, users }
     }
-
-    fn of(&self, n: Node) -> &[User] {
-        &self.users[self.start[n.index()] as usize..self.start[n.index() + 1] as usize]
+    for &r in live_regions {
+        g.regions[r]
+            .tail
+            .for_each_use(|p| pairs.push((p.node.index(), User::Tail(r))));
     }
+    Adjacency::new(g.nodes.len(), &pairs)
 }
 
 /// Computes where every live node is evaluated and the order constraints
@@ -314,7 +283,7 @@ pub fn place(g: &Graph, live: &Liveness) -> Placement {
         .keys()
         .filter(|&r| live.regions.contains(r))
         .collect();
-    let users = Users::compute(g, &order, &live_regions);
+    let users = users(g, &order, &live_regions);
     let mut pl = Placement {
         copies: SecondaryMap::new(),
         regions: Vec::with_capacity(order.len()),
@@ -334,7 +303,7 @@ pub fn place(g: &Graph, live: &Liveness) -> Placement {
             at.push(g.nodes[n].region);
         } else {
             uses.clear();
-            for u in users.of(n) {
+            for u in users.of(n.index()) {
                 match *u {
                     User::Node(u) => uses.extend_from_slice(pl.copies(u)),
                     User::Tail(r) => uses.push(r),

@@ -294,10 +294,9 @@ impl Executor {
         if metered && !self.metered.get() {
             // A budget from now on: T3 code made by the round trip goes
             // (the functions count again from T0 and promote without it).
-            let vsdg_code: Vec<FuncId> = (program.funcs.keys())
-                .filter(|&id| self.tier_of(id) == Tier::Full && self.needs_vsdg(id, Tier::Full))
-                .collect();
-            if !vsdg_code.is_empty() {
+            let vsdg_code = (program.funcs.keys())
+                .any(|id| self.tier_of(id) == Tier::Full && self.needs_vsdg(id, Tier::Full));
+            if vsdg_code {
                 self.native.get_mut().clear();
                 for id in program.funcs.keys() {
                     self.interp.set_external(id, false);
