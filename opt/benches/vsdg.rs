@@ -20,7 +20,9 @@
 //! how many functions exceed 3x, and the functions with the largest ratio.
 //!
 //! Run with `cargo bench -p waddle-opt --bench vsdg`; set
-//! `WADDLE_BENCH_QUICK=1` for one run per program.
+//! `WADDLE_BENCH_QUICK=1` for one run per program, and
+//! `WADDLE_BENCH_FILTER=TEXT` to measure only the programs whose name
+//! contains `TEXT` (for profiling one function's round trip).
 
 use std::fs;
 use std::path::Path;
@@ -158,13 +160,15 @@ fn ms(d: Duration) -> f64 {
 fn main() {
     let quick = std::env::var("WADDLE_BENCH_QUICK").is_ok_and(|v| !v.is_empty());
     let reps = if quick { 1 } else { 10 };
+    let filter = std::env::var("WADDLE_BENCH_FILTER").unwrap_or_default();
+    let wanted = |name: &str| name.contains(filter.as_str());
     let mut all: Vec<Row> = Vec::new();
     println!("round trip (vsdg + -O1 cleanup) vs -O2 passes, per function, fastest of {reps} runs");
     println!(
         "{:<14} {:>6} {:>6} {:>10} {:>10} {:>7}",
         "suite program", "funcs", "insts", "T2 ms", "trip ms", "ratio"
     );
-    for (name, program) in suite() {
+    for (name, program) in suite().into_iter().filter(|(n, _)| wanted(n)) {
         let rows = measure(&name, &program, reps);
         let (t2, rt): (Duration, Duration) = (
             rows.iter().map(|r| r.t2).sum(),
@@ -183,7 +187,7 @@ fn main() {
     }
     match corpus::load() {
         Ok((programs, _)) => {
-            for cp in &programs {
+            for cp in programs.iter().filter(|cp| wanted(&cp.name)) {
                 all.extend(measure(&cp.name, &cp.lowered, reps));
             }
         }

@@ -48,6 +48,8 @@ impl Uses {
             sites: SecondaryMap::new(),
             inst_block: SecondaryMap::new(),
         };
+        u.sites.resize(func.values.len());
+        u.inst_block.resize(func.insts.len());
         for &b in &func.layout {
             for &inst in &func.blocks[b].insts {
                 u.inst_block[inst] = Some(b);

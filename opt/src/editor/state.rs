@@ -69,6 +69,20 @@ impl State {
         if func.is_declaration() {
             return s;
         }
+        // Every map sized once: growing them one index at a time (and
+        // moving the per-block and per-value lists on each growth) was most
+        // of an editor's set-up on small functions.
+        let blocks = func.blocks.len();
+        s.in_layout.resize(blocks);
+        s.preds.resize(blocks);
+        s.idom.resize(blocks);
+        s.children.resize(blocks);
+        s.pre.resize(blocks);
+        s.post.resize(blocks);
+        s.innermost.resize(blocks);
+        s.header_of.resize(blocks);
+        s.uses.resize(func.values.len());
+        s.inst_block.resize(func.insts.len());
         for &b in &func.layout {
             s.in_layout[b] = true;
         }

@@ -478,9 +478,11 @@ impl Run<'_> {
             let changed = rewrite(func, &env);
             self.account(pass.name, t, changed);
             if let Some((program, instr)) = obs.as_mut() {
-                let mut ed = Editor::new(func);
-                self.after(pass.name, program, id, &mut ed)?;
-                drop(ed);
+                // The checks need the analyses; an observer alone does not.
+                if self.options.verify {
+                    let mut ed = Editor::new(func);
+                    self.after(pass.name, program, id, &mut ed)?;
+                }
                 instr.after_pass(pass.name, program, id, func, changed);
             }
             i += 1;

@@ -332,6 +332,8 @@ fn run(ed: &mut Editor) -> (bool, usize) {
         arg_index: FxHashMap::default(),
         work: 0,
     };
+    s.lat.resize(ed.func().values.len());
+    s.exec.resize(ed.func().blocks.len());
     s.exec[entry] = true;
     for &p in ed.params(entry) {
         s.lat[p] = Lat::Bottom;

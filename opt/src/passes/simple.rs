@@ -107,7 +107,8 @@ pub fn dce(ed: &mut Editor) -> bool {
     if super::fault::on(super::fault::Fault::DropsStore) && super::fault::drop_store(ed) > 0 {
         return true;
     }
-    let mut live = SecondaryMap::<Value, bool>::new();
+    let mut live = SecondaryMap::<Value, bool>::with_capacity(ed.func().values.len());
+    live.resize(ed.func().values.len());
     let mut work: Vec<Value> = Vec::new();
     let mark = |v: Value, live: &mut SecondaryMap<Value, bool>, work: &mut Vec<Value>| {
         if !live[v] {

@@ -16,9 +16,11 @@
 //! division by a non-zero constant other than `-1`… cannot trap, so it is
 //! pure.
 
+use smallvec::smallvec;
+
 use crate::ir::{BinaryOp, Cmp, InstKind, SrcLoc, Type, UnaryOp, Value};
 
-use super::graph::{Graph, Node, NodeData, Op, Owner, Port, Region, Sort, Tail};
+use super::graph::{Graph, Node, NodeData, Op, Owner, Port, Ports, Region, Sort, Sorts, Tail};
 
 /// The kind with its operands replaced by placeholders, the key of a node.
 pub fn template(kind: &InstKind) -> InstKind {
@@ -53,8 +55,8 @@ impl Graph {
     fn push_node(
         &mut self,
         op: Op,
-        inputs: Vec<Port>,
-        outputs: Vec<Sort>,
+        inputs: Ports,
+        outputs: Sorts,
         region: Region,
         loc: SrcLoc,
     ) -> Node {
@@ -82,7 +84,7 @@ impl Graph {
         &mut self,
         region: Region,
         kind: InstKind,
-        mut inputs: Vec<Port>,
+        mut inputs: Ports,
         ty: Type,
         loc: SrcLoc,
     ) -> Port {
@@ -107,7 +109,13 @@ impl Graph {
             return Port { node: n, index: 0 };
         }
         let (kind, inputs, ty) = key.clone();
-        let n = self.push_node(Op::Simple(kind), inputs, vec![Sort::Val(ty)], region, loc);
+        let n = self.push_node(
+            Op::Simple(kind),
+            inputs,
+            smallvec![Sort::Val(ty)],
+            region,
+            loc,
+        );
         self.cons.insert(key, n);
         Port { node: n, index: 0 }
     }
@@ -115,7 +123,7 @@ impl Graph {
     /// A constant node.
     pub fn constant(&mut self, kind: InstKind, ty: Type) -> Port {
         let root = self.root;
-        self.pure(root, kind, Vec::new(), ty, SrcLoc::NONE)
+        self.pure(root, kind, Ports::new(), ty, SrcLoc::NONE)
     }
 
     /// A stateful node: `inputs` are the value operands, `state` the state
@@ -124,13 +132,13 @@ impl Graph {
         &mut self,
         region: Region,
         kind: InstKind,
-        mut inputs: Vec<Port>,
+        mut inputs: Ports,
         state: Port,
         ty: Type,
         loc: SrcLoc,
     ) -> (Option<Port>, Port) {
         inputs.push(state);
-        let mut outputs = Vec::with_capacity(2);
+        let mut outputs = Sorts::new();
         if ty != Type::Unit {
             outputs.push(Sort::Val(ty));
         }
@@ -162,8 +170,8 @@ impl Graph {
                 keys: keys.clone(),
                 arms: Vec::new(),
             },
-            vec![pred, state],
-            Vec::new(),
+            smallvec![pred, state],
+            Sorts::new(),
             region,
             loc,
         );
@@ -410,7 +418,7 @@ mod tests {
                 Value::from_u32(0),
                 Value::from_u32(0),
             )),
-            vec![a, b],
+            smallvec![a, b],
             Type::Int,
             SrcLoc::NONE,
         )

@@ -36,6 +36,7 @@
 
 use cranelift_entity::{entity_impl, PrimaryMap};
 use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
 
 use crate::ir::{InstKind, SrcLoc, Type};
 
@@ -57,6 +58,13 @@ pub struct Port {
     /// Which output.
     pub index: u32,
 }
+
+/// A node's input places, inline up to four (nearly every node): one
+/// allocation per node less when lifting, hash-consing and dropping.
+pub type Ports = SmallVec<[Port; 4]>;
+
+/// A node's output sorts, inline up to two (a value and the state).
+pub type Sorts = SmallVec<[Sort; 2]>;
 
 /// The sort of a place: a value of an IR type, or the state.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
@@ -109,9 +117,9 @@ pub struct NodeData {
     /// The operation.
     pub op: Op,
     /// Operand places, state last for stateful nodes.
-    pub inputs: Vec<Port>,
+    pub inputs: Ports,
     /// Sorts of the outputs, state last for stateful nodes.
-    pub outputs: Vec<Sort>,
+    pub outputs: Sorts,
     /// The region the node was built in. Pure nodes are placed by the
     /// sequentializer wherever they are needed; for them this is only
     /// informative.
@@ -244,7 +252,7 @@ pub struct Graph {
     pub root: Region,
     /// Hash-consing table of pure nodes (Lawrence §2.7.3: the VSDG is
     /// closed under hash-consing).
-    pub(super) cons: FxHashMap<(InstKind, Vec<Port>, Type), Node>,
+    pub(super) cons: FxHashMap<(InstKind, Ports, Type), Node>,
 }
 
 impl Graph {
@@ -265,11 +273,11 @@ impl Graph {
     pub fn new_region(&mut self, owner: Owner, parent: Option<Region>, params: &[Type]) -> Region {
         let depth = parent.map_or(0, |p| self.regions[p].depth + 1);
         let r = self.regions.next_key();
-        let mut outputs: Vec<Sort> = params.iter().map(|&t| Sort::Val(t)).collect();
+        let mut outputs: Sorts = params.iter().map(|&t| Sort::Val(t)).collect();
         outputs.push(Sort::State);
         let args = self.nodes.push(NodeData {
             op: Op::Args,
-            inputs: Vec::new(),
+            inputs: Ports::new(),
             outputs,
             region: r,
             scope: r,

@@ -42,7 +42,7 @@ use crate::analysis::{ControlFlowGraph, DomTree};
 use crate::ir::{Block, Function, Inst, InstKind, Terminator, Type, Value};
 
 use super::build::{is_stateful, template};
-use super::graph::{Graph, Op, Owner, Port, Region, Sort, Tail};
+use super::graph::{Graph, Op, Owner, Port, Ports, Region, Sort, Sorts, Tail};
 use super::Unsupported;
 
 /// Deepest nesting of regions the lifter builds (recursion bound).
@@ -364,7 +364,7 @@ impl Lifter<'_> {
             }
             return Ok(state);
         }
-        let mut inputs = Vec::with_capacity(3);
+        let mut inputs = Ports::new();
         let mut missing = None;
         data.kind.for_each_arg(|v| match self.get(v) {
             Ok(p) => inputs.push(p),
@@ -608,7 +608,7 @@ impl Lifter<'_> {
                 .filter(|&j| stop.is_none_or(|(s, _)| s != j)),
         };
         let outputs = if inline {
-            let mut o: Vec<Sort> = self
+            let mut o: Sorts = self
                 .param_types(exits[0])
                 .into_iter()
                 .map(Sort::Val)
@@ -616,14 +616,14 @@ impl Lifter<'_> {
             o.push(Sort::State);
             o
         } else {
-            Vec::new()
+            Sorts::new()
         };
         let theta = self.g.nodes.push(super::graph::NodeData {
             op: Op::Theta {
                 body: region,
                 exits: Vec::new(),
             },
-            inputs: args,
+            inputs: args.into(),
             outputs,
             region,
             scope: region,

@@ -72,6 +72,8 @@ pub fn share_pairs(f: &mut Function, headers: &EntitySet<Block>) -> usize {
     let layout = f.layout.clone();
     let mut preds: SecondaryMap<Block, Vec<Block>> = SecondaryMap::new();
     let mut uses: SecondaryMap<Value, u32> = SecondaryMap::new();
+    preds.resize(f.blocks.len());
+    uses.resize(f.values.len());
     for &b in &layout {
         let data = &f.blocks[b];
         for e in data.term.successors() {

@@ -24,7 +24,7 @@ use crate::analysis::loops::Loop;
 use crate::ir::{BinaryOp, Block, Inst, InstKind, Terminator, Type, Value, ValueDef};
 
 use super::build::{is_stateful, template};
-use super::graph::{Node, Port, Region, Tail};
+use super::graph::{Node, Port, Ports, Region, Tail};
 use super::lift::{Lifter, Stop};
 use super::Unsupported;
 
@@ -231,6 +231,8 @@ impl Lifter<'_> {
         self.use_blocks.get_or_insert_with(|| {
             let mut m: SecondaryMap<Value, Vec<Block>> = SecondaryMap::new();
             let mut def: SecondaryMap<Value, Option<Block>> = SecondaryMap::new();
+            m.resize(func.values.len());
+            def.resize(func.values.len());
             for &b in &func.layout {
                 let data = &func.blocks[b];
                 for &i in &data.insts {
@@ -526,7 +528,7 @@ impl Lifter<'_> {
                 let Tail::Yield(ys) = &self.g.regions[leaf].tail else {
                     return Err(Unsupported::new("internal: yield leaf"));
                 };
-                let inputs: Vec<Port> = ops
+                let inputs: Ports = ops
                     .iter()
                     .map(|o| match *o {
                         Ok(k) => ys[k],
