@@ -97,6 +97,13 @@ impl std::error::Error for PassError {}
 /// Sees each function before and after each pass. Both methods do nothing
 /// by default; `()` is the instrumentation that observes nothing.
 pub trait Instrumentation {
+    /// Called when function `id` is in canonical form and its passes are
+    /// about to start, before the analyses of its first editing run are
+    /// built (a clock started here charges them to the passes).
+    fn begin_function(&mut self, program: &Program, id: FuncId) {
+        let _ = (program, id);
+    }
+
     /// Called before `pass` runs on `func` (function `id` of `program`,
     /// which holds a declaration in its place while it is being optimized).
     fn before_pass(&mut self, pass: &'static str, program: &Program, id: FuncId, func: &Function) {
@@ -436,6 +443,9 @@ impl Run<'_> {
             return Ok(());
         }
         self.report.functions += 1;
+        if let Some((program, instr)) = obs.as_mut() {
+            instr.begin_function(program, id);
+        }
         let env = FuncEnv {
             id,
             callees: self.callees,
