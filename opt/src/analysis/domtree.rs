@@ -19,7 +19,7 @@
 use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::SecondaryMap;
 
-use super::cfg::ControlFlowGraph;
+use super::cfg::{BlockLists, ControlFlowGraph};
 use crate::ir::{Block, Function};
 
 /// Sentinel for "not reachable" in the numbering maps.
@@ -36,7 +36,7 @@ pub struct DomTree {
     /// Immediate dominator; none for the entry and unreachable blocks.
     idom: SecondaryMap<Block, PackedOption<Block>>,
     /// Dominator-tree children, in reverse post-order.
-    children: SecondaryMap<Block, Vec<Block>>,
+    children: BlockLists,
     /// DFS pre-order number in the dominator tree, `NONE` when unreachable.
     pre: SecondaryMap<Block, u32>,
     /// DFS post-order number in the dominator tree.
@@ -51,7 +51,7 @@ impl DomTree {
             rpo: Vec::new(),
             rpo_num: SecondaryMap::with_default(NONE),
             idom: SecondaryMap::new(),
-            children: SecondaryMap::new(),
+            children: BlockLists::default(),
             pre: SecondaryMap::with_default(NONE),
             post: SecondaryMap::with_default(NONE),
         };
@@ -66,7 +66,6 @@ impl DomTree {
         let n = super::cfg::layout_extent(func);
         tree.rpo_num.resize(n);
         tree.idom.resize(n);
-        tree.children.resize(n);
         tree.pre.resize(n);
         tree.post.resize(n);
         tree.compute_rpo(entry, cfg, n);
@@ -136,10 +135,17 @@ impl DomTree {
         }
         for (i, &d) in doms.iter().enumerate().skip(1) {
             let b = self.rpo[i];
-            let d = self.rpo[d as usize];
-            self.idom[b] = d.into();
-            self.children[d].push(b);
+            self.idom[b] = self.rpo[d as usize].into();
         }
+        let rpo = &self.rpo;
+        let n = self.rpo_num.as_values_slice().len();
+        self.children = BlockLists::group(
+            n,
+            doms.iter()
+                .enumerate()
+                .skip(1)
+                .map(|(i, &d)| (rpo[d as usize], rpo[i])),
+        );
     }
 
     /// Assigns DFS pre/post numbers to the dominator tree rooted at `entry`.
@@ -150,7 +156,7 @@ impl DomTree {
         counter += 1;
         while let Some(top) = stack.last_mut() {
             let (b, i) = *top;
-            if let Some(&c) = self.children[b].get(i) {
+            if let Some(&c) = self.children.of(b).get(i) {
                 top.1 += 1;
                 self.pre[c] = counter;
                 counter += 1;
@@ -199,7 +205,7 @@ impl DomTree {
 
     /// The blocks whose immediate dominator is `b`, in reverse post-order.
     pub fn children(&self, b: Block) -> &[Block] {
-        self.children.get(b).map_or(&[], Vec::as_slice)
+        self.children.of(b)
     }
 }
 
