@@ -40,7 +40,6 @@
 //! (values from enclosing regions pass through and are the same for every
 //! order); a γ or loop counts as one item that uses what its arms use.
 
-use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -158,7 +157,9 @@ const NONE: usize = usize::MAX;
 pub(super) struct Problem<'g> {
     g: &'g Graph,
     items: &'g [Node],
-    index: FxHashMap<Node, usize>,
+    /// Where the items' positions are looked up ([`Placement::slot`]).
+    pl: &'g Placement,
+    region: Region,
     /// Items each item depends on (any edge), possibly repeated.
     preds: Adjacency,
     /// Items whose value each item uses.
@@ -174,14 +175,11 @@ impl<'g> Problem<'g> {
     pub(super) fn new(g: &'g Graph, pl: &'g Placement, r: Region) -> Problem<'g> {
         let items = pl.items[r].as_slice();
         let n = items.len();
-        let mut index: FxHashMap<Node, usize> =
-            FxHashMap::with_capacity_and_hasher(n, Default::default());
-        index.extend(items.iter().enumerate().map(|(i, &m)| (m, i)));
         let edges = &pl.edges[r];
         let mut preds = Vec::with_capacity(edges.len());
         let mut operands = Vec::with_capacity(edges.len());
         for e in edges {
-            let (Some(&i), Some(&j)) = (index.get(&e.def), index.get(&e.user)) else {
+            let (Some(i), Some(j)) = (pl.slot(e.def, r), pl.slot(e.user, r)) else {
                 continue;
             };
             preds.push((j, i));
@@ -191,7 +189,7 @@ impl<'g> Problem<'g> {
         }
         let mut tail = vec![false; n];
         for m in &pl.tail_used[r] {
-            if let Some(&i) = index.get(m) {
+            if let Some(i) = pl.slot(*m, r) {
                 tail[i] = true;
             }
         }
@@ -209,7 +207,8 @@ impl<'g> Problem<'g> {
         Problem {
             g,
             items,
-            index,
+            pl,
+            region: r,
             preds: Adjacency::new(n, &preds),
             operands: Adjacency::new(n, &operands),
             tail,
@@ -248,7 +247,10 @@ impl<'g> Problem<'g> {
 
     fn item_of(&self, s: Step) -> usize {
         match s {
-            Step::Item(n) | Step::Clone(n) => self.index[&n],
+            Step::Item(n) | Step::Clone(n) => self
+                .pl
+                .slot(n, self.region)
+                .expect("a step is an item of its region"),
         }
     }
 

@@ -93,6 +93,9 @@ pub struct Placement {
     copies: SecondaryMap<Node, (u32, u32)>,
     /// The regions of every node's copies, node after node.
     regions: Vec<Region>,
+    /// Parallel to `regions`: each copy's position in its region's
+    /// [`Placement::items`] (`u32::MAX` for tails, which are no items).
+    slots: Vec<u32>,
     /// The nodes listed in each region (θ-nodes and argument nodes excluded).
     pub items: SecondaryMap<Region, Vec<Node>>,
     /// Dependence edges between the items of each region.
@@ -121,6 +124,16 @@ impl Placement {
     pub fn copies(&self, n: Node) -> &[Region] {
         let (start, len) = self.copies[n];
         &self.regions[start as usize..(start + len) as usize]
+    }
+
+    /// The position of `n` in the items of region `r`, if it is one of them.
+    pub(super) fn slot(&self, n: Node, r: Region) -> Option<usize> {
+        let (start, len) = *self.copies.get(n)?;
+        (start..start + len)
+            .find(|&k| self.regions[k as usize] == r)
+            .map(|k| self.slots[k as usize])
+            .filter(|&s| s != u32::MAX)
+            .map(|s| s as usize)
     }
 }
 
@@ -287,6 +300,7 @@ pub fn place(g: &Graph, live: &Liveness) -> Placement {
     let mut pl = Placement {
         copies: SecondaryMap::new(),
         regions: Vec::with_capacity(order.len()),
+        slots: Vec::new(),
         items: SecondaryMap::new(),
         edges: SecondaryMap::new(),
         tail_used: SecondaryMap::new(),
@@ -337,6 +351,7 @@ pub fn place(g: &Graph, live: &Liveness) -> Placement {
         pl.copies[n] = (pl.regions.len() as u32, at.len() as u32);
         pl.regions.extend_from_slice(&at);
     }
+    pl.slots = vec![u32::MAX; pl.regions.len()];
     for &n in &order {
         if is_tail(g, n) {
             continue;
@@ -344,6 +359,7 @@ pub fn place(g: &Graph, live: &Liveness) -> Placement {
         let (start, len) = pl.copies[n];
         for k in start..start + len {
             let r = pl.regions[k as usize];
+            pl.slots[k as usize] = pl.items[r].len() as u32;
             pl.items[r].push(n);
         }
     }
