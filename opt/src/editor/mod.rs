@@ -46,7 +46,9 @@ pub use state::LoopId;
 
 use cranelift_entity::EntitySet;
 
-use crate::ir::{Block, Function, Inst, InstData, Terminator, Type, User, Value};
+use crate::ir::{
+    Block, Function, Inst, InstData, InstKind, Terminator, Type, User, Value, ValueDef,
+};
 use state::State;
 
 /// How analyses are kept up to date.
@@ -346,6 +348,17 @@ impl<'f> Editor<'f> {
     /// The data of instruction `i`.
     pub fn inst(&self, i: Inst) -> &InstData {
         &self.func.insts[i]
+    }
+
+    /// The integer constant `v` is defined as (`iconst`), if it is one.
+    pub fn int_const(&self, v: Value) -> Option<i64> {
+        match self.func.values[v].def {
+            ValueDef::Inst(i) => match self.func.insts[i].kind {
+                InstKind::IConst(k) => Some(k),
+                _ => None,
+            },
+            ValueDef::Param(..) => None,
+        }
     }
 
     /// The instructions of `b`.

@@ -37,17 +37,6 @@ use rustc_hash::FxHashSet;
 use crate::editor::{Editor, LoopId};
 use crate::ir::{BinaryOp, Block, Cmp, InstKind, Terminator, Type, Value, ValueDef};
 
-/// The constant an int value is defined as, if any.
-fn int_const(ed: &Editor, v: Value) -> Option<i64> {
-    match ed.func().values[v].def {
-        ValueDef::Inst(i) => match ed.inst(i).kind {
-            InstKind::IConst(k) => Some(k),
-            _ => None,
-        },
-        ValueDef::Param(..) => None,
-    }
-}
-
 /// Whether a block contains an instruction that can shrink an array: a
 /// pop, or a call of a Waddle or a host function (either may pop).
 fn may_shrink(ed: &Editor, b: Block, after: usize) -> bool {
@@ -121,7 +110,7 @@ fn counted(ed: &Editor, l: LoopId) -> Option<Counted> {
     let ph = ed.preheader(l);
     let latch = ed.latch(l);
     let entry_arg = edge_arg(ed, ph, h, idx as usize)?;
-    if int_const(ed, entry_arg).is_none_or(|k| k < 0) {
+    if ed.int_const(entry_arg).is_none_or(|k| k < 0) {
         return None;
     }
     let back = edge_arg(ed, latch, h, idx as usize)?;
@@ -131,7 +120,7 @@ fn counted(ed: &Editor, l: LoopId) -> Option<Counted> {
     let InstKind::Binary(BinaryOp::IAdd, x, one) = ed.inst(bi).kind else {
         return None;
     };
-    if x != i || int_const(ed, one) != Some(1) {
+    if x != i || ed.int_const(one) != Some(1) {
         return None;
     }
     let quiet = ed

@@ -102,6 +102,17 @@ fn trivial_param(ed: &Editor, b: crate::ir::Block, idx: usize) -> Option<Value> 
     other
 }
 
+/// Whether an instruction may be deleted when its result is unused: it has
+/// no side effect, or its only one is the division trap and its divisor is
+/// a non-zero constant (`MIN / -1` wraps; the VSDG constructor and the
+/// validator's effect token use the same rule).
+fn deletable(ed: &Editor, kind: &InstKind) -> bool {
+    match *kind {
+        InstKind::Binary(op, _, d) if op.may_trap() => ed.int_const(d).is_some_and(|k| k != 0),
+        _ => !kind.has_side_effects(),
+    }
+}
+
 /// Dead code elimination. Returns whether anything changed.
 pub fn dce(ed: &mut Editor) -> bool {
     if super::fault::on(super::fault::Fault::DropsStore) && super::fault::drop_store(ed) > 0 {
@@ -123,7 +134,7 @@ pub fn dce(ed: &mut Editor) -> bool {
     }
     for &b in &blocks {
         for &i in ed.insts(b) {
-            if ed.inst(i).kind.has_side_effects() {
+            if !deletable(ed, &ed.inst(i).kind) {
                 ed.inst(i)
                     .kind
                     .for_each_arg(|v| mark(v, &mut live, &mut work));
@@ -158,7 +169,7 @@ pub fn dce(ed: &mut Editor) -> bool {
     for &b in &blocks {
         for &i in ed.insts(b) {
             let data = ed.inst(i);
-            if !data.kind.has_side_effects() && !data.result.is_some_and(|r| live[r]) {
+            if deletable(ed, &data.kind) && !data.result.is_some_and(|r| live[r]) {
                 dead_insts.push(i);
             }
         }
