@@ -21,8 +21,8 @@ pub struct Liveness {
 /// Computes which nodes and regions are live.
 pub fn liveness(g: &Graph) -> Liveness {
     let mut live = Liveness {
-        nodes: EntitySet::new(),
-        regions: EntitySet::new(),
+        nodes: EntitySet::with_capacity(g.nodes.len()),
+        regions: EntitySet::with_capacity(g.regions.len()),
     };
     let mut nodes: Vec<Node> = Vec::new();
     let mut regions: Vec<Region> = vec![g.root];

@@ -156,13 +156,14 @@ fn is_tail(g: &Graph, n: Node) -> bool {
 
 /// Live nodes, operands before users.
 fn topo(g: &Graph, live: &Liveness) -> Vec<Node> {
-    let mut order = Vec::new();
-    let mut seen = cranelift_entity::EntitySet::<Node>::new();
+    let mut order = Vec::with_capacity(g.nodes.len());
+    let mut seen = cranelift_entity::EntitySet::<Node>::with_capacity(g.nodes.len());
+    let mut stack: Vec<(Node, usize)> = Vec::new();
     for start in g.nodes.keys() {
         if !live.nodes.contains(start) || !seen.insert(start) {
             continue;
         }
-        let mut stack = vec![(start, 0usize)];
+        stack.push((start, 0));
         while let Some(&mut (n, ref mut i)) = stack.last_mut() {
             let inputs = &g.nodes[n].inputs;
             if *i < inputs.len() {
