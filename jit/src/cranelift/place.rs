@@ -1,0 +1,170 @@
+//! Code placement: where each compiled function lands in its unit's
+//! executable memory.
+//!
+//! cranelift-jit packs a module's functions one after the other, each at
+//! the smallest alignment its code needs (one byte on x86-64), so where a
+//! hot loop falls relative to the 64-byte fetch blocks of the front end
+//! depended on the sizes of the functions compiled before it in the same
+//! unit. The same loop therefore ran at different speeds in the eager
+//! unit of `--tier opt`, in the tier-up unit of `auto` and in an OSR entry:
+//! collatz's inner loop, with the same instructions in both, ran 1.13x
+//! slower in `auto`'s OSR entry than in `--tier opt` (see the tier report
+//! of session 9).
+//!
+//! So each function is placed such that its innermost loop's header, or
+//! its entry if it has no loop, starts a [`CODE_ALIGN`]-byte block.
+//! Cranelift 0.135 cannot align a block inside a function (x86-64's
+//! `align_basic_block` is the identity), so the function start moves
+//! instead: a filler of `int3` bytes, aligned to [`CODE_ALIGN`], is
+//! allocated right before the function, which is allocated at its own
+//! alignment after it. The filler is never executed. This is the loop
+//! alignment of ahead-of-time compilers (GCC's `-falign-loops`, LLVM's
+//! `-align-loops`), applied to the one loop that matters most per
+//! function, without padding executed on the way into it.
+
+use cranelift_codegen::ir;
+use cranelift_jit::JITModule;
+use cranelift_module::{FuncId, Module, ModuleError};
+
+/// The block size, in bytes, at which the hot offset of each function
+/// ([`hot_offset`]) is placed: a cache line, and the fetch block of the
+/// x86-64 and AArch64 front ends the JIT targets.
+pub const CODE_ALIGN: u32 = 64;
+
+/// The source location that marks the terminator of a function's hot loop
+/// header ([`mark_hot_loop`]). Unwinding tags (`super::unwind`) count up
+/// from 0 and `!0` is no location, so this one is never confused with
+/// them.
+const HOT_TAG: u32 = u32::MAX - 1;
+
+/// Marks the terminator of the header of `ctx.func`'s innermost loop (the
+/// deepest in Cranelift's loop analysis, the first in layout among equally
+/// deep ones) with [`HOT_TAG`], so that [`hot_offset`] finds where it
+/// lands in the machine code. A terminator that already carries a source
+/// location (an unwinding tag) keeps it, and the function is then placed by
+/// its entry.
+///
+/// Cranelift's own block edges (`machine_code_cfg_info`) cannot be used
+/// for this: in 0.135 they pair each block's successors with the start of
+/// the block at the same position of the *emission* order, which differs
+/// from the block order once cold blocks move to the end.
+pub fn mark_hot_loop(ctx: &mut cranelift_codegen::Context) {
+    ctx.compute_cfg();
+    ctx.compute_domtree();
+    ctx.compute_loop_analysis();
+    let la = &ctx.loop_analysis;
+    let mut best: Option<(usize, ir::Block)> = None;
+    for block in ctx.func.layout.blocks() {
+        if la.is_loop_header(block).is_some() {
+            let level = la.loop_level(block).level();
+            if best.is_none_or(|(l, _)| level > l) {
+                best = Some((level, block));
+            }
+        }
+    }
+    let Some((_, header)) = best else {
+        return;
+    };
+    if let Some(term) = ctx.func.layout.last_inst(header) {
+        if ctx.func.srcloc(term).is_default() {
+            ctx.func.set_srcloc(term, ir::SourceLoc::new(HOT_TAG));
+        }
+    }
+}
+
+/// The offset in a compiled function's machine code that should start a
+/// [`CODE_ALIGN`]-byte block: the start of the machine block holding the
+/// code of the terminator [`mark_hot_loop`] marked (the hot loop's
+/// header), or 0 (the entry) when nothing was marked or the terminator
+/// left no code (a jump to the block laid out next).
+pub fn hot_offset(code: &cranelift_codegen::CompiledCode) -> u32 {
+    let term = (code.buffer.get_srclocs_sorted().iter())
+        .filter(|r| r.loc.bits() == HOT_TAG && r.start < r.end)
+        .map(|r| r.start)
+        .min();
+    term.map_or(0, |at| block_start(&code.bb_starts, at))
+}
+
+/// The start of the block holding offset `at`, given the start offsets of
+/// the blocks in layout order (`bb_starts`, from `machine_code_cfg_info`);
+/// 0 before the first block (the prologue).
+fn block_start(bb_starts: &[u32], at: u32) -> u32 {
+    match bb_starts.partition_point(|&s| s <= at) {
+        0 => 0,
+        i => bb_starts[i - 1],
+    }
+}
+
+/// The bytes to leave before a function whose [`hot_offset`] is `hot` so
+/// that `hot` starts a [`CODE_ALIGN`]-byte block, when the function's
+/// start must stay aligned to `align` (a power of two: its constant pool's
+/// alignment). With `align` above 1 the padding is rounded up to a
+/// multiple of it, so `hot` lands less than `align` bytes after the block
+/// start.
+pub fn padding(hot: u32, align: u32) -> u32 {
+    let align = align.clamp(1, CODE_ALIGN);
+    debug_assert!(align.is_power_of_two());
+    let pad = (CODE_ALIGN - hot % CODE_ALIGN) % CODE_ALIGN;
+    ((pad + align - 1) & !(align - 1)) % CODE_ALIGN
+}
+
+/// A filler of `len` bytes. It is never executed; its bytes are `int3`
+/// (x86-64) so that a stray jump into it traps.
+fn filler(len: u32) -> Vec<u8> {
+    vec![0xcc; len as usize]
+}
+
+/// Allocates the filler that must precede a function of hot offset `hot`
+/// and start alignment `align` in `module`, and returns the alignment to
+/// define the function with right after it (at which it lands at the
+/// filler's end): [`CODE_ALIGN`] when no filler is needed.
+pub fn place(
+    module: &mut JITModule,
+    sig: &ir::Signature,
+    hot: u32,
+    align: u64,
+) -> Result<u64, Box<ModuleError>> {
+    let align = align.clamp(1, u64::from(CODE_ALIGN)) as u32;
+    let pad = padding(hot, align);
+    if pad == 0 {
+        return Ok(u64::from(CODE_ALIGN));
+    }
+    let id: FuncId = module.declare_anonymous_function(sig).map_err(Box::new)?;
+    module
+        .define_function_bytes(id, u64::from(CODE_ALIGN), &filler(pad), &[])
+        .map_err(Box::new)?;
+    Ok(u64::from(align))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_offset_belongs_to_the_last_block_starting_at_or_before_it() {
+        let starts = [17, 36, 63, 88];
+        assert_eq!(block_start(&starts, 5), 0);
+        assert_eq!(block_start(&starts, 17), 17);
+        assert_eq!(block_start(&starts, 62), 36);
+        assert_eq!(block_start(&starts, 63), 63);
+        assert_eq!(block_start(&starts, 500), 88);
+        assert_eq!(block_start(&[], 5), 0);
+    }
+
+    #[test]
+    fn padding_moves_the_hot_offset_to_a_block_start() {
+        assert_eq!(padding(0, 1), 0);
+        assert_eq!(padding(64, 1), 0);
+        assert_eq!(padding(70, 1), 58);
+        assert_eq!((70 + padding(70, 1)) % CODE_ALIGN, 0);
+        for hot in 0..300 {
+            assert_eq!((hot + padding(hot, 1)) % CODE_ALIGN, 0);
+            // A start aligned to 16 keeps that alignment and puts the hot
+            // offset less than 16 bytes after a block start.
+            let p = padding(hot, 16);
+            assert_eq!(p % 16, 0);
+            assert!(p < CODE_ALIGN);
+            assert!((hot + p) % CODE_ALIGN < 16);
+        }
+    }
+}
