@@ -144,7 +144,7 @@ fn host_isa(
         ("probestack_strategy", "inline"),
         ("unwind_info", "false"),
         // The block layout, for placing each function's hot loop
-        // (`place::hot_offset`).
+        // (`place::hot_offsets`).
         ("machine_code_cfg_info", "true"),
         (
             "regalloc_algorithm",
@@ -363,8 +363,8 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
 /// `placed`, the function is placed so that its innermost loop header (or
 /// its entry) starts a [`place::CODE_ALIGN`]-byte block ([`place`]);
 /// trampolines and shells, which run once per call from Rust, are packed.
-/// Returns the function's hot offset ([`place::hot_offset`]; 0 unless
-/// `placed`).
+/// Returns the function's first hot offset ([`place::hot_offsets`]; 0
+/// without one or unless `placed`).
 fn define(
     module: &mut JITModule,
     isas: &mut SizedIsas,
@@ -387,8 +387,11 @@ fn define(
         Some(Some(isa)) => Some(&**isa),
         Some(slot) => Some(&**slot.insert(host_isa(opts, size)?)),
     };
-    if placed {
-        place::mark_hot_loop(ctx);
+    // A giant function (compiled without the optimizer, typically a
+    // program's run-once top level) is placed by its entry: its loop
+    // analysis would cost time its loops do not pay back.
+    if placed && size != Size::Giant {
+        place::mark_hot_loops(ctx);
     }
     let isa = sized.unwrap_or_else(|| module.isa());
     let mut ctrl = cranelift_codegen::control::ControlPlane::default();
@@ -404,16 +407,20 @@ fn define(
     let relocs: Vec<cranelift_module::ModuleReloc> = (code.buffer.relocs().iter())
         .map(|r| cranelift_module::ModuleReloc::from_mach_reloc(r, &ctx.func, id))
         .collect();
-    let hot = if placed { place::hot_offset(code) } else { 0 };
+    let hots = if placed {
+        place::hot_offsets(code)
+    } else {
+        Vec::new()
+    };
     let align = if placed {
-        place::place(module, &ctx.func.signature, hot, align).map_err(|e| err(&e))?
+        place::place(module, &ctx.func.signature, &hots, align).map_err(|e| err(&e))?
     } else {
         align
     };
     module
         .define_function_bytes(id, align, code.code_buffer(), &relocs)
         .map_err(|e| err(&e))?;
-    Ok(hot)
+    Ok(hots.first().copied().unwrap_or(0))
 }
 
 #[cfg(test)]
