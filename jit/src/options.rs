@@ -152,6 +152,12 @@ pub struct FuncStats {
     pub codegen: Duration,
     /// Size of the machine code in bytes.
     pub code_size: usize,
+    /// Offset in the machine code of the header of the (first) innermost
+    /// loop, or 0 (the entry) without a loop or on the baseline tier: the
+    /// Cranelift tiers place this offset at the start of a
+    /// [`crate::cranelift::CODE_ALIGN`]-byte block (or as close as several
+    /// equally deep loops and the function's own alignment allow).
+    pub hot_offset: usize,
 }
 
 impl FuncStats {
@@ -170,6 +176,7 @@ impl FuncStats {
             translate,
             codegen,
             code_size,
+            hot_offset: 0,
         }
     }
 }

@@ -169,3 +169,95 @@ fn code_bytes_cover_functions_and_trampolines() {
     assert!(cp.code_bytes() > funcs, "{} vs {funcs}", cp.code_bytes());
     assert!(waddle_jit::code_memory().units >= 1);
 }
+
+/// `TWO` and two loops: a loop nest, and a function that ends in a loop.
+const LOOPS: &str = r#"
+fn fn0 "one"(int) -> int {
+block0(v0: int):
+    v1: int = iconst 1
+    v2: int = iadd v0, v1
+    return v2
+}
+fn fn1 "nest"(int) -> int {
+block0(v0: int):
+    v1: int = iconst 0
+    jump block1(v1, v1)
+block1(v2: int, v3: int):
+    v4: bool = icmp lt v2, v0
+    br v4, block2, block5
+block2:
+    jump block3(v1, v3)
+block3(v5: int, v6: int):
+    v7: bool = icmp lt v5, v2
+    br v7, block4, block6
+block4:
+    v8: int = imul v5, v2
+    v9: int = iadd v6, v8
+    v10: int = iconst 1
+    v11: int = iadd v5, v10
+    jump block3(v11, v9)
+block6:
+    v12: int = iconst 1
+    v13: int = iadd v2, v12
+    jump block1(v13, v6)
+block5:
+    return v3
+}
+fn fn2 "sum"(int) -> int {
+block0(v0: int):
+    v1: int = iconst 0
+    jump block1(v1, v1)
+block1(v2: int, v3: int):
+    v4: bool = icmp lt v2, v0
+    br v4, block2, block3
+block2:
+    v5: int = iadd v3, v2
+    v6: int = iconst 1
+    v7: int = iadd v2, v6
+    jump block1(v7, v5)
+block3:
+    return v3
+}
+fn fn3 "main"(int) -> int {
+block0(v0: int):
+    v1: int = call fn0 "one"(v0) @1:1
+    v2: int = call fn1 "nest"(v1) @1:2
+    v3: int = call fn2 "sum"(v2) @1:3
+    print v3
+    return v3
+}
+"#;
+
+/// Every function's innermost loop header (or entry, without a loop)
+/// starts a `CODE_ALIGN`-byte block, whatever the sizes of the functions
+/// placed before it in the unit: the same loop runs at the same speed in
+/// every unit (eager, tier-up, OSR entry).
+#[test]
+fn hot_loop_headers_and_entries_start_a_code_block() {
+    use waddle_jit::cranelift::CODE_ALIGN;
+    let p = parse(LOOPS);
+    let (placed, result) = on_big_stack(move || {
+        let mut host = TestHost::new(0);
+        let mut cp = compile(&p, &JitOptions::default()).unwrap();
+        let placed: Vec<(String, usize, usize)> = (cp.stats().funcs.iter())
+            .map(|s| {
+                let code = cp.code(s.func).unwrap().as_ptr() as usize;
+                (s.name.clone(), s.hot_offset, code)
+            })
+            .collect();
+        let main = p.func_by_name("main").unwrap();
+        (placed, cp.call(&mut host, main, &[4]))
+    });
+    // nest(5) = sum of j·i for 0 <= j < i < 5 = 35; sum(35) = 595.
+    assert_eq!(result, Ok(595));
+    assert_eq!(placed.len(), 4);
+    for (name, hot, code) in &placed {
+        assert_eq!(
+            (code + hot) % CODE_ALIGN as usize,
+            0,
+            "{name}: code at {code:#x}, hot offset {hot}"
+        );
+        let has_loop = name == "nest" || name == "sum";
+        assert_eq!(*hot > 0, has_loop, "{name}: hot offset {hot}");
+    }
+}

@@ -276,3 +276,88 @@ fn fuel_that_runs_out_on_the_last_payment_is_reported_alike_on_every_tier() {
         }
     }
 }
+
+/// An `auto` engine at -O0 (no inlining: `fib` stays a call) with these
+/// tiering options, compiling on the spot, and the `function reason` of
+/// every tier event it records.
+fn mixed_engine(thresholds: (u32, u32), chaos: Option<u64>) -> (Engine, Arc<Mutex<Vec<String>>>) {
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let sink = events.clone();
+    let engine = Engine::new(&Config::new().tier(Tier::Auto).opt_level(0).tiering(
+        waddle::TierOptions {
+            thresholds: waddle::TierThresholds {
+                calls: thresholds.0,
+                loops: thresholds.1,
+                full: 0,
+            },
+            sync: true,
+            chaos,
+            hook: Some(waddle::TierHook(Arc::new(move |e: &waddle::TierEvent| {
+                sink.lock()
+                    .unwrap()
+                    .push(format!("{} {}", e.function, e.reason));
+            }))),
+        },
+    ))
+    .unwrap();
+    (engine, events)
+}
+
+/// As above, under tier mixes: `work` entered on the interpreter and
+/// continued in compiled code at its loop (OSR), `work` compiled before
+/// its first run calling `fib` on the interpreter, both compiled, and the
+/// chaos seeds' mixes. The whole budget but the last partial batch is paid
+/// on the way, so only the payment as `work` returns to Rust fails: every
+/// mix reports it at `work`'s declaration with no frames, as the
+/// interpreter does.
+#[test]
+fn fuel_that_runs_out_on_the_last_payment_is_reported_alike_under_every_tier_mix() {
+    if !Tier::Baseline.is_available() || !Tier::Opt.is_available() {
+        return;
+    }
+    let source = |e: &Engine| Module::new(e, "limits.wdl", PROGRAM).unwrap();
+    let interp = Engine::new(&Config::new().tier(Tier::Interp).opt_level(0)).unwrap();
+    let module = source(&interp);
+    let k = 300;
+    let used = {
+        let (mut store, inst) = store_for(&interp, &module);
+        store.set_fuel(Some(1_000_000)).unwrap();
+        inst.call(&mut store, "work", &[Val::Int(k)]).unwrap();
+        1_000_000 - store.fuel().unwrap()
+    };
+    let paid = used / 1024 * 1024;
+    assert!(paid > 0 && used % 1024 > 2, "{used}");
+    let mut engines = vec![
+        ("osr", mixed_engine((1_000_000, 10), None), "work osr"),
+        (
+            "work compiled",
+            mixed_engine((1_000_000, 0), None),
+            "work first run",
+        ),
+        ("all compiled", mixed_engine((1, 0), None), "fib calls"),
+    ];
+    for seed in 1..=8 {
+        engines.push(("chaos", mixed_engine((5, 5), Some(seed)), ""));
+    }
+    for fuel in [used - 1, paid + (used - paid) / 2, paid] {
+        let expected = work_with_fuel(&interp, &module, k, fuel);
+        assert!(
+            expected.contains("out of fuel") && expected.contains("line: 8, column: 4 }) []"),
+            "at work's declaration: {expected}"
+        );
+        for (i, (name, (engine, events), event)) in engines.iter().enumerate() {
+            events.lock().unwrap().clear();
+            let got = work_with_fuel(engine, &source(engine), k, fuel);
+            assert_eq!(got, expected, "{name} {i}, fuel {fuel}");
+            let events = events.lock().unwrap();
+            assert!(
+                events.iter().any(|e| e.starts_with(event)),
+                "{name}: {events:?}"
+            );
+            assert!(
+                !events.is_empty(),
+                "{name} {i}: the call runs on more than the interpreter"
+            );
+        }
+    }
+}

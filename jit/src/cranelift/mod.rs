@@ -8,6 +8,7 @@
 //! read-write pages and makes them read-execute (never both) in
 //! `finalize_definitions`, before any of it runs.
 
+mod place;
 mod stub;
 mod trampoline;
 pub(crate) mod translate;
@@ -32,6 +33,7 @@ use crate::program::CompiledProgram;
 use crate::tables::{collect_strings, globals_used};
 use translate::{native_signature, Addressing, Env, Translator};
 
+pub use place::CODE_ALIGN;
 pub use stub::{compile_stubs, InterpStubs};
 
 /// Cranelift instructions past which a function is register-allocated by
@@ -141,6 +143,9 @@ fn host_isa(
         ("enable_probestack", "true"),
         ("probestack_strategy", "inline"),
         ("unwind_info", "false"),
+        // The block layout, for placing each function's hot loop
+        // (`place::hot_offsets`).
+        ("machine_code_cfg_info", "true"),
         (
             "regalloc_algorithm",
             if huge { "single_pass" } else { "backtracking" },
@@ -239,15 +244,23 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
         let t1 = Instant::now();
         ctx.set_disasm(opts.disasm);
         let size = Size::of(ctx.func.dfg.num_insts(), has_wide_operands(f), opts);
-        define(&mut module, &mut isas, size, opts, (f.name(), id), &mut ctx)?;
+        let hot = define(
+            &mut module,
+            &mut isas,
+            (size, true),
+            opts,
+            (f.name(), id),
+            &mut ctx,
+        )?;
         let code_size = ctx.compiled_code().map_or(0, |c| c.code_buffer().len());
         let disasm = ctx.compiled_code().and_then(|c| c.vcode.clone());
         if let (Some(t), Some(code)) = (&mut table, ctx.compiled_code()) {
             t.sites = unwind::body_sites(code, &tags);
         }
-        stats
-            .funcs
-            .push(FuncStats::new(fid, f, t1 - t0, t1.elapsed(), code_size));
+        stats.funcs.push(FuncStats {
+            hot_offset: hot as usize,
+            ..FuncStats::new(fid, f, t1 - t0, t1.elapsed(), code_size)
+        });
         module.clear_context(&mut ctx);
         ids.push((fid, id, code_size, disasm));
         if let Some(table) = &table {
@@ -289,7 +302,14 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
         } else {
             Size::Normal
         };
-        define(&mut module, &mut isas, size, opts, (f.name(), id), &mut ctx)?;
+        define(
+            &mut module,
+            &mut isas,
+            (size, false),
+            opts,
+            (f.name(), id),
+            &mut ctx,
+        )?;
         tramp_bytes += ctx.compiled_code().map_or(0, |c| c.code_buffer().len());
         module.clear_context(&mut ctx);
         tramps.push((fid, id));
@@ -336,59 +356,71 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
     Ok(compiled)
 }
 
-/// Defines `ctx`'s function as `id` in `module`: with the module's ISA, or,
-/// for a function of another [`Size`] (too many instructions or operands
-/// for the backtracking register allocator or the optimizer), with that
-/// size's ISA from `isas` (made on first use).
+/// Compiles `ctx`'s function and defines it as `id` in `module`: with the
+/// module's ISA, or, for a function of another [`Size`] (too many
+/// instructions or operands for the backtracking register allocator or the
+/// optimizer), with that size's ISA from `isas` (made on first use). With
+/// `placed`, the function is placed so that its innermost loop header (or
+/// its entry) starts a [`place::CODE_ALIGN`]-byte block ([`place`]);
+/// trampolines and shells, which run once per call from Rust, are packed.
+/// Returns the function's first hot offset ([`place::hot_offsets`]; 0
+/// without one or unless `placed`).
 fn define(
     module: &mut JITModule,
     isas: &mut SizedIsas,
-    size: Size,
+    (size, placed): (Size, bool),
     opts: &JitOptions,
     (name, id): (&str, cranelift_module::FuncId),
     ctx: &mut cranelift_codegen::Context,
-) -> Result<(), CompileError> {
+) -> Result<u32, CompileError> {
     let err = |e: &dyn fmt::Debug| CompileError::Codegen {
         func: name.to_string(),
         message: format!("{e:?}"),
     };
     let slot = match size {
-        Size::Normal => return module.define_function(id, ctx).map_err(|e| err(&e)),
-        Size::Huge => &mut isas.huge,
-        Size::Giant => &mut isas.giant,
+        Size::Normal => None,
+        Size::Huge => Some(&mut isas.huge),
+        Size::Giant => Some(&mut isas.giant),
     };
-    let isa = match slot {
-        Some(isa) => isa,
-        None => slot.insert(host_isa(opts, size)?),
+    let sized: Option<&dyn cranelift_codegen::isa::TargetIsa> = match slot {
+        None => None,
+        Some(Some(isa)) => Some(&**isa),
+        Some(slot) => Some(&**slot.insert(host_isa(opts, size)?)),
     };
-    define_with(module, &**isa, id, ctx).map_err(|e| err(&e))
-}
-
-/// Compiles `ctx`'s function with `isa` (same target as the module's, other
-/// settings) and defines it as `id` in `module`, as
-/// `Module::define_function` does with the module's own ISA.
-fn define_with(
-    module: &mut JITModule,
-    isa: &dyn cranelift_codegen::isa::TargetIsa,
-    id: cranelift_module::FuncId,
-    ctx: &mut cranelift_codegen::Context,
-) -> Result<(), Box<cranelift_module::ModuleError>> {
+    // A giant function (compiled without the optimizer, typically a
+    // program's run-once top level) is placed by its entry: its loop
+    // analysis would cost time its loops do not pay back.
+    if placed && size != Size::Giant {
+        place::mark_hot_loops(ctx);
+    }
+    let isa = sized.unwrap_or_else(|| module.isa());
     let mut ctrl = cranelift_codegen::control::ControlPlane::default();
     let alignment = ctx
         .compile(isa, &mut ctrl)
-        .map_err(|e| Box::new(cranelift_module::ModuleError::Compilation(e.inner)))?
+        .map_err(|e| err(&e.inner))?
         .buffer
         .alignment as u64;
-    let code = ctx.compiled_code().expect("compiled just now");
     let align = alignment
         .max(isa.function_alignment().minimum as u64)
         .max(isa.symbol_alignment());
+    let code = ctx.compiled_code().expect("compiled just now");
     let relocs: Vec<cranelift_module::ModuleReloc> = (code.buffer.relocs().iter())
         .map(|r| cranelift_module::ModuleReloc::from_mach_reloc(r, &ctx.func, id))
         .collect();
+    let hots = if placed {
+        place::hot_offsets(code)
+    } else {
+        Vec::new()
+    };
+    let align = if placed {
+        place::place(module, &ctx.func.signature, &hots, align).map_err(|e| err(&e))?
+    } else {
+        align
+    };
     module
         .define_function_bytes(id, align, code.code_buffer(), &relocs)
-        .map_err(Box::new)
+        .map_err(|e| err(&e))?;
+    Ok(hots.first().copied().unwrap_or(0))
 }
 
 #[cfg(test)]
