@@ -341,3 +341,52 @@ fn host_panic_is_resumed_in_rust() {
         assert_eq!(caught, want, "{tier:?}");
     }
 }
+
+const BOOLS: &str = r#"
+fn fn0 "set"([bool], int, bool) -> bool {
+block0(v0: [bool], v1: int, v2: bool):
+    bounds_check v0, v1 @1:1
+    v3: bool = array_get v0, v1
+    array_set v0, v1, v2
+    return v3
+}
+fn fn1 "pop"([bool]) -> bool {
+block0(v0: [bool]):
+    v1: bool = array_pop v0 @2:1
+    return v1
+}
+"#;
+
+/// Compiled code reads and writes `[bool]` elements as single bytes: a
+/// store leaves its neighbours alone, and the bytes are what the host sees.
+#[test]
+fn bool_elements_are_single_bytes_in_compiled_code() {
+    let p = parse(BOOLS);
+    for tier in native_tiers() {
+        for opts in waddle_test_support::tiers::configs(tier, NONE) {
+            let what = format!("{} {opts:?}", tier.name());
+            let a = waddle_test_support::host::new_array(Type::Bool, &[0, 1, 0, 0, 0, 0, 0, 0, 1]);
+            let bytes = |a: Word| {
+                // SAFETY: a leaked test array, alive for the whole test.
+                unsafe { waddle_opt::abi::array_bytes(a) }.to_vec()
+            };
+            let run = |name: &str, args: &[Word]| run_native(tier, &p, name, args, NONE, &opts).0;
+            assert_eq!(run("set", &[a, 4, 1]).result, Ok(0), "{what}");
+            assert_eq!(bytes(a), [0, 1, 0, 0, 1, 0, 0, 0, 1], "{what}");
+            assert_eq!(run("set", &[a, 1, 0]).result, Ok(1), "{what}");
+            assert_eq!(run("set", &[a, 8, 0]).result, Ok(1), "{what}");
+            assert_eq!(bytes(a), [0, 0, 0, 0, 1, 0, 0, 0, 0], "{what}");
+            let oob = run("set", &[a, 9, 1]).result;
+            assert_eq!(
+                oob.map_err(|t| t.code),
+                Err(TrapCode::IndexOutOfBounds),
+                "{what}"
+            );
+            assert_eq!(bytes(a), [0, 0, 0, 0, 1, 0, 0, 0, 0], "{what}");
+            assert_eq!(run("pop", &[a]).result, Ok(0), "{what}");
+            assert_eq!(run("set", &[a, 7, 1]).result, Ok(0), "{what}");
+            assert_eq!(run("pop", &[a]).result, Ok(1), "{what}");
+            assert_eq!(bytes(a), [0, 0, 0, 0, 1, 0, 0], "{what}");
+        }
+    }
+}
