@@ -39,21 +39,25 @@ static void print(VmCtx *ctx, uint32_t ty, uint64_t v) {
     else unsupported();
 }
 static void fuel(VmCtx *ctx) { ctx->fuel = 1024; }
-typedef struct { uint8_t kind, marked, refs, pinned; uint32_t reserved;
-                 uint64_t len, cap; uint64_t *data; } Array;
+typedef struct { uint8_t kind, marked, refs, pinned, bytes, reserved[3];
+                 uint64_t len, cap; uint8_t *data; } Array;
+/* One byte per element for [bool] (element type code 1), else a word. */
+static void set(Array *a, uint64_t i, uint64_t v) {
+    if (a->bytes) a->data[i] = (uint8_t)v; else ((uint64_t *)a->data)[i] = v;
+}
 static uint64_t array_new(VmCtx *ctx, uint32_t ty, const uint64_t *elems, uint64_t n) {
-    (void)ctx; (void)ty;
+    (void)ctx;
     Array *a = calloc(1, sizeof *a);
-    a->kind = 2; a->len = n; a->cap = n + 4;
+    a->kind = 2; a->len = n; a->cap = n + 4; a->bytes = (ty & 0xff) == 1;
     a->data = calloc(a->cap, 8);
-    if (n) memcpy(a->data, elems, 8 * n);
+    for (uint64_t i = 0; i < n; i++) set(a, i, elems[i]);
     return (uint64_t)(uintptr_t)a;
 }
 static void array_push(VmCtx *ctx, uint64_t arr, uint64_t v) {
     (void)ctx;
     Array *a = (Array *)(uintptr_t)arr;
     if (a->len == a->cap) { a->cap *= 2; a->data = realloc(a->data, 8 * a->cap); }
-    a->data[a->len++] = v;
+    set(a, a->len++, v);
 }
 static double fmod_(double x, double y) { return fmod(x, y); }
 /* A trap leaves a frame: its location is the trap's unless one is set. */

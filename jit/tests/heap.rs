@@ -7,7 +7,7 @@ use waddle_opt::abi::{Trap, TrapCode, Word};
 use waddle_opt::interp::Host;
 use waddle_opt::ir::{SrcLoc, Type};
 use waddle_test_support::tiers::{
-    check_same, native_tiers, on_big_stack, parse, run_native, HostSetup, NONE,
+    check_same, native_tiers, on_big_stack, parse, run_interp, run_native, HostSetup, Outcome, NONE,
 };
 use waddle_test_support::TestHost;
 
@@ -339,5 +339,69 @@ fn host_panic_is_resumed_in_rust() {
         });
         let want = (Some("host print failed".to_string()), Ok(10));
         assert_eq!(caught, want, "{tier:?}");
+    }
+}
+
+const BOOLS: &str = r#"
+fn fn0 "set"([bool], int, bool) -> bool {
+block0(v0: [bool], v1: int, v2: bool):
+    bounds_check v0, v1 @1:1
+    v3: bool = array_get v0, v1
+    array_set v0, v1, v2
+    return v3
+}
+fn fn1 "pop"([bool]) -> bool {
+block0(v0: [bool]):
+    v1: bool = array_pop v0 @2:1
+    return v1
+}
+"#;
+
+/// Runs a function of a program by name with arguments on one tier.
+type Runner<'a> = dyn Fn(&str, &[Word]) -> Outcome + 'a;
+
+/// The interpreter and compiled code read and write `[bool]` elements as
+/// single bytes: a store leaves its neighbours alone, and the bytes are
+/// what the host sees.
+#[test]
+fn bool_elements_are_single_bytes_on_every_tier() {
+    let p = parse(BOOLS);
+    let mut runs: Vec<(String, Box<Runner<'_>>)> = vec![(
+        "interp".to_string(),
+        Box::new(|name: &str, args: &[Word]| run_interp(&p, name, args, NONE).0),
+    )];
+    for tier in native_tiers() {
+        for opts in waddle_test_support::tiers::configs(tier, NONE) {
+            let p = &p;
+            runs.push((
+                format!("{} {opts:?}", tier.name()),
+                Box::new(move |name: &str, args: &[Word]| {
+                    run_native(tier, p, name, args, NONE, &opts).0
+                }),
+            ));
+        }
+    }
+    let bytes = |a: Word| {
+        // SAFETY: a leaked test array, alive for the whole test.
+        unsafe { waddle_opt::abi::array_bytes(a) }.to_vec()
+    };
+    for (what, run) in &runs {
+        let a = waddle_test_support::host::new_array(Type::Bool, &[0, 1, 0, 0, 0, 0, 0, 0, 1]);
+        assert_eq!(run("set", &[a, 4, 1]).result, Ok(0), "{what}");
+        assert_eq!(bytes(a), [0, 1, 0, 0, 1, 0, 0, 0, 1], "{what}");
+        assert_eq!(run("set", &[a, 1, 0]).result, Ok(1), "{what}");
+        assert_eq!(run("set", &[a, 8, 0]).result, Ok(1), "{what}");
+        assert_eq!(bytes(a), [0, 0, 0, 0, 1, 0, 0, 0, 0], "{what}");
+        let oob = run("set", &[a, 9, 1]).result;
+        assert_eq!(
+            oob.map_err(|t| t.code),
+            Err(TrapCode::IndexOutOfBounds),
+            "{what}"
+        );
+        assert_eq!(bytes(a), [0, 0, 0, 0, 1, 0, 0, 0, 0], "{what}");
+        assert_eq!(run("pop", &[a]).result, Ok(0), "{what}");
+        assert_eq!(run("set", &[a, 7, 1]).result, Ok(0), "{what}");
+        assert_eq!(run("pop", &[a]).result, Ok(1), "{what}");
+        assert_eq!(bytes(a), [0, 0, 0, 0, 1, 0, 0], "{what}");
     }
 }

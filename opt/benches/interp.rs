@@ -8,7 +8,7 @@
 //! `runtime/cli/bench/` (run by `waddle bench`).
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use waddle_opt::abi::{obj_kind, ArrayObj, ObjHeader, StrObj, TrapCode, Word};
+use waddle_opt::abi::{obj_kind, ArrayObj, ElemLayout, ObjHeader, StrObj, TrapCode, Word};
 use waddle_opt::interp::{Host, Interpreter};
 use waddle_opt::ir::{
     BinaryOp, Block, BlockCall, Cmp, FuncId, Function, FunctionBuilder, GlobalData, GlobalId,
@@ -30,18 +30,31 @@ fn header(kind: u8) -> ObjHeader {
         marked: 0,
         elems_are_refs: 0,
         pinned: 0,
-        reserved: 0,
+        byte_elems: 0,
+        reserved: [0; 3],
     }
 }
 
 impl BenchHost {
-    fn alloc_array(&mut self, elems: Vec<Word>) -> Word {
-        let mut data = elems;
+    fn alloc_array(&mut self, elem: Type, elems: Vec<Word>) -> Word {
+        let layout = ElemLayout::of(elem);
+        let len = elems.len();
+        // Byte elements are packed into the words of the same kind of buffer.
+        let mut data = match layout {
+            ElemLayout::Byte => {
+                let mut words = vec![0 as Word; len.div_ceil(8)];
+                for (i, e) in elems.iter().enumerate() {
+                    words[i / 8] |= (e & 1) << (8 * (i % 8));
+                }
+                words
+            }
+            _ => elems,
+        };
         let mut obj = Box::new(ArrayObj {
-            header: header(obj_kind::ARRAY),
-            len: data.len() as u64,
-            cap: data.capacity() as u64,
-            data: data.as_mut_ptr(),
+            header: layout.header(),
+            len: len as u64,
+            cap: len as u64,
+            data: data.as_mut_ptr() as *mut u8,
         });
         let w = &mut *obj as *mut ArrayObj as Word;
         self.arrays.push((obj, data));
@@ -64,12 +77,12 @@ impl Host for BenchHost {
     fn globals(&mut self) -> &mut [Word] {
         &mut self.globals
     }
-    fn array_new(&mut self, _: Type, elems: &[Word], _: &[Word]) -> Result<Word, TrapCode> {
-        Ok(self.alloc_array(elems.to_vec()))
+    fn array_new(&mut self, elem: Type, elems: &[Word], _: &[Word]) -> Result<Word, TrapCode> {
+        Ok(self.alloc_array(elem, elems.to_vec()))
     }
-    fn array_repeat(&mut self, _: Type, v: Word, n: i64, _: &[Word]) -> Result<Word, TrapCode> {
+    fn array_repeat(&mut self, elem: Type, v: Word, n: i64, _: &[Word]) -> Result<Word, TrapCode> {
         let n = usize::try_from(n).map_err(|_| TrapCode::NegativeLength)?;
-        Ok(self.alloc_array(vec![v; n]))
+        Ok(self.alloc_array(elem, vec![v; n]))
     }
     fn array_push(&mut self, _: Word, _: Word, _: &[Word]) -> Result<(), TrapCode> {
         Err(TrapCode::OutOfMemory)
@@ -499,7 +512,7 @@ fn nbody_init(h: &mut BenchHost, g: &[GlobalId; 7]) {
     let arrays = [xs, ys, zs, vxs, vys, vzs, ms];
     h.globals = vec![0; 7];
     for (gid, vals) in g.iter().zip(arrays) {
-        let w = h.alloc_array(vals.iter().map(|x| x.to_bits()).collect());
+        let w = h.alloc_array(Type::Float, vals.iter().map(|x| x.to_bits()).collect());
         h.globals[gid.index()] = w;
     }
 }

@@ -5,8 +5,13 @@
 //! heap object laid out as below. Compiled code reads array and string
 //! headers at these offsets; the runtime allocates objects with these
 //! layouts. Changing a layout here changes it for everyone.
+//!
+//! Array elements are laid out by type ([`ElemLayout`]): one byte per
+//! element for `[bool]`, one word for every other element type. Slots,
+//! globals, helper arguments and the host's element lists stay words; only
+//! the array buffer is narrower.
 
-use crate::ir::SrcLoc;
+use crate::ir::{SrcLoc, Type};
 
 /// A value as stored in interpreter slots, globals and array elements.
 pub type Word = u64;
@@ -31,8 +36,86 @@ pub struct ObjHeader {
     pub elems_are_refs: u8,
     /// 1 for objects that are never freed (interned string constants).
     pub pinned: u8,
+    /// For arrays: 1 when each element is one byte ([`ElemLayout::Byte`],
+    /// `[bool]`), 0 when it is a [`Word`].
+    pub byte_elems: u8,
     /// Reserved, zero.
-    pub reserved: u32,
+    pub reserved: [u8; 3],
+}
+
+/// How an array stores its elements, decided by the element type alone
+/// (every tier derives it from the static type of the array value; the
+/// runtime reads it back from [`ObjHeader`]).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum ElemLayout {
+    /// One [`Word`] per element that is not a heap reference (`int`, `float`).
+    Word,
+    /// One [`Word`] per element, each the address of a heap object (`str`,
+    /// arrays): the collector traces them.
+    Ref,
+    /// One byte per element, 0 or 1 (`bool`).
+    Byte,
+}
+
+impl ElemLayout {
+    /// The layout of an array whose elements have type `elem`.
+    pub fn of(elem: Type) -> ElemLayout {
+        match elem {
+            Type::Bool => ElemLayout::Byte,
+            t if t.is_ref() => ElemLayout::Ref,
+            _ => ElemLayout::Word,
+        }
+    }
+
+    /// The layout of the array type `array` (`[int]` for a non-array type).
+    pub fn of_array(array: Type) -> ElemLayout {
+        array.element().map_or(ElemLayout::Word, ElemLayout::of)
+    }
+
+    /// Bytes per element.
+    pub fn size(self) -> usize {
+        match self {
+            ElemLayout::Byte => 1,
+            ElemLayout::Word | ElemLayout::Ref => 8,
+        }
+    }
+
+    /// log2 of [`ElemLayout::size`]: the shift that turns an index into a
+    /// byte offset.
+    pub fn shift(self) -> u8 {
+        match self {
+            ElemLayout::Byte => 0,
+            ElemLayout::Word | ElemLayout::Ref => 3,
+        }
+    }
+
+    /// Bytes of `n` elements, `None` on overflow.
+    pub fn bytes_for(self, n: usize) -> Option<usize> {
+        n.checked_mul(self.size())
+    }
+
+    /// The header of a new array with this layout.
+    pub fn header(self) -> ObjHeader {
+        ObjHeader {
+            kind: obj_kind::ARRAY,
+            marked: 0,
+            elems_are_refs: u8::from(self == ElemLayout::Ref),
+            pinned: 0,
+            byte_elems: u8::from(self == ElemLayout::Byte),
+            reserved: [0; 3],
+        }
+    }
+
+    /// The layout recorded in an array's header.
+    pub fn of_header(h: &ObjHeader) -> ElemLayout {
+        if h.byte_elems != 0 {
+            ElemLayout::Byte
+        } else if h.elems_are_refs != 0 {
+            ElemLayout::Ref
+        } else {
+            ElemLayout::Word
+        }
+    }
 }
 
 /// An immutable UTF-8 string.
@@ -47,7 +130,7 @@ pub struct StrObj {
     pub ptr: *const u8,
 }
 
-/// A growable array of words.
+/// A growable array; its elements are laid out by [`ElemLayout`].
 #[repr(C)]
 #[derive(Debug)]
 pub struct ArrayObj {
@@ -57,8 +140,9 @@ pub struct ArrayObj {
     pub len: u64,
     /// Allocated capacity of `data`, in elements.
     pub cap: u64,
-    /// Pointer to `cap` words, the first `len` initialized (owned by the object).
-    pub data: *mut Word,
+    /// Pointer to `cap` elements of [`ElemLayout::size`] bytes each, the
+    /// first `len` initialized (owned by the object).
+    pub data: *mut u8,
 }
 
 /// Byte offset of [`StrObj::len`].
@@ -78,6 +162,8 @@ const _: () = {
     assert!(std::mem::offset_of!(ArrayObj, len) == ARRAY_LEN_OFFSET as usize);
     assert!(std::mem::offset_of!(ArrayObj, cap) == ARRAY_CAP_OFFSET as usize);
     assert!(std::mem::offset_of!(ArrayObj, data) == ARRAY_DATA_OFFSET as usize);
+    assert!(std::mem::size_of::<ObjHeader>() == 8);
+    assert!(std::mem::offset_of!(ObjHeader, byte_elems) == 4);
 };
 
 /// The runtime errors of docs/language.md ("Errors"), shared by every tier.
@@ -186,19 +272,101 @@ pub unsafe fn str_bytes<'a>(w: Word) -> &'a [u8] {
     }
 }
 
-/// Reads the initialized elements of an array object.
+/// The element layout of an array object.
+///
+/// # Safety
+/// `w` must be the address of a live [`ArrayObj`].
+pub unsafe fn array_layout(w: Word) -> ElemLayout {
+    // SAFETY: the caller promises `w` is a live `ArrayObj`.
+    ElemLayout::of_header(unsafe { &(*(w as *const ArrayObj)).header })
+}
+
+/// The length of an array object.
+///
+/// # Safety
+/// `w` must be the address of a live [`ArrayObj`].
+pub unsafe fn array_len(w: Word) -> usize {
+    // SAFETY: the caller promises `w` is a live `ArrayObj`.
+    unsafe { (*(w as *const ArrayObj)).len as usize }
+}
+
+/// Reads element `i` of an array object as a word (a `bool` as 0/1).
+///
+/// # Safety
+/// `w` must be the address of a live [`ArrayObj`] and `i < len`.
+pub unsafe fn array_get(w: Word, i: usize) -> Word {
+    // SAFETY: the caller promises a live array and an index below `len`,
+    // so the element lies in the initialized part of the buffer.
+    unsafe {
+        let a = &*(w as *const ArrayObj);
+        debug_assert!((i as u64) < a.len);
+        if a.header.byte_elems != 0 {
+            Word::from(*a.data.add(i))
+        } else {
+            *(a.data as *const Word).add(i)
+        }
+    }
+}
+
+/// Writes element `i` of an array object (a `bool` element keeps the low byte).
+///
+/// # Safety
+/// `w` must be the address of a live [`ArrayObj`] and `i < cap`.
+pub unsafe fn array_set(w: Word, i: usize, v: Word) {
+    // SAFETY: the caller promises a live array and an index below `cap`.
+    unsafe {
+        let a = &*(w as *const ArrayObj);
+        debug_assert!((i as u64) < a.cap);
+        if a.header.byte_elems != 0 {
+            *a.data.add(i) = v as u8;
+        } else {
+            *(a.data as *mut Word).add(i) = v;
+        }
+    }
+}
+
+/// The initialized elements of an array object as words (bools widened).
+///
+/// # Safety
+/// `w` must be the address of a live [`ArrayObj`].
+pub unsafe fn array_to_vec(w: Word) -> Vec<Word> {
+    // SAFETY: the caller promises a live array; `array_get` stays below `len`.
+    unsafe { (0..array_len(w)).map(|i| array_get(w, i)).collect() }
+}
+
+/// The initialized elements of an array object with word elements
+/// ([`ElemLayout::Word`] or [`ElemLayout::Ref`]); empty for a byte array.
 ///
 /// # Safety
 /// `w` must be the address of a live [`ArrayObj`], and nothing may resize
 /// it while the slice is alive.
-pub unsafe fn array_elems<'a>(w: Word) -> &'a mut [Word] {
+pub unsafe fn array_words<'a>(w: Word) -> &'a mut [Word] {
     // SAFETY: the caller promises `w` is a live `ArrayObj`.
     let a = unsafe { &mut *(w as *mut ArrayObj) };
-    if a.len == 0 {
+    debug_assert!(a.header.byte_elems == 0, "array_words on a [bool]");
+    if a.len == 0 || a.header.byte_elems != 0 {
         &mut []
     } else {
-        // SAFETY: a live array holds `len` initialized words at `data`, and
-        // the caller promises nothing resizes it while the slice lives.
+        // SAFETY: a live word array holds `len` initialized words at `data`
+        // (word aligned), and the caller promises nothing resizes it while
+        // the slice lives.
+        unsafe { std::slice::from_raw_parts_mut(a.data as *mut Word, a.len as usize) }
+    }
+}
+
+/// The initialized elements of a `[bool]` array object, one byte each;
+/// empty for a word array.
+///
+/// # Safety
+/// `w` must be the address of a live [`ArrayObj`], and nothing may resize
+/// it while the slice is alive.
+pub unsafe fn array_bytes<'a>(w: Word) -> &'a mut [u8] {
+    // SAFETY: the caller promises `w` is a live `ArrayObj`.
+    let a = unsafe { &mut *(w as *mut ArrayObj) };
+    if a.len == 0 || a.header.byte_elems == 0 {
+        &mut []
+    } else {
+        // SAFETY: a live byte array holds `len` initialized bytes at `data`.
         unsafe { std::slice::from_raw_parts_mut(a.data, a.len as usize) }
     }
 }
@@ -402,5 +570,56 @@ pub mod carry {
         DEPTH.set(None);
         FUEL.set(None);
         FUEL_BACK.take()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::ScalarType;
+
+    #[test]
+    fn element_layout_follows_the_element_type() {
+        let arr = |elem, depth| Type::Array { elem, depth };
+        assert_eq!(ElemLayout::of(Type::Bool), ElemLayout::Byte);
+        assert_eq!(ElemLayout::of(Type::Int), ElemLayout::Word);
+        assert_eq!(ElemLayout::of(Type::Float), ElemLayout::Word);
+        assert_eq!(ElemLayout::of(Type::Str), ElemLayout::Ref);
+        assert_eq!(
+            ElemLayout::of_array(arr(ScalarType::Bool, 1)),
+            ElemLayout::Byte
+        );
+        // `[[bool]]` holds references to `[bool]` arrays.
+        assert_eq!(
+            ElemLayout::of_array(arr(ScalarType::Bool, 2)),
+            ElemLayout::Ref
+        );
+        for l in [ElemLayout::Word, ElemLayout::Ref, ElemLayout::Byte] {
+            assert_eq!(ElemLayout::of_header(&l.header()), l);
+            assert_eq!(l.size(), 1 << l.shift());
+        }
+        assert_eq!(ElemLayout::Byte.bytes_for(9), Some(9));
+        assert_eq!(ElemLayout::Word.bytes_for(9), Some(72));
+        assert_eq!(ElemLayout::Word.bytes_for(usize::MAX), None);
+    }
+
+    #[test]
+    fn byte_elements_read_and_write_one_byte() {
+        let mut buf = [0u8; 16];
+        let mut a = ArrayObj {
+            header: ElemLayout::Byte.header(),
+            len: 9,
+            cap: 16,
+            data: buf.as_mut_ptr(),
+        };
+        let w = &mut a as *mut ArrayObj as Word;
+        // SAFETY: `a` is a live array over `buf`, indices below its length.
+        unsafe {
+            array_set(w, 8, 1);
+            array_set(w, 3, 0x101);
+            assert_eq!(array_to_vec(w), [0, 0, 0, 1, 0, 0, 0, 0, 1]);
+            assert_eq!(array_bytes(w).len(), 9);
+        }
+        assert_eq!(buf[..10], [0, 0, 0, 1, 0, 0, 0, 0, 1, 0]);
     }
 }

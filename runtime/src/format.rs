@@ -12,7 +12,7 @@
 
 use std::io::Write;
 
-use waddle_opt::abi::{array_elems, str_bytes, Word};
+use waddle_opt::abi::{array_get, array_len, str_bytes, Word};
 use waddle_opt::ir::Type;
 
 /// Writes the text `print` writes for `value` of type `ty` (without the
@@ -90,8 +90,10 @@ unsafe fn write_value<W: Write>(out: &mut W, ty: Type, value: Word, quoted: bool
             let elem = ty.element().unwrap_or(Type::Unit);
             let _ = out.write_all(b"[");
             // SAFETY: the caller guarantees a live array object.
-            let elems = unsafe { array_elems(value) };
-            for (i, &e) in elems.iter().enumerate() {
+            let n = unsafe { array_len(value) };
+            for i in 0..n {
+                // SAFETY: `i < len` of the live array.
+                let e = unsafe { array_get(value, i) };
                 if i > 0 {
                     let _ = out.write_all(b", ");
                 }
@@ -137,6 +139,7 @@ pub fn write_escaped<W: Write>(out: &mut W, bytes: &[u8]) {
 mod tests {
     use super::*;
     use crate::heap::Heap;
+    use waddle_opt::abi::ElemLayout;
 
     fn fmt(ty: Type, v: Word) -> String {
         let mut out = Vec::new();
@@ -176,23 +179,25 @@ mod tests {
             .unwrap();
         let plain = heap.alloc_str(b"plain").unwrap();
         assert_eq!(fmt(Type::Str, plain), "plain");
-        let strs = heap.alloc_array(&[s, plain], 2, true).unwrap();
+        let strs = heap.alloc_array(&[s, plain], 2, ElemLayout::Ref).unwrap();
         let str_arr = Type::Str.array_of().unwrap();
         assert_eq!(
             fmt(str_arr, strs),
             "[\"a\\\"b\\\\c\\nd\\re\\tf\\0g\\u{1}h\\u{1b}\\u{7f}é😀\u{200b}'\", \"plain\"]"
         );
-        let ints1 = heap.alloc_array(&[1, 2], 2, false).unwrap();
-        let ints2 = heap.alloc_array(&[3], 1, false).unwrap();
-        let empty = heap.alloc_array(&[], 0, false).unwrap();
-        let nested = heap.alloc_array(&[ints1, ints2, empty], 3, true).unwrap();
+        let ints1 = heap.alloc_array(&[1, 2], 2, ElemLayout::Word).unwrap();
+        let ints2 = heap.alloc_array(&[3], 1, ElemLayout::Word).unwrap();
+        let empty = heap.alloc_array(&[], 0, ElemLayout::Word).unwrap();
+        let nested = heap
+            .alloc_array(&[ints1, ints2, empty], 3, ElemLayout::Ref)
+            .unwrap();
         let t = Type::Int.array_of().unwrap().array_of().unwrap();
         assert_eq!(fmt(t, nested), "[[1, 2], [3], []]");
         let floats = heap
-            .alloc_array(&[1.0f64.to_bits(), f64::NAN.to_bits()], 2, false)
+            .alloc_array(&[1.0f64.to_bits(), f64::NAN.to_bits()], 2, ElemLayout::Word)
             .unwrap();
         assert_eq!(fmt(Type::Float.array_of().unwrap(), floats), "[1.0, NaN]");
-        let bools = heap.alloc_array(&[1, 0], 2, false).unwrap();
+        let bools = heap.alloc_array(&[1, 0], 2, ElemLayout::Byte).unwrap();
         assert_eq!(fmt(Type::Bool.array_of().unwrap(), bools), "[true, false]");
     }
 

@@ -11,7 +11,10 @@ use std::io::Write;
 use std::time::Instant;
 
 use rustc_hash::FxHashMap;
-use waddle_opt::abi::{array_elems, str_bytes, ArrayObj, TrapCode, Word};
+use waddle_opt::abi::{
+    array_len, array_set, array_to_vec, array_words, str_bytes, ArrayObj, ElemLayout, TrapCode,
+    Word,
+};
 use waddle_opt::interp::Host;
 use waddle_opt::ir::{FuncId, HostFnId, SrcLoc, Type};
 
@@ -205,9 +208,9 @@ impl Runtime {
             let zero = match ty {
                 Type::Str => self.intern_str(""),
                 Type::Array { .. } => {
-                    let elem_refs = ty.element().is_some_and(Type::is_ref);
-                    self.reserve_with(array_object_bytes(0).unwrap_or(0), &[])?;
-                    self.heap.alloc_array(&[], 0, elem_refs)?
+                    let layout = ElemLayout::of_array(ty);
+                    self.reserve_with(array_object_bytes(layout, 0).unwrap_or(0), &[])?;
+                    self.heap.alloc_array(&[], 0, layout)?
                 }
                 _ => 0,
             };
@@ -278,9 +281,10 @@ impl Runtime {
         elems: &[Word],
         roots: &[Word],
     ) -> Result<Word, TrapCode> {
-        let size = array_object_bytes(elems.len()).ok_or(TrapCode::OutOfMemory)?;
+        let layout = ElemLayout::of(elem);
+        let size = array_object_bytes(layout, elems.len()).ok_or(TrapCode::OutOfMemory)?;
         self.reserve_with(size, &[&Conservative(roots), &Conservative(elems)])?;
-        self.heap.alloc_array(elems, elems.len(), elem.is_ref())
+        self.heap.alloc_array(elems, elems.len(), layout)
     }
 }
 
@@ -289,11 +293,13 @@ impl Runtime {
 /// # Safety
 /// `value` must be a live array of type `ty`.
 unsafe fn deep_size(ty: Type, value: Word) -> Option<usize> {
+    let elem = ty.element().unwrap_or(Type::Int);
     // SAFETY: caller guarantees a live array.
-    let elems = unsafe { array_elems(value) };
-    let mut size = array_object_bytes(elems.len())?;
-    if let Some(elem) = ty.element().filter(|e| e.is_array()) {
-        for &e in elems.iter() {
+    let len = unsafe { array_len(value) };
+    let mut size = array_object_bytes(ElemLayout::of(elem), len)?;
+    if elem.is_array() {
+        // SAFETY: an array of arrays has word elements.
+        for &e in unsafe { array_words(value) }.iter() {
             // SAFETY: elements of an array of arrays are live arrays.
             size = size.checked_add(unsafe { deep_size(elem, e) }?)?;
         }
@@ -308,12 +314,15 @@ unsafe fn deep_size(ty: Type, value: Word) -> Option<usize> {
 /// `value` must be a live array of type `ty`.
 unsafe fn deep_copy(heap: &mut Heap, ty: Type, value: Word) -> Result<Word, TrapCode> {
     let elem = ty.element().unwrap_or(Type::Unit);
-    // SAFETY: caller guarantees a live array; nothing resizes it meanwhile.
-    let elems = unsafe { array_elems(value) };
     if !elem.is_array() {
-        return heap.alloc_array(elems, elems.len(), elem.is_ref());
+        // SAFETY: caller guarantees a live array.
+        let elems = unsafe { array_to_vec(value) };
+        return heap.alloc_array(&elems, elems.len(), ElemLayout::of(elem));
     }
-    let copy = heap.alloc_array(&[], elems.len(), true)?;
+    // SAFETY: caller guarantees a live array of arrays (word elements);
+    // nothing resizes it meanwhile.
+    let elems = unsafe { array_words(value) };
+    let copy = heap.alloc_array(&[], elems.len(), ElemLayout::Ref)?;
     for &e in elems.iter() {
         // SAFETY: elements are live arrays of type `elem`.
         let child = unsafe { deep_copy(heap, elem, e) }?;
@@ -321,7 +330,7 @@ unsafe fn deep_copy(heap: &mut Heap, ty: Type, value: Word) -> Result<Word, Trap
         // the collector, which does not run during this operation.
         unsafe {
             let a = &mut *(copy as *mut ArrayObj);
-            *a.data.add(a.len as usize) = child;
+            array_set(copy, a.len as usize, child);
             a.len += 1;
         }
     }
@@ -354,7 +363,8 @@ impl Host for Runtime {
         roots: &[Word],
     ) -> Result<Word, TrapCode> {
         let count = usize::try_from(count).map_err(|_| TrapCode::NegativeLength)?;
-        let outer = array_object_bytes(count).ok_or(TrapCode::OutOfMemory)?;
+        let layout = ElemLayout::of(elem);
+        let outer = array_object_bytes(layout, count).ok_or(TrapCode::OutOfMemory)?;
         let copies = elem.is_array() && self.heap.contains(value);
         let total = if copies {
             // SAFETY: `value` is a live array of type `elem`.
@@ -367,16 +377,16 @@ impl Host for Runtime {
         };
         self.reserve_with(total, &[&Conservative(roots), &Conservative(&[value])])?;
         if !copies {
-            return self.heap.alloc_array_filled(value, count, elem.is_ref());
+            return self.heap.alloc_array_filled(value, count, layout);
         }
-        let arr = self.heap.alloc_array(&[], count, true)?;
+        let arr = self.heap.alloc_array(&[], count, layout)?;
         for _ in 0..count {
             // SAFETY: `value` is live (rooted above, and no collection runs now).
             let copy = unsafe { deep_copy(&mut self.heap, elem, value) }?;
             // SAFETY: `arr` has capacity `count`.
             unsafe {
                 let a = &mut *(arr as *mut ArrayObj);
-                *a.data.add(a.len as usize) = copy;
+                array_set(arr, a.len as usize, copy);
                 a.len += 1;
             }
         }

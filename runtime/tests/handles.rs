@@ -16,6 +16,9 @@ fn grow(a: [int], n: int) { for i in 0..n { push(a, i); } }
 fn cat(a: str, b: str) -> str { return a + b; }
 fn echo(s: str) -> str { return s; }
 fn both(a: [int], s: str) -> int { return len(a) + len(s); }
+fn bflip(a: [bool]) { for i in 0..len(a) { a[i] = !a[i]; } }
+fn bcount(a: [bool]) -> int { var k = 0; for i in 0..len(a) { if a[i] { k += 1; } } return k; }
+fn bgrid(n: int) -> [[bool]] { let g = [[false; 3]; n]; for i in 0..n { g[i][i % 3] = true; } return g; }
 "#;
 
 fn engines(stress: bool) -> Vec<(Tier, Engine)> {
@@ -117,6 +120,71 @@ fn typed_element_access_on_every_tier() {
             inst.typed_func::<(&ArrayRef<f64>,), ArrayRef<i64>>(&store, "double"),
             Err(Error::Signature(_))
         ));
+    }
+}
+
+#[test]
+fn bool_arrays_take_a_byte_per_element_and_cross_the_boundary_on_every_tier() {
+    for stress in [false, true] {
+        for (tier, engine) in engines(stress) {
+            let (mut store, inst) = instance(&engine);
+            let bflip = inst
+                .typed_func::<(&ArrayRef<bool>,), ()>(&store, "bflip")
+                .unwrap();
+            let bcount = inst
+                .typed_func::<(&ArrayRef<bool>,), i64>(&store, "bcount")
+                .unwrap();
+            // One byte per element: 8 000 bools cost less than 8 000
+            // words would (the header and bookkeeping are a few dozen bytes).
+            let before = store.heap_stats().total_allocated;
+            let n = 8_000;
+            let a = store.array_filled(n, false).unwrap();
+            let cost = store.heap_stats().total_allocated - before;
+            assert!(cost >= n as u64 && cost < 2 * n as u64, "{tier}: {cost}");
+            a.set(&mut store, 0, true).unwrap();
+            a.set(&mut store, n - 1, true).unwrap();
+            assert_eq!(bcount.call(&mut store, (&a,)).unwrap(), 2, "{tier}");
+            bflip.call(&mut store, (&a,)).unwrap();
+            assert_eq!(a.get(&store, 0).unwrap(), Some(false), "{tier}");
+            assert_eq!(a.get(&store, 1).unwrap(), Some(true), "{tier}");
+            assert_eq!(a.get(&store, n - 1).unwrap(), Some(false), "{tier}");
+            assert_eq!(a.get(&store, n).unwrap(), None, "{tier}");
+            assert_eq!(bcount.call(&mut store, (&a,)).unwrap(), n as i64 - 2);
+            let e = a.set(&mut store, n, true).unwrap_err();
+            assert_eq!(e.trap_code(), Some(waddle::TrapCode::IndexOutOfBounds));
+
+            // Lengths around the word size, grown from Rust by push.
+            for len in [0usize, 1, 7, 8, 9, 17] {
+                let pattern: Vec<bool> = (0..len).map(|i| i % 3 != 1).collect();
+                let b = store.array_from_slice(&pattern).unwrap();
+                b.push(&mut store, true).unwrap();
+                b.push(&mut store, false).unwrap();
+                bflip.call(&mut store, (&b,)).unwrap();
+                let mut want: Vec<bool> = pattern.iter().map(|x| !x).collect();
+                want.extend([false, true]);
+                assert_eq!(b.to_vec(&store).unwrap(), want, "{tier} len {len}");
+            }
+
+            // Nested bool arrays made by the script come back whole.
+            let bgrid = inst
+                .typed_func::<(i64,), waddle::Val>(&store, "bgrid")
+                .unwrap();
+            let g = bgrid.call(&mut store, (4,)).unwrap();
+            assert_eq!(
+                format!("{g:?}"),
+                format!(
+                    "{:?}",
+                    waddle::Val::Array(
+                        (0..4)
+                            .map(|i| waddle::Val::Array(
+                                (0..3).map(|j| waddle::Val::Bool(j == i % 3)).collect()
+                            ))
+                            .collect()
+                    )
+                ),
+                "{tier}"
+            );
+        }
     }
 }
 

@@ -760,3 +760,47 @@ fn fuel_runs_out_at_the_interpreters_location_under_every_chaos_seed() {
         }
     }
 }
+
+/// A sieve whose `[bool]` flags (one byte per element) were written by the
+/// interpreter continues in compiled code mid-loop, and bool arrays made
+/// on either side of the switch agree, also under collector stress.
+const BOOL_SIEVE: &str = r#"
+let n = 300;
+let composite = [false; n + 1];
+var count = 0;
+var k = 2;
+while k <= n {
+    if !composite[k] {
+        count += 1;
+        var m = k * k;
+        while m <= n { composite[m] = true; m += k; }
+    }
+    k += 1;
+}
+print(count);
+let row: [bool] = [];
+for i in 0..20 { push(row, composite[i]); }
+print(row);
+print(composite[n]);
+print(composite[n + 1]);
+"#;
+
+#[test]
+fn a_bool_array_loop_continues_in_compiled_code() {
+    for loops in [1, 5, 40] {
+        for gc in [false, true] {
+            let (_, osr, shown) = same(BOOL_SIEVE, loops, None, gc);
+            assert!(
+                shown.starts_with("62\n[false, false, false, false, true, false, true"),
+                "{shown}"
+            );
+            assert!(
+                shown.ends_with("error: index out of bounds at osr.wdl:19:16\n"),
+                "{shown}"
+            );
+            if Tier::Opt.is_available() {
+                assert!(!osr.is_empty(), "{osr:?}");
+            }
+        }
+    }
+}

@@ -200,12 +200,15 @@ pub(crate) trait Backend: Arith {
     fn load_slot0_result(&mut self, float: bool);
     /// Jumps to `l` unless `0 <= i < len(a)` (unsigned compare).
     fn bounds_check(&mut self, a: Value, i: Value, l: Self::Label);
-    /// `r = a[i]` (`float`: the element is a double).
-    fn array_get(&mut self, a: Value, i: Value, r: Option<Value>, float: bool);
-    /// `a[i] = v`.
-    fn array_set(&mut self, a: Value, i: Value, v: Value);
-    /// `r = pop(a)`; jumps to `empty` when `a` is empty.
-    fn array_pop(&mut self, a: Value, r: Option<Value>, empty: Self::Label);
+    /// `r = a[i]` (`float`: the element is a double; `byte`: the array
+    /// has one-byte elements, [`waddle_opt::abi::ElemLayout::Byte`], read
+    /// zero-extended).
+    fn array_get(&mut self, a: Value, i: Value, r: Option<Value>, float: bool, byte: bool);
+    /// `a[i] = v` (`byte`: one-byte elements, the low byte of `v` is stored).
+    fn array_set(&mut self, a: Value, i: Value, v: Value, byte: bool);
+    /// `r = pop(a)`; jumps to `empty` when `a` is empty (`byte`: one-byte
+    /// elements).
+    fn array_pop(&mut self, a: Value, r: Option<Value>, empty: Self::Label, byte: bool);
     /// Calls `callee` through its entry slot; `unlinked` is taken when the
     /// slot is still empty.
     fn call_function(&mut self, callee: isel::Callee<'_>, unlinked: Option<Self::Label>);

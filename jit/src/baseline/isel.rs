@@ -8,7 +8,8 @@
 //! (`crate::cranelift::translate::inst`).
 
 use waddle_opt::abi::{
-    TrapCode, ARRAY_LEN_OFFSET, STR_LEN_OFFSET, VMCTX_GLOBALS_OFFSET, VMCTX_STRINGS_OFFSET,
+    ElemLayout, TrapCode, ARRAY_LEN_OFFSET, STR_LEN_OFFSET, VMCTX_GLOBALS_OFFSET,
+    VMCTX_STRINGS_OFFSET,
 };
 use waddle_opt::ir::{
     BinaryOp, Cmp, FuncId, InstData, InstKind, Signature, SrcLoc, Type, UnaryOp, Value,
@@ -272,16 +273,16 @@ pub(crate) fn lower<B: Backend>(
         }
         InstKind::ArrayGet(a, i) => {
             let float = r.is_some_and(|r| cx.func.value_type(r) == Type::Float);
-            b.array_get(*a, *i, r, float);
+            b.array_get(*a, *i, r, float, byte_elems(cx, *a));
         }
-        InstKind::ArraySet(a, i, v) => b.array_set(*a, *i, *v),
+        InstKind::ArraySet(a, i, v) => b.array_set(*a, *i, *v, byte_elems(cx, *a)),
         InstKind::ArrayPush(a, v) => {
             let args = [HelperArg::Ctx, HelperArg::Val(*a), HelperArg::Val(*v)];
             helper(b, Helper::ArrayPush, &args, r, loc, cold);
         }
         InstKind::ArrayPop(a) => {
             let l = trap_label(b, TrapCode::PopEmpty, loc, cold);
-            b.array_pop(*a, r, l);
+            b.array_pop(*a, r, l, byte_elems(cx, *a));
         }
         InstKind::StrConcat(a, c) => {
             let args = [HelperArg::Ctx, HelperArg::Val(*a), HelperArg::Val(*c)];
@@ -362,4 +363,9 @@ fn call<B: Backend>(
     if let Some(r) = r {
         take_result(b, r, RetClass::of_type(f.sig().ret));
     }
+}
+
+/// Whether the array value `a` has one-byte elements (`[bool]`).
+fn byte_elems(cx: &FnCx<'_>, a: Value) -> bool {
+    ElemLayout::of_array(cx.func.value_type(a)) == ElemLayout::Byte
 }

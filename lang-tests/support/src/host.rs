@@ -12,7 +12,9 @@
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 
-use waddle_opt::abi::{obj_kind, str_bytes, ArrayObj, ObjHeader, StrObj, TrapCode, Word};
+use waddle_opt::abi::{
+    obj_kind, str_bytes, ArrayObj, ElemLayout, ObjHeader, StrObj, TrapCode, Word,
+};
 use waddle_opt::interp::Host;
 use waddle_opt::ir::Type;
 
@@ -72,7 +74,8 @@ fn header(kind: u8, elems_are_refs: bool, pinned: bool) -> ObjHeader {
         marked: 0,
         elems_are_refs: u8::from(elems_are_refs),
         pinned: u8::from(pinned),
-        reserved: 0,
+        byte_elems: 0,
+        reserved: [0; 3],
     }
 }
 
@@ -181,7 +184,7 @@ impl TestHost {
             let h = unsafe { &*(o as *const ObjHeader) };
             if h.kind == obj_kind::ARRAY && h.elems_are_refs == 1 {
                 // SAFETY: as above.
-                for &e in unsafe { waddle_opt::abi::array_elems(o as Word) }.iter() {
+                for &e in unsafe { waddle_opt::abi::array_words(o as Word) }.iter() {
                     let e = e as usize;
                     if self.live.contains(&e) && marked.insert(e) {
                         work.push(e);
@@ -210,7 +213,7 @@ impl TestHost {
             let h = &mut *(o as *mut ObjHeader);
             if h.kind == obj_kind::ARRAY {
                 let a = &mut *(o as *mut ArrayObj);
-                drop(Vec::from_raw_parts(a.data, a.len as usize, a.cap as usize));
+                drop(take_buffer(a));
                 a.data = std::ptr::null_mut();
                 a.len = 0;
                 a.cap = 0;
@@ -257,7 +260,7 @@ impl TestHost {
                 let elem = ty.element().unwrap_or(Type::Int);
                 out.push('[');
                 // SAFETY: a live array of this host.
-                let elems = unsafe { waddle_opt::abi::array_elems(value) }.to_vec();
+                let elems = unsafe { waddle_opt::abi::array_to_vec(value) };
                 for (i, e) in elems.into_iter().enumerate() {
                     if i > 0 {
                         out.push_str(", ");
@@ -275,7 +278,7 @@ impl TestHost {
         }
         let elem = ty.element().unwrap_or(Type::Int);
         // SAFETY: a live array of this host.
-        let elems = unsafe { waddle_opt::abi::array_elems(value) }.to_vec();
+        let elems = unsafe { waddle_opt::abi::array_to_vec(value) };
         let copied: Vec<Word> = elems.into_iter().map(|e| self.deep_copy(elem, e)).collect();
         self.new_array(elem, &copied)
     }
@@ -348,7 +351,7 @@ impl Host for TestHost {
         } else {
             vec![value; n]
         };
-        self.bytes_since_gc += elems.len() * 8;
+        self.bytes_since_gc += elems.len() * ElemLayout::of(elem).size();
         let w = self.new_array(elem, &elems);
         Ok(w)
     }
@@ -362,12 +365,9 @@ impl Host for TestHost {
             if a.len as usize >= self.max_alloc {
                 return Err(TrapCode::OutOfMemory);
             }
-            let mut v = Vec::from_raw_parts(a.data, a.len as usize, a.cap as usize);
+            let mut v = take_buffer(a);
             v.push(value);
-            a.len = v.len() as u64;
-            a.cap = v.capacity() as u64;
-            a.data = v.as_mut_ptr();
-            std::mem::forget(v);
+            put_buffer(a, v);
         }
         Ok(())
     }
@@ -439,25 +439,89 @@ pub fn new_str(s: &str) -> Word {
 /// host); its buffer is a `Vec`'s, so `push` may grow it. The host's own
 /// arrays are made the same way and freed by its collector.
 pub fn new_array(elem: Type, elems: &[Word]) -> Word {
-    let mut data = elems.to_vec();
+    let layout = ElemLayout::of(elem);
+    let mut data = match layout {
+        ElemLayout::Byte => Buffer::Bytes(elems.iter().map(|&e| e as u8).collect()),
+        _ => Buffer::Words(elems.to_vec()),
+    };
     data.reserve(4);
-    let (len, cap) = (data.len() as u64, data.capacity() as u64);
-    let ptr = data.as_mut_ptr();
-    std::mem::forget(data);
-    let obj = Box::new(ArrayObj {
-        header: header(obj_kind::ARRAY, elem.is_ref(), false),
-        len,
-        cap,
-        data: ptr,
+    let mut obj = Box::new(ArrayObj {
+        header: layout.header(),
+        len: 0,
+        cap: 0,
+        data: std::ptr::null_mut(),
     });
+    put_buffer(&mut obj, data);
     Box::leak(obj) as *mut ArrayObj as Word
+}
+
+/// An array's element buffer as the `Vec` it was made from.
+enum Buffer {
+    Words(Vec<Word>),
+    Bytes(Vec<u8>),
+}
+
+impl Buffer {
+    fn reserve(&mut self, n: usize) {
+        match self {
+            Buffer::Words(v) => v.reserve(n),
+            Buffer::Bytes(v) => v.reserve(n),
+        }
+    }
+
+    fn push(&mut self, w: Word) {
+        match self {
+            Buffer::Words(v) => v.push(w),
+            Buffer::Bytes(v) => v.push(w as u8),
+        }
+    }
+}
+
+/// Takes the buffer out of `a` (leaving it empty).
+///
+/// # Safety
+/// `a` must be an array made by [`new_array`] (its buffer a `Vec` of its layout).
+unsafe fn take_buffer(a: &mut ArrayObj) -> Buffer {
+    let (len, cap) = (a.len as usize, a.cap as usize);
+    let data = std::mem::replace(&mut a.data, std::ptr::null_mut());
+    a.len = 0;
+    a.cap = 0;
+    // SAFETY: the caller promises the buffer is a leaked `Vec` of the
+    // array's layout with this length and capacity (a null pointer with
+    // capacity 0 is never made: `new_array` reserves room).
+    unsafe {
+        if ElemLayout::of_header(&a.header) == ElemLayout::Byte {
+            Buffer::Bytes(Vec::from_raw_parts(data, len, cap))
+        } else {
+            Buffer::Words(Vec::from_raw_parts(data as *mut Word, len, cap))
+        }
+    }
+}
+
+/// Puts `v` into `a` as its buffer.
+fn put_buffer(a: &mut ArrayObj, v: Buffer) {
+    let (ptr, len, cap) = match v {
+        Buffer::Words(mut v) => {
+            let r = (v.as_mut_ptr() as *mut u8, v.len(), v.capacity());
+            std::mem::forget(v);
+            r
+        }
+        Buffer::Bytes(mut v) => {
+            let r = (v.as_mut_ptr(), v.len(), v.capacity());
+            std::mem::forget(v);
+            r
+        }
+    };
+    a.data = ptr;
+    a.len = len as u64;
+    a.cap = cap as u64;
 }
 
 /// The elements of an array word (a live array of a test host, or one made
 /// by [`new_array`]).
 pub fn elems(w: Word) -> Vec<Word> {
     // SAFETY: test words are arrays of a test host or leaked by `new_array`.
-    unsafe { waddle_opt::abi::array_elems(w) }.to_vec()
+    unsafe { waddle_opt::abi::array_to_vec(w) }
 }
 
 /// The text of a string word (a live string of a test host, or one made by

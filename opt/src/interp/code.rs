@@ -108,6 +108,11 @@ pub(crate) enum Op {
     ArrayGet { dst: Slot, arr: Slot, idx: Slot },
     /// Element store; still traps out of bounds like [`Op::ArrayGet`].
     ArraySet { arr: Slot, idx: Slot, val: Slot },
+    /// [`Op::ArrayGet`] of an array with one-byte elements (`[bool]`,
+    /// [`crate::abi::ElemLayout::Byte`]), chosen from the static type.
+    ArrayGetB { dst: Slot, arr: Slot, idx: Slot },
+    /// [`Op::ArraySet`] of an array with one-byte elements.
+    ArraySetB { arr: Slot, idx: Slot, val: Slot },
     /// Appends `val` (host).
     ArrayPush { arr: Slot, val: Slot },
     /// Removes the last element; traps on an empty array.
@@ -533,12 +538,17 @@ impl Op {
                 dst,
                 arr: a,
                 idx: b,
+            }
+            | Op::ArrayGetB {
+                dst,
+                arr: a,
+                idx: b,
             } => {
                 f(dst);
                 f(a);
                 f(b)
             }
-            Op::ArraySet { arr, idx, val } => {
+            Op::ArraySet { arr, idx, val } | Op::ArraySetB { arr, idx, val } => {
                 f(arr);
                 f(idx);
                 f(val)

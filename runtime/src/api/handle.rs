@@ -24,7 +24,9 @@
 use std::marker::PhantomData;
 use std::sync::{Arc, Weak};
 
-use waddle_opt::abi::{array_elems, str_bytes, TrapCode, Word};
+use waddle_opt::abi::{
+    array_get, array_len, array_set, array_to_vec, array_words, str_bytes, TrapCode, Word,
+};
 use waddle_opt::interp::Host;
 use waddle_opt::ir::{ScalarType, Type};
 
@@ -232,20 +234,12 @@ impl<T: HeapElem> ArrayRef<T> {
         }
     }
 
-    fn elems<'s>(&self, store: &'s Store) -> Result<&'s [Word], Error> {
+    /// The array's word and length in `store`.
+    fn word_len(&self, store: &Store) -> Result<(Word, usize), Error> {
         let w = self.word_in(store.runtime())?;
         // SAFETY: the handle roots `w`, a live array of this store's heap
-        // (checked above); the shared borrow of the store keeps scripts
-        // and the collector from running, so nothing frees or resizes it
-        // while the slice lives.
-        Ok(unsafe { array_elems(w) })
-    }
-
-    fn elems_mut<'s>(&self, store: &'s mut Store) -> Result<&'s mut [Word], Error> {
-        let w = self.word_in(store.runtime())?;
-        // SAFETY: as in `elems`; the exclusive borrow of the store makes
-        // this the only view of the array's elements.
-        Ok(unsafe { array_elems(w) })
+        // (checked above).
+        Ok((w, unsafe { array_len(w) }))
     }
 
     /// Whether both handles refer to the same array.
@@ -255,7 +249,7 @@ impl<T: HeapElem> ArrayRef<T> {
 
     /// Number of elements.
     pub fn len(&self, store: &Store) -> Result<usize, Error> {
-        Ok(self.elems(store)?.len())
+        Ok(self.word_len(store)?.1)
     }
 
     /// Whether the array has no elements.
@@ -265,17 +259,22 @@ impl<T: HeapElem> ArrayRef<T> {
 
     /// Element `index` (`None` past the end).
     pub fn get(&self, store: &Store, index: usize) -> Result<Option<T>, Error> {
-        Ok(self.elems(store)?.get(index).map(|&w| T::from_word(w)))
+        let (w, len) = self.word_len(store)?;
+        // SAFETY: a live array of this store (checked) and `index < len`.
+        Ok((index < len).then(|| T::from_word(unsafe { array_get(w, index) })))
     }
 
     /// Sets element `index` to `value` ([`TrapCode::IndexOutOfBounds`]
     /// past the end).
     pub fn set(&self, store: &mut Store, index: usize, value: T) -> Result<(), Error> {
-        let slot = self
-            .elems_mut(store)?
-            .get_mut(index)
-            .ok_or_else(|| trap_error(TrapCode::IndexOutOfBounds))?;
-        *slot = value.to_word();
+        let (w, len) = self.word_len(store)?;
+        if index >= len {
+            return Err(trap_error(TrapCode::IndexOutOfBounds));
+        }
+        // SAFETY: a live array of this store (checked), `index < len`, and
+        // the exclusive borrow of the store makes this the only access to
+        // its elements.
+        unsafe { array_set(w, index, value.to_word()) };
         Ok(())
     }
 
@@ -291,11 +290,11 @@ impl<T: HeapElem> ArrayRef<T> {
 
     /// A copy of the elements.
     pub fn to_vec(&self, store: &Store) -> Result<Vec<T>, Error> {
-        Ok(self
-            .elems(store)?
-            .iter()
-            .map(|&w| T::from_word(w))
-            .collect())
+        let (w, _) = self.word_len(store)?;
+        // SAFETY: a live array of this store (checked); the shared borrow
+        // of the store keeps scripts and the collector from running.
+        let words = unsafe { array_to_vec(w) };
+        Ok(words.into_iter().map(T::from_word).collect())
     }
 }
 
@@ -303,7 +302,12 @@ impl<T: NumericElem> ArrayRef<T> {
     /// The elements, read in place (no copy). The slice borrows the store,
     /// so no script runs while it is held.
     pub fn as_slice<'s>(&self, store: &'s Store) -> Result<&'s [T], Error> {
-        let words = self.elems(store)?;
+        let w = self.word_in(store.runtime())?;
+        // SAFETY: the handle roots `w`, a live `[int]` or `[float]` (word
+        // elements) of this store's heap (checked above); the shared borrow
+        // of the store keeps scripts and the collector from running, so
+        // nothing frees or resizes it while the slice lives.
+        let words: &[Word] = unsafe { array_words(w) };
         // SAFETY: `T` is `i64` or `f64` (sealed `NumericElem`): 8 bytes,
         // alignment 8, every bit pattern valid, and the array's words are
         // exactly the elements' bits (`HeapElem::to_word`).
@@ -312,7 +316,10 @@ impl<T: NumericElem> ArrayRef<T> {
 
     /// The elements, writable in place (no copy).
     pub fn as_mut_slice<'s>(&self, store: &'s mut Store) -> Result<&'s mut [T], Error> {
-        let words = self.elems_mut(store)?;
+        let w = self.word_in(store.runtime())?;
+        // SAFETY: as in `as_slice`; the exclusive borrow of the store makes
+        // this the only view of the array's elements.
+        let words = unsafe { array_words(w) };
         // SAFETY: as in `as_slice`; any `T` written is a valid element word.
         Ok(unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr() as *mut T, words.len()) })
     }

@@ -6,7 +6,7 @@
 
 use std::fmt;
 
-use waddle_opt::abi::{array_elems, str_bytes, Word};
+use waddle_opt::abi::{array_to_vec, str_bytes, Word};
 use waddle_opt::ir::Type;
 
 use crate::error::Error;
@@ -157,12 +157,12 @@ pub(crate) unsafe fn from_word(ty: Type, w: Word) -> Val {
         Type::Array { .. } => {
             let elem = ty.element().unwrap_or(Type::Unit);
             // SAFETY: caller guarantees a live array whose elements have type `elem`.
-            let elems = unsafe { array_elems(w) };
+            let elems = unsafe { array_to_vec(w) };
             Val::Array(
                 elems
-                    .iter()
+                    .into_iter()
                     // SAFETY: every element is a live value of type `elem`.
-                    .map(|&e| unsafe { from_word(elem, e) })
+                    .map(|e| unsafe { from_word(elem, e) })
                     .collect(),
             )
         }

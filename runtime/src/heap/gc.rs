@@ -39,13 +39,14 @@ pub(super) fn collect(heap: &mut Heap, roots: &[&dyn RootSource]) {
             source.visit_roots(&mut |w| mark(w, &mut worklist));
         }
         while let Some(arr) = worklist.pop() {
-            // SAFETY: a marked, live array; its first `len` words are initialized.
+            // SAFETY: a marked, live array of references (word elements, word
+            // aligned); its first `len` words are initialized.
             let elems: &[Word] = unsafe {
                 let a = &*arr;
                 if a.len == 0 {
                     &[]
                 } else {
-                    std::slice::from_raw_parts(a.data, a.len as usize)
+                    std::slice::from_raw_parts(a.data as *const Word, a.len as usize)
                 }
             };
             for &e in elems {

@@ -37,7 +37,7 @@ mod roots;
 pub use roots::{Conservative, RootSource, Typed};
 
 use rustc_hash::FxHashSet;
-use waddle_opt::abi::{ArrayObj, ObjHeader, TrapCode, Word};
+use waddle_opt::abi::{array_set, ArrayObj, ElemLayout, ObjHeader, TrapCode, Word};
 
 /// Tunables of the heap.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -267,18 +267,19 @@ impl Heap {
     }
 
     /// Allocates an array object holding `elems` with room for `cap`
-    /// elements (at least `elems.len()`); `refs` tells the collector that
-    /// the elements are references. Never collects.
+    /// elements (at least `elems.len()`), stored as `layout` says (which
+    /// also tells the collector whether the elements are references).
+    /// Never collects.
     pub fn alloc_array(
         &mut self,
         elems: &[Word],
         cap: usize,
-        refs: bool,
+        layout: ElemLayout,
     ) -> Result<Word, TrapCode> {
         let cap = cap.max(elems.len());
-        let size = object::array_bytes_for(cap).ok_or(TrapCode::OutOfMemory)?;
+        let size = object::array_bytes_for(layout, cap).ok_or(TrapCode::OutOfMemory)?;
         self.check_limit(size)?;
-        let (obj, _) = object::new_array(&mut self.pool, elems, cap, refs, false)
+        let (obj, _) = object::new_array(&mut self.pool, elems, cap, layout, false)
             .ok_or(TrapCode::OutOfMemory)?;
         self.account(obj as *mut ObjHeader, size);
         Ok(obj as Word)
@@ -291,23 +292,31 @@ impl Heap {
         &mut self,
         fill: Word,
         len: usize,
-        refs: bool,
+        layout: ElemLayout,
     ) -> Result<Word, TrapCode> {
-        let size = object::array_bytes_for(len).ok_or(TrapCode::OutOfMemory)?;
+        let size = object::array_bytes_for(layout, len).ok_or(TrapCode::OutOfMemory)?;
         self.check_limit(size)?;
-        let (obj, zero) = object::new_array(&mut self.pool, &[], len, refs, fill == 0)
+        let fill = if layout == ElemLayout::Byte {
+            fill & 0xff
+        } else {
+            fill
+        };
+        let (obj, zero) = object::new_array(&mut self.pool, &[], len, layout, fill == 0)
             .ok_or(TrapCode::OutOfMemory)?;
         self.account(obj as *mut ObjHeader, size);
-        // SAFETY: just allocated with capacity `len`.
+        // SAFETY: just allocated with capacity `len` elements of `layout`
+        // (a word buffer is word aligned).
         unsafe {
             let a = &mut *obj;
             if len > 0 {
                 if fill == 0 {
                     if !zero {
-                        a.data.write_bytes(0, len);
+                        a.data.write_bytes(0, len * layout.size());
                     }
+                } else if layout == ElemLayout::Byte {
+                    a.data.write_bytes(fill as u8, len);
                 } else {
-                    std::slice::from_raw_parts_mut(a.data, len).fill(fill);
+                    std::slice::from_raw_parts_mut(a.data as *mut Word, len).fill(fill);
                 }
             }
             a.len = len as u64;
@@ -328,7 +337,8 @@ impl Heap {
         if a.len < a.cap {
             0
         } else {
-            grown_capacity(a.cap as usize).saturating_mul(8)
+            let size = ElemLayout::of_header(&a.header).size();
+            grown_capacity(a.cap as usize).saturating_mul(size)
         }
     }
 
@@ -345,17 +355,18 @@ impl Heap {
                 return Err(TrapCode::OutOfMemory);
             }
             if (*a).len == (*a).cap {
+                let size = ElemLayout::of_header(&(*a).header).size();
                 let old = (*a).cap as usize;
                 let new = grown_capacity(old);
-                let extra = (new - old).checked_mul(8).ok_or(TrapCode::OutOfMemory)?;
+                let extra = (new - old).checked_mul(size).ok_or(TrapCode::OutOfMemory)?;
                 // The old buffer stays until the copy is made.
-                self.check_limit(new.checked_mul(8).ok_or(TrapCode::OutOfMemory)?)?;
+                self.check_limit(new.checked_mul(size).ok_or(TrapCode::OutOfMemory)?)?;
                 if !object::grow_array(a, new) {
                     return Err(TrapCode::OutOfMemory);
                 }
                 self.add_bytes(extra);
             }
-            *(*a).data.add((*a).len as usize) = value;
+            array_set(arr, (*a).len as usize, value);
             (*a).len += 1;
         }
         Ok(())
@@ -403,9 +414,10 @@ pub fn str_object_bytes(len: usize) -> Option<usize> {
     object::str_bytes_for(len)
 }
 
-/// Bytes accounted for an array object of capacity `cap` (`None` on overflow).
-pub fn array_object_bytes(cap: usize) -> Option<usize> {
-    object::array_bytes_for(cap)
+/// Bytes accounted for an array object of capacity `cap` with elements laid
+/// out as `layout` (`None` on overflow).
+pub fn array_object_bytes(layout: ElemLayout, cap: usize) -> Option<usize> {
+    object::array_bytes_for(layout, cap)
 }
 
 /// Capacity after growing an array buffer of capacity `cap`.

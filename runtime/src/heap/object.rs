@@ -1,6 +1,7 @@
 //! Raw allocation and release of heap objects with the layouts of
 //! [`waddle_opt::abi`]: a fixed-size header struct plus an owned buffer
-//! (string bytes or array element words).
+//! (string bytes or array elements, laid out by [`ElemLayout`]: a byte per
+//! `bool`, a word per anything else).
 //!
 //! Every allocation goes through `std::alloc` with a null check, so a
 //! request the system cannot satisfy is reported as `None` instead of
@@ -12,7 +13,7 @@ use std::ptr::{self, NonNull};
 
 use super::pool::{self, BufferPool};
 
-use waddle_opt::abi::{obj_kind, ArrayObj, ObjHeader, StrObj, Word};
+use waddle_opt::abi::{obj_kind, ArrayObj, ElemLayout, ObjHeader, StrObj, Word};
 
 /// Bytes accounted for each object on top of its header struct and its
 /// buffer: the collector's bookkeeping (its entry in the object list and
@@ -37,9 +38,10 @@ pub(crate) unsafe fn object_bytes(obj: *const ObjHeader) -> usize {
                 OBJECT_OVERHEAD + size_of::<StrObj>() + (*(obj as *const StrObj)).len as usize
             }
             _ => {
+                let layout = ElemLayout::of_header(&*obj);
                 OBJECT_OVERHEAD
                     + size_of::<ArrayObj>()
-                    + (*(obj as *const ArrayObj)).cap as usize * 8
+                    + (*(obj as *const ArrayObj)).cap as usize * layout.size()
             }
         }
     }
@@ -50,38 +52,47 @@ pub(crate) fn str_bytes_for(len: usize) -> Option<usize> {
     (OBJECT_OVERHEAD + size_of::<StrObj>()).checked_add(len)
 }
 
-/// Byte size of an array object with capacity `cap`, `None` on overflow.
-pub(crate) fn array_bytes_for(cap: usize) -> Option<usize> {
-    cap.checked_mul(8)?
+/// Byte size of an array object with capacity `cap` elements of `layout`,
+/// `None` on overflow.
+pub(crate) fn array_bytes_for(layout: ElemLayout, cap: usize) -> Option<usize> {
+    layout
+        .bytes_for(cap)?
         .checked_add(OBJECT_OVERHEAD + size_of::<ArrayObj>())
 }
 
-fn header(kind: u8, elems_are_refs: bool) -> ObjHeader {
+fn header(kind: u8) -> ObjHeader {
     ObjHeader {
         kind,
         marked: 0,
-        elems_are_refs: elems_are_refs as u8,
+        elems_are_refs: 0,
         pinned: 0,
-        reserved: 0,
+        byte_elems: 0,
+        reserved: [0; 3],
     }
 }
 
-/// Layout of a word buffer of capacity `cap` (large ones page-rounded, see
-/// [`pool::rounded_bytes`]); `None` on overflow.
-fn words_layout(cap: usize) -> Option<Layout> {
-    let bytes = pool::rounded_bytes(cap.checked_mul(size_of::<Word>())?)?;
+/// Memory layout of an element buffer of capacity `cap` (large ones
+/// page-rounded, see [`pool::rounded_bytes`]; always word aligned, so a
+/// byte buffer can be reused for words); `None` on overflow.
+fn buffer_layout(elems: ElemLayout, cap: usize) -> Option<Layout> {
+    let bytes = pool::rounded_bytes(elems.bytes_for(cap)?)?;
     Layout::from_size_align(bytes, align_of::<Word>()).ok()
 }
 
-/// Allocates a buffer of `cap` words (`null` for `cap == 0`), and whether
-/// it is known to hold zeros (it is when `want_zero` and it is fresh).
-fn alloc_words(pool: &mut BufferPool, cap: usize, want_zero: bool) -> Option<(*mut Word, bool)> {
+/// Allocates a buffer of `cap` elements (`null` for `cap == 0`), and
+/// whether it is known to hold zeros (it is when `want_zero` and it is fresh).
+fn alloc_buffer(
+    pool: &mut BufferPool,
+    elems: ElemLayout,
+    cap: usize,
+    want_zero: bool,
+) -> Option<(*mut u8, bool)> {
     if cap == 0 {
         return Some((ptr::null_mut(), true));
     }
-    let layout = words_layout(cap)?;
+    let layout = buffer_layout(elems, cap)?;
     let (p, zero) = pool.alloc(layout.size(), want_zero)?;
-    Some((p.as_ptr() as *mut Word, zero))
+    Some((p.as_ptr(), zero))
 }
 
 /// Allocates a string object holding a copy of `bytes`.
@@ -118,7 +129,7 @@ pub(crate) fn new_str_with(len: usize, fill: impl FnOnce(&mut [u8])) -> Option<*
     // SAFETY: `obj` is valid for writes of a StrObj.
     unsafe {
         obj.write(StrObj {
-            header: header(obj_kind::STR, false),
+            header: header(obj_kind::STR),
             len: len as u64,
             ptr: data,
         })
@@ -126,33 +137,45 @@ pub(crate) fn new_str_with(len: usize, fill: impl FnOnce(&mut [u8])) -> Option<*
     Some(obj)
 }
 
-/// Allocates an array object with capacity `cap` whose first
-/// `elems.len()` words are `elems` (`cap >= elems.len()`), and whether its
+/// Allocates an array object with element layout `layout` and capacity
+/// `cap` whose first `elems.len()` elements are `elems` (words; a `bool`
+/// element keeps its low byte; `cap >= elems.len()`), and whether its
 /// remaining capacity is known to hold zeros (asked for by `want_zero`).
 pub(crate) fn new_array(
     pool: &mut BufferPool,
     elems: &[Word],
     cap: usize,
-    refs: bool,
+    layout: ElemLayout,
     want_zero: bool,
 ) -> Option<(*mut ArrayObj, bool)> {
     debug_assert!(cap >= elems.len());
-    let (data, zero) = alloc_words(pool, cap, want_zero)?;
+    let (data, zero) = alloc_buffer(pool, layout, cap, want_zero)?;
     if !elems.is_empty() {
-        // SAFETY: `data` has room for `cap >= elems.len()` words.
-        unsafe { ptr::copy_nonoverlapping(elems.as_ptr(), data, elems.len()) };
+        match layout {
+            ElemLayout::Byte => {
+                for (i, &e) in elems.iter().enumerate() {
+                    // SAFETY: `data` has room for `cap >= elems.len()` bytes.
+                    unsafe { *data.add(i) = e as u8 };
+                }
+            }
+            // SAFETY: `data` has room for `cap >= elems.len()` words and
+            // is word aligned (`buffer_layout`).
+            _ => unsafe {
+                ptr::copy_nonoverlapping(elems.as_ptr(), data as *mut Word, elems.len())
+            },
+        }
     }
     // SAFETY: ArrayObj has non-zero size.
     let obj = unsafe { alloc::alloc(Layout::new::<ArrayObj>()) } as *mut ArrayObj;
     if obj.is_null() {
         // SAFETY: allocated just above with capacity `cap`, never used.
-        unsafe { free_words(pool, data, cap) };
+        unsafe { free_buffer(pool, data, layout, cap) };
         return None;
     }
     // SAFETY: `obj` is valid for writes of an ArrayObj.
     unsafe {
         obj.write(ArrayObj {
-            header: header(obj_kind::ARRAY, refs),
+            header: layout.header(),
             len: elems.len() as u64,
             cap: cap as u64,
             data,
@@ -161,13 +184,13 @@ pub(crate) fn new_array(
     Some((obj, zero))
 }
 
-/// Releases a word buffer of capacity `cap` to the pool.
+/// Releases an element buffer of capacity `cap` to the pool.
 ///
 /// # Safety
-/// `data` must come from `alloc_words(_, cap, _)` (or `grow_array` to `cap`)
-/// and not be used afterwards.
-unsafe fn free_words(pool: &mut BufferPool, data: *mut Word, cap: usize) {
-    let (Some(p), Some(layout)) = (NonNull::new(data as *mut u8), words_layout(cap)) else {
+/// `data` must come from `alloc_buffer(_, layout, cap, _)` (or `grow_array`
+/// to `cap`) and not be used afterwards.
+unsafe fn free_buffer(pool: &mut BufferPool, data: *mut u8, layout: ElemLayout, cap: usize) {
+    let (Some(p), Some(layout)) = (NonNull::new(data), buffer_layout(layout, cap)) else {
         return;
     };
     if cap > 0 {
@@ -176,7 +199,7 @@ unsafe fn free_words(pool: &mut BufferPool, data: *mut Word, cap: usize) {
     }
 }
 
-/// Grows the element buffer of `arr` to `new_cap` words, keeping its
+/// Grows the element buffer of `arr` to `new_cap` elements, keeping its
 /// elements. Returns `false` (leaving the array unchanged) when the memory
 /// is not available.
 ///
@@ -185,17 +208,21 @@ unsafe fn free_words(pool: &mut BufferPool, data: *mut Word, cap: usize) {
 pub(crate) unsafe fn grow_array(arr: *mut ArrayObj, new_cap: usize) -> bool {
     // SAFETY: the caller promises a live array of this module.
     let a = unsafe { &mut *arr };
+    let elems = ElemLayout::of_header(&a.header);
     let old_cap = a.cap as usize;
     if new_cap <= old_cap {
         return true;
     }
-    let Some(new_layout) = words_layout(new_cap) else {
+    let Some(new_layout) = buffer_layout(elems, new_cap) else {
         return false;
     };
-    let p = match (a.data.is_null() || old_cap == 0, words_layout(old_cap)) {
+    let p = match (
+        a.data.is_null() || old_cap == 0,
+        buffer_layout(elems, old_cap),
+    ) {
         (false, Some(old_layout)) => {
             // SAFETY: `data` was allocated with `old_layout`; the new size is non-zero.
-            unsafe { alloc::realloc(a.data as *mut u8, old_layout, new_layout.size()) }
+            unsafe { alloc::realloc(a.data, old_layout, new_layout.size()) }
         }
         // SAFETY: non-zero size.
         _ => unsafe { alloc::alloc(new_layout) },
@@ -203,7 +230,7 @@ pub(crate) unsafe fn grow_array(arr: *mut ArrayObj, new_cap: usize) -> bool {
     if p.is_null() {
         return false;
     }
-    a.data = p as *mut Word;
+    a.data = p;
     a.cap = new_cap as u64;
     true
 }
@@ -227,7 +254,8 @@ pub(crate) unsafe fn free_object(pool: &mut BufferPool, obj: *mut ObjHeader) {
             }
             _ => {
                 let a = obj as *mut ArrayObj;
-                free_words(pool, (*a).data, (*a).cap as usize);
+                let layout = ElemLayout::of_header(&(*a).header);
+                free_buffer(pool, (*a).data, layout, (*a).cap as usize);
                 alloc::dealloc(a as *mut u8, Layout::new::<ArrayObj>());
             }
         }

@@ -1,5 +1,5 @@
 use super::*;
-use waddle_opt::abi::{array_elems, str_bytes};
+use waddle_opt::abi::{array_bytes, array_get, array_layout, array_to_vec, array_words, str_bytes};
 use waddle_opt::ir::Type;
 
 fn none() -> [&'static dyn RootSource; 0] {
@@ -11,7 +11,7 @@ fn unreachable_objects_are_freed_and_roots_kept() {
     let mut heap = Heap::default();
     let s = heap.alloc_str(b"hello").unwrap();
     let garbage = heap.alloc_str(b"garbage").unwrap();
-    let arr = heap.alloc_array(&[s], 1, true).unwrap();
+    let arr = heap.alloc_array(&[s], 1, ElemLayout::Ref).unwrap();
     assert_eq!(heap.stats().objects, 3);
     let roots = [arr];
     heap.collect(&[&Conservative(&roots)]);
@@ -39,7 +39,7 @@ fn scalar_arrays_are_not_traced() {
     let mut heap = Heap::default();
     let s = heap.alloc_str(b"x").unwrap();
     // An int array whose element happens to equal an object address.
-    let ints = heap.alloc_array(&[s], 1, false).unwrap();
+    let ints = heap.alloc_array(&[s], 1, ElemLayout::Word).unwrap();
     heap.collect(&[&Conservative(&[ints])]);
     assert!(heap.contains(ints));
     assert!(!heap.contains(s));
@@ -48,9 +48,9 @@ fn scalar_arrays_are_not_traced() {
 #[test]
 fn nested_arrays_are_traced_precisely() {
     let mut heap = Heap::default();
-    let inner = heap.alloc_array(&[1, 2, 3], 3, false).unwrap();
-    let mid = heap.alloc_array(&[inner], 1, true).unwrap();
-    let outer = heap.alloc_array(&[mid, mid], 2, true).unwrap();
+    let inner = heap.alloc_array(&[1, 2, 3], 3, ElemLayout::Word).unwrap();
+    let mid = heap.alloc_array(&[inner], 1, ElemLayout::Ref).unwrap();
+    let outer = heap.alloc_array(&[mid, mid], 2, ElemLayout::Ref).unwrap();
     let types = [
         Type::Int
             .array_of()
@@ -68,7 +68,7 @@ fn nested_arrays_are_traced_precisely() {
     }]);
     assert_eq!(heap.stats().objects, 3);
     // SAFETY: survived.
-    assert_eq!(unsafe { array_elems(inner) }, &[1, 2, 3]);
+    assert_eq!(unsafe { array_words(inner) }, &[1, 2, 3]);
 }
 
 #[test]
@@ -95,7 +95,7 @@ fn pinned_objects_survive() {
 #[test]
 fn push_grows_and_accounts() {
     let mut heap = Heap::default();
-    let a = heap.alloc_array(&[], 0, false).unwrap();
+    let a = heap.alloc_array(&[], 0, ElemLayout::Word).unwrap();
     for i in 0..1000 {
         // SAFETY: live array.
         let cost = unsafe { heap.push_cost(a) };
@@ -103,7 +103,7 @@ fn push_grows_and_accounts() {
         heap.push(a, i).unwrap();
     }
     // SAFETY: live array.
-    let elems = unsafe { array_elems(a) };
+    let elems = unsafe { array_words(a) };
     assert_eq!(elems.len(), 1000);
     assert!(elems.iter().enumerate().all(|(i, &e)| e == i as u64));
     let s = heap.stats();
@@ -119,13 +119,13 @@ fn memory_limit_gives_out_of_memory() {
     });
     assert_eq!(heap.reserve(2 << 20, &none()), Err(TrapCode::OutOfMemory));
     assert_eq!(
-        heap.alloc_array(&[], 1 << 18, false),
+        heap.alloc_array(&[], 1 << 18, ElemLayout::Word),
         Err(TrapCode::OutOfMemory)
     );
     // Garbage is collected to make room before giving up.
     for _ in 0..100 {
         heap.reserve(100_000, &none()).unwrap();
-        heap.alloc_array(&[], 12_000, false).unwrap();
+        heap.alloc_array(&[], 12_000, ElemLayout::Word).unwrap();
     }
     assert!(heap.stats().peak_bytes <= 1 << 20);
 }
@@ -138,11 +138,11 @@ fn absurd_sizes_are_out_of_memory_not_aborts() {
         stress: false,
     });
     assert_eq!(
-        heap.alloc_array(&[], usize::MAX / 4, false),
+        heap.alloc_array(&[], usize::MAX / 4, ElemLayout::Word),
         Err(TrapCode::OutOfMemory)
     );
     assert_eq!(
-        heap.alloc_array(&[], 1 << 60, false),
+        heap.alloc_array(&[], 1 << 60, ElemLayout::Word),
         Err(TrapCode::OutOfMemory)
     );
     assert_eq!(heap.stats().objects, 0);
@@ -163,9 +163,10 @@ fn threshold_triggers_collections_in_a_garbage_loop() {
     });
     let keep = heap.alloc_str(b"kept").unwrap();
     for _ in 0..1000 {
-        let size = object::array_bytes_for(10_000).unwrap();
+        let size = object::array_bytes_for(ElemLayout::Word, 10_000).unwrap();
         heap.reserve(size, &[&Conservative(&[keep])]).unwrap();
-        heap.alloc_array_filled(7, 10_000, false).unwrap();
+        heap.alloc_array_filled(7, 10_000, ElemLayout::Word)
+            .unwrap();
     }
     let s = heap.stats();
     assert!(s.collections >= 50, "{s:?}");
@@ -181,19 +182,22 @@ fn large_buffers_are_reused_and_zero_fill_stays_exact() {
         stress: false,
     });
     let n = 100_000;
-    let dirty = heap.alloc_array_filled(7, n, false).unwrap();
+    let dirty = heap.alloc_array_filled(7, n, ElemLayout::Word).unwrap();
     // SAFETY: live array.
-    unsafe { assert!(array_elems(dirty).iter().all(|&e| e == 7)) };
+    unsafe { assert!(array_words(dirty).iter().all(|&e| e == 7)) };
     heap.collect(&none());
     assert_eq!(heap.stats().live_bytes, 0);
     assert!(heap.pooled_bytes() >= n * 8, "the freed buffer is parked");
     // The parked (dirty) buffer comes back and must still read as zeros.
-    let zeros = heap.alloc_array_filled(0, n, false).unwrap();
+    let zeros = heap.alloc_array_filled(0, n, ElemLayout::Word).unwrap();
     assert_eq!(heap.pooled_bytes(), 0);
     // SAFETY: live array.
-    unsafe { assert!(array_elems(zeros).iter().all(|&e| e == 0)) };
+    unsafe { assert!(array_words(zeros).iter().all(|&e| e == 0)) };
     // Accounting counts the requested capacity, not the page-rounded buffer.
-    assert_eq!(heap.stats().live_bytes, object::array_bytes_for(n).unwrap());
+    assert_eq!(
+        heap.stats().live_bytes,
+        object::array_bytes_for(ElemLayout::Word, n).unwrap()
+    );
     // A pushed-onto array keeps its elements across a grow from a pooled size.
     for i in 0..10 {
         // SAFETY: live array.
@@ -202,10 +206,77 @@ fn large_buffers_are_reused_and_zero_fill_stays_exact() {
         heap.push(zeros, i).unwrap();
     }
     // SAFETY: live array.
-    let elems = unsafe { array_elems(zeros) };
+    let elems = unsafe { array_words(zeros) };
     assert_eq!(elems.len(), n + 10);
     assert!(elems[..n].iter().all(|&e| e == 0));
     assert_eq!(&elems[n..], &(0..10).collect::<Vec<u64>>()[..]);
+}
+
+#[test]
+fn bool_arrays_take_one_byte_per_element() {
+    let mut heap = Heap::new(HeapConfig {
+        memory_limit: None,
+        min_gc_threshold: 1 << 30,
+        stress: false,
+    });
+    let n = 1000;
+    let flags = heap.alloc_array_filled(1, n, ElemLayout::Byte).unwrap();
+    let header = object::OBJECT_OVERHEAD + size_of::<ArrayObj>();
+    assert_eq!(heap.stats().live_bytes, header + n);
+    assert_eq!(
+        object::array_bytes_for(ElemLayout::Byte, n),
+        Some(header + n)
+    );
+    assert_eq!(
+        object::array_bytes_for(ElemLayout::Word, n),
+        Some(header + 8 * n)
+    );
+    // SAFETY: a live array of this heap.
+    unsafe {
+        assert_eq!(array_layout(flags), ElemLayout::Byte);
+        assert_eq!(array_bytes(flags), &[1u8; 1000][..]);
+        assert_eq!(object::object_bytes(flags as *const ObjHeader), header + n);
+    }
+    // Pushing grows the buffer by bytes, and the elements stay intact
+    // across the grow and a collection (bools hold no references).
+    let small = heap.alloc_array(&[1, 0, 1], 3, ElemLayout::Byte).unwrap();
+    for i in 0..13u64 {
+        // SAFETY: a live array of this heap.
+        let cost = unsafe { heap.push_cost(small) };
+        assert!(cost <= 32, "{cost}");
+        heap.reserve(cost, &[&Conservative(&[flags, small])])
+            .unwrap();
+        heap.push(small, i % 2).unwrap();
+    }
+    heap.collect(&[&Conservative(&[flags, small])]);
+    // SAFETY: live arrays (rooted above).
+    unsafe {
+        let want: Vec<u64> = [1, 0, 1]
+            .into_iter()
+            .chain((0..13).map(|i| i % 2))
+            .collect();
+        assert_eq!(array_to_vec(small), want);
+        assert_eq!(array_get(small, 2), 1);
+        assert_eq!(array_bytes(flags).len(), n);
+        let cap = (*(small as *const ArrayObj)).cap as usize;
+        assert_eq!(
+            heap.stats().live_bytes,
+            header + n + header + cap,
+            "both arrays accounted by bytes"
+        );
+    }
+    // A zero fill of a byte array reuses a dirty pooled buffer correctly.
+    heap.collect(&none());
+    let big = 1 << 20;
+    let ones = heap
+        .alloc_array_filled(0x101, big, ElemLayout::Byte)
+        .unwrap();
+    // SAFETY: a live array; a fill keeps the low byte.
+    unsafe { assert!(array_bytes(ones).iter().all(|&b| b == 1)) };
+    heap.collect(&none());
+    let zeros = heap.alloc_array_filled(0, big, ElemLayout::Byte).unwrap();
+    // SAFETY: a live array.
+    unsafe { assert!(array_bytes(zeros).iter().all(|&b| b == 0)) };
 }
 
 #[test]
@@ -218,9 +289,10 @@ fn the_pool_stays_under_the_collection_threshold() {
     });
     for round in 0..200 {
         let cap = 20_000 + (round % 7) * 3_000;
-        let size = object::array_bytes_for(cap).unwrap();
+        let size = object::array_bytes_for(ElemLayout::Word, cap).unwrap();
         heap.reserve(size, &none()).unwrap();
-        heap.alloc_array_filled(round as u64, cap, false).unwrap();
+        heap.alloc_array_filled(round as u64, cap, ElemLayout::Word)
+            .unwrap();
         assert!(heap.pooled_bytes() <= threshold);
     }
     let s = heap.stats();

@@ -65,17 +65,17 @@ fn repeat_deep_copies_nested_arrays() {
     // No level is shared, and nothing aliases the original.
     // SAFETY: live arrays.
     unsafe {
-        let planes = array_elems(cube);
+        let planes = array_words(cube);
         assert_ne!(planes[0], planes[1]);
         assert_ne!(planes[0], grid);
-        let rows0 = array_elems(planes[0]);
-        let rows1 = array_elems(planes[1]);
+        let rows0 = array_words(planes[0]);
+        let rows1 = array_words(planes[1]);
         let mut all = vec![rows0[0], rows0[1], rows1[0], rows1[1], row];
-        all.extend(array_elems(grid).iter().copied());
+        all.extend(array_words(grid).iter().copied());
         all.sort();
         all.dedup();
         assert_eq!(all.len(), 7);
-        array_elems(rows0[0])[1] = 5;
+        array_words(rows0[0])[1] = 5;
     }
     assert_eq!(
         text(&mut rt, cube_t, cube),
@@ -147,13 +147,13 @@ fn allocation_loop_runs_in_bounded_memory() {
         live = a;
     }
     let stats = rt.heap().stats();
-    let one = array_object_bytes(100_000).unwrap();
+    let one = array_object_bytes(ElemLayout::Word, 100_000).unwrap();
     assert!(stats.collections > 100, "{stats:?}");
     assert!(stats.peak_bytes <= 16 * one + (16 << 20), "peak {stats:?}");
     assert!(stats.live_bytes <= stats.peak_bytes);
     assert_eq!(stats.total_allocated as usize / one, 20_000);
     // SAFETY: `live` was a root of the last allocation; no GC since.
-    assert_eq!(unsafe { array_elems(live) }[99_999], 19_999);
+    assert_eq!(unsafe { array_words(live) }[99_999], 19_999);
 }
 
 #[test]

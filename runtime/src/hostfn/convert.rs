@@ -11,7 +11,7 @@
 
 use std::fmt::Display;
 
-use waddle_opt::abi::{array_elems, str_bytes, TrapCode, Word};
+use waddle_opt::abi::{array_words, str_bytes, TrapCode, Word};
 use waddle_opt::ir::{ScalarType, Type};
 
 use super::Caller;
@@ -150,7 +150,7 @@ impl HostArgImpl for &[i64] {
         // The slice lives for the call: the caller must not resize the array.
         caller.lend(w);
         // SAFETY: a live `[int]` whose words are i64 values; shared for 'a.
-        let e: &'a [Word] = unsafe { array_elems(w) };
+        let e: &'a [Word] = unsafe { array_words(w) };
         // SAFETY: `Word` (u64) and i64 have the same size and alignment.
         unsafe { std::slice::from_raw_parts(e.as_ptr().cast::<i64>(), e.len()) }
     }
@@ -164,7 +164,7 @@ impl HostArgImpl for &[f64] {
         // The slice lives for the call: the caller must not resize the array.
         caller.lend(w);
         // SAFETY: a live `[float]` whose words are f64 bits; shared for 'a.
-        let e: &'a [Word] = unsafe { array_elems(w) };
+        let e: &'a [Word] = unsafe { array_words(w) };
         // SAFETY: `Word` (u64) and f64 have the same size and alignment.
         unsafe { std::slice::from_raw_parts(e.as_ptr().cast::<f64>(), e.len()) }
     }
@@ -176,7 +176,7 @@ impl HostArgImpl for Vec<i64> {
     type Bound<'a> = Vec<i64>;
     unsafe fn from_word<'a>(w: Word, _: &mut Caller<'_>) -> Self::Bound<'a> {
         // SAFETY: a live `[i64]` (the caller's promise), copied at once.
-        let e: &[Word] = unsafe { array_elems(w) };
+        let e: &[Word] = unsafe { array_words(w) };
         e.iter()
             .map(|&x| <i64 as HeapElemImpl>::from_word(x))
             .collect()
@@ -189,7 +189,7 @@ impl HostArgImpl for Vec<f64> {
     type Bound<'a> = Vec<f64>;
     unsafe fn from_word<'a>(w: Word, _: &mut Caller<'_>) -> Self::Bound<'a> {
         // SAFETY: a live `[f64]` (the caller's promise), copied at once.
-        let e: &[Word] = unsafe { array_elems(w) };
+        let e: &[Word] = unsafe { array_words(w) };
         e.iter()
             .map(|&x| <f64 as HeapElemImpl>::from_word(x))
             .collect()

@@ -22,7 +22,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use cranelift_entity::EntityRef;
-use waddle_opt::abi::{array_elems, ArrayObj, TrapCode, Word};
+use waddle_opt::abi::{array_get, array_len, ArrayObj, TrapCode, Word};
 use waddle_opt::interp::Host;
 use waddle_opt::ir::{HostFnId, Signature, Type};
 
@@ -129,7 +129,7 @@ impl Caller<'_> {
     pub fn array_len<T: HeapElem>(&self, a: &ArrayRef<T>) -> Result<usize, Error> {
         let w = a.word_in(self.rt)?;
         // SAFETY: `a` roots `w`, a live array of this runtime (checked).
-        Ok(unsafe { array_elems(w) }.len())
+        Ok(unsafe { array_len(w) })
     }
 
     /// Appends `value` to the array `a`, like the script's `push` (may
@@ -154,11 +154,11 @@ impl Caller<'_> {
         if arr.len == 0 {
             return Ok(None);
         }
+        let last = arr.len as usize - 1;
+        // SAFETY: index `len - 1` (the last element) is initialized.
+        let value = unsafe { array_get(w, last) };
         arr.len -= 1;
-        // SAFETY: index `len` (the old last element) is initialized.
-        Ok(Some(T::from_word(unsafe {
-            *arr.data.add(arr.len as usize)
-        })))
+        Ok(Some(T::from_word(value)))
     }
 
     /// The word of `a`, if it belongs to this runtime and is not lent as a

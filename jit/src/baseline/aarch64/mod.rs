@@ -678,28 +678,32 @@ impl Backend for Aarch64 {
         );
     }
 
-    fn array_get(&mut self, a: Value, i: Value, r: Option<Value>, _float: bool) {
+    fn array_get(&mut self, a: Value, i: Value, r: Option<Value>, _float: bool, byte: bool) {
         // A word load serves floats too: slots hold their bits.
         self.ld(8, a);
         self.ld(9, i);
-        dynasm!(self.ops ; .arch aarch64
-            ; ldr x10, [x8, #DATA]
-            ; ldr x8, [x10, x9, lsl #3]
-        );
+        dynasm!(self.ops ; .arch aarch64 ; ldr x10, [x8, #DATA]);
+        if byte {
+            dynasm!(self.ops ; .arch aarch64 ; ldrb w8, [x10, x9]);
+        } else {
+            dynasm!(self.ops ; .arch aarch64 ; ldr x8, [x10, x9, lsl #3]);
+        }
         self.st_opt(r, 8);
     }
 
-    fn array_set(&mut self, a: Value, i: Value, v: Value) {
+    fn array_set(&mut self, a: Value, i: Value, v: Value, byte: bool) {
         self.ld(8, a);
         self.ld(9, i);
         self.ld(11, v);
-        dynasm!(self.ops ; .arch aarch64
-            ; ldr x10, [x8, #DATA]
-            ; str x11, [x10, x9, lsl #3]
-        );
+        dynasm!(self.ops ; .arch aarch64 ; ldr x10, [x8, #DATA]);
+        if byte {
+            dynasm!(self.ops ; .arch aarch64 ; strb w11, [x10, x9]);
+        } else {
+            dynasm!(self.ops ; .arch aarch64 ; str x11, [x10, x9, lsl #3]);
+        }
     }
 
-    fn array_pop(&mut self, a: Value, r: Option<Value>, empty: DynamicLabel) {
+    fn array_pop(&mut self, a: Value, r: Option<Value>, empty: DynamicLabel, byte: bool) {
         self.ld(8, a);
         dynasm!(self.ops ; .arch aarch64
             ; ldr x9, [x8, #LEN]
@@ -707,8 +711,12 @@ impl Backend for Aarch64 {
             ; sub x9, x9, #1
             ; str x9, [x8, #LEN]
             ; ldr x10, [x8, #DATA]
-            ; ldr x8, [x10, x9, lsl #3]
         );
+        if byte {
+            dynasm!(self.ops ; .arch aarch64 ; ldrb w8, [x10, x9]);
+        } else {
+            dynasm!(self.ops ; .arch aarch64 ; ldr x8, [x10, x9, lsl #3]);
+        }
         self.st_opt(r, 8);
     }
 

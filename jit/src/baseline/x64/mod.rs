@@ -830,12 +830,15 @@ impl Backend for X64 {
         );
     }
 
-    fn array_get(&mut self, a: Value, i: Value, r: Option<Value>, float: bool) {
+    fn array_get(&mut self, a: Value, i: Value, r: Option<Value>, float: bool, byte: bool) {
         let ra = self.ireg(a, 0);
         let ri = self.ireg(i, 1);
         dynasm!(self.ops ; .arch x64 ; mov rax, QWORD [Rq(ra) + ARRAY_DATA_OFFSET]);
         let Some(r) = r else { return };
-        if float {
+        if byte {
+            dynasm!(self.ops ; .arch x64 ; movzx eax, BYTE [rax + Rq(ri)]);
+            self.st(r, 0);
+        } else if float {
             dynasm!(self.ops ; .arch x64 ; movsd xmm0, QWORD [rax + Rq(ri) * 8]);
             self.stf(r, 0);
         } else {
@@ -844,9 +847,17 @@ impl Backend for X64 {
         }
     }
 
-    fn array_set(&mut self, a: Value, i: Value, v: Value) {
+    fn array_set(&mut self, a: Value, i: Value, v: Value, byte: bool) {
         let ra = self.ireg(a, 0);
         let ri = self.ireg(i, 1);
+        if byte {
+            let rv = self.ireg(v, 2);
+            dynasm!(self.ops ; .arch x64
+                ; mov rax, QWORD [Rq(ra) + ARRAY_DATA_OFFSET]
+                ; mov BYTE [rax + Rq(ri)], Rb(rv)
+            );
+            return;
+        }
         match (self.icached(v), self.fcached(v)) {
             (None, Some(x)) => dynasm!(self.ops ; .arch x64
                 ; mov rax, QWORD [Rq(ra) + ARRAY_DATA_OFFSET]
@@ -862,7 +873,7 @@ impl Backend for X64 {
         }
     }
 
-    fn array_pop(&mut self, a: Value, r: Option<Value>, empty: DynamicLabel) {
+    fn array_pop(&mut self, a: Value, r: Option<Value>, empty: DynamicLabel, byte: bool) {
         self.ld(0, a);
         dynasm!(self.ops ; .arch x64
             ; mov rcx, QWORD [rax + ARRAY_LEN_OFFSET]
@@ -871,8 +882,12 @@ impl Backend for X64 {
             ; sub rcx, 1
             ; mov QWORD [rax + ARRAY_LEN_OFFSET], rcx
             ; mov rax, QWORD [rax + ARRAY_DATA_OFFSET]
-            ; mov rax, QWORD [rax + rcx * 8]
         );
+        if byte {
+            dynasm!(self.ops ; .arch x64 ; movzx eax, BYTE [rax + rcx]);
+        } else {
+            dynasm!(self.ops ; .arch x64 ; mov rax, QWORD [rax + rcx * 8]);
+        }
         self.st_opt(r, 0);
     }
 

@@ -8,8 +8,8 @@ use cranelift_codegen::ir::{
     types, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind,
 };
 use waddle_opt::abi::{
-    TrapCode, ARRAY_DATA_OFFSET, ARRAY_LEN_OFFSET, STR_LEN_OFFSET, VMCTX_ENTRIES_OFFSET,
-    VMCTX_GLOBALS_OFFSET, VMCTX_STRINGS_OFFSET,
+    ElemLayout, TrapCode, ARRAY_DATA_OFFSET, ARRAY_LEN_OFFSET, STR_LEN_OFFSET,
+    VMCTX_ENTRIES_OFFSET, VMCTX_GLOBALS_OFFSET, VMCTX_STRINGS_OFFSET,
 };
 use waddle_opt::ir::{BinaryOp, Cmp, Inst, InstKind, SrcLoc, Type, UnaryOp, Value};
 
@@ -98,12 +98,12 @@ impl Translator<'_, '_> {
                 None
             }
             InstKind::ArrayGet(a, idx) => {
-                let addr = self.elem_addr(*a, *idx);
-                Some(self.load_word(rty.unwrap_or(Type::Int), addr, 0))
+                let (addr, layout) = self.elem_addr(*a, *idx);
+                Some(self.load_elem(layout, rty.unwrap_or(Type::Int), addr))
             }
             InstKind::ArraySet(a, idx, v) => {
-                let addr = self.elem_addr(*a, *idx);
-                self.store_word(*v, addr, 0);
+                let (addr, layout) = self.elem_addr(*a, *idx);
+                self.store_elem(layout, *v, addr);
                 None
             }
             InstKind::ArrayPush(a, v) => {
@@ -212,14 +212,38 @@ impl Translator<'_, '_> {
             .load(types::I64, flags(), self.vmctx, VMCTX_GLOBALS_OFFSET)
     }
 
-    /// Address of element `idx` of array `a` (no check).
-    fn elem_addr(&mut self, a: Value, idx: Value) -> ir::Value {
+    /// Address of element `idx` of array `a` (no check), and the layout
+    /// of its elements.
+    fn elem_addr(&mut self, a: Value, idx: Value) -> (ir::Value, ElemLayout) {
+        let layout = ElemLayout::of_array(self.func.value_type(a));
         let a = self.val(a);
         let idx = self.val(idx);
         let fl = header_flags(self.data_fixed);
         let data = self.b.ins().load(types::I64, fl, a, ARRAY_DATA_OFFSET);
-        let off = self.b.ins().ishl_imm_s(idx, 3);
-        self.b.ins().iadd(data, off)
+        let off = match layout.shift() {
+            0 => idx,
+            k => self.b.ins().ishl_imm_s(idx, i64::from(k)),
+        };
+        (self.b.ins().iadd(data, off), layout)
+    }
+
+    /// Loads an element of type `ty` laid out as `layout` from `addr`.
+    fn load_elem(&mut self, layout: ElemLayout, ty: Type, addr: ir::Value) -> ir::Value {
+        match layout {
+            ElemLayout::Byte => self.b.ins().load(types::I8, flags(), addr, 0),
+            ElemLayout::Word | ElemLayout::Ref => self.load_word(ty, addr, 0),
+        }
+    }
+
+    /// Stores the element `v` laid out as `layout` at `addr`.
+    fn store_elem(&mut self, layout: ElemLayout, v: Value, addr: ir::Value) {
+        match layout {
+            ElemLayout::Byte => {
+                let cv = self.val(v);
+                self.b.ins().store(flags(), cv, addr, 0);
+            }
+            ElemLayout::Word | ElemLayout::Ref => self.store_word(v, addr, 0),
+        }
     }
 
     /// `[e0, e1, ...]`: the elements go to a stack slot of this frame, then
@@ -298,9 +322,13 @@ impl Translator<'_, '_> {
             .b
             .ins()
             .load(types::I64, flags(), av, ARRAY_DATA_OFFSET);
-        let off = self.b.ins().ishl_imm_s(nl, 3);
+        let layout = ElemLayout::of_array(self.func.value_type(a));
+        let off = match layout.shift() {
+            0 => nl,
+            k => self.b.ins().ishl_imm_s(nl, i64::from(k)),
+        };
         let addr = self.b.ins().iadd(data, off);
-        self.load_word(rty.unwrap_or(Type::Int), addr, 0)
+        self.load_elem(layout, rty.unwrap_or(Type::Int), addr)
     }
 
     /// A direct call through the callee's entry slot (or of this function's

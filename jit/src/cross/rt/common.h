@@ -59,7 +59,8 @@ typedef uint64_t Word;
 
 typedef struct {
     uint8_t kind, marked, elems_are_refs, pinned;
-    uint32_t reserved;
+    uint8_t byte_elems; /* 1: one byte per element ([bool]), else a word */
+    uint8_t reserved[3];
 } ObjHeader;
 
 typedef struct {
@@ -71,8 +72,20 @@ typedef struct {
 typedef struct {
     ObjHeader h;
     uint64_t len, cap;
-    Word *data;
+    uint8_t *data; /* cap elements of arr_esize(a) bytes (waddle_opt::abi::ElemLayout) */
 } ArrayObj;
+
+/* Bytes per element of array `a`. */
+static uint64_t arr_esize(const ArrayObj *a) { return a->h.byte_elems ? 1 : 8; }
+/* Element `i` of array `a` as a word (a bool as 0/1). */
+static Word arr_get(const ArrayObj *a, uint64_t i) {
+    return a->h.byte_elems ? (Word)a->data[i] : ((const Word *)a->data)[i];
+}
+/* Writes element `i` of array `a` (a bool keeps the low byte). */
+static void arr_set(ArrayObj *a, uint64_t i, Word v) {
+    if (a->h.byte_elems) a->data[i] = (uint8_t)v;
+    else ((Word *)a->data)[i] = v;
+}
 
 typedef struct {
     Word *globals;
@@ -103,6 +116,8 @@ _Static_assert(offsetof(StrObj, ptr) == 16, "StrObj.ptr");
 _Static_assert(offsetof(ArrayObj, len) == 8, "ArrayObj.len");
 _Static_assert(offsetof(ArrayObj, cap) == 16, "ArrayObj.cap");
 _Static_assert(offsetof(ArrayObj, data) == 24, "ArrayObj.data");
+_Static_assert(sizeof(ObjHeader) == 8, "ObjHeader size");
+_Static_assert(offsetof(ObjHeader, byte_elems) == 4, "ObjHeader.byte_elems");
 _Static_assert(offsetof(VmCtx, fuel) == 32, "VmCtx.fuel");
 _Static_assert(offsetof(VmCtx, trap_code) == 40, "VmCtx.trap_code");
 _Static_assert(offsetof(VmCtx, trap_col) == 56, "VmCtx.trap_col");

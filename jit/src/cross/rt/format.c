@@ -227,7 +227,7 @@ static void format_value(Buf *b, uint32_t t, Word w, int quoted) {
         buf_str(b, "[");
         for (uint64_t i = 0; i < a->len; i++) {
             if (i) buf_str(b, ", ");
-            format_value(b, elem, a->data[i], 1);
+            format_value(b, elem, arr_get(a, i), 1);
         }
         buf_str(b, "]");
         break;
@@ -277,7 +277,7 @@ static void write_value(uint32_t t, Word w) {
         ArrayObj *a = (ArrayObj *)(uintptr_t)w;
         uint32_t elem = elem_type(t);
         out_u64(a->len);
-        for (uint64_t i = 0; i < a->len; i++) write_value(elem, a->data[i]);
+        for (uint64_t i = 0; i < a->len; i++) write_value(elem, arr_get(a, i));
         break;
     }
     default: out_u64(w); break;

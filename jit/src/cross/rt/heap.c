@@ -88,11 +88,14 @@ static uint64_t str_size(uint64_t len) {
     return len > UINT64_MAX - sizeof(StrObj) - OBJ_OVERHEAD ? UINT64_MAX
                                                             : sizeof(StrObj) + len + OBJ_OVERHEAD;
 }
-static uint64_t array_size(uint64_t cap) {
-    return cap > (UINT64_MAX - sizeof(ArrayObj) - OBJ_OVERHEAD) / 8
+/* An array of `cap` elements of `esize` bytes (the host's array_bytes_for). */
+static uint64_t array_size(uint64_t cap, uint64_t esize) {
+    return cap > (UINT64_MAX - sizeof(ArrayObj) - OBJ_OVERHEAD) / esize
                ? UINT64_MAX
-               : sizeof(ArrayObj) + cap * 8 + OBJ_OVERHEAD;
+               : sizeof(ArrayObj) + cap * esize + OBJ_OVERHEAD;
 }
+/* Bytes per element of arrays whose elements have type `elem`. */
+static uint64_t elem_size(uint32_t elem) { return (elem & 0xff) == T_BOOL ? 1 : 8; }
 static uint64_t add_size(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
 static uint64_t mul_size(uint64_t a, uint64_t b) {
     return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
@@ -107,12 +110,14 @@ static void mark(Word w) {
         /* Arrays cannot contain themselves (their element types are
          * shallower), so the recursion is as deep as the type. */
         ArrayObj *a = (ArrayObj *)h;
-        for (uint64_t i = 0; i < a->len; i++) mark(a->data[i]);
+        for (uint64_t i = 0; i < a->len; i++) mark(arr_get(a, i));
     }
 }
 
 static uint64_t obj_size(ObjHeader *h) {
-    return h->kind == KIND_STR ? str_size(((StrObj *)h)->len) : array_size(((ArrayObj *)h)->cap);
+    if (h->kind == KIND_STR) return str_size(((StrObj *)h)->len);
+    ArrayObj *a = (ArrayObj *)h;
+    return array_size(a->cap, arr_esize(a));
 }
 
 /* Records, at the entry of a helper compiled code calls, the caller's
@@ -212,18 +217,20 @@ static Word new_str(VmCtx *c, const uint8_t *bytes, uint64_t len) {
 static ArrayObj *new_array(VmCtx *c, uint32_t elem, uint64_t cap) {
     ArrayObj *a = raw_alloc(c, sizeof(ArrayObj));
     if (!a) return NULL;
-    Word *data = NULL;
-    if (cap && !(data = raw_alloc(c, cap * 8))) {
+    uint8_t *data = NULL;
+    uint64_t esize = elem_size(elem);
+    if (cap && !(data = raw_alloc(c, cap * esize))) {
         free(a);
         return NULL;
     }
     memset(&a->h, 0, sizeof a->h);
     a->h.kind = KIND_ARRAY;
     a->h.elems_are_refs = (uint8_t)is_ref(elem);
+    a->h.byte_elems = esize == 1;
     a->len = 0;
     a->cap = cap;
     a->data = data;
-    if (!track(c, a, array_size(cap))) {
+    if (!track(c, a, array_size(cap, esize))) {
         free(data);
         free(a);
         return NULL;
@@ -234,10 +241,10 @@ static ArrayObj *new_array(VmCtx *c, uint32_t elem, uint64_t cap) {
 /* Bytes of a deep copy of array `w` of type `t`. */
 static uint64_t deep_size(uint32_t t, Word w) {
     ArrayObj *a = (ArrayObj *)(uintptr_t)w;
-    uint64_t size = array_size(a->len);
     uint32_t elem = elem_type(t);
+    uint64_t size = array_size(a->len, elem_size(elem));
     if ((elem & 0xff) == T_ARRAY)
-        for (uint64_t i = 0; i < a->len; i++) size = add_size(size, deep_size(elem, a->data[i]));
+        for (uint64_t i = 0; i < a->len; i++) size = add_size(size, deep_size(elem, arr_get(a, i)));
     return size;
 }
 
@@ -248,12 +255,12 @@ static Word deep_copy(VmCtx *c, uint32_t t, Word w) {
     ArrayObj *a = new_array(c, elem, src->len);
     if (!a) return 0;
     for (uint64_t i = 0; i < src->len; i++) {
-        Word e = src->data[i];
+        Word e = arr_get(src, i);
         if ((elem & 0xff) == T_ARRAY) {
             e = deep_copy(c, elem, e);
             if (!e) return 0;
         }
-        a->data[a->len++] = e;
+        arr_set(a, a->len++, e);
     }
     return (Word)(uintptr_t)a;
 }
@@ -263,10 +270,10 @@ static Word deep_copy(VmCtx *c, uint32_t t, Word w) {
 static Word h_array_new(VmCtx *c, uint32_t elem, const Word *elems, uint64_t n) {
     FROM_CODE(c);
     /* The elements are in the caller's frame, inside the scanned stack. */
-    if (!reserve(c, array_size(n), NULL, 0)) return 0;
+    if (!reserve(c, array_size(n, elem_size(elem)), NULL, 0)) return 0;
     ArrayObj *a = new_array(c, elem, n);
     if (!a) return 0;
-    if (n) memcpy(a->data, elems, n * 8);
+    for (uint64_t i = 0; i < n; i++) arr_set(a, i, elems[i]);
     a->len = n;
     return (Word)(uintptr_t)a;
 }
@@ -278,23 +285,24 @@ static Word h_array_repeat(VmCtx *c, uint32_t elem, Word value, int64_t count) {
         return 0;
     }
     int copies = (elem & 0xff) == T_ARRAY;
-    uint64_t total = array_size((uint64_t)count);
+    uint64_t total = array_size((uint64_t)count, elem_size(elem));
     if (copies) total = add_size(total, mul_size(deep_size(elem, value), (uint64_t)count));
     Word roots[1] = {value};
     if (!reserve(c, total, roots, 1)) return 0;
     ArrayObj *a = new_array(c, elem, (uint64_t)count);
     if (!a) return 0;
     if (!copies) {
-        if (value == 0) memset(a->data, 0, (size_t)count * 8);
+        if (count && (value == 0 || a->h.byte_elems))
+            memset(a->data, (int)(uint8_t)value, (size_t)count * arr_esize(a));
         else
-            for (int64_t i = 0; i < count; i++) a->data[i] = value;
+            for (int64_t i = 0; i < count; i++) arr_set(a, (uint64_t)i, value);
         a->len = (uint64_t)count;
         return (Word)(uintptr_t)a;
     }
     for (int64_t i = 0; i < count; i++) {
         Word e = deep_copy(c, elem, value);
         if (!e) return 0;
-        a->data[a->len++] = e;
+        arr_set(a, a->len++, e);
     }
     return (Word)(uintptr_t)a;
 }
@@ -307,19 +315,20 @@ static void h_array_push(VmCtx *c, Word array, Word value) {
         uint64_t cap = a->cap * 2 < 4 ? 4 : a->cap * 2;
         Word roots[2] = {array, value};
         /* The whole new buffer must fit: the old one is freed after the copy. */
-        if (cap > UINT64_MAX / 16 || !reserve(c, cap * 8, roots, 2)) {
+        uint64_t esize = arr_esize(a);
+        if (cap > UINT64_MAX / 16 || !reserve(c, cap * esize, roots, 2)) {
             c->trap_code = TRAP_OUT_OF_MEMORY;
             return;
         }
-        Word *data = raw_alloc(c, cap * 8);
+        uint8_t *data = raw_alloc(c, cap * esize);
         if (!data) return;
-        if (a->len) memcpy(data, a->data, a->len * 8);
+        if (a->len) memcpy(data, a->data, a->len * esize);
         free(a->data);
-        mem_used += (cap - a->cap) * 8;
+        mem_used += (cap - a->cap) * esize;
         a->data = data;
         a->cap = cap;
     }
-    a->data[a->len++] = value;
+    arr_set(a, a->len++, value);
 }
 
 static Word h_str_concat(VmCtx *c, Word a, Word b) {

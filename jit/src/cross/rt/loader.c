@@ -237,7 +237,7 @@ int main(int argc, char **argv) {
 
     for (uint32_t i = 0; i < n_globals; i++) {
         uint32_t t = take_u32(&r);
-        if (!reserve(&ctx, array_size(0), NULL, 0)) fatal("out of memory for globals");
+        if (!reserve(&ctx, array_size(0, 8), NULL, 0)) fatal("out of memory for globals");
         if ((t & 0xff) == T_STR) globals[i] = new_str(&ctx, NULL, 0);
         else if ((t & 0xff) == T_ARRAY) globals[i] = (Word)(uintptr_t)new_array(&ctx, elem_type(t), 0);
         if (ctx.trap_code) fatal("out of memory for globals");

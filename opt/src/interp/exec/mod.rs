@@ -39,7 +39,7 @@ use std::cell::Cell;
 
 use super::code::{Code, Op};
 use super::host::Host;
-use crate::abi::{carry, str_bytes, ArrayObj, StrObj, Trap, TrapCode, Word};
+use crate::abi::{array_get, carry, str_bytes, ArrayObj, StrObj, Trap, TrapCode, Word};
 use crate::ir::{FuncId, SrcLoc};
 
 /// Bytes charged per frame on top of its slots (return state, bookkeeping).
@@ -404,7 +404,7 @@ fn dispatch(st: &mut State<'_>) -> Result<Word, Trap> {
                     if i >= (*obj).len {
                         trap!(TrapCode::IndexOutOfBounds);
                     }
-                    s!(dst) = *(*obj).data.add(i as usize);
+                    s!(dst) = *((*obj).data as *const Word).add(i as usize);
                 }
                 Op::ArraySet { arr, idx, val } => {
                     let obj = s!(arr) as *const ArrayObj;
@@ -412,7 +412,23 @@ fn dispatch(st: &mut State<'_>) -> Result<Word, Trap> {
                     if i >= (*obj).len {
                         trap!(TrapCode::IndexOutOfBounds);
                     }
-                    *(*obj).data.add(i as usize) = s!(val);
+                    *((*obj).data as *mut Word).add(i as usize) = s!(val);
+                }
+                Op::ArrayGetB { dst, arr, idx } => {
+                    let obj = s!(arr) as *const ArrayObj;
+                    let i = s!(idx);
+                    if i >= (*obj).len {
+                        trap!(TrapCode::IndexOutOfBounds);
+                    }
+                    s!(dst) = Word::from(*(*obj).data.add(i as usize));
+                }
+                Op::ArraySetB { arr, idx, val } => {
+                    let obj = s!(arr) as *const ArrayObj;
+                    let i = s!(idx);
+                    if i >= (*obj).len {
+                        trap!(TrapCode::IndexOutOfBounds);
+                    }
+                    *(*obj).data.add(i as usize) = s!(val) as u8;
                 }
                 Op::ArrayPop { dst, arr } => {
                     let obj = s!(arr) as *mut ArrayObj;
@@ -420,8 +436,8 @@ fn dispatch(st: &mut State<'_>) -> Result<Word, Trap> {
                     if len == 0 {
                         trap!(TrapCode::PopEmpty);
                     }
+                    s!(dst) = array_get(obj as Word, len as usize - 1);
                     (*obj).len = len - 1;
-                    s!(dst) = *(*obj).data.add(len as usize - 1);
                 }
                 Op::GlobalGet { dst, g } => s!(dst) = *st.globals.add(g as usize),
                 Op::GlobalSet { g, src } => *st.globals.add(g as usize) = s!(src),

@@ -4,6 +4,7 @@ use cranelift_entity::EntityRef;
 
 use super::cond::{swap, Cond};
 use super::Prep;
+use crate::abi::ElemLayout;
 use crate::interp::code::{Code, Op, Slot, Target, UnKind, NO_SLOT};
 use crate::interp::moves::sequentialize;
 use crate::ir::{
@@ -115,6 +116,12 @@ impl<'p> Emitter<'p> {
 
     fn s(&self, v: Value) -> Option<Slot> {
         self.prep.slot(v)
+    }
+
+    /// Whether the array value `a` has one-byte elements (its static type
+    /// is `[bool]`).
+    fn byte_elems(&self, a: Value) -> bool {
+        ElemLayout::of_array(self.prep.func.value_type(a)) == ElemLayout::Byte
     }
 
     /// The slot receiving `inst`'s result (the sink when it has none).
@@ -309,10 +316,20 @@ impl<'p> Emitter<'p> {
                 arr: self.s(*a)?,
                 idx: self.s(*i)?,
             },
+            InstKind::ArrayGet(a, i) if self.byte_elems(*a) => Op::ArrayGetB {
+                dst: self.dst(inst)?,
+                arr: self.s(*a)?,
+                idx: self.s(*i)?,
+            },
             InstKind::ArrayGet(a, i) => Op::ArrayGet {
                 dst: self.dst(inst)?,
                 arr: self.s(*a)?,
                 idx: self.s(*i)?,
+            },
+            InstKind::ArraySet(a, i, v) if self.byte_elems(*a) => Op::ArraySetB {
+                arr: self.s(*a)?,
+                idx: self.s(*i)?,
+                val: self.s(*v)?,
             },
             InstKind::ArraySet(a, i, v) => Op::ArraySet {
                 arr: self.s(*a)?,
