@@ -70,6 +70,7 @@ pub mod instrument;
 pub mod phiop;
 pub mod range;
 pub mod refine;
+mod relevance;
 pub mod report;
 pub mod rules;
 pub mod unfold;
@@ -233,6 +234,8 @@ fn check(
     let mut roots = [db.ret, db.eff, da.ret, da.eff];
     // The loops doubled so far (`unroll`), each at most once.
     let mut doubled = unroll::Doubled::default();
+    // R8's exploration outgrew its budget in an earlier round.
+    let mut r8_outgrown = false;
     for _ in 0..opts.max_rounds {
         let mut all = roots.to_vec();
         all.extend(g.case_roots());
@@ -244,11 +247,16 @@ fn check(
         let subst = {
             let mut rules = Rules::new(&mut g, &cls, opts.strict);
             let mut subst = rewrite(&mut rules, &cls);
-            if subst.is_empty() && rules.g.case_count() == cases {
+            if subst.is_empty() && rules.g.case_count() == cases && !r8_outgrown {
                 // Nothing else simplifies: try R8's range facts, whose
                 // exploration is the costliest rule of a round.
                 rules.range.enabled = true;
                 subst = rewrite(&mut rules, &cls);
+                // An exploration that outgrew its budget found nothing and
+                // would outgrow it again in every later round (rounds add
+                // nodes; they rarely remove contexts): R8 is not retried in
+                // this validation.
+                r8_outgrown = rules.range.outgrown;
             }
             if subst.is_empty() {
                 // Nothing simplifies: try equating a loop with the after
