@@ -59,6 +59,9 @@
 //!   branch of a φ moves out of it (φ and `map` are pointwise, §4.0.3),
 //!   so an exit value computed in each exiting block of an unrolled loop
 //!   meets the same value computed after the original loop's exit.
+//! - **Flattening** ([`phiop`], R10): nested φ's become one φ with the
+//!   gates conjoined (φ is pointwise, §4.0.3), so the exit tokens of a
+//!   loop that returns from its body compare under the return φ's gates.
 
 pub mod bdd;
 pub mod build;
@@ -191,7 +194,8 @@ pub fn missing_rule(pass: &str) -> &'static str {
     match pass {
         "unroll" => {
             "loop doubling (`unroll`) does not match this unrolled loop \
-             (trap checks or early exits in the copied body)"
+             (an exit through two loop levels, or exit gates that differ by \
+             more than the enclosing φ's gates imply)"
         }
         "peel" => "loop peeling changes the loop's shape (no rule, Govereau §1.2)",
         "bce" => {
@@ -257,6 +261,11 @@ fn check(
                 // nodes; they rarely remove contexts): R8 is not retried in
                 // this validation.
                 r8_outgrown = rules.range.outgrown;
+            }
+            if subst.is_empty() && rules.g.case_count() == cases {
+                // Nothing else simplifies: flatten nested φ's (R10).
+                rules.flatten = true;
+                subst = rewrite(&mut rules, &cls);
             }
             if subst.is_empty() {
                 // Nothing simplifies: try equating a loop with the after
