@@ -59,6 +59,9 @@
 //!   branch of a φ moves out of it (φ and `map` are pointwise, §4.0.3),
 //!   so an exit value computed in each exiting block of an unrolled loop
 //!   meets the same value computed after the original loop's exit.
+//! - **Flattening** ([`phiop`], R10): nested φ's become one φ with the
+//!   gates conjoined (φ is pointwise, §4.0.3), so the exit tokens of a
+//!   loop that returns from its body compare under the return φ's gates.
 
 pub mod bdd;
 pub mod build;
@@ -70,6 +73,7 @@ pub mod instrument;
 pub mod phiop;
 pub mod range;
 pub mod refine;
+mod relevance;
 pub mod report;
 pub mod rules;
 pub mod unfold;
@@ -190,7 +194,8 @@ pub fn missing_rule(pass: &str) -> &'static str {
     match pass {
         "unroll" => {
             "loop doubling (`unroll`) does not match this unrolled loop \
-             (trap checks or early exits in the copied body)"
+             (an exit through two loop levels, or exit gates that differ by \
+             more than the enclosing φ's gates imply)"
         }
         "peel" => "loop peeling changes the loop's shape (no rule, Govereau §1.2)",
         "bce" => {
@@ -233,6 +238,8 @@ fn check(
     let mut roots = [db.ret, db.eff, da.ret, da.eff];
     // The loops doubled so far (`unroll`), each at most once.
     let mut doubled = unroll::Doubled::default();
+    // R8's exploration outgrew its budget in an earlier round.
+    let mut r8_outgrown = false;
     for _ in 0..opts.max_rounds {
         let mut all = roots.to_vec();
         all.extend(g.case_roots());
@@ -244,10 +251,20 @@ fn check(
         let subst = {
             let mut rules = Rules::new(&mut g, &cls, opts.strict);
             let mut subst = rewrite(&mut rules, &cls);
-            if subst.is_empty() && rules.g.case_count() == cases {
+            if subst.is_empty() && rules.g.case_count() == cases && !r8_outgrown {
                 // Nothing else simplifies: try R8's range facts, whose
                 // exploration is the costliest rule of a round.
                 rules.range.enabled = true;
+                subst = rewrite(&mut rules, &cls);
+                // An exploration that outgrew its budget found nothing and
+                // would outgrow it again in every later round (rounds add
+                // nodes; they rarely remove contexts): R8 is not retried in
+                // this validation.
+                r8_outgrown = rules.range.outgrown;
+            }
+            if subst.is_empty() && rules.g.case_count() == cases {
+                // Nothing else simplifies: flatten nested φ's (R10).
+                rules.flatten = true;
                 subst = rewrite(&mut rules, &cls);
             }
             if subst.is_empty() {

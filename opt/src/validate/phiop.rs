@@ -1,4 +1,32 @@
-//! R9, a pure operator common to every branch of a φ is factored out of
+//! Two rules on φ's whose branches have a common shape.
+//!
+//! # R10, nested φ's flatten
+//! `φ{G → φ{h_j → v_j}, ..} ↓ φ{G ∧ h_j → v_j, ..}`.
+//!
+//! **Soundness.** φ selects pointwise (Govereau §4.0.3): at a tick where
+//! `G ∧ h_j` holds both sides are `v_j`; where `G` holds and no `h_j` does
+//! the inner φ is not observed (the convention of R3 and R9: a φ matters
+//! only where one of its gates holds), and no gate of the flattened φ
+//! holds either. Gates of one φ stay disjoint (`G_i` disjoint, `h_j`
+//! disjoint). Oriented to reduce nesting, so it ends.
+//!
+//! **When.** Only in a round where nothing else rewrites, R8's case split
+//! included (`Rules::flatten`): the case split compares the two branches
+//! of a two-way φ (bce's loop versioning), a shape flattening would take
+//! away.
+//!
+//! **Why.** A loop that exits from its body (`is_prime`'s `return false`
+//! after a division check) has a token φ per exit kind, nested in the
+//! function's return φ. The inner gates of the original and of the
+//! unrolled loop differ by facts that only the outer gate implies
+//! (`n % d == 0 ∨ n < d²` against `n < d²` under the outer gate's exit
+//! test `n < d² ∨ (n % d ≠ 0 ∧ n < (d+2)²)`). Once flattened, each gate
+//! is one conjunction and their ROBDDs over exit variables
+//! ([`super::gates`]: the exit tests of one loop share their exit
+//! variables) are equal, so R3 merges them.
+//!
+//! # R9, a common operator factors out
+//! A pure operator common to every branch of a φ is factored out of
 //! it: `φ{g_i → op(.., a_i, ..)} ↓ op(.., φ{g_i → a_i}, ..)` when the
 //! branches apply the same operator to the same arguments except at one
 //! position (a commutative binary operator may have them in either order).
@@ -25,7 +53,39 @@ use super::graph::{Id, Op};
 use super::rules::Rules;
 use crate::ir::Type;
 
+/// Most branches R10 makes one φ (larger nests stay nested).
+const MAX_FLAT: usize = 16;
+
 impl Rules<'_> {
+    /// R10 on the φ `n` of type `ty` with resolved arguments `a`: the
+    /// branches whose value is a φ of the same type are replaced by that
+    /// φ's branches, each gate conjoined with the outer one.
+    pub(super) fn flatten_phi(&mut self, n: Id, ty: Type, a: &[Id]) -> Option<Id> {
+        if !self.flatten || ty == Type::Bool {
+            return None;
+        }
+        let mut out: Vec<(Id, Id)> = Vec::with_capacity(a.len());
+        let mut nested = false;
+        for c in a.chunks(2) {
+            let (g, v) = (self.r(c[0]), self.r(c[1]));
+            let vn = self.g.node(v);
+            if vn.op != Op::Phi || vn.ty != ty || self.same(v, n) {
+                out.push((g, v));
+                continue;
+            }
+            nested = true;
+            let inner: Vec<Id> = vn.args.iter().map(|&x| self.r(x)).collect();
+            for ic in inner.chunks(2) {
+                let gate = self.g.and(&[g, ic[0]]);
+                out.push((gate, ic[1]));
+            }
+        }
+        if !nested || out.len() > MAX_FLAT {
+            return None;
+        }
+        Some(self.g.phi(ty, &out))
+    }
+
     /// R9 on a φ of type `ty` with resolved arguments `a`
     /// (`gate, value` pairs).
     pub(super) fn factor_phi(&mut self, ty: Type, a: &[Id]) -> Option<Id> {

@@ -42,6 +42,7 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::graph::{EffKind, Id, LoadKind, Op};
+use super::relevance::Relevance;
 use super::rules::Rules;
 use crate::ir::{BinaryOp, Cmp, Type};
 
@@ -53,7 +54,11 @@ const MAX_COPY_DEPTH: usize = 400;
 /// Most case-split copies per validation.
 const MAX_CASES: usize = 8;
 /// Most (node, context) pairs one round explores.
-const MAX_EXPLORE: usize = 200_000;
+///
+/// Relevance pruning ([`super::relevance`]) keeps the largest exploration
+/// on the corpus at 36 000 pairs; one that outgrows this finds nothing
+/// (and is not retried in the validation, see [`Strip::outgrown`]).
+const MAX_EXPLORE: usize = 50_000;
 
 /// The per-round state of R8.
 #[derive(Default)]
@@ -65,8 +70,19 @@ pub struct Strip {
     useful: Option<FxHashSet<(Id, u32)>>,
     /// Copies made this round.
     copies: FxHashMap<(Id, u32), Id>,
+    /// Memo of [`Rules::with_fact`]: (context, gate) → context.
+    with_memo: FxHashMap<(u32, Id), u32>,
+    /// Memo of [`Rules::below`] and [`Rules::at_exit`]: (context, depth,
+    /// continue condition or `Id(u32::MAX)` for `below`) → context.
+    depth_memo: FxHashMap<(u32, u16, Id), u32>,
+    /// The facts relevant to each node's cone ([`super::relevance`]); a
+    /// pair whose node's cone holds no check can never reach a proved
+    /// check, so exploration skips it.
+    pub(super) rel: Relevance,
     /// A copy ran out of depth this round: no more copies.
     failed: bool,
+    /// The exploration outgrew [`MAX_EXPLORE`] pairs this round.
+    pub(super) outgrown: bool,
     /// Whether R8 may explore and copy in this pass over the round's
     /// nodes: [`super::check`] enables it only when the other rules find
     /// nothing to rewrite, as its exploration is the costliest step of a
@@ -129,6 +145,7 @@ impl Rules<'_> {
                 self.range.useful = Some(useful);
             }
             let c = self.with_fact(0, g);
+            let c = self.restrict(c, y);
             if !self.range.useful.as_ref()?.contains(&(y, c)) {
                 continue;
             }
@@ -141,7 +158,8 @@ impl Rules<'_> {
         None
     }
 
-    fn ctx_id(&mut self, mut facts: Vec<Id>) -> u32 {
+    pub(super) fn ctx_id(&mut self, mut facts: Vec<Id>) -> u32 {
+        facts.retain(|&f| self.usable_fact(f));
         facts.sort();
         facts.dedup();
         facts.truncate(MAX_FACTS);
@@ -158,7 +176,24 @@ impl Rules<'_> {
         c
     }
 
-    fn facts(&self, c: u32) -> &[Id] {
+    /// Whether a proof can read the fact `f`: only integer comparisons
+    /// `<`, `<=` and their negations ([`Rules::comparisons`]) and loop-exit
+    /// values `η` and their negations ([`Rules::at_exit`]) are ever read.
+    /// Dropping the others is sound (fewer assumptions prove less) and
+    /// complete (nothing read them), and keeps distinct contexts few.
+    fn usable_fact(&self, f: Id) -> bool {
+        let n = self.g.node(f);
+        let n = match n.op {
+            Op::Not => self.g.node(self.r(n.args[0])),
+            _ => n,
+        };
+        matches!(
+            n.op,
+            Op::Bin(BinaryOp::ICmp(Cmp::Lt | Cmp::Le)) | Op::Eta(_)
+        )
+    }
+
+    pub(super) fn facts(&self, c: u32) -> &[Id] {
         self.range
             .ctxs
             .get(c as usize)
@@ -167,13 +202,19 @@ impl Rules<'_> {
 
     /// Context `c` with the conjuncts of `f` added.
     fn with_fact(&mut self, c: u32, f: Id) -> u32 {
+        if let Some(&m) = self.range.with_memo.get(&(c, f)) {
+            return m;
+        }
         let mut facts = self.facts(c).to_vec();
         let before = facts.len();
         self.conjuncts_into(f, &mut facts, 4);
-        if facts.len() == before {
-            return c;
-        }
-        self.ctx_id(facts)
+        let m = if facts.len() == before {
+            c
+        } else {
+            self.ctx_id(facts)
+        };
+        self.range.with_memo.insert((c, f), m);
+        m
     }
 
     /// Pushes the conjuncts of the gate `f` (through `And`, `¬Or` and
@@ -214,6 +255,15 @@ impl Rules<'_> {
     /// `η_d(cont, x)` (or its negation) the conjuncts of `x` (of `¬x`),
     /// which is what the fact says at that tick.
     fn at_exit(&mut self, c: u32, d: u16, cont: Id) -> u32 {
+        if let Some(&m) = self.range.depth_memo.get(&(c, d, cont)) {
+            return m;
+        }
+        let m = self.at_exit_uncached(c, d, cont);
+        self.range.depth_memo.insert((c, d, cont), m);
+        m
+    }
+
+    fn at_exit_uncached(&mut self, c: u32, d: u16, cont: Id) -> u32 {
         let mut facts: Vec<Id> = (self.facts(c).iter().copied())
             .filter(|&f| self.depth_of(f) < d)
             .collect();
@@ -239,21 +289,29 @@ impl Rules<'_> {
 
     /// Context `c` without the facts that vary with a loop of depth `>= d`.
     fn below(&mut self, c: u32, d: u16) -> u32 {
+        let key = (c, d, Id(u32::MAX));
+        if let Some(&m) = self.range.depth_memo.get(&key) {
+            return m;
+        }
         let facts: Vec<Id> = (self.facts(c).iter().copied())
             .filter(|&f| self.depth_of(f) < d)
             .collect();
-        if facts.len() == self.facts(c).len() {
-            return c;
-        }
-        self.ctx_id(facts)
+        let m = if facts.len() == self.facts(c).len() {
+            c
+        } else {
+            self.ctx_id(facts)
+        };
+        self.range.depth_memo.insert(key, m);
+        m
     }
 
     /// The (node, context) pairs the copy of `x` under `c` visits, with
     /// the contexts their arguments are copied under.
     fn successors(&mut self, x: Id, c: u32) -> Vec<(Id, u32)> {
-        let node = self.g.node(x).clone();
+        let node = self.g.node(x);
+        let op = node.op.clone();
         let a: Vec<Id> = node.args.iter().map(|&y| self.r(y)).collect();
-        match node.op {
+        let out: Vec<(Id, u32)> = match op {
             Op::Mu(d) => {
                 let inner = self.below(c, d);
                 let next_ctx = match self.g.loop_cont(x) {
@@ -271,13 +329,23 @@ impl Rules<'_> {
                 let mut out = Vec::with_capacity(a.len());
                 for pair in a.chunks(2) {
                     out.push((pair[0], c));
-                    let vc = self.with_fact(c, pair[0]);
+                    // A branch with no check in its cone is never copied:
+                    // its context does not matter.
+                    let vc = if self.may_check(pair[1]) {
+                        self.with_fact(c, pair[0])
+                    } else {
+                        c
+                    };
                     out.push((pair[1], vc));
                 }
                 out
             }
             _ => a.into_iter().map(|y| (y, c)).collect(),
-        }
+        };
+        // Each argument keeps only the facts its cone's checks can read.
+        out.into_iter()
+            .map(|(y, yc)| (y, self.restrict(yc, y)))
+            .collect()
     }
 
     /// The input token of `x` when `x` is the token after a bounds check
@@ -308,6 +376,7 @@ impl Rules<'_> {
         if !has_check {
             return useful;
         }
+        self.mark_relevance();
         let mut index: FxHashMap<(Id, u32), usize> = FxHashMap::default();
         let mut pairs: Vec<(Id, u32)> = Vec::new();
         let mut preds: Vec<Vec<usize>> = Vec::new();
@@ -318,14 +387,21 @@ impl Rules<'_> {
                 self.r(n) == n && matches!(self.g.node(n).op, Op::Mu(_) | Op::Eta(_) | Op::Phi)
             })
             .collect();
-        let mut starts: Vec<(Id, u32)> = nodes.iter().map(|&n| (n, 0)).collect();
+        let mut starts: Vec<(Id, u32)> = (nodes.iter())
+            .filter(|&&n| self.may_check(n))
+            .map(|&n| (n, 0))
+            .collect();
         // The case split: each branch of a two-way φ under the other's gate.
         for &n in &nodes {
             if let Some([(g0, v0), (g1, v1)]) = self.two_way(n) {
-                let c1 = self.with_fact(0, g1);
-                let c0 = self.with_fact(0, g0);
-                starts.push((v0, c1));
-                starts.push((v1, c0));
+                if self.may_check(v0) {
+                    let c1 = self.with_fact(0, g1);
+                    starts.push((v0, self.restrict(c1, v0)));
+                }
+                if self.may_check(v1) {
+                    let c0 = self.with_fact(0, g0);
+                    starts.push((v1, self.restrict(c0, v1)));
+                }
             }
         }
         for s in starts {
@@ -339,18 +415,19 @@ impl Rules<'_> {
         while let Some(p) = stack.pop() {
             if pairs.len() > MAX_EXPLORE {
                 self.range.failed = true;
+                self.range.outgrown = true;
                 return useful;
             }
             let (x, c) = pairs[p];
             let succ = match self.proved_check(x, c) {
                 Some(t) => {
                     good.push(p);
-                    vec![(t, c)]
+                    vec![(t, self.restrict(c, t))]
                 }
                 None => self.successors(x, c),
             };
             for (y, yc) in succ {
-                if self.g.node(y).args.is_empty() {
+                if self.g.node(y).args.is_empty() || !self.may_check(y) {
                     continue;
                 }
                 let q = match index.get(&(y, yc)) {
@@ -393,7 +470,8 @@ impl Rules<'_> {
             return None;
         }
         if let Some(t) = self.proved_check(x, c) {
-            let m = self.copy(t, c, depth + 1)?;
+            let tc = self.restrict(c, t);
+            let m = self.copy(t, tc, depth + 1)?;
             self.range.copies.insert((x, c), m);
             return Some(m);
         }

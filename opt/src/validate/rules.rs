@@ -14,6 +14,7 @@
 //! | R7 | pass-mirroring, in the optimizer's orientation: `a + a ↓ a << 1`, `a * 2^k ↓ a << k` | §2.4 |
 //! | R8 | a bounds check proved by the facts where it is observed (`range`) | — |
 //! | R9 | a pure operator common to every branch of a φ is factored out (`phiop`) | §4.0.3 (φ, `map` pointwise) |
+//! | R10 | nested φ's flatten: `φ{G → φ{h_j → v_j}} ↓ φ{G ∧ h_j → v_j}` (`phiop`) | §4.0.3 (φ pointwise) |
 //!
 //! In strict-termination mode (digest §5.2) R4's μ and η rules do not
 //! fire on tokens, so deleting a loop that might not terminate alarms.
@@ -45,6 +46,11 @@ pub struct Rules<'a> {
     gates: Gates,
     /// R8's state for this round.
     pub(super) range: Strip,
+    /// Whether R10 (`flatten_phi`) may fire in this pass over the round's
+    /// nodes: [`super::check`] enables it only once nothing else, R8's
+    /// case split included, rewrites, as flattening a two-way φ takes away
+    /// the shape the case split compares.
+    pub(super) flatten: bool,
 }
 
 impl<'a> Rules<'a> {
@@ -68,6 +74,7 @@ impl<'a> Rules<'a> {
             peeled: FxHashMap::default(),
             gates,
             range: Strip::default(),
+            flatten: false,
         }
     }
 
@@ -160,6 +167,7 @@ impl<'a> Rules<'a> {
             Op::And | Op::Or => self.junction(n, &node.op, &a),
             Op::Phi => self
                 .phi(n, ty, &a)
+                .or_else(|| self.flatten_phi(n, ty, &a))
                 .or_else(|| self.factor_phi(ty, &a))
                 .or_else(|| self.strip_checks(n))
                 .or_else(|| self.case_split(n)),

@@ -224,3 +224,114 @@ fn a_loop_sharing_its_counter_with_a_loop_left_alone_is_doubled() {
         crate::ir::print_function(&bad, id)
     );
 }
+
+/// `is_prime`'s loop (`primes.wdl`): `while d * d <= n { if n % d == 0
+/// { return false; } d += 2; }`, a division check and an early return in
+/// the body.
+const IS_PRIME: &str = "fn fn0 \"is_prime\"(int) -> bool {
+block0(v0: int):
+    v1: int = iconst 2
+    v2: bool = icmp lt v0, v1
+    br v2, block1, block2
+block1:
+    v3: bool = bconst false
+    return v3
+block2:
+    v4: int = iconst 2
+    v5: int = irem v0, v4
+    v6: int = iconst 0
+    v7: bool = icmp eq v5, v6
+    br v7, block3, block4
+block3:
+    v8: int = iconst 2
+    v9: bool = icmp eq v0, v8
+    return v9
+block4:
+    v10: int = iconst 3
+    jump block5(v10)
+block5(v11: int):
+    v12: int = imul v11, v11
+    v14: bool = icmp le v12, v0
+    br v14, block6, block7
+block6:
+    v15: int = irem v0, v11
+    v16: int = iconst 0
+    v17: bool = icmp eq v15, v16
+    br v17, block8, block9
+block8:
+    v18: bool = bconst false
+    return v18
+block9:
+    v19: int = iconst 2
+    v20: int = iadd v11, v19
+    jump block5(v20)
+block7:
+    v21: bool = bconst true
+    return v21
+}";
+
+/// [`IS_PRIME`] as the unroll pass leaves it, with the second copy's
+/// lines `v24` (its loop test), `v25` (its division) and the branch on
+/// `v27` (its early exit) given.
+fn is_prime_unrolled(test: &str, div: &str, exit: &str) -> Function {
+    let head = &IS_PRIME[..IS_PRIME.find("    jump block5(v20)").unwrap()];
+    f(&format!(
+        "{head}    jump block10(v20)
+block7:
+    v21: bool = bconst true
+    return v21
+block10(v22: int):
+    v23: int = imul v22, v22
+    {test}
+    br v24, block11, block7
+block11:
+    {div}
+    v26: int = iconst 0
+    v27: bool = icmp eq v25, v26
+    {exit}
+block12:
+    v28: int = iconst 2
+    v29: int = iadd v22, v28
+    jump block5(v29)
+}}"
+    ))
+}
+
+#[test]
+fn an_early_exit_after_a_division_check_validates_by_flattening() {
+    // The real pass.
+    let (row, findings, _) = unrolled(IS_PRIME);
+    assert_eq!((row.changed, row.equal), (1, 1), "{findings:#?}");
+    let mut canon = f(IS_PRIME);
+    crate::canon::canonicalize(&mut canon);
+    let good = [
+        "v24: bool = icmp le v23, v0",
+        "v25: int = irem v0, v22",
+        "br v27, block8, block12",
+    ];
+    assert!(
+        validate(&canon, &is_prime_unrolled(good[0], good[1], good[2])).is_equal(),
+        "the hand-unrolled loop validates"
+    );
+    // The second copy tests `<` (skips the last divisor), divides by the
+    // first copy's divisor (another trap check, another remainder), or
+    // returns `true` from its early exit.
+    for (i, bad) in [
+        "v24: bool = icmp lt v23, v0",
+        "v25: int = irem v0, v11",
+        "br v27, block7, block12",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut lines = good;
+        lines[i] = bad;
+        assert!(
+            matches!(
+                validate(&canon, &is_prime_unrolled(lines[0], lines[1], lines[2])),
+                Verdict::Alarm(_)
+            ),
+            "{bad}"
+        );
+    }
+}
