@@ -157,7 +157,7 @@ fn ms(d: Duration) -> f64 {
 
 fn main() {
     let quick = std::env::var("WADDLE_BENCH_QUICK").is_ok_and(|v| !v.is_empty());
-    let reps = if quick { 1 } else { 10 };
+    let reps = if quick { 1 } else { 30 };
     let filter = std::env::var("WADDLE_BENCH_FILTER").unwrap_or_default();
     let wanted = |name: &str| name.contains(filter.as_str());
     let mut all: Vec<Row> = Vec::new();
