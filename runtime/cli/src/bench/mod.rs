@@ -295,6 +295,10 @@ fn select_tiers(
 }
 
 /// Runs every tier and reference on one program and checks the outputs.
+///
+/// The runs are interleaved: round `k` runs every implementation once, so a
+/// burst of load on a shared machine falls on all of them alike instead of
+/// on whichever one was running (the median of each is then comparable).
 fn measure_program(
     program: &BenchProgram,
     size: i64,
@@ -304,34 +308,45 @@ fn measure_program(
     args: &BenchArgs,
 ) -> ProgramReport {
     let (runs, cpu) = (args.runs, args.cpu);
+    let references: Vec<_> = toolchains
+        .for_program(program)
+        .into_iter()
+        .map(|r| {
+            let prepared = r.prepare();
+            (r, prepared)
+        })
+        .collect();
+    let mut tier_runs: Vec<Vec<Measurement>> = tiers.iter().map(|_| Vec::new()).collect();
+    let mut ref_runs: Vec<Vec<Measurement>> = references.iter().map(|_| Vec::new()).collect();
+    for _ in 0..runs {
+        for (k, &tier) in tiers.iter().enumerate() {
+            tier_runs[k].push(child::spawn(exe, tier, &program.wdl, size, cpu));
+        }
+        for (k, (_, prepared)) in references.iter().enumerate() {
+            if let Ok(prepared) = prepared {
+                ref_runs[k].push(prepared.run(size, cpu));
+            }
+        }
+    }
     let mut results = Vec::new();
-    for &tier in tiers {
-        let runs: Vec<Measurement> = (0..runs)
-            .map(|_| child::spawn(exe, tier, &program.wdl, size, cpu))
-            .collect();
+    for (&tier, measured) in tiers.iter().zip(tier_runs) {
         results.push(ImplResult::from_runs(
             tier.name().to_string(),
             ImplKind::Tier,
             None,
-            runs,
+            measured,
         ));
     }
-    for reference in toolchains.for_program(program) {
-        let prepared = reference.prepare();
-        let result = match prepared {
-            Ok(prepared) => {
-                let measured: Vec<Measurement> =
-                    (0..runs).map(|_| prepared.run(size, cpu)).collect();
-                ImplResult::from_runs(
-                    reference.label(),
-                    ImplKind::Reference,
-                    prepared.compile_time,
-                    measured,
-                )
-            }
+    for ((reference, prepared), measured) in references.into_iter().zip(ref_runs) {
+        results.push(match prepared {
+            Ok(prepared) => ImplResult::from_runs(
+                reference.label(),
+                ImplKind::Reference,
+                prepared.compile_time,
+                measured,
+            ),
             Err(msg) => ImplResult::failed(reference.label(), ImplKind::Reference, msg),
-        };
-        results.push(result);
+        });
     }
     ProgramReport::new(program.name.clone(), size, results)
 }
