@@ -75,6 +75,9 @@ pub struct Strip {
     /// Memo of [`Rules::below`] and [`Rules::at_exit`]: (context, depth,
     /// continue condition or `Id(u32::MAX)` for `below`) → context.
     depth_memo: FxHashMap<(u32, u16, Id), u32>,
+    /// Memo of the length read [`Rules::below_len`] compares with:
+    /// (array, token) → length.
+    len_memo: FxHashMap<(Id, Id), Id>,
     /// The facts relevant to each node's cone ([`super::relevance`]); a
     /// pair whose node's cone holds no check can never reach a proved
     /// check, so exploration skips it.
@@ -534,10 +537,17 @@ impl Rules<'_> {
         if facts.is_empty() {
             return false;
         }
-        let at = self
-            .g
-            .intern(Op::Load(LoadKind::Len), Type::Int, vec![a, t]);
-        let len = self.load(LoadKind::Len, Type::Int, &[a, t]).unwrap_or(at);
+        let len = match self.range.len_memo.get(&(a, t)) {
+            Some(&len) => len,
+            None => {
+                let at = self
+                    .g
+                    .intern(Op::Load(LoadKind::Len), Type::Int, vec![a, t]);
+                let len = self.load(LoadKind::Len, Type::Int, &[a, t]).unwrap_or(at);
+                self.range.len_memo.insert((a, t), len);
+                len
+            }
+        };
         facts
             .iter()
             .any(|&(cc, x, u)| cc == Cmp::Lt && x == i && self.at_most(u, len, &facts, 4))

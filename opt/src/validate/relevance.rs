@@ -23,6 +23,17 @@
 //! when a comparison in `x` mentions such a term ([`Rules::at_exit`] turns
 //! it into those comparisons).
 //!
+//! **Loop-exit facts belong to their loop.** `η_d(c, x)` is read only by
+//! [`Rules::at_exit`] at an `η_d(c, v)` of the same loop (same depth and
+//! continue condition), whose result keeps only the facts relevant to
+//! `v`. So such a fact is kept at a node only when (1) an `η` of its loop
+//! is in the node's cone (each loop exit has a bit in the sets, after the
+//! check terms) and (2) a comparison in `x` mentions a term of the checks
+//! below one of that loop's exit values `v`. Without (1) the exit facts of
+//! every inlined or unrolled loop above a node stayed in its contexts as
+//! long as their terms occurred anywhere below it, and the contexts of
+//! `fannkuch` and `nested_loops_return` multiplied.
+//!
 //! **Soundness.** Dropping facts from a context only makes R8 prove fewer
 //! checks (the module doc of [`super::range`]); no rule reads a context
 //! otherwise. **Completeness.** No proof is lost: every fact a proof of a
@@ -58,7 +69,28 @@ pub(super) struct Relevance {
     /// Memo of [`Rules::restrict`]: (context, term set) → context.
     memo: FxHashMap<(u32, u32), u32>,
     /// Memo of [`Rules::fact_terms`].
-    fact_terms: FxHashMap<Id, Vec<u32>>,
+    fact_terms: FxHashMap<Id, FactTerms>,
+    /// The bit of each loop exit `(depth, continue condition)` of the
+    /// round's η's, after the check terms' bits.
+    exit_key: FxHashMap<(u16, Id), u32>,
+    /// Per exit key, the union of the term sets of its η's exit values
+    /// (`width` words each): the terms [`Rules::at_exit`] can hand on.
+    exit_terms: Vec<u64>,
+    /// The words with a check term's bit set (`width` words): a node whose
+    /// row has none of them has no check in its cone.
+    check_mask: Vec<u64>,
+    /// The number of check terms (the first bits of a row).
+    n_terms: u32,
+}
+
+/// What makes a fact relevant at a node ([`Rules::fact_terms`]).
+#[derive(Clone, Default)]
+struct FactTerms {
+    /// One of these terms is in the node's set.
+    terms: Vec<u32>,
+    /// For a loop-exit fact, its exit's bit ([`Relevance::exit_key`]),
+    /// which must be in the node's set too.
+    exit: Option<u32>,
 }
 
 impl Rules<'_> {
@@ -171,12 +203,31 @@ impl Rules<'_> {
             }
             own.push((k, idx));
         }
-        let width = self.range.rel.term.len().div_ceil(64).max(1);
+        // The loop exits: an exit fact `η_d(c, x)` is read only by
+        // `at_exit` at an `η_d(c, ·)` (same loop) in the cone.
+        let n_terms = self.range.rel.term.len() as u32;
+        let mut etas: Vec<(Id, u32)> = Vec::new();
+        for &x in &self.cls.reached {
+            if self.r(x) != x {
+                continue;
+            }
+            if let Op::Eta(d) = self.g.node(x).op {
+                let key = (d, self.r(self.g.node(x).args[0]));
+                let next = n_terms + self.range.rel.exit_key.len() as u32;
+                let bit = *self.range.rel.exit_key.entry(key).or_insert(next);
+                etas.push((x, bit));
+            }
+        }
+        let n_bits = n_terms as usize + self.range.rel.exit_key.len();
+        let width = n_bits.div_ceil(64).max(1);
         let mut bits = vec![0u64; n * width];
         for (k, idx) in own {
             for t in idx {
                 bits[k.index() * width + (t / 64) as usize] |= 1 << (t % 64);
             }
+        }
+        for &(x, bit) in &etas {
+            bits[x.index() * width + (bit / 64) as usize] |= 1 << (bit % 64);
         }
         // The union over each cone (a fixpoint: μ's are cyclic).
         loop {
@@ -201,12 +252,27 @@ impl Rules<'_> {
                 break;
             }
         }
+        let mut check_mask = vec![0u64; width];
+        for t in 0..n_terms {
+            check_mask[(t / 64) as usize] |= 1 << (t % 64);
+        }
+        let mut exit_terms = vec![0u64; self.range.rel.exit_key.len() * width];
+        for &(x, bit) in &etas {
+            let v = self.r(self.g.node(x).args[1]).index();
+            if v >= n {
+                continue;
+            }
+            let k = (bit - n_terms) as usize;
+            for w in 0..width {
+                exit_terms[k * width + w] |= bits[v * width + w] & check_mask[w];
+            }
+        }
         let rel = &mut self.range.rel;
         rel.width = width;
         rel.set_of = Vec::with_capacity(n);
         for x in 0..n {
             let row = &bits[x * width..(x + 1) * width];
-            if row.iter().all(|&w| w == 0) {
+            if row.iter().zip(&check_mask).all(|(&w, &m)| w & m == 0) {
                 rel.set_of.push(NONE);
                 continue;
             }
@@ -217,6 +283,9 @@ impl Rules<'_> {
             });
             rel.set_of.push(id);
         }
+        rel.check_mask = check_mask;
+        rel.n_terms = n_terms;
+        rel.exit_terms = exit_terms;
     }
 
     /// Whether the cone of `x` may hold a bounds check (nodes made after
@@ -229,11 +298,15 @@ impl Rules<'_> {
             .is_none_or(|&s| s != NONE)
     }
 
-    /// The terms whose presence in a node's set makes fact `f` relevant.
-    fn fact_terms(&mut self, f: Id) -> Vec<u32> {
+    /// The terms whose presence in a node's set makes fact `f` relevant,
+    /// and for a loop-exit fact the bit of its loop's exit, which must be
+    /// in the set as well. An exit fact's terms are only those its own
+    /// loop's exit values can read: no `η` of that loop, no reader.
+    fn fact_terms(&mut self, f: Id) -> FactTerms {
         if let Some(t) = self.range.rel.fact_terms.get(&f) {
             return t.clone();
         }
+        let mut exit = None;
         let mut ends: Vec<Id> = Vec::new();
         let node = self.g.node(f);
         let (neg, inner) = match node.op {
@@ -242,7 +315,10 @@ impl Rules<'_> {
         };
         if let Some((a, b)) = self.cmp_sides(inner) {
             ends.push(if neg { b } else { a });
-        } else if let Op::Eta(_) = self.g.node(inner).op {
+        } else if let Op::Eta(d) = self.g.node(inner).op {
+            let key = (d, self.r(self.g.node(inner).args[0]));
+            // An exit no η of the round reads (`NONE`: no term matches).
+            exit = Some(self.range.rel.exit_key.get(&key).copied().unwrap_or(NONE));
             // Every comparison in the exit value, either reading.
             let mut stack = vec![(self.r(self.g.node(inner).args[1]), 0u8)];
             while let Some((x, depth)) = stack.pop() {
@@ -261,11 +337,21 @@ impl Rules<'_> {
                 }
             }
         }
+        let rel = &self.range.rel;
         let terms: Vec<u32> = (ends.iter())
-            .filter_map(|e| self.range.rel.term.get(e).copied())
+            .filter_map(|e| rel.term.get(e).copied())
+            .filter(|&t| match exit {
+                None => true,
+                Some(NONE) => false,
+                Some(bit) => {
+                    let k = (bit - rel.n_terms) as usize * rel.width;
+                    rel.exit_terms[k + (t / 64) as usize] & (1 << (t % 64)) != 0
+                }
+            })
             .collect();
-        self.range.rel.fact_terms.insert(f, terms.clone());
-        terms
+        let out = FactTerms { terms, exit };
+        self.range.rel.fact_terms.insert(f, out.clone());
+        out
     }
 
     /// Context `c` with only the facts relevant to the cone of `y`.
@@ -286,12 +372,10 @@ impl Rules<'_> {
         let width = self.range.rel.width;
         let mut kept = Vec::with_capacity(facts.len());
         for f in facts {
-            let terms = self.fact_terms(f);
+            let ft = self.fact_terms(f);
             let row = &self.range.rel.sets[s as usize * width..(s as usize + 1) * width];
-            if terms
-                .iter()
-                .any(|&t| row[(t / 64) as usize] & (1 << (t % 64)) != 0)
-            {
+            let has = |t: u32| row[(t / 64) as usize] & (1 << (t % 64)) != 0;
+            if ft.terms.iter().any(|&t| has(t)) && ft.exit.is_none_or(has) {
                 kept.push(f);
             }
         }

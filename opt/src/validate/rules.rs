@@ -63,7 +63,7 @@ impl<'a> Rules<'a> {
                 rep[c] = n;
             }
         }
-        let vd = varying_depth(g, cls);
+        let vd = varying_depth(g);
         let gates = Gates::new(g, cls);
         Rules {
             g,
@@ -907,13 +907,17 @@ fn may_resize(k: EffKind) -> bool {
 
 /// The deepest loop each reached node varies with: `μ_d` varies at `d`,
 /// `η_d` at most at `d - 1`, everything else as its deepest argument
-/// (a fixpoint, for cycles through μ).
-fn varying_depth(g: &Graph, cls: &Classes) -> Vec<u16> {
+/// (a fixpoint, for cycles through μ). Every node gets its depth, not
+/// only the reached ones: R8's [`Rules::with_fact`] may find a fact such as
+/// `¬x` hash-consed from an earlier round, or read a loop's continue
+/// condition, and must not take it for invariant.
+fn varying_depth(g: &Graph) -> Vec<u16> {
     let mut vd = vec![0u16; g.len()];
     let mut changed = true;
     while changed {
         changed = false;
-        for &n in &cls.reached {
+        for i in 0..g.len() {
+            let n = Id(i as u32);
             let node = g.node(n);
             let inner = node.args.iter().map(|a| vd[a.index()]).max().unwrap_or(0);
             let v = match node.op {
