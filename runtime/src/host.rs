@@ -327,11 +327,13 @@ unsafe fn deep_copy(heap: &mut Heap, ty: Type, value: Word) -> Result<Word, Trap
         // SAFETY: elements are live arrays of type `elem`.
         let child = unsafe { deep_copy(heap, elem, e) }?;
         // SAFETY: `copy` has capacity `elems.len()`; it is unreachable for
-        // the collector, which does not run during this operation.
+        // the collector, which does not run during this operation. Raw
+        // accesses only: `array_set` writes the same object.
         unsafe {
-            let a = &mut *(copy as *mut ArrayObj);
-            array_set(copy, a.len as usize, child);
-            a.len += 1;
+            let a = copy as *mut ArrayObj;
+            let len = (*a).len;
+            array_set(copy, len as usize, child);
+            (*a).len = len + 1;
         }
     }
     Ok(copy)
@@ -383,11 +385,13 @@ impl Host for Runtime {
         for _ in 0..count {
             // SAFETY: `value` is live (rooted above, and no collection runs now).
             let copy = unsafe { deep_copy(&mut self.heap, elem, value) }?;
-            // SAFETY: `arr` has capacity `count`.
+            // SAFETY: `arr` has capacity `count`. Raw accesses only:
+            // `array_set` writes the same object.
             unsafe {
-                let a = &mut *(arr as *mut ArrayObj);
-                array_set(arr, a.len as usize, copy);
-                a.len += 1;
+                let a = arr as *mut ArrayObj;
+                let len = (*a).len;
+                array_set(arr, len as usize, copy);
+                (*a).len = len + 1;
             }
         }
         Ok(arr)

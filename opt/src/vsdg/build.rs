@@ -13,8 +13,8 @@
 //!
 //! A node is *stateful* (Lawrence §1.4 of the digest, App. B.7) when it
 //! writes or reads mutable memory, prints, calls, allocates or may trap;
-//! division by a non-zero constant other than `-1`… cannot trap, so it is
-//! pure.
+//! division by a non-zero constant cannot trap (`MIN / -1` wraps), so it
+//! is pure.
 
 use smallvec::smallvec;
 

@@ -147,17 +147,20 @@ impl Caller<'_> {
     /// also received as a slice parameter.
     pub fn array_pop<T: HeapElem>(&mut self, a: &ArrayRef<T>) -> Result<Option<T>, Error> {
         let w = self.resizable(a)?;
+        // Only raw accesses here: `array_get` reads the same object, so no
+        // `&mut ArrayObj` may be alive across it.
+        let arr = w as *mut ArrayObj;
         // SAFETY: `w` is a live array of this runtime (checked), not lent
-        // to this call as a slice, and no other reference to its elements
-        // exists while the host function runs.
-        let arr = unsafe { &mut *(w as *mut ArrayObj) };
-        if arr.len == 0 {
+        // to this call as a slice, and no other reference to it exists
+        // while the host function runs.
+        let len = unsafe { (*arr).len };
+        if len == 0 {
             return Ok(None);
         }
-        let last = arr.len as usize - 1;
         // SAFETY: index `len - 1` (the last element) is initialized.
-        let value = unsafe { array_get(w, last) };
-        arr.len -= 1;
+        let value = unsafe { array_get(w, len as usize - 1) };
+        // SAFETY: as above; no reference to the object is alive.
+        unsafe { (*arr).len = len - 1 };
         Ok(Some(T::from_word(value)))
     }
 
