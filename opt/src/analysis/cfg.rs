@@ -11,6 +11,8 @@
 
 use cranelift_entity::{EntityRef, EntitySet};
 
+use super::adjacency::Adjacency;
+
 use crate::ir::{Block, Function};
 
 /// Predecessors and successors of every block in a function's layout.
@@ -21,49 +23,8 @@ use crate::ir::{Block, Function};
 /// small function.
 #[derive(Clone, Debug, Default)]
 pub struct ControlFlowGraph {
-    preds: BlockLists,
-    succs: BlockLists,
-}
-
-/// Lists of blocks for the blocks `0..start.len() - 1`, flat (the CFG's
-/// relations, the dominator tree's children).
-#[derive(Clone, Debug, Default)]
-pub(crate) struct BlockLists {
-    start: Vec<u32>,
-    list: Vec<Block>,
-}
-
-impl BlockLists {
-    /// The list of `b`; empty past the end.
-    pub(crate) fn of(&self, b: Block) -> &[Block] {
-        let i = b.index();
-        if i + 1 >= self.start.len() {
-            return &[];
-        }
-        &self.list[self.start[i] as usize..self.start[i + 1] as usize]
-    }
-
-    /// The lists of `n` blocks from `(key, item)` pairs, keeping the pairs'
-    /// order within each list (a counting sort).
-    pub(crate) fn group(
-        n: usize,
-        pairs: impl Iterator<Item = (Block, Block)> + Clone,
-    ) -> BlockLists {
-        let mut start = vec![0u32; n + 1];
-        for (k, _) in pairs.clone() {
-            start[k.index() + 1] += 1;
-        }
-        for i in 1..=n {
-            start[i] += start[i - 1];
-        }
-        let mut next = start.clone();
-        let mut list = vec![Block::new(0); start[n] as usize];
-        for (k, x) in pairs {
-            list[next[k.index()] as usize] = x;
-            next[k.index()] += 1;
-        }
-        BlockLists { start, list }
-    }
+    preds: Adjacency<Block>,
+    succs: Adjacency<Block>,
 }
 
 impl ControlFlowGraph {
@@ -81,7 +42,7 @@ impl ControlFlowGraph {
         // The distinct edges in layout order, each source's in terminator
         // order: grouped by source they are the successor lists, by target
         // the predecessor lists (in layout order of the source).
-        let mut edges: Vec<(Block, Block)> = Vec::with_capacity(blocks * 2);
+        let mut edges: Vec<(usize, Block)> = Vec::with_capacity(blocks * 2);
         let mut seen_src = EntitySet::<Block>::new();
         for &b in &func.layout {
             if !in_layout.contains(b) || seen_src.contains(b) {
@@ -94,24 +55,28 @@ impl ControlFlowGraph {
                 if !in_layout.contains(t) || edges[first..].iter().any(|&(_, s)| s == t) {
                     continue;
                 }
-                edges.push((b, t));
+                edges.push((b.index(), t));
             }
         }
-        let succs = BlockLists::group(blocks, edges.iter().copied());
-        let preds = BlockLists::group(blocks, edges.iter().map(|&(b, t)| (t, b)));
+        let succs = Adjacency::new(blocks, &edges);
+        let reversed: Vec<(usize, Block)> = edges
+            .iter()
+            .map(|&(b, t)| (t.index(), Block::new(b)))
+            .collect();
+        let preds = Adjacency::new(blocks, &reversed);
         ControlFlowGraph { preds, succs }
     }
 
     /// The distinct predecessors of `b`, in layout order. Empty for blocks
     /// outside the layout.
     pub fn preds(&self, b: Block) -> &[Block] {
-        self.preds.of(b)
+        self.preds.get(b.index())
     }
 
     /// The distinct successors of `b`, in terminator edge order (cases first,
     /// then the default). Empty for blocks outside the layout.
     pub fn succs(&self, b: Block) -> &[Block] {
-        self.succs.of(b)
+        self.succs.get(b.index())
     }
 }
 

@@ -19,7 +19,10 @@
 use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::SecondaryMap;
 
-use super::cfg::{BlockLists, ControlFlowGraph};
+use cranelift_entity::EntityRef;
+
+use super::adjacency::Adjacency;
+use super::cfg::ControlFlowGraph;
 use crate::ir::{Block, Function};
 
 /// Sentinel for "not reachable" in the numbering maps.
@@ -36,7 +39,7 @@ pub struct DomTree {
     /// Immediate dominator; none for the entry and unreachable blocks.
     idom: SecondaryMap<Block, PackedOption<Block>>,
     /// Dominator-tree children, in reverse post-order.
-    children: BlockLists,
+    children: Adjacency<Block>,
     /// DFS pre-order number in the dominator tree, `NONE` when unreachable.
     pre: SecondaryMap<Block, u32>,
     /// DFS post-order number in the dominator tree.
@@ -51,7 +54,7 @@ impl DomTree {
             rpo: Vec::new(),
             rpo_num: SecondaryMap::with_default(NONE),
             idom: SecondaryMap::new(),
-            children: BlockLists::default(),
+            children: Adjacency::default(),
             pre: SecondaryMap::with_default(NONE),
             post: SecondaryMap::with_default(NONE),
         };
@@ -139,13 +142,13 @@ impl DomTree {
         }
         let rpo = &self.rpo;
         let n = self.rpo_num.as_values_slice().len();
-        self.children = BlockLists::group(
-            n,
-            doms.iter()
-                .enumerate()
-                .skip(1)
-                .map(|(i, &d)| (rpo[d as usize], rpo[i])),
-        );
+        let pairs: Vec<(usize, Block)> = doms
+            .iter()
+            .enumerate()
+            .skip(1)
+            .map(|(i, &d)| (rpo[d as usize].index(), rpo[i]))
+            .collect();
+        self.children = Adjacency::new(n, &pairs);
     }
 
     /// Assigns DFS pre/post numbers to the dominator tree rooted at `entry`.
@@ -156,7 +159,7 @@ impl DomTree {
         counter += 1;
         while let Some(top) = stack.last_mut() {
             let (b, i) = *top;
-            if let Some(&c) = self.children.of(b).get(i) {
+            if let Some(&c) = self.children.get(b.index()).get(i) {
                 top.1 += 1;
                 self.pre[c] = counter;
                 counter += 1;
@@ -205,7 +208,7 @@ impl DomTree {
 
     /// The blocks whose immediate dominator is `b`, in reverse post-order.
     pub fn children(&self, b: Block) -> &[Block] {
-        self.children.of(b)
+        self.children.get(b.index())
     }
 }
 

@@ -5,6 +5,7 @@
 //! correct across mutations ([`crate::editor`], Fritz ch. 5–8) and the
 //! checker recomputes them here to compare.
 
+pub(crate) mod adjacency;
 pub mod callgraph;
 pub mod cfg;
 pub mod domtree;

@@ -43,6 +43,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use crate::analysis::adjacency::Adjacency;
 use crate::ir::{BinaryOp, InstKind, UnaryOp};
 
 use super::graph::{Graph, Node, Op, Region, Sort};
@@ -111,42 +112,6 @@ struct Lives {
 impl Lives {
     fn uses(&self, l: &Life) -> &[usize] {
         &self.uses[l.uses.0 as usize..l.uses.1 as usize]
-    }
-}
-
-/// Lists of `T` for `n` keys, flat: `list[start[i]..start[i + 1]]` (the
-/// scheduler's adjacency lists, the placement's users of each node).
-pub(super) struct Adjacency<T = usize> {
-    start: Vec<u32>,
-    list: Vec<T>,
-}
-
-impl<T: Copy> Adjacency<T> {
-    /// The lists of `n` keys from `(i, x)` pairs: `x` is listed for key
-    /// `i`, in the order of the pairs.
-    pub(super) fn new(n: usize, pairs: &[(usize, T)]) -> Adjacency<T> {
-        let mut start = vec![0u32; n + 1];
-        for &(i, _) in pairs {
-            start[i + 1] += 1;
-        }
-        for i in 1..=n {
-            start[i] += start[i - 1];
-        }
-        let mut next = start.clone();
-        let mut list = match pairs.first() {
-            Some(&(_, x)) => vec![x; pairs.len()],
-            None => Vec::new(),
-        };
-        for &(i, x) in pairs {
-            list[next[i] as usize] = x;
-            next[i] += 1;
-        }
-        Adjacency { start, list }
-    }
-
-    /// The list of key `i`.
-    pub(super) fn of(&self, i: usize) -> &[T] {
-        &self.list[self.start[i] as usize..self.start[i + 1] as usize]
     }
 }
 

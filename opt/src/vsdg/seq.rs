@@ -55,8 +55,9 @@ use crate::ir::{
 
 use super::dne::{liveness, Liveness};
 use super::graph::{Graph, Node, Op, Owner, Port, Region, Sort, Tail};
-use super::sched::{Adjacency, Step, REGISTERS};
+use super::sched::{Step, REGISTERS};
 use super::Unsupported;
+use crate::analysis::adjacency::Adjacency;
 
 /// Most static copies of one pure node that sinking into exclusive arms
 /// makes, counting the copies in regions lifted from one source block as

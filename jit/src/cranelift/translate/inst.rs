@@ -220,11 +220,16 @@ impl Translator<'_, '_> {
         let idx = self.val(idx);
         let fl = header_flags(self.data_fixed);
         let data = self.b.ins().load(types::I64, fl, a, ARRAY_DATA_OFFSET);
+        (self.elem_at(data, idx, layout), layout)
+    }
+
+    /// `data + index * element size` for elements laid out as `layout`.
+    fn elem_at(&mut self, data: ir::Value, index: ir::Value, layout: ElemLayout) -> ir::Value {
         let off = match layout.shift() {
-            0 => idx,
-            k => self.b.ins().ishl_imm_s(idx, i64::from(k)),
+            0 => index,
+            k => self.b.ins().ishl_imm_s(index, i64::from(k)),
         };
-        (self.b.ins().iadd(data, off), layout)
+        self.b.ins().iadd(data, off)
     }
 
     /// Loads an element of type `ty` laid out as `layout` from `addr`.
@@ -323,11 +328,7 @@ impl Translator<'_, '_> {
             .ins()
             .load(types::I64, flags(), av, ARRAY_DATA_OFFSET);
         let layout = ElemLayout::of_array(self.func.value_type(a));
-        let off = match layout.shift() {
-            0 => nl,
-            k => self.b.ins().ishl_imm_s(nl, i64::from(k)),
-        };
-        let addr = self.b.ins().iadd(data, off);
+        let addr = self.elem_at(data, nl, layout);
         self.load_elem(layout, rty.unwrap_or(Type::Int), addr)
     }
 
