@@ -234,30 +234,94 @@ block0(v0: int):
 /// every unit (eager, tier-up, OSR entry).
 #[test]
 fn hot_loop_headers_and_entries_start_a_code_block() {
-    use waddle_jit::cranelift::CODE_ALIGN;
-    let p = parse(LOOPS);
-    let (placed, result) = on_big_stack(move || {
-        let mut host = TestHost::new(0);
-        let mut cp = compile(&p, &JitOptions::default()).unwrap();
-        let placed: Vec<(String, usize, usize)> = (cp.stats().funcs.iter())
-            .map(|s| {
-                let code = cp.code(s.func).unwrap().as_ptr() as usize;
-                (s.name.clone(), s.hot_offset, code)
-            })
-            .collect();
-        let main = p.func_by_name("main").unwrap();
-        (placed, cp.call(&mut host, main, &[4]))
-    });
+    let (placed, result) = compile_placed(LOOPS, 4);
     // nest(5) = sum of j·i for 0 <= j < i < 5 = 35; sum(35) = 595.
     assert_eq!(result, Ok(595));
     assert_eq!(placed.len(), 4);
-    for (name, hot, code) in &placed {
+    for (name, hot, _, _) in &placed {
+        let has_loop = name == "nest" || name == "sum";
+        assert_eq!(*hot > 0, has_loop, "{name}: hot offset {hot}");
+    }
+}
+
+/// A function larger than what is left of the JIT's current memory
+/// region still has its hot loop header at a block start: its filler and
+/// its code are allocated together (`place::PlacedMemory`), rather than
+/// the filler at the end of the old region and the code at the start of a
+/// fresh page.
+#[test]
+fn a_function_larger_than_a_page_is_placed_too() {
+    let prints = "    print v0\n".repeat(600);
+    let src = format!(
+        r#"
+fn fn0 "one"(int) -> int {{
+block0(v0: int):
+    v1: int = iconst 1
+    v2: int = iadd v0, v1
+    return v2
+}}
+fn fn1 "big"(int) -> int {{
+block0(v0: int):
+{prints}    v1: int = iconst 0
+    jump block1(v1, v1)
+block1(v2: int, v3: int):
+    v4: bool = icmp lt v2, v0
+    br v4, block2, block3
+block2:
+    v5: int = iadd v3, v2
+    v6: int = iconst 1
+    v7: int = iadd v2, v6
+    jump block1(v7, v5)
+block3:
+    return v3
+}}
+fn fn2 "main"(int) -> int {{
+block0(v0: int):
+    v1: int = call fn0 "one"(v0) @1:1
+    v2: int = call fn1 "big"(v1) @1:2
+    return v2
+}}
+"#
+    );
+    let (placed, result) = compile_placed(&src, 4);
+    assert_eq!(result, Ok(10));
+    let (_, hot, _, size) = (placed.iter().find(|p| p.0 == "big")).unwrap();
+    assert!(
+        *hot > 4096 && *size > 4096,
+        "hot offset {hot}, {size} bytes"
+    );
+}
+
+/// Compiles the IR program `src` with T2, calls its `main` with `arg`, and
+/// returns (name, hot offset, code address, code size) of every function
+/// (each checked to have its hot offset at a block start) and the result.
+fn compile_placed(
+    src: &str,
+    arg: waddle_opt::abi::Word,
+) -> (
+    Vec<(String, usize, usize, usize)>,
+    Result<waddle_opt::abi::Word, waddle_opt::abi::Trap>,
+) {
+    use waddle_jit::cranelift::CODE_ALIGN;
+    let p = parse(src);
+    let (placed, result) = on_big_stack(move || {
+        let mut host = TestHost::new(0);
+        let mut cp = compile(&p, &JitOptions::default()).unwrap();
+        let placed: Vec<(String, usize, usize, usize)> = (cp.stats().funcs.iter())
+            .map(|s| {
+                let code = cp.code(s.func).unwrap().as_ptr() as usize;
+                (s.name.clone(), s.hot_offset, code, s.code_size)
+            })
+            .collect();
+        let main = p.func_by_name("main").unwrap();
+        (placed, cp.call(&mut host, main, &[arg]))
+    });
+    for (name, hot, code, _) in &placed {
         assert_eq!(
             (code + hot) % CODE_ALIGN as usize,
             0,
             "{name}: code at {code:#x}, hot offset {hot}"
         );
-        let has_loop = name == "nest" || name == "sum";
-        assert_eq!(*hot > 0, has_loop, "{name}: hot offset {hot}");
     }
+    (placed, result)
 }

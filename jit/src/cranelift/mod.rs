@@ -169,7 +169,10 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
     let isa = host_isa(opts, Size::Normal)?;
     let mut isas = SizedIsas::default();
     let call_conv = isa.default_call_conv();
-    let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
+    let reservation = place::Reservation::default();
+    let mut builder = JITBuilder::with_isa(isa, default_libcall_names());
+    builder.memory_provider(Box::new(place::PlacedMemory::new(reservation.clone())));
+    let mut module = JITModule::new(builder);
     let (texts, string_index) = collect_strings(program, opts.string_table.as_deref());
     let strings: Box<[Word]> = vec![0; texts.len().max(1)].into_boxed_slice();
     let counters = crate::tables::tier_counter_cells(opts, program.funcs.len());
@@ -245,7 +248,7 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
         ctx.set_disasm(opts.disasm);
         let size = Size::of(ctx.func.dfg.num_insts(), has_wide_operands(f), opts);
         let hot = define(
-            &mut module,
+            (&mut module, &reservation),
             &mut isas,
             (size, true),
             opts,
@@ -303,7 +306,7 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
             Size::Normal
         };
         define(
-            &mut module,
+            (&mut module, &reservation),
             &mut isas,
             (size, false),
             opts,
@@ -366,7 +369,7 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
 /// Returns the function's first hot offset ([`place::hot_offsets`]; 0
 /// without one or unless `placed`).
 fn define(
-    module: &mut JITModule,
+    (module, reservation): (&mut JITModule, &place::Reservation),
     isas: &mut SizedIsas,
     (size, placed): (Size, bool),
     opts: &JitOptions,
@@ -413,7 +416,14 @@ fn define(
         Vec::new()
     };
     let align = if placed {
-        place::place(module, &ctx.func.signature, &hots, align).map_err(|e| err(&e))?
+        let size = place::memory_size(code);
+        place::place(
+            (module, reservation),
+            &ctx.func.signature,
+            &hots,
+            (align, size),
+        )
+        .map_err(|e| err(&e))?
     } else {
         align
     };

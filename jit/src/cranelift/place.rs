@@ -21,10 +21,24 @@
 //! alignment of ahead-of-time compilers (GCC's `-falign-loops`, LLVM's
 //! `-align-loops`), applied to the one loop that matters most per
 //! function, without padding executed on the way into it.
+//!
+//! The filler and its function must land in one memory region: a function
+//! that does not fit what is left of the current region gets a fresh,
+//! page-aligned one, which would leave the filler behind at the end of the
+//! old region and the hot offset wherever it falls. A placed unit
+//! therefore allocates its code through [`PlacedMemory`], where a filler's
+//! allocation also takes the room of the function after it
+//! ([`Reservation`]).
+
+use std::io;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 use cranelift_codegen::ir;
-use cranelift_jit::JITModule;
-use cranelift_module::{FuncId, Module, ModuleError};
+use cranelift_jit::{
+    BranchProtection, JITMemoryKind, JITMemoryProvider, JITModule, SystemMemoryProvider,
+};
+use cranelift_module::{FuncId, Module, ModuleError, ModuleResult};
 
 /// The block size, in bytes, at which the hot offset of each function
 /// ([`hot_offsets`]) is placed: a cache line, and the fetch block of the
@@ -135,14 +149,15 @@ fn filler(len: u32) -> Vec<u8> {
 }
 
 /// Allocates the filler that must precede a function of hot offsets
-/// `hots` and start alignment `align` in `module`, and returns the
-/// alignment to define the function with right after it (at which it lands
-/// at the filler's end): [`CODE_ALIGN`] when no filler is needed.
+/// `hots`, start alignment `align` and `size` bytes of memory in `module`
+/// (whose memory is a [`PlacedMemory`] sharing `reservation`), and returns
+/// the alignment to define the function with right after it (at which it
+/// lands at the filler's end): [`CODE_ALIGN`] when no filler is needed.
 pub fn place(
-    module: &mut JITModule,
+    (module, reservation): (&mut JITModule, &Reservation),
     sig: &ir::Signature,
     hots: &[u32],
-    align: u64,
+    (align, size): (u64, usize),
 ) -> Result<u64, Box<ModuleError>> {
     let align = align.clamp(1, u64::from(CODE_ALIGN)) as u32;
     let pad = padding(hots, align);
@@ -150,10 +165,80 @@ pub fn place(
         return Ok(u64::from(CODE_ALIGN));
     }
     let id: FuncId = module.declare_anonymous_function(sig).map_err(Box::new)?;
-    module
-        .define_function_bytes(id, u64::from(CODE_ALIGN), &filler(pad), &[])
-        .map_err(Box::new)?;
+    reservation.0.store(size, Ordering::Relaxed);
+    let defined = module.define_function_bytes(id, u64::from(CODE_ALIGN), &filler(pad), &[]);
+    reservation.0.store(0, Ordering::Relaxed);
+    defined.map_err(Box::new)?;
     Ok(u64::from(align))
+}
+
+/// The bytes of memory a function defined from `code` takes in a
+/// cranelift-jit module: its code, and on AArch64 a veneer per call
+/// relocation (cranelift-jit's `CompiledBlob`, 24 bytes each; 32 counted).
+pub fn memory_size(code: &cranelift_codegen::CompiledCode) -> usize {
+    let calls = (code.buffer.relocs().iter())
+        .filter(|r| r.kind == cranelift_codegen::binemit::Reloc::Arm64Call)
+        .count();
+    code.code_buffer().len() + 32 * calls
+}
+
+/// How many bytes the next filler's allocation reserves after itself:
+/// set by [`place`] for the function it places, taken by the
+/// [`PlacedMemory`] it shares.
+#[derive(Clone, Default)]
+pub struct Reservation(Arc<AtomicUsize>);
+
+/// Executable memory of a unit whose functions are placed: cranelift-jit's
+/// [`SystemMemoryProvider`], except that a filler's allocation (while a
+/// [`Reservation`] is set) also takes the room of the function after it,
+/// and that function's allocation gets the room, so both land in one
+/// region.
+pub struct PlacedMemory {
+    inner: SystemMemoryProvider,
+    reservation: Reservation,
+    /// The room reserved after the last filler, as (address, bytes).
+    reserved: Option<(usize, usize)>,
+}
+
+impl PlacedMemory {
+    /// Memory sharing `reservation` with the [`place`] calls of its unit.
+    pub fn new(reservation: Reservation) -> Self {
+        Self {
+            inner: SystemMemoryProvider::new(),
+            reservation,
+            reserved: None,
+        }
+    }
+}
+
+impl JITMemoryProvider for PlacedMemory {
+    fn allocate(&mut self, size: usize, align: u64, kind: JITMemoryKind) -> io::Result<*mut u8> {
+        if !matches!(kind, JITMemoryKind::Executable) {
+            return self.inner.allocate(size, align, kind);
+        }
+        if let Some((at, room)) = self.reserved.take() {
+            if size <= room && (at as u64).is_multiple_of(align.max(1)) {
+                return Ok(at as *mut u8);
+            }
+        }
+        let after = self.reservation.0.swap(0, Ordering::Relaxed);
+        let ptr = self.inner.allocate(size + after, align, kind)?;
+        if after > 0 {
+            self.reserved = Some((ptr as usize + size, after));
+        }
+        Ok(ptr)
+    }
+
+    unsafe fn free_memory(&mut self) {
+        // SAFETY: the caller's contract (no code of this memory runs or is
+        // referenced any more) is the inner provider's, which owns every
+        // region handed out, the reserved rooms included.
+        unsafe { self.inner.free_memory() }
+    }
+
+    fn finalize(&mut self, branch_protection: BranchProtection) -> ModuleResult<()> {
+        self.inner.finalize(branch_protection)
+    }
 }
 
 #[cfg(test)]
