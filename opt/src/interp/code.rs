@@ -34,10 +34,21 @@ pub(crate) enum Op {
     ISub { dst: Slot, a: Slot, b: Slot },
     /// Wrapping int `*`.
     IMul { dst: Slot, a: Slot, b: Slot },
+    /// Wrapping int `*` by a small immediate.
+    IMulImm { dst: Slot, a: Slot, imm: i32 },
     /// Truncating int `/`; traps on zero.
     IDiv { dst: Slot, a: Slot, b: Slot },
     /// Int `%` with the sign of the dividend; traps on zero.
     IRem { dst: Slot, a: Slot, b: Slot },
+    /// Truncating int `/` by `2^k` (`1 <= k <= 30`): shifts, no divide.
+    IDivPow2 { dst: Slot, a: Slot, k: u32 },
+    /// Int `%` by `2^k` (`1 <= k <= 30`), with the sign of the dividend.
+    IRemPow2 { dst: Slot, a: Slot, k: u32 },
+    /// Truncating int `/` by the constant of `magics[m]` (a multiply, no
+    /// divide).
+    IDivMagic { dst: Slot, a: Slot, m: u32 },
+    /// Int `%` by the constant of `magics[m]`.
+    IRemMagic { dst: Slot, a: Slot, m: u32 },
     /// Bitwise and.
     IAnd { dst: Slot, a: Slot, b: Slot },
     /// Bitwise or.
@@ -243,6 +254,8 @@ pub(crate) struct Code {
     pub aux: Vec<u32>,
     /// Switch tables: `(key, target)`.
     pub cases: Vec<(i64, Target)>,
+    /// Divisors of [`Op::IDivMagic`] and [`Op::IRemMagic`].
+    pub magics: Vec<super::magic::Magic>,
     /// Types referenced by `ToStr`, `Print`, `ArrayLit`, `ArrayRepeat`.
     pub types: Vec<Type>,
     /// Values copied into slots `const_base..const_base+consts.len()` on entry.
@@ -323,6 +336,7 @@ impl Code {
             locs: vec![loc],
             aux: Vec::new(),
             cases: Vec::new(),
+            magics: Vec::new(),
             types: Vec::new(),
             consts: Vec::new(),
             const_base: nparams,
@@ -424,6 +438,7 @@ impl Code {
             Op::Switch { start, n, .. } => (start as usize)
                 .checked_add(n as usize)
                 .is_some_and(|end| end <= self.cases.len()),
+            Op::IDivMagic { m, .. } | Op::IRemMagic { m, .. } => (m as usize) < self.magics.len(),
             _ => true,
         }
     }
@@ -498,6 +513,11 @@ impl Op {
             Op::Mov { dst, src: a }
             | Op::Unary { dst, a, .. }
             | Op::IAddImm { dst, a, .. }
+            | Op::IMulImm { dst, a, .. }
+            | Op::IDivPow2 { dst, a, .. }
+            | Op::IRemPow2 { dst, a, .. }
+            | Op::IDivMagic { dst, a, .. }
+            | Op::IRemMagic { dst, a, .. }
             | Op::StrLen { dst, a }
             | Op::ArrayLen { dst, a }
             | Op::ArrayPop { dst, arr: a }

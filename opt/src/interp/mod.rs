@@ -53,6 +53,7 @@
 mod code;
 mod exec;
 mod host;
+mod magic;
 mod moves;
 mod prepare;
 

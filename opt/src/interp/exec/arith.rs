@@ -52,3 +52,58 @@ pub(super) fn unary(kind: UnKind, x: u64) -> u64 {
         UnKind::FLog => f(x).ln().to_bits(),
     }
 }
+
+/// `x / 2^k` truncating toward zero (`1 <= k <= 62`), as `wrapping_div`
+/// gives it: an arithmetic shift of `x` biased by `2^k - 1` when negative.
+#[inline(always)]
+pub(crate) fn div_pow2(x: i64, k: u32) -> i64 {
+    let bias = ((x >> 63) as u64 >> (64 - k)) as i64;
+    x.wrapping_add(bias) >> k
+}
+
+/// `x % 2^k` with the sign of `x` (`1 <= k <= 62`), as `wrapping_rem`
+/// gives it.
+#[inline(always)]
+pub(crate) fn rem_pow2(x: i64, k: u32) -> i64 {
+    x.wrapping_sub(div_pow2(x, k) << k)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{div_pow2, rem_pow2};
+
+    #[test]
+    fn division_by_a_power_of_two_matches_the_divide_instruction() {
+        let edges = [
+            i64::MIN,
+            i64::MIN + 1,
+            -9,
+            -8,
+            -7,
+            -2,
+            -1,
+            0,
+            1,
+            2,
+            7,
+            8,
+            9,
+            i64::MAX,
+        ];
+        let mut xs: Vec<i64> = edges.to_vec();
+        let mut r: u64 = 0x9e37_79b9_7f4a_7c15;
+        for _ in 0..2000 {
+            r ^= r << 13;
+            r ^= r >> 7;
+            r ^= r << 17;
+            xs.push(r as i64 >> (r % 64));
+        }
+        for k in 1..=62 {
+            let d = 1i64 << k;
+            for &x in &xs {
+                assert_eq!(div_pow2(x, k), x.wrapping_div(d), "{x} / 2^{k}");
+                assert_eq!(rem_pow2(x, k), x.wrapping_rem(d), "{x} % 2^{k}");
+            }
+        }
+    }
+}

@@ -336,6 +336,21 @@ fn dispatch(st: &mut State<'_>) -> Result<Word, Trap> {
                 }
                 Op::ISub { dst, a, b } => bin_i!(dst, a, b, |x, y| x.wrapping_sub(y)),
                 Op::IMul { dst, a, b } => bin_i!(dst, a, b, |x, y| x.wrapping_mul(y)),
+                Op::IMulImm { dst, a, imm } => {
+                    s!(dst) = (s!(a) as i64).wrapping_mul(i64::from(imm)) as u64
+                }
+                Op::IDivPow2 { dst, a, k } => s!(dst) = arith::div_pow2(s!(a) as i64, k) as u64,
+                Op::IRemPow2 { dst, a, k } => s!(dst) = arith::rem_pow2(s!(a) as i64, k) as u64,
+                Op::IDivMagic { dst, a, m } => {
+                    // `Code::validate` checked `m` against `magics`.
+                    let magic = (&(*st.cur).magics).get_unchecked(m as usize);
+                    s!(dst) = magic.div(s!(a) as i64) as u64
+                }
+                Op::IRemMagic { dst, a, m } => {
+                    // `Code::validate` checked `m` against `magics`.
+                    let magic = (&(*st.cur).magics).get_unchecked(m as usize);
+                    s!(dst) = magic.rem(s!(a) as i64) as u64
+                }
                 Op::IDiv { dst, a, b } => {
                     let y = s!(b) as i64;
                     if y == 0 {

@@ -6,6 +6,7 @@ use super::cond::{swap, Cond};
 use super::Prep;
 use crate::abi::ElemLayout;
 use crate::interp::code::{Code, Op, Slot, Target, UnKind, NO_SLOT};
+use crate::interp::magic::Magic;
 use crate::interp::moves::sequentialize;
 use crate::ir::{
     BinaryOp, BlockCall, BlockData, Cmp, Inst, InstKind, SrcLoc, Terminator, Type, UnaryOp, Value,
@@ -50,6 +51,7 @@ impl<'p> Emitter<'p> {
                 locs: Vec::new(),
                 aux: Vec::new(),
                 cases: Vec::new(),
+                magics: Vec::new(),
                 types: Vec::new(),
                 consts,
                 const_base,
@@ -395,6 +397,25 @@ impl<'p> Emitter<'p> {
         self.prep.func.value_type(r).element()
     }
 
+    /// How to divide by `b` ([`Divisor`]); adds its magic numbers to the
+    /// code when it takes them.
+    fn divisor(&mut self, b: Value) -> Divisor {
+        let Some(d) = self.prep.imm(b) else {
+            return Divisor::Other;
+        };
+        if d >= 2 && d.count_ones() == 1 {
+            return Divisor::Pow2(d.trailing_zeros());
+        }
+        let (Some(magic), Ok(m)) = (
+            Magic::new(i64::from(d)),
+            u32::try_from(self.code.magics.len()),
+        ) else {
+            return Divisor::Other;
+        };
+        self.code.magics.push(magic);
+        Divisor::Magic(m)
+    }
+
     fn binary(&mut self, inst: Inst, op: BinaryOp, a: Value, b: Value) -> Option<Op> {
         let dst = self.dst(inst)?;
         let (sa, sb) = (self.s(a)?, self.s(b)?);
@@ -408,9 +429,21 @@ impl<'p> Emitter<'p> {
                 Some(imm) => Op::IAddImm { dst, a: sa, imm },
                 None => Op::ISub { dst, a: sa, b: sb },
             },
-            BinaryOp::IMul => Op::IMul { dst, a: sa, b: sb },
-            BinaryOp::IDiv => Op::IDiv { dst, a: sa, b: sb },
-            BinaryOp::IRem => Op::IRem { dst, a: sa, b: sb },
+            BinaryOp::IMul => match (self.prep.imm(a), self.prep.imm(b)) {
+                (_, Some(imm)) => Op::IMulImm { dst, a: sa, imm },
+                (Some(imm), None) => Op::IMulImm { dst, a: sb, imm },
+                (None, None) => Op::IMul { dst, a: sa, b: sb },
+            },
+            BinaryOp::IDiv => match self.divisor(b) {
+                Divisor::Pow2(k) => Op::IDivPow2 { dst, a: sa, k },
+                Divisor::Magic(m) => Op::IDivMagic { dst, a: sa, m },
+                Divisor::Other => Op::IDiv { dst, a: sa, b: sb },
+            },
+            BinaryOp::IRem => match self.divisor(b) {
+                Divisor::Pow2(k) => Op::IRemPow2 { dst, a: sa, k },
+                Divisor::Magic(m) => Op::IRemMagic { dst, a: sa, m },
+                Divisor::Other => Op::IRem { dst, a: sa, b: sb },
+            },
             BinaryOp::IAnd => Op::IAnd { dst, a: sa, b: sb },
             BinaryOp::IOr => Op::IOr { dst, a: sa, b: sb },
             BinaryOp::IXor => Op::IXor { dst, a: sa, b: sb },
@@ -715,4 +748,15 @@ fn drop_unused_consts(code: &mut Code) {
         used[k - 1]
     });
     code.nslots -= removed;
+}
+
+/// How the interpreter divides by a divisor value.
+enum Divisor {
+    /// A constant `2^k` with `k >= 1`: shifts ([`Op::IDivPow2`]).
+    Pow2(u32),
+    /// Another constant with `|d| >= 2`: the multiplier `magics[m]`
+    /// ([`Op::IDivMagic`]).
+    Magic(u32),
+    /// Anything else (a variable, 0, ±1): the divide instruction.
+    Other,
 }
