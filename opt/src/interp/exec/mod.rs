@@ -343,12 +343,14 @@ fn dispatch(st: &mut State<'_>) -> Result<Word, Trap> {
                 Op::IRemPow2 { dst, a, k } => s!(dst) = arith::rem_pow2(s!(a) as i64, k) as u64,
                 Op::IDivMagic { dst, a, m } => {
                     // `Code::validate` checked `m` against `magics`.
-                    let magic = (&(*st.cur).magics).get_unchecked(m as usize);
+                    let magics = &(*st.cur).magics;
+                    let magic = magics.get_unchecked(m as usize);
                     s!(dst) = magic.div(s!(a) as i64) as u64
                 }
                 Op::IRemMagic { dst, a, m } => {
                     // `Code::validate` checked `m` against `magics`.
-                    let magic = (&(*st.cur).magics).get_unchecked(m as usize);
+                    let magics = &(*st.cur).magics;
+                    let magic = magics.get_unchecked(m as usize);
                     s!(dst) = magic.rem(s!(a) as i64) as u64
                 }
                 Op::IDiv { dst, a, b } => {
