@@ -292,14 +292,17 @@ block0(v0: int):
     );
 }
 
+/// A compiled function's name, hot offset, code address and code size.
+type Placed = (String, usize, usize, usize);
+
 /// Compiles the IR program `src` with T2, calls its `main` with `arg`, and
-/// returns (name, hot offset, code address, code size) of every function
-/// (each checked to have its hot offset at a block start) and the result.
+/// returns every function's [`Placed`] (each checked to have its hot
+/// offset at a block start) and the result.
 fn compile_placed(
     src: &str,
     arg: waddle_opt::abi::Word,
 ) -> (
-    Vec<(String, usize, usize, usize)>,
+    Vec<Placed>,
     Result<waddle_opt::abi::Word, waddle_opt::abi::Trap>,
 ) {
     use waddle_jit::cranelift::CODE_ALIGN;
@@ -307,7 +310,7 @@ fn compile_placed(
     let (placed, result) = on_big_stack(move || {
         let mut host = TestHost::new(0);
         let mut cp = compile(&p, &JitOptions::default()).unwrap();
-        let placed: Vec<(String, usize, usize, usize)> = (cp.stats().funcs.iter())
+        let placed: Vec<Placed> = (cp.stats().funcs.iter())
             .map(|s| {
                 let code = cp.code(s.func).unwrap().as_ptr() as usize;
                 (s.name.clone(), s.hot_offset, code, s.code_size)

@@ -20,6 +20,7 @@ pub mod canon;
 pub mod editor;
 pub mod interp;
 pub mod ir;
+pub mod magic;
 pub mod osr;
 pub mod passes;
 pub mod validate;

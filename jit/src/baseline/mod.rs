@@ -19,8 +19,9 @@
 //! - `moves`: block arguments as sequentialized parallel moves on edges;
 //! - `cold`: out-of-line trap, trap-propagation and fuel-refill paths;
 //! - `driver`: the pass itself (prologue, blocks, terminators as
-//!   compare-and-branch chains, edges, out-of-line paths, trampolines);
-//! - `magic`: division by constants through multiplication.
+//!   compare-and-branch chains, edges, out-of-line paths, trampolines).
+//!
+//! Division by a constant multiplies by its [`waddle_opt::magic`] number.
 //!
 //! A back end keeps only encodings, its frame layout and its argument
 //! registers.
@@ -49,7 +50,6 @@ mod driver;
 #[cfg(feature = "cross")]
 mod image;
 mod isel;
-mod magic;
 mod moves;
 mod plan;
 mod program;

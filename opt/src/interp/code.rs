@@ -255,7 +255,7 @@ pub(crate) struct Code {
     /// Switch tables: `(key, target)`.
     pub cases: Vec<(i64, Target)>,
     /// Divisors of [`Op::IDivMagic`] and [`Op::IRemMagic`].
-    pub magics: Vec<super::magic::Magic>,
+    pub magics: Vec<super::divisor::ConstDivisor>,
     /// Types referenced by `ToStr`, `Print`, `ArrayLit`, `ArrayRepeat`.
     pub types: Vec<Type>,
     /// Values copied into slots `const_base..const_base+consts.len()` on entry.

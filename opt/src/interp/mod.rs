@@ -51,9 +51,9 @@
 //! counters never run out.
 
 mod code;
+mod divisor;
 mod exec;
 mod host;
-mod magic;
 mod moves;
 mod prepare;
 

@@ -12,10 +12,10 @@ use super::X64;
 use crate::baseline::cold::ColdPaths;
 use crate::baseline::driver::{Arith, Backend, FnCx};
 use crate::baseline::isel::{self, Binary, Cond};
-use crate::baseline::magic::{magic, Magic};
 use crate::baseline::plan::int_const;
 use crate::baseline::rt;
 use crate::helpers::Helper;
+use waddle_opt::magic::{magic, Magic};
 
 /// `v` when it is an integer constant that fits a sign-extended imm32.
 fn imm32(cx: &FnCx<'_>, v: Value) -> Option<i32> {
@@ -353,7 +353,7 @@ impl X64 {
     }
 
     /// `a / d` or `a % d` for a constant `d` outside `{-1, 0, 1}` by a
-    /// magic multiplication (see [`crate::baseline::magic`]). Result in `rax`.
+    /// magic multiplication (see [`waddle_opt::magic`]). Result in `rax`.
     fn div_const(&mut self, div: bool, a: Value, d: i64, m: Magic) {
         self.ld(1, a);
         let (mul, shift) = (m.mul, m.shift as i8);

@@ -6,7 +6,7 @@ use super::cond::{swap, Cond};
 use super::Prep;
 use crate::abi::ElemLayout;
 use crate::interp::code::{Code, Op, Slot, Target, UnKind, NO_SLOT};
-use crate::interp::magic::Magic;
+use crate::interp::divisor::ConstDivisor;
 use crate::interp::moves::sequentialize;
 use crate::ir::{
     BinaryOp, BlockCall, BlockData, Cmp, Inst, InstKind, SrcLoc, Terminator, Type, UnaryOp, Value,
@@ -407,7 +407,7 @@ impl<'p> Emitter<'p> {
             return Divisor::Pow2(d.trailing_zeros());
         }
         let (Some(magic), Ok(m)) = (
-            Magic::new(i64::from(d)),
+            ConstDivisor::new(i64::from(d)),
             u32::try_from(self.code.magics.len()),
         ) else {
             return Divisor::Other;

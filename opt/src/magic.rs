@@ -1,11 +1,14 @@
 //! Signed division by a constant through multiplication by a "magic"
 //! number (Hacker's Delight, 2nd ed., §10-1 and §10-3, Granlund &
 //! Montgomery 1994): `n / d == mulhs(n, M) (+/- n) >> s`, rounded toward
-//! zero, for any `d` outside `{-1, 0, 1}`.
+//! zero, for any `d` outside `{-1, 0, 1}`. A 64-bit divide instruction
+//! costs several times the multiply, add and shifts; the interpreter
+//! ([`crate::interp`]) and the baseline JIT use this, Cranelift does its
+//! own.
 
 /// The magic multiplier and shift of a divisor `d` with `|d| >= 2`.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub(crate) struct Magic {
+pub struct Magic {
     /// Multiplier `M` (as a signed 64-bit number).
     pub mul: i64,
     /// Arithmetic right shift `s` of the high product.
@@ -13,7 +16,7 @@ pub(crate) struct Magic {
 }
 
 /// Computes the magic number of `d` (Hacker's Delight Fig. 10-1, 64-bit).
-pub(crate) fn magic(d: i64) -> Option<Magic> {
+pub fn magic(d: i64) -> Option<Magic> {
     if (-1..=1).contains(&d) {
         return None;
     }
@@ -52,17 +55,27 @@ pub(crate) fn magic(d: i64) -> Option<Magic> {
     })
 }
 
-/// What the emitted code computes: the quotient `n / d` through `m`.
-#[cfg(test)]
-fn apply(n: i64, d: i64, m: Magic) -> i64 {
-    let mut q = ((i128::from(n) * i128::from(m.mul)) >> 64) as i64;
-    if d > 0 && m.mul < 0 {
-        q = q.wrapping_add(n);
-    } else if d < 0 && m.mul > 0 {
-        q = q.wrapping_sub(n);
+impl Magic {
+    /// How the high product is corrected by the dividend for divisor `d`
+    /// (Hacker's Delight §10-3): `1` (add it) when `d > 0` and the
+    /// multiplier is negative, `-1` (subtract it) when `d < 0` and the
+    /// multiplier is positive, else 0.
+    pub fn fix(self, d: i64) -> i64 {
+        match (d > 0, self.mul < 0) {
+            (true, true) => 1,
+            (false, false) if self.mul != 0 => -1,
+            _ => 0,
+        }
     }
-    q >>= m.shift;
-    q.wrapping_add(((q as u64) >> 63) as i64)
+
+    /// The quotient `n / d` (truncated, wrapping like `wrapping_div`) as
+    /// the emitted code computes it, given `fix` = [`Magic::fix`] of `d`.
+    #[inline(always)]
+    pub fn quotient(self, n: i64, fix: i64) -> i64 {
+        let hi = ((i128::from(n) * i128::from(self.mul)) >> 64) as i64;
+        let q = hi.wrapping_add(fix.wrapping_mul(n)) >> self.shift;
+        q.wrapping_add(((q as u64) >> 63) as i64)
+    }
 }
 
 #[cfg(test)]
@@ -110,7 +123,11 @@ mod tests {
         for &d in &divisors {
             let m = magic(d).unwrap();
             for &n in &nums {
-                assert_eq!(apply(n, d, m), n.wrapping_div(d), "{n} / {d} with {m:?}");
+                assert_eq!(
+                    m.quotient(n, m.fix(d)),
+                    n.wrapping_div(d),
+                    "{n} / {d} with {m:?}"
+                );
             }
         }
         assert_eq!(magic(1), None);
