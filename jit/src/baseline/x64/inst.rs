@@ -385,4 +385,44 @@ impl X64 {
             );
         }
     }
+
+    /// `Rq(r) = k`.
+    pub(super) fn mov_imm(&mut self, r: u8, k: i64) {
+        match i32::try_from(k) {
+            Ok(k32) => dynasm!(self.ops ; .arch x64 ; mov Rq(r), k32),
+            Err(_) => dynasm!(self.ops ; .arch x64 ; mov Rq(r), QWORD k),
+        }
+    }
+
+    /// `jcc l`.
+    pub(super) fn jcc(&mut self, c: Cond, l: DynamicLabel) {
+        match c {
+            Cond::Eq => dynasm!(self.ops ; .arch x64 ; je =>l),
+            Cond::Ne => dynasm!(self.ops ; .arch x64 ; jne =>l),
+            Cond::Lt => dynasm!(self.ops ; .arch x64 ; jl =>l),
+            Cond::Le => dynasm!(self.ops ; .arch x64 ; jle =>l),
+            Cond::Gt => dynasm!(self.ops ; .arch x64 ; jg =>l),
+            Cond::Ge => dynasm!(self.ops ; .arch x64 ; jge =>l),
+            Cond::Above => dynasm!(self.ops ; .arch x64 ; ja =>l),
+            Cond::AboveEq => dynasm!(self.ops ; .arch x64 ; jae =>l),
+            Cond::Below => dynasm!(self.ops ; .arch x64 ; jb =>l),
+            Cond::BelowEq => dynasm!(self.ops ; .arch x64 ; jbe =>l),
+        }
+    }
+
+    /// `al = cond ? 1 : 0`.
+    pub(super) fn setcc(&mut self, c: Cond) {
+        match c {
+            Cond::Eq => dynasm!(self.ops ; .arch x64 ; sete al),
+            Cond::Ne => dynasm!(self.ops ; .arch x64 ; setne al),
+            Cond::Lt => dynasm!(self.ops ; .arch x64 ; setl al),
+            Cond::Le => dynasm!(self.ops ; .arch x64 ; setle al),
+            Cond::Gt => dynasm!(self.ops ; .arch x64 ; setg al),
+            Cond::Ge => dynasm!(self.ops ; .arch x64 ; setge al),
+            Cond::Above => dynasm!(self.ops ; .arch x64 ; seta al),
+            Cond::AboveEq => dynasm!(self.ops ; .arch x64 ; setae al),
+            Cond::Below => dynasm!(self.ops ; .arch x64 ; setb al),
+            Cond::BelowEq => dynasm!(self.ops ; .arch x64 ; setbe al),
+        }
+    }
 }
