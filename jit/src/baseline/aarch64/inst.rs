@@ -152,5 +152,3 @@ impl Arith for Aarch64 {
         self.st_opt(r, 8);
     }
 }
-
-impl Aarch64 {}
