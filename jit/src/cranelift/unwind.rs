@@ -41,6 +41,8 @@ use cranelift_codegen::CompiledCode;
 use waddle_opt::abi::VmCtx;
 use waddle_opt::ir::{FuncId, Function, InstKind, SrcLoc, Type};
 
+use super::translate::Sites;
+
 /// What unwinding through one recursive function needs; boxed, its address
 /// is a constant in the body's and the shell's code, filled in before any
 /// code runs.
@@ -54,7 +56,7 @@ pub(crate) struct UnwindTable {
     /// The body's self-call sites, sorted by the offset (from `body`) of
     /// their return address: the call's location and, for a call in an
     /// inlined copy, the location of the call the copy stands for.
-    pub sites: Vec<(u32, SrcLoc, Option<SrcLoc>)>,
+    pub sites: Vec<(u32, SrcLoc, Sites)>,
 }
 
 /// Where the walk resumes: the stack pointer, the frame pointer and the
@@ -116,8 +118,8 @@ unsafe extern "C" fn unwind_walk(
             }
             return;
         };
-        let (_, loc, inline_site) = t.sites[i];
-        for l in std::iter::once(loc).chain(inline_site) {
+        let (_, loc, inline_sites) = t.sites[i];
+        for l in std::iter::once(loc).chain(inline_sites.iter()) {
             // SAFETY: `vmctx` is the live context of this entry.
             unsafe { crate::helpers::trap_frame(vmctx, t.func, l.file, l.line, l.col) };
         }
@@ -264,10 +266,10 @@ pub(crate) fn shell_bytes(table: usize) -> Vec<u8> {
 /// sorted by offset.
 pub(crate) fn body_sites(
     code: &CompiledCode,
-    tags: &[(SrcLoc, Option<SrcLoc>)],
-) -> Vec<(u32, SrcLoc, Option<SrcLoc>)> {
+    tags: &[(SrcLoc, Sites)],
+) -> Vec<(u32, SrcLoc, Sites)> {
     let srclocs = code.buffer.get_srclocs_sorted();
-    let mut sites: Vec<(u32, SrcLoc, Option<SrcLoc>)> = code
+    let mut sites: Vec<(u32, SrcLoc, Sites)> = code
         .buffer
         .call_sites()
         .filter_map(|site| {
@@ -278,8 +280,8 @@ pub(crate) fn body_sites(
             if range.loc.is_default() {
                 return None;
             }
-            let &(loc, inline_site) = tags.get(range.loc.bits() as usize)?;
-            Some((ret, loc, inline_site))
+            let &(loc, inline_sites) = tags.get(range.loc.bits() as usize)?;
+            Some((ret, loc, inline_sites))
         })
         .collect();
     sites.sort_by_key(|s| s.0);

@@ -13,8 +13,9 @@
 //! - its returns give the frame back and continue after the call;
 //! - its traps record their own locations, as in the callee, and report
 //!   two frames to the stack trace, the copy's and the caller's at the
-//!   call (`Translator::inline_site`);
-//! - its own self calls are real (direct) calls, so one level only.
+//!   call (`Translator::inline_sites`);
+//! - its own self calls are real (direct) calls, so one level only, or
+//!   guarded calls ([`super::guard`]).
 //!
 //! The native stack check is the caller's: the copy lives in the caller's
 //! frame. The recursion depth, not the native stack, is what bounds
@@ -30,6 +31,39 @@ use waddle_opt::ir::{FuncId, Function, InstKind, SrcLoc};
 use super::Translator;
 use crate::abi::native_type;
 
+/// The call sites of the inlined copies an instruction is translated in,
+/// innermost first: a trap there reports one more frame of the function
+/// for each. At most two (a guarded copy inside an inlined copy).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Default, Debug)]
+pub(crate) struct Sites {
+    /// The first `len` entries are the sites.
+    locs: [SrcLoc; 2],
+    /// How many sites there are.
+    len: u8,
+}
+
+impl Sites {
+    /// These sites inside one more copy, inlined at `loc` (the new
+    /// innermost site).
+    pub(super) fn inside(self, loc: SrcLoc) -> Sites {
+        assert!(
+            self.len < 2,
+            "self calls are inlined at most one level, then guarded"
+        );
+        let mut locs = [loc; 2];
+        locs[1] = self.locs[0];
+        Sites {
+            locs,
+            len: self.len + 1,
+        }
+    }
+
+    /// The sites, innermost first.
+    pub(crate) fn iter(self) -> impl Iterator<Item = SrcLoc> {
+        self.locs.into_iter().take(usize::from(self.len))
+    }
+}
+
 /// Largest function (in instructions and terminators) whose self calls are
 /// inlined.
 const MAX_INSTS: usize = 40;
@@ -37,23 +71,23 @@ const MAX_INSTS: usize = 40;
 /// function's code grows by one copy per call.
 const MAX_CALLS: usize = 4;
 
+/// The self calls of `func` (`self_call` names it) in its body.
+pub(super) fn self_calls(func: &Function, self_call: Option<(FuncId, ir::FuncRef)>) -> usize {
+    let Some((me, _)) = self_call else {
+        return 0;
+    };
+    func.layout()
+        .iter()
+        .flat_map(|&bl| func.blocks()[bl].insts.iter())
+        .filter(|&&i| matches!(func.inst(i).kind, InstKind::Call(c, _) if c == me))
+        .count()
+}
+
 /// Whether the self calls of `func` (`self_call` names it) are inlined one
 /// level: the function is small, and has at least one and at most
 /// [`MAX_CALLS`] self calls.
 pub(super) fn worth_inlining(func: &Function, self_call: Option<(FuncId, ir::FuncRef)>) -> bool {
-    let Some((me, _)) = self_call else {
-        return false;
-    };
-    if func.inst_count() > MAX_INSTS {
-        return false;
-    }
-    let calls = func
-        .layout()
-        .iter()
-        .flat_map(|&bl| func.blocks()[bl].insts.iter())
-        .filter(|&&i| matches!(func.inst(i).kind, InstKind::Call(c, _) if c == me))
-        .count();
-    (1..=MAX_CALLS).contains(&calls)
+    func.inst_count() <= MAX_INSTS && (1..=MAX_CALLS).contains(&self_calls(func, self_call))
 }
 
 impl Translator<'_, '_> {
@@ -75,24 +109,25 @@ impl Translator<'_, '_> {
         let vals = std::mem::take(&mut self.vals);
         let blocks = std::mem::take(&mut self.blocks);
         let depth = self.depth_on_entry.take();
-        self.inlined = Some(cont);
+        let outer_cont = self.inlined.replace(cont);
         let overflow = self.trap_block(TrapCode::StackOverflow, loc);
         // The counter now holds the caller's entry value minus its own frame.
-        let known = depth.map(|d| self.b.ins().iadd_imm_s(d, -1));
+        let known = depth.map(|(d, k)| (d, k + 1));
         self.take_depth(overflow, known);
         self.fuel_tick(Some(loc));
         // From here on a trap leaves the copy's frame and the caller's.
-        let outer_site = self.inline_site.replace(loc);
+        let outer_sites = self.inline_sites;
+        self.inline_sites = outer_sites.inside(loc);
         self.create_blocks();
         let first = self.block_of(self.func.entry());
         let bargs: Vec<BlockArg> = args.iter().map(|&v| BlockArg::Value(v)).collect();
         self.b.ins().jump(first, &bargs);
         self.translate_blocks();
-        self.inline_site = outer_site;
+        self.inline_sites = outer_sites;
         self.vals = vals;
         self.blocks = blocks;
         self.depth_on_entry = depth;
-        self.inlined = None;
+        self.inlined = outer_cont;
         self.b.switch_to_block(cont);
         result
     }

@@ -361,22 +361,12 @@ impl Translator<'_, '_> {
             return self.inline_self_call(&cargs, loc);
         }
         if let Some((_, fref)) = self.self_call.filter(|&(me, _)| me == callee) {
-            // A self call: this function's own code, directly (see
-            // `Translator::run`). Under `unwind` a trap never returns here
-            // (`super::unwind`): the call is tagged with its site instead
-            // of followed by a test.
-            if self.unwind.is_some() {
-                let tag = self.unwind_sites.len() as u32;
-                self.unwind_sites.push((loc, self.inline_site));
-                self.b.set_srcloc(ir::SourceLoc::new(tag));
-                let call = self.b.ins().call(fref, &cargs);
-                self.b.set_srcloc(ir::SourceLoc::default());
-                return self.b.inst_results(call).first().copied();
+            if self.guards_here() {
+                let args = cargs[1..].to_vec();
+                return self
+                    .guarded_self_call(&args, loc, |t| t.direct_self_call(fref, &cargs, loc));
             }
-            let call = self.b.ins().call(fref, &cargs);
-            let r = self.b.inst_results(call).first().copied();
-            self.check_trap(Some(loc));
-            return r;
+            return self.direct_self_call(fref, &cargs, loc);
         }
         let sig = self.callee_sig(callee);
         let entries = self
@@ -392,6 +382,30 @@ impl Translator<'_, '_> {
             self.trap_if(unlinked, TrapCode::AssertionFailed, loc);
         }
         let call = self.b.ins().call_indirect(sig, code, &cargs);
+        let r = self.b.inst_results(call).first().copied();
+        self.check_trap(Some(loc));
+        r
+    }
+
+    /// A self call: this function's own code, directly (see
+    /// `Translator::run`), with the context and native arguments `cargs`.
+    /// Under `unwind` a trap never returns here (`super::unwind`): the call
+    /// is tagged with its site instead of followed by a test.
+    fn direct_self_call(
+        &mut self,
+        fref: ir::FuncRef,
+        cargs: &[ir::Value],
+        loc: SrcLoc,
+    ) -> Option<ir::Value> {
+        if self.unwind.is_some() {
+            let tag = self.unwind_sites.len() as u32;
+            self.unwind_sites.push((loc, self.inline_sites));
+            self.b.set_srcloc(ir::SourceLoc::new(tag));
+            let call = self.b.ins().call(fref, cargs);
+            self.b.set_srcloc(ir::SourceLoc::default());
+            return self.b.inst_results(call).first().copied();
+        }
+        let call = self.b.ins().call(fref, cargs);
         let r = self.b.inst_results(call).first().copied();
         self.check_trap(Some(loc));
         r

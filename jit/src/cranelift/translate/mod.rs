@@ -12,8 +12,11 @@
 //! Instructions are in [`inst`].
 
 mod gc_live;
+mod guard;
 mod inline;
 mod inst;
+
+pub(crate) use inline::Sites;
 
 use std::collections::HashMap;
 
@@ -109,16 +112,16 @@ pub(crate) enum Addressing {
 }
 
 /// A block to fill once the current block is finished.
-/// The last field of each is the inline site the block belongs to
-/// (`Translator::inline_site`).
+/// The last field of each is the inline sites the block belongs to
+/// (`Translator::inline_sites`).
 enum Pending {
     /// Record a trap with a known location and exit.
-    Trap(ir::Block, TrapCode, SrcLoc, Option<SrcLoc>),
+    Trap(ir::Block, TrapCode, SrcLoc, Sites),
     /// Report the frame (the location unless one is set), then exit.
-    Propagate(ir::Block, SrcLoc, Option<SrcLoc>),
+    Propagate(ir::Block, SrcLoc, Sites),
     /// An edge block: on a back edge (the flag) tick fuel and the tiering
     /// counter (each if the unit has it), then jump with arguments.
-    Edge(ir::Block, ir::Block, Vec<BlockArg>, bool, Option<SrcLoc>),
+    Edge(ir::Block, ir::Block, Vec<BlockArg>, bool, Sites),
 }
 
 /// Translates one function; the builder's function must have the native
@@ -141,9 +144,9 @@ pub(crate) struct Translator<'a, 'b> {
     /// The shared exit that returns a zero result after a trap.
     exit: ir::Block,
     /// Cold blocks recording a trap with a known location, by (code, loc).
-    trap_blocks: HashMap<(u32, SrcLoc, Option<SrcLoc>), ir::Block>,
+    trap_blocks: HashMap<(u32, SrcLoc, Sites), ir::Block>,
     /// Cold blocks that set the location if unset and exit, by location.
-    propagate_blocks: HashMap<(SrcLoc, Option<SrcLoc>), ir::Block>,
+    propagate_blocks: HashMap<(SrcLoc, Sites), ir::Block>,
     /// Blocks created while another block was being filled, filled at the end.
     pending: Vec<Pending>,
     /// Imported signatures of helpers and callees.
@@ -158,7 +161,8 @@ pub(crate) struct Translator<'a, 'b> {
     /// `VmCtx::depth_left` as the prologue of a recursive function read it:
     /// its returns store this value back (calls in between are balanced),
     /// so a return does not wait for a load of the counter.
-    depth_on_entry: Option<ir::Value>,
+    /// As `(d, k)`: the value is `d - k` (see [`Translator::take_depth`]).
+    depth_on_entry: Option<(ir::Value, i64)>,
     /// This function's id and a reference for calling its own code
     /// directly (see [`Translator::run`]).
     self_call: Option<(FuncId, ir::FuncRef)>,
@@ -169,7 +173,7 @@ pub(crate) struct Translator<'a, 'b> {
     /// The self calls emitted under `unwind`, by their source-location tag
     /// (`ir::SourceLoc` bits = index): the call's location and, in an
     /// inlined copy, the copy's call site.
-    unwind_sites: Vec<(SrcLoc, Option<SrcLoc>)>,
+    unwind_sites: Vec<(SrcLoc, Sites)>,
     /// No instruction of the function can move an array's elements (no
     /// push, no Waddle or host call): loads of an array's data pointer are
     /// `readonly`, so Cranelift merges them and hoists them out of loops.
@@ -187,17 +191,25 @@ pub(crate) struct Translator<'a, 'b> {
     /// bounds checks and data pointers are used at once, where the object
     /// is an operand and so still alive.
     len_results_movable: bool,
-    /// The reachable Waddle blocks in reverse postorder.
-    order: Vec<Block>,
+    /// The reachable Waddle blocks in reverse postorder (shared with the
+    /// loops that translate them, which may translate them again inline).
+    order: std::rc::Rc<[Block]>,
     /// Whether self calls are inlined one level ([`inline`]).
     inline_self: bool,
     /// While a self call's inlined copy is translated: the block its
     /// returns jump to (with the result as parameter).
     inlined: Option<ir::Block>,
-    /// While a self call's inlined copy is translated: the call's location.
-    /// A trap in the copy leaves two frames of the function, the copy's and
-    /// the caller's at this call, so the stack trace matches every tier's.
-    inline_site: Option<SrcLoc>,
+    /// While a self call's inlined copy is translated: the call's location
+    /// (and, for a guarded copy inside an inlined one, that copy's call
+    /// site). A trap in the copy leaves a frame of the function for each,
+    /// after the copy's own, so the stack trace matches every tier's.
+    inline_sites: Sites,
+    /// The part of the function a guarded self call runs inline ([`guard`]),
+    /// when its self calls are guarded.
+    guard: Option<guard::Region>,
+    /// While a guarded copy is translated: the block that makes the real
+    /// call, where every edge leaving the region goes.
+    guard_exit: Option<ir::Block>,
 }
 
 impl<'a, 'b> Translator<'a, 'b> {
@@ -226,7 +238,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         self_call: Option<(FuncId, ir::FuncRef)>,
         unwind: Option<usize>,
         mut b: FunctionBuilder<'b>,
-    ) -> Vec<(SrcLoc, Option<SrcLoc>)> {
+    ) -> Vec<(SrcLoc, Sites)> {
         let entry = b.create_block();
         b.append_block_params_for_function_params(entry);
         b.switch_to_block(entry);
@@ -262,15 +274,27 @@ impl<'a, 'b> Translator<'a, 'b> {
             data_fixed: false,
             len_fixed: false,
             len_results_movable: false,
-            order: Vec::new(),
+            order: std::rc::Rc::from([]),
             inline_self: false,
             inlined: None,
-            inline_site: None,
+            inline_sites: Sites::default(),
+            guard: None,
+            guard_exit: None,
         };
         (t.data_fixed, t.len_fixed) = arrays_fixed(func);
         t.len_results_movable = !gc_live::any_may_collect(func);
-        t.inline_self = t.self_call.is_some() && inline::worth_inlining(func, t.self_call);
-        t.order = t.reverse_postorder();
+        t.order = t.reverse_postorder().into();
+        if t.self_call.is_some() && !env.fuel {
+            let calls = inline::self_calls(func, t.self_call);
+            t.guard = guard::Region::of(func, &t.order, &t.pos, calls);
+        }
+        // Guarded calls, where they apply, instead of inlined copies: with
+        // both, the copies' partial results and the guards' tests keep more
+        // values live across calls than there are callee-saved registers,
+        // and the context spills (fib ran 1.7x slower than with either).
+        if t.guard.is_none() {
+            t.inline_self = inline::worth_inlining(func, t.self_call);
+        }
         t.stack_mapped = gc_live::needs_stack_map(func, &t.order);
         t.create_blocks();
         t.prologue(entry);
@@ -285,8 +309,14 @@ impl<'a, 'b> Translator<'a, 'b> {
     /// Creates a Cranelift block (with parameters) for every reachable
     /// Waddle block, in `blocks`.
     fn create_blocks(&mut self) {
-        for k in 0..self.order.len() {
-            let bl = self.order[k];
+        let order = std::rc::Rc::clone(&self.order);
+        self.create_blocks_of(&order);
+    }
+
+    /// Creates a Cranelift block (with parameters) for each of `list`, in
+    /// `blocks`.
+    fn create_blocks_of(&mut self, list: &[Block]) {
+        for &bl in list {
             let cb = self.b.create_block();
             for &p in &self.func.blocks()[bl].params {
                 let ty = self.func.value_type(p);
@@ -299,8 +329,14 @@ impl<'a, 'b> Translator<'a, 'b> {
 
     /// Translates every reachable block into the blocks of `blocks`.
     fn translate_blocks(&mut self) {
-        for k in 0..self.order.len() {
-            self.block(self.order[k]);
+        let order = std::rc::Rc::clone(&self.order);
+        self.translate_blocks_of(&order);
+    }
+
+    /// Translates each block of `list` (in that order).
+    fn translate_blocks_of(&mut self, list: &[Block]) {
+        for &bl in list {
+            self.block(bl);
         }
     }
 
@@ -386,26 +422,40 @@ impl<'a, 'b> Translator<'a, 'b> {
     /// `depth_on_entry` for the returns), branching to `overflow` when none
     /// is left.
     ///
-    /// `known`: the counter's value when the caller knows it (an inlined
-    /// copy: its caller's value after the prologue, since every call in
-    /// between gave back what it took), saving the load.
-    fn take_depth(&mut self, overflow: ir::Block, known: Option<ir::Value>) {
-        let d = match known {
-            Some(d) => d,
-            None => self
-                .b
-                .ins()
-                .load(types::I64, flags(), self.vmctx, VMCTX_DEPTH_LEFT_OFFSET),
+    /// `known`: the counter's value when the caller knows it, as a value
+    /// `d` and an offset `k` (the counter is `d - k`): an inlined copy's
+    /// caller's value after its prologue minus the frames of the copies it
+    /// is in, since every call in between gave back what it took. Checks
+    /// compare `d` with a constant and stores compute `d - k` where they
+    /// are, so only `d` stays live across calls (Cranelift would otherwise
+    /// keep one `d - k` per copy in a register through the calls).
+    fn take_depth(&mut self, overflow: ir::Block, known: Option<(ir::Value, i64)>) {
+        let (d, k) = match known {
+            Some(dk) => dk,
+            None => {
+                let d = self
+                    .b
+                    .ins()
+                    .load(types::I64, flags(), self.vmctx, VMCTX_DEPTH_LEFT_OFFSET);
+                (d, 0)
+            }
         };
-        let d1 = self.b.ins().iadd_imm_s(d, -1);
-        let none_left = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, d, 1);
+        let none_left = self.depth_none_left(d, k);
         let take = self.b.create_block();
         self.b.ins().brif(none_left, overflow, &[], take, &[]);
         self.b.switch_to_block(take);
+        let d1 = self.b.ins().iadd_imm_s(d, -(k + 1));
         self.b
             .ins()
             .store(flags(), d1, self.vmctx, VMCTX_DEPTH_LEFT_OFFSET);
-        self.depth_on_entry = Some(d);
+        self.depth_on_entry = Some((d, k));
+    }
+
+    /// Whether a counter of `d - k` has no frame left (`d - k < 1`).
+    fn depth_none_left(&mut self, d: ir::Value, k: i64) -> ir::Value {
+        self.b
+            .ins()
+            .icmp_imm_s(IntCC::SignedLessThan, d, k.saturating_add(1))
     }
 
     /// Charges one unit of fuel; when the batch runs out, calls the fuel
@@ -483,25 +533,25 @@ impl<'a, 'b> Translator<'a, 'b> {
         self.call_helper(Helper::TrapFrame, &args, None);
     }
 
-    /// Reports the frame stopped at `loc` and, in an inlined self call
-    /// (`site`), the caller's frame at that call.
-    fn trap_frames(&mut self, loc: SrcLoc, site: Option<SrcLoc>) {
+    /// Reports the frame stopped at `loc` and, in inlined self calls
+    /// (`sites`, innermost first), the caller's frame at each call.
+    fn trap_frames(&mut self, loc: SrcLoc, sites: Sites) {
         self.trap_frame(loc);
-        if let Some(site) = site {
+        for site in sites.iter() {
             self.trap_frame(site);
         }
     }
 
     /// The cold block that raises `code` at `loc`.
     fn trap_block(&mut self, code: TrapCode, loc: SrcLoc) -> ir::Block {
-        let key = (code as u32, loc, self.inline_site);
+        let key = (code as u32, loc, self.inline_sites);
         if let Some(&bl) = self.trap_blocks.get(&key) {
             return bl;
         }
         let bl = self.b.create_block();
         self.b.set_cold_block(bl);
         self.pending
-            .push(Pending::Trap(bl, code, loc, self.inline_site));
+            .push(Pending::Trap(bl, code, loc, self.inline_sites));
         self.trap_blocks.insert(key, bl);
         bl
     }
@@ -544,14 +594,14 @@ impl<'a, 'b> Translator<'a, 'b> {
     /// The cold block that reports this frame at `loc` to the trap record
     /// (which takes `loc` unless a location is already set), then exits.
     fn propagate_block(&mut self, loc: SrcLoc) -> ir::Block {
-        let key = (loc, self.inline_site);
+        let key = (loc, self.inline_sites);
         if let Some(&bl) = self.propagate_blocks.get(&key) {
             return bl;
         }
         let bl = self.b.create_block();
         self.b.set_cold_block(bl);
         self.pending
-            .push(Pending::Propagate(bl, loc, self.inline_site));
+            .push(Pending::Propagate(bl, loc, self.inline_sites));
         self.propagate_blocks.insert(key, bl);
         bl
     }
@@ -631,9 +681,9 @@ impl<'a, 'b> Translator<'a, 'b> {
                 Pending::Edge(bl, target, args, tick, site) => {
                     self.b.switch_to_block(bl);
                     if tick {
-                        let outer = std::mem::replace(&mut self.inline_site, site);
+                        let outer = std::mem::replace(&mut self.inline_sites, site);
                         self.fuel_tick(Some(self.func.loc()));
-                        self.inline_site = outer;
+                        self.inline_sites = outer;
                         self.counter_tick(true);
                     }
                     self.b.ins().jump(target, &args);
@@ -689,6 +739,15 @@ impl<'a, 'b> Translator<'a, 'b> {
         bc: &BlockCall,
         force_block: bool,
     ) -> (ir::Block, Vec<BlockArg>) {
+        if let Some(exit) = self.guard_exit {
+            if !self
+                .guard
+                .as_ref()
+                .is_some_and(|g| g.allows(from, bc.block))
+            {
+                return (exit, Vec::new());
+            }
+        }
         let target = self.block_of(bc.block);
         let args: Vec<BlockArg> = bc
             .args
@@ -703,7 +762,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         }
         let eb = self.b.create_block();
         self.pending
-            .push(Pending::Edge(eb, target, args, back, self.inline_site));
+            .push(Pending::Edge(eb, target, args, back, self.inline_sites));
         (eb, Vec::new())
     }
 
@@ -712,10 +771,15 @@ impl<'a, 'b> Translator<'a, 'b> {
         match &self.func.blocks()[bl].term {
             Terminator::Return(v) => {
                 let rets: Vec<ir::Value> = v.iter().map(|&v| self.val(v)).collect();
-                if let Some(d) = self.depth_on_entry {
+                if let Some((d, k)) = self.depth_on_entry {
                     // Give the frame back: every call in between returned
                     // the counter to the value after the prologue's
                     // decrement, so this is that value plus one.
+                    let d = if k == 0 {
+                        d
+                    } else {
+                        self.b.ins().iadd_imm_s(d, -k)
+                    };
                     self.b
                         .ins()
                         .store(flags(), d, self.vmctx, VMCTX_DEPTH_LEFT_OFFSET);
