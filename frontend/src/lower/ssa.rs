@@ -37,6 +37,39 @@ use waddle_opt::ir::{
 pub(super) type Var = u32;
 
 /// One step of the iterative backward search of [`SsaBuilder::read`].
+/// The current definition of each variable in each block (Braun et al.'s
+/// `currentDef`): the latest block a variable was defined in is kept in a
+/// vector indexed by the variable, the blocks it left behind in a hash map.
+/// A straight-line function's millions of locals then never touch the map.
+#[derive(Default)]
+struct Defs {
+    /// Per variable, its latest (block, value).
+    last: Vec<Option<(Block, Value)>>,
+    /// Every other (variable, block) definition.
+    older: FxHashMap<(Var, Block), Value>,
+}
+
+impl Defs {
+    fn get(&self, var: Var, block: Block) -> Option<Value> {
+        match self.last.get(var as usize) {
+            Some(&Some((b, v))) if b == block => Some(v),
+            _ => self.older.get(&(var, block)).copied(),
+        }
+    }
+
+    fn insert(&mut self, var: Var, block: Block, value: Value) {
+        let i = var as usize;
+        if i >= self.last.len() {
+            self.last.resize(i + 1, None);
+        }
+        if let Some((b, v)) = self.last[i].replace((block, value)) {
+            if b != block {
+                self.older.insert((var, b), v);
+            }
+        }
+    }
+}
+
 enum Frame {
     /// Find the definition of the variable at the end of this block.
     Start(Block),
@@ -66,7 +99,7 @@ pub(super) struct SsaBuilder<'a> {
     /// Parameters created in unsealed blocks, filled when the block is sealed.
     incomplete: FxHashMap<Block, Vec<(Var, Value)>>,
     /// The definition of each variable at the end of each block.
-    defs: FxHashMap<(Var, Block), Value>,
+    defs: Defs,
     /// Replacement of a removed trivial parameter.
     alias: FxHashMap<Value, Value>,
     /// Parameters removed as trivial.
@@ -89,7 +122,7 @@ impl<'a> SsaBuilder<'a> {
             preds: FxHashMap::default(),
             sealed: FxHashSet::default(),
             incomplete: FxHashMap::default(),
-            defs: FxHashMap::default(),
+            defs: Defs::default(),
             alias: FxHashMap::default(),
             removed: FxHashSet::default(),
             filled: FxHashSet::default(),
@@ -160,7 +193,7 @@ impl<'a> SsaBuilder<'a> {
 
     /// Records `value` as the definition of `var` at the current end of `block`.
     pub fn write(&mut self, var: Var, block: Block, value: Value) {
-        self.defs.insert((var, block), value);
+        self.defs.insert(var, block, value);
     }
 
     /// Declares that no more predecessors will be added to `block` and
@@ -172,12 +205,17 @@ impl<'a> SsaBuilder<'a> {
         let pending = self.incomplete.remove(&block).unwrap_or_default();
         for (var, param) in pending {
             let v = self.fill(var, block, param);
-            self.defs.insert((var, block), v);
+            self.defs.insert(var, block, v);
         }
     }
 
     /// The current value of `var` at the end of `block`.
     pub fn read(&mut self, var: Var, block: Block) -> Value {
+        // The common case, a definition in this block, needs no search
+        // stack.
+        if let Some(v) = self.defs.get(var, block) {
+            return self.resolve(v);
+        }
         self.search(var, vec![Frame::Start(block)])
     }
 
@@ -212,12 +250,12 @@ impl<'a> SsaBuilder<'a> {
         while let Some(frame) = stack.pop() {
             match frame {
                 Frame::Start(b) => {
-                    if let Some(&v) = self.defs.get(&(var, b)) {
+                    if let Some(v) = self.defs.get(var, b) {
                         result = Some(self.resolve(v));
                     } else if !self.sealed.contains(&b) {
                         let p = FunctionBuilder::new(&mut self.func).append_block_param(b, ty);
                         self.incomplete.entry(b).or_default().push((var, p));
-                        self.defs.insert((var, b), p);
+                        self.defs.insert(var, b, p);
                         result = Some(p);
                     } else {
                         match *self.preds(b) {
@@ -229,7 +267,7 @@ impl<'a> SsaBuilder<'a> {
                             [p, ..] => {
                                 let param =
                                     FunctionBuilder::new(&mut self.func).append_block_param(b, ty);
-                                self.defs.insert((var, b), param);
+                                self.defs.insert(var, b, param);
                                 stack.push(Frame::Multi {
                                     block: b,
                                     param,
@@ -242,7 +280,7 @@ impl<'a> SsaBuilder<'a> {
                 }
                 Frame::Single(b) => {
                     let v = result.unwrap_or_else(|| self.undefined(var));
-                    self.defs.insert((var, b), v);
+                    self.defs.insert(var, b, v);
                     result = Some(v);
                 }
                 Frame::Multi { block, param, next } => {
@@ -261,7 +299,7 @@ impl<'a> SsaBuilder<'a> {
                     } else {
                         self.filled.insert(param);
                         let v = self.try_remove_trivial(param);
-                        self.defs.insert((var, block), v);
+                        self.defs.insert(var, block, v);
                         result = Some(v);
                     }
                 }
@@ -313,6 +351,9 @@ impl<'a> SsaBuilder<'a> {
 
     /// The value `v` stands for after trivial-parameter removal.
     pub fn resolve(&mut self, v: Value) -> Value {
+        if self.alias.is_empty() {
+            return v;
+        }
         let mut root = v;
         while let Some(&next) = self.alias.get(&root) {
             root = next;
