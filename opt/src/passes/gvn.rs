@@ -9,7 +9,9 @@
 use std::hash::BuildHasher;
 
 use hashbrown::HashTable;
-use rustc_hash::{FxBuildHasher, FxHashMap};
+use cranelift_entity::packed_option::PackedOption;
+use cranelift_entity::SecondaryMap;
+use rustc_hash::FxBuildHasher;
 
 use crate::editor::Editor;
 use crate::ir::{BinaryOp, Block, Cmp, Inst, InstKind, User, Value};
@@ -43,7 +45,7 @@ pub fn gvn(ed: &mut Editor) -> usize {
     let mut redundant = Vec::new();
     // This block's replacements (old → representative), applied at its end.
     let mut pairs: Vec<(Value, Value)> = Vec::new();
-    let mut subst: FxHashMap<Value, Value> = FxHashMap::default();
+    let mut subst = Subst::new(ed.func().values().len());
     while let Some((b, enter)) = stack.pop() {
         if !enter {
             let from = undo_start.pop().unwrap_or(0);
@@ -70,10 +72,11 @@ pub fn gvn(ed: &mut Editor) -> usize {
             if matches!(data.kind, InstKind::SConst(_)) {
                 continue;
             }
-            let kind = key(&data.kind, &subst);
+            let pending = !pairs.is_empty();
+            let kind = key(&data.kind, &subst, pending);
             let hash = hasher.hash_one(&kind);
             let found = table
-                .find(hash, |&x| key(&ed.inst(x).kind, &subst) == kind)
+                .find(hash, |&x| key(&ed.inst(x).kind, &subst, pending) == kind)
                 .copied();
             if let Some(rep) = found {
                 let prev = ed.inst(rep).result.expect("a table entry has a result");
@@ -86,7 +89,7 @@ pub fn gvn(ed: &mut Editor) -> usize {
                 });
                 if ok {
                     pairs.push((r, prev));
-                    subst.insert(r, prev);
+                    subst.map[r] = prev.into();
                     redundant.push(i);
                 }
                 continue;
@@ -97,13 +100,15 @@ pub fn gvn(ed: &mut Editor) -> usize {
             // replacements are of values defined after it.)
             let func = ed.func();
             table.insert_unique(hash, i, |&x| {
-                hasher.hash_one(key(&func.insts[x].kind, &subst))
+                hasher.hash_one(key(&func.insts[x].kind, &subst, pending))
             });
             undo.push((hash, i));
         }
         ed.replace_all_uses_batch(&pairs);
+        for &(r, _) in &pairs {
+            subst.map[r] = None.into();
+        }
         pairs.clear();
-        subst.clear();
         n += ed.remove_insts(&redundant);
         redundant.clear();
         stack.push((b, false));
@@ -114,15 +119,35 @@ pub fn gvn(ed: &mut Editor) -> usize {
     n
 }
 
+/// This block's pending replacements (old → representative), indexed by
+/// value: a block of millions of redundant instructions probes it for
+/// every operand, which a hash map of them turned into cache misses.
+struct Subst {
+    map: SecondaryMap<Value, PackedOption<Value>>,
+}
+
+impl Subst {
+    fn new(values: usize) -> Subst {
+        let mut map = SecondaryMap::with_capacity(values);
+        map.resize(values);
+        Subst { map }
+    }
+
+    fn get(&self, v: Value) -> Option<Value> {
+        self.map.get(v).and_then(|n| n.expand())
+    }
+}
+
 /// The table key of an instruction: its kind with the pending
-/// replacements `subst` applied to its operands.
-fn key(kind: &InstKind, subst: &FxHashMap<Value, Value>) -> InstKind {
-    if subst.is_empty() {
+/// replacements `subst` applied to its operands (`pending`: whether there
+/// are any).
+fn key(kind: &InstKind, subst: &Subst, pending: bool) -> InstKind {
+    if !pending {
         return mutant_key(kind);
     }
     let mut k = kind.clone();
     k.for_each_arg_mut(|v| {
-        if let Some(&n) = subst.get(v) {
+        if let Some(n) = subst.get(*v) {
             *v = n;
         }
     });
