@@ -543,3 +543,29 @@ pub(super) fn zero_value(func: &mut Function, block: Block, ty: Type) -> Value {
     };
     FunctionBuilder::new(func).ins(block, kind, ty, SrcLoc::NONE)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Defs;
+    use waddle_opt::ir::{Block, Value};
+
+    /// A variable's latest definition lives in the vector, the blocks it
+    /// left in the map: every (variable, block) keeps its last value.
+    #[test]
+    fn defs_keep_the_last_value_of_every_variable_in_every_block() {
+        let (a, b) = (Block::from_u32(0), Block::from_u32(1));
+        let v = Value::from_u32;
+        let mut d = Defs::default();
+        assert_eq!(d.get(3, a), None);
+        d.insert(3, a, v(1));
+        d.insert(3, a, v(2));
+        assert_eq!(d.get(3, a), Some(v(2)));
+        d.insert(3, b, v(3));
+        assert_eq!((d.get(3, a), d.get(3, b)), (Some(v(2)), Some(v(3))));
+        d.insert(3, a, v(4));
+        assert_eq!((d.get(3, a), d.get(3, b)), (Some(v(4)), Some(v(3))));
+        d.insert(3, b, v(5));
+        assert_eq!((d.get(3, a), d.get(3, b)), (Some(v(4)), Some(v(5))));
+        assert_eq!((d.get(0, a), d.get(7, b)), (None, None));
+    }
+}

@@ -8,9 +8,9 @@
 
 use std::hash::BuildHasher;
 
-use hashbrown::HashTable;
 use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::SecondaryMap;
+use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
 
 use crate::editor::Editor;

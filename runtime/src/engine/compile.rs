@@ -4,9 +4,9 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use waddle_frontend::check::Typed;
 #[cfg(feature = "tooling")]
 use waddle_frontend::Prelude;
-use waddle_frontend::check::Typed;
 use waddle_frontend::{CompileOptions, Compiled, SourceFile, SourceMap};
 use waddle_opt::ir::Program;
 use waddle_opt::passes::PassReport;

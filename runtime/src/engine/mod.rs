@@ -57,9 +57,9 @@ pub(crate) use compile::error_at;
 #[cfg(not(feature = "tooling"))]
 pub(crate) use compile::CompiledIr;
 pub use compile::{check_passes, OptOptions, PassLog, PassTrace, Validation, ValidationLog};
+pub(crate) use compile::{compile_program, compile_with_options, panic_error, CompiledProgram};
 #[cfg(feature = "tooling")]
 pub use compile::{compile_source, compile_source_with_ffi, optimize, CompiledIr};
-pub(crate) use compile::{compile_program, compile_with_options, panic_error, CompiledProgram};
 pub(crate) use host_api::check_host_name;
 pub use host_api::HostFunctionInfo;
 pub use val::{Args, FromVal, IntoVal, Val};
