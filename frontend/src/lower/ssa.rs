@@ -41,24 +41,47 @@ pub(super) type Var = u32;
 /// `currentDef`): the latest block a variable was defined in is kept in a
 /// vector indexed by the variable, the blocks it left behind in a hash map.
 /// A straight-line function's millions of locals then never touch the map.
+///
+/// Variables are the checker's locals, numbered over the whole program, and
+/// a function's own are contiguous: the vector covers them from the first
+/// one the function defines (`base`) up, so its size is the function's
+/// local count, not the program's (one vector per function would otherwise
+/// make lowering quadratic in the function count). A variable below `base`
+/// (top-level code's locals are spread over the program) lives in the map
+/// alone.
 #[derive(Default)]
 struct Defs {
-    /// Per variable, its latest (block, value).
+    /// The first variable defined; `last[i]` is variable `base + i`.
+    base: Option<Var>,
+    /// Per variable from `base`, its latest (block, value).
     last: Vec<Option<(Block, Value)>>,
     /// Every other (variable, block) definition.
     older: FxHashMap<(Var, Block), Value>,
 }
 
 impl Defs {
+    /// The index of `var` in `last`, if it has one.
+    fn slot(&self, var: Var) -> Option<usize> {
+        let base = self.base?;
+        var.checked_sub(base).map(|i| i as usize)
+    }
+
     fn get(&self, var: Var, block: Block) -> Option<Value> {
-        match self.last.get(var as usize) {
-            Some(&Some((b, v))) if b == block => Some(v),
+        let latest = self
+            .slot(var)
+            .and_then(|i| self.last.get(i).copied().flatten());
+        match latest {
+            Some((b, v)) if b == block => Some(v),
             _ => self.older.get(&(var, block)).copied(),
         }
     }
 
     fn insert(&mut self, var: Var, block: Block, value: Value) {
-        let i = var as usize;
+        let base = *self.base.get_or_insert(var);
+        let Some(i) = var.checked_sub(base).map(|i| i as usize) else {
+            self.older.insert((var, block), value);
+            return;
+        };
         if i >= self.last.len() {
             self.last.resize(i + 1, None);
         }
@@ -567,5 +590,11 @@ mod tests {
         d.insert(3, b, v(5));
         assert_eq!((d.get(3, a), d.get(3, b)), (Some(v(4)), Some(v(5))));
         assert_eq!((d.get(0, a), d.get(7, b)), (None, None));
+        // Below the first variable defined: the map alone.
+        d.insert(1, a, v(6));
+        d.insert(1, b, v(7));
+        d.insert(1, a, v(8));
+        assert_eq!((d.get(1, a), d.get(1, b)), (Some(v(8)), Some(v(7))));
+        assert_eq!(d.last.len(), 1);
     }
 }
