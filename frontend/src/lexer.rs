@@ -461,6 +461,26 @@ impl Lexer<'_, '_> {
         (digits, ok)
     }
 
+    /// The common integer literal, read without building its text: decimal
+    /// digits that fit in `i64`, not followed by anything that makes it
+    /// another literal or an error (`_`, `.`, an exponent, a suffix). Then
+    /// consumes it and returns its value; otherwise consumes nothing and
+    /// leaves the literal to the general path of [`Lexer::number`].
+    fn plain_decimal(&mut self) -> Option<i64> {
+        let mut end = self.pos;
+        let mut v: i64 = 0;
+        while let Some(&c) = self.src.get(end).filter(|c| c.is_ascii_digit()) {
+            v = v.checked_mul(10)?.checked_add(i64::from(c - b'0'))?;
+            end += 1;
+        }
+        let next = self.src.get(end).copied().unwrap_or(0);
+        if next == b'.' || is_ident_char(next) {
+            return None;
+        }
+        self.pos = end;
+        Some(v)
+    }
+
     fn number(&mut self) {
         let start = self.pos;
         let radix = match (self.peek(0), self.peek(1)) {
@@ -470,6 +490,9 @@ impl Lexer<'_, '_> {
         };
         if radix != 10 {
             self.pos += 2;
+        } else if let Some(v) = self.plain_decimal() {
+            self.push(TokenKind::Int(v), start);
+            return;
         }
         let (int_digits, mut ok) = self.digits(radix);
         let mut is_float = false;

@@ -155,12 +155,8 @@ impl SourceFile {
     pub fn new(name: impl Into<String>, text: impl Into<String>) -> SourceFile {
         let text = text.into();
         let mut line_starts = vec![0];
-        line_starts.extend(
-            text.bytes()
-                .enumerate()
-                .filter(|&(_, b)| b == b'\n')
-                .map(|(i, _)| i as u32 + 1),
-        );
+        // `match_indices` of one ASCII character searches with `memchr`.
+        line_starts.extend(text.match_indices('\n').map(|(i, _)| i as u32 + 1));
         SourceFile {
             name: name.into(),
             text,

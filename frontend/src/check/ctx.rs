@@ -80,9 +80,10 @@ pub(crate) struct FuncSlot {
 
 /// The per-body context: lexical scopes, result type, loop nesting.
 #[derive(Default)]
-pub(crate) struct BodyCtx {
-    /// Innermost scope last; empty for top-level code outside blocks.
-    pub scopes: Vec<FxHashMap<String, LocalIdx>>,
+pub(crate) struct BodyCtx<'m> {
+    /// Innermost scope last; empty for top-level code outside blocks. The
+    /// names are borrowed from the module (no copy per declaration).
+    pub scopes: Vec<FxHashMap<&'m str, LocalIdx>>,
     /// Result type of the enclosing function; `None` for top-level code.
     pub ret: Option<Ty>,
     /// Name of the enclosing function.
@@ -113,7 +114,7 @@ pub(crate) struct Checker<'m> {
     /// REPL redeclarations of prelude globals, by declaration id.
     pub redeclarations: FxHashMap<u32, Redeclaration<'m>>,
     pub locals: Vec<LocalSlot>,
-    pub body: BodyCtx,
+    pub body: BodyCtx<'m>,
 }
 
 impl<'m> Checker<'m> {

@@ -6,7 +6,7 @@ use super::{LocalIdx, Var};
 use crate::ast::Ident;
 use crate::diag::Diagnostic;
 
-impl Checker<'_> {
+impl<'m> Checker<'m> {
     /// Opens a scope.
     pub fn push_scope(&mut self) {
         self.body.scopes.push(Default::default());
@@ -19,7 +19,7 @@ impl Checker<'_> {
 
     /// Declares a local in the innermost scope (reporting a duplicate in the
     /// same scope) and returns its index.
-    pub fn declare(&mut self, name: &Ident, ty: Ty, kind: BindKind) -> LocalIdx {
+    pub fn declare(&mut self, name: &'m Ident, ty: Ty, kind: BindKind) -> LocalIdx {
         let idx = LocalIdx(self.locals.len() as u32);
         self.locals.push(LocalSlot {
             name: name.name.clone(),
@@ -35,7 +35,7 @@ impl Checker<'_> {
             .scopes
             .last_mut()
             .expect("a scope was just ensured");
-        if let Some(old) = scope.insert(name.name.clone(), idx) {
+        if let Some(old) = scope.insert(name.name.as_str(), idx) {
             let first = self.locals[old.0 as usize].span;
             self.err(
                 Diagnostic::error(
@@ -53,7 +53,7 @@ impl Checker<'_> {
     /// reporting "undefined variable".
     pub fn lookup(&mut self, name: &Ident) -> Option<(Var, Ty)> {
         for scope in self.body.scopes.iter().rev() {
-            if let Some(&l) = scope.get(&name.name) {
+            if let Some(&l) = scope.get(name.name.as_str()) {
                 return Some((Var::Local(l), self.locals[l.0 as usize].ty));
             }
         }

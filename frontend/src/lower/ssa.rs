@@ -37,6 +37,62 @@ use waddle_opt::ir::{
 pub(super) type Var = u32;
 
 /// One step of the iterative backward search of [`SsaBuilder::read`].
+/// The current definition of each variable in each block (Braun et al.'s
+/// `currentDef`): the latest block a variable was defined in is kept in a
+/// vector indexed by the variable, the blocks it left behind in a hash map.
+/// A straight-line function's millions of locals then never touch the map.
+///
+/// Variables are the checker's locals, numbered over the whole program, and
+/// a function's own are contiguous: the vector covers them from the first
+/// one the function defines (`base`) up, so its size is the function's
+/// local count, not the program's (one vector per function would otherwise
+/// make lowering quadratic in the function count). A variable below `base`
+/// (top-level code's locals are spread over the program) lives in the map
+/// alone.
+#[derive(Default)]
+struct Defs {
+    /// The first variable defined; `last[i]` is variable `base + i`.
+    base: Option<Var>,
+    /// Per variable from `base`, its latest (block, value).
+    last: Vec<Option<(Block, Value)>>,
+    /// Every other (variable, block) definition.
+    older: FxHashMap<(Var, Block), Value>,
+}
+
+impl Defs {
+    /// The index of `var` in `last`, if it has one.
+    fn slot(&self, var: Var) -> Option<usize> {
+        let base = self.base?;
+        var.checked_sub(base).map(|i| i as usize)
+    }
+
+    fn get(&self, var: Var, block: Block) -> Option<Value> {
+        let latest = self
+            .slot(var)
+            .and_then(|i| self.last.get(i).copied().flatten());
+        match latest {
+            Some((b, v)) if b == block => Some(v),
+            _ => self.older.get(&(var, block)).copied(),
+        }
+    }
+
+    fn insert(&mut self, var: Var, block: Block, value: Value) {
+        let base = *self.base.get_or_insert(var);
+        let Some(i) = var.checked_sub(base).map(|i| i as usize) else {
+            self.older.insert((var, block), value);
+            return;
+        };
+        if i >= self.last.len() {
+            self.last.resize(i + 1, None);
+        }
+        if let Some((b, v)) = self.last[i].replace((block, value)) {
+            if b != block {
+                self.older.insert((var, b), v);
+            }
+        }
+    }
+}
+
 enum Frame {
     /// Find the definition of the variable at the end of this block.
     Start(Block),
@@ -66,7 +122,7 @@ pub(super) struct SsaBuilder<'a> {
     /// Parameters created in unsealed blocks, filled when the block is sealed.
     incomplete: FxHashMap<Block, Vec<(Var, Value)>>,
     /// The definition of each variable at the end of each block.
-    defs: FxHashMap<(Var, Block), Value>,
+    defs: Defs,
     /// Replacement of a removed trivial parameter.
     alias: FxHashMap<Value, Value>,
     /// Parameters removed as trivial.
@@ -89,7 +145,7 @@ impl<'a> SsaBuilder<'a> {
             preds: FxHashMap::default(),
             sealed: FxHashSet::default(),
             incomplete: FxHashMap::default(),
-            defs: FxHashMap::default(),
+            defs: Defs::default(),
             alias: FxHashMap::default(),
             removed: FxHashSet::default(),
             filled: FxHashSet::default(),
@@ -160,7 +216,7 @@ impl<'a> SsaBuilder<'a> {
 
     /// Records `value` as the definition of `var` at the current end of `block`.
     pub fn write(&mut self, var: Var, block: Block, value: Value) {
-        self.defs.insert((var, block), value);
+        self.defs.insert(var, block, value);
     }
 
     /// Declares that no more predecessors will be added to `block` and
@@ -172,12 +228,17 @@ impl<'a> SsaBuilder<'a> {
         let pending = self.incomplete.remove(&block).unwrap_or_default();
         for (var, param) in pending {
             let v = self.fill(var, block, param);
-            self.defs.insert((var, block), v);
+            self.defs.insert(var, block, v);
         }
     }
 
     /// The current value of `var` at the end of `block`.
     pub fn read(&mut self, var: Var, block: Block) -> Value {
+        // The common case, a definition in this block, needs no search
+        // stack.
+        if let Some(v) = self.defs.get(var, block) {
+            return self.resolve(v);
+        }
         self.search(var, vec![Frame::Start(block)])
     }
 
@@ -212,12 +273,12 @@ impl<'a> SsaBuilder<'a> {
         while let Some(frame) = stack.pop() {
             match frame {
                 Frame::Start(b) => {
-                    if let Some(&v) = self.defs.get(&(var, b)) {
+                    if let Some(v) = self.defs.get(var, b) {
                         result = Some(self.resolve(v));
                     } else if !self.sealed.contains(&b) {
                         let p = FunctionBuilder::new(&mut self.func).append_block_param(b, ty);
                         self.incomplete.entry(b).or_default().push((var, p));
-                        self.defs.insert((var, b), p);
+                        self.defs.insert(var, b, p);
                         result = Some(p);
                     } else {
                         match *self.preds(b) {
@@ -229,7 +290,7 @@ impl<'a> SsaBuilder<'a> {
                             [p, ..] => {
                                 let param =
                                     FunctionBuilder::new(&mut self.func).append_block_param(b, ty);
-                                self.defs.insert((var, b), param);
+                                self.defs.insert(var, b, param);
                                 stack.push(Frame::Multi {
                                     block: b,
                                     param,
@@ -242,7 +303,7 @@ impl<'a> SsaBuilder<'a> {
                 }
                 Frame::Single(b) => {
                     let v = result.unwrap_or_else(|| self.undefined(var));
-                    self.defs.insert((var, b), v);
+                    self.defs.insert(var, b, v);
                     result = Some(v);
                 }
                 Frame::Multi { block, param, next } => {
@@ -261,7 +322,7 @@ impl<'a> SsaBuilder<'a> {
                     } else {
                         self.filled.insert(param);
                         let v = self.try_remove_trivial(param);
-                        self.defs.insert((var, block), v);
+                        self.defs.insert(var, block, v);
                         result = Some(v);
                     }
                 }
@@ -313,6 +374,9 @@ impl<'a> SsaBuilder<'a> {
 
     /// The value `v` stands for after trivial-parameter removal.
     pub fn resolve(&mut self, v: Value) -> Value {
+        if self.alias.is_empty() {
+            return v;
+        }
         let mut root = v;
         while let Some(&next) = self.alias.get(&root) {
             root = next;
@@ -501,4 +565,36 @@ pub(super) fn zero_value(func: &mut Function, block: Block, ty: Type) -> Value {
         Type::Array { .. } => (InstKind::ArrayLit(Vec::new()), ty),
     };
     FunctionBuilder::new(func).ins(block, kind, ty, SrcLoc::NONE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Defs;
+    use waddle_opt::ir::{Block, Value};
+
+    /// A variable's latest definition lives in the vector, the blocks it
+    /// left in the map: every (variable, block) keeps its last value.
+    #[test]
+    fn defs_keep_the_last_value_of_every_variable_in_every_block() {
+        let (a, b) = (Block::from_u32(0), Block::from_u32(1));
+        let v = Value::from_u32;
+        let mut d = Defs::default();
+        assert_eq!(d.get(3, a), None);
+        d.insert(3, a, v(1));
+        d.insert(3, a, v(2));
+        assert_eq!(d.get(3, a), Some(v(2)));
+        d.insert(3, b, v(3));
+        assert_eq!((d.get(3, a), d.get(3, b)), (Some(v(2)), Some(v(3))));
+        d.insert(3, a, v(4));
+        assert_eq!((d.get(3, a), d.get(3, b)), (Some(v(4)), Some(v(3))));
+        d.insert(3, b, v(5));
+        assert_eq!((d.get(3, a), d.get(3, b)), (Some(v(4)), Some(v(5))));
+        assert_eq!((d.get(0, a), d.get(7, b)), (None, None));
+        // Below the first variable defined: the map alone.
+        d.insert(1, a, v(6));
+        d.insert(1, b, v(7));
+        d.insert(1, a, v(8));
+        assert_eq!((d.get(1, a), d.get(1, b)), (Some(v(8)), Some(v(7))));
+        assert_eq!(d.last.len(), 1);
+    }
 }

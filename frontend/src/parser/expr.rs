@@ -142,6 +142,16 @@ impl Parser<'_> {
 
     fn primary(&mut self) -> Expr {
         let start = self.span();
+        if let TokenKind::Ident(_) = self.peek() {
+            // The name moves out of the token (no copy of its text).
+            if let TokenKind::Ident(name) = self.bump().kind {
+                let ident = Ident { name, span: start };
+                if self.at(&TokenKind::LParen) {
+                    return self.call(ident);
+                }
+                return self.new_expr(ExprKind::Name(ident), start);
+            }
+        }
         let kind = match self.peek().clone() {
             TokenKind::Int(v) => ExprKind::Int(v),
             TokenKind::Float(v) => ExprKind::Float(v),

@@ -135,12 +135,20 @@ impl Parser<'_> {
     }
 
     /// Consumes the current token (never moves past `Eof`).
+    /// A consumed token is moved out (the parser never looks back), so an
+    /// identifier's or string's text is not copied.
     fn bump(&mut self) -> Token {
-        let t = self.toks[self.pos.min(self.toks.len() - 1)].clone();
-        if !self.at_eof() {
-            self.pos += 1;
-            self.prev_end = t.span.end;
+        let i = self.pos.min(self.toks.len() - 1);
+        if self.at_eof() {
+            return self.toks[i].clone();
         }
+        let kind = std::mem::replace(&mut self.toks[i].kind, TokenKind::Eof);
+        let t = Token {
+            kind,
+            span: self.toks[i].span,
+        };
+        self.pos += 1;
+        self.prev_end = t.span.end;
         t
     }
 

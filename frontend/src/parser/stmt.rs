@@ -6,7 +6,7 @@ use crate::ast::{
     TypeExprKind,
 };
 use crate::diag::Diagnostic;
-use crate::lexer::TokenKind;
+use crate::lexer::{Token, TokenKind};
 
 impl Parser<'_> {
     /// One top-level item.
@@ -52,10 +52,14 @@ impl Parser<'_> {
     }
 
     fn ident(&mut self, what: &str) -> Option<Ident> {
-        if let TokenKind::Ident(name) = self.peek() {
-            let name = name.clone();
-            let span = self.bump().span;
-            return Some(Ident { name, span });
+        if let TokenKind::Ident(_) = self.peek() {
+            if let Token {
+                kind: TokenKind::Ident(name),
+                span,
+            } = self.bump()
+            {
+                return Some(Ident { name, span });
+            }
         }
         self.error_expected(what);
         None

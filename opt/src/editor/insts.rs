@@ -3,7 +3,8 @@
 //! "do not have an effect on control flow"); only use lists and
 //! instruction-to-block links are repaired.
 
-use cranelift_entity::EntityRef;
+use cranelift_entity::packed_option::PackedOption;
+use cranelift_entity::{EntityRef, EntitySet, SecondaryMap};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::ir::{
@@ -140,9 +141,12 @@ impl Editor<'_> {
     /// affected block and use list, however many instructions go: the way
     /// to remove many instructions of a large block.
     pub fn remove_insts(&mut self, insts: &[Inst]) -> usize {
-        // Hash sets, not entity maps: their size is that of the batch, not
-        // of the function, so many small batches stay linear in total.
-        let mut gone = FxHashSet::<Inst>::default();
+        // Hash sets, not entity maps, for a small batch: their size is that
+        // of the batch, not of the function, so many small batches stay
+        // linear in total. A batch that is a large share of the function
+        // gets a bit per instruction instead (`InstSet`).
+        let mut gone = InstSet::for_batch(insts.len(), self.func.insts.len());
+        let mut gone_list = Vec::new();
         let mut blocks = FxHashSet::<Block>::default();
         for &i in insts {
             if self.func.insts[i]
@@ -155,15 +159,16 @@ impl Editor<'_> {
                 continue;
             };
             if gone.insert(i) {
+                gone_list.push(i);
                 blocks.insert(b);
                 self.st.inst_block[i] = None.into();
             }
         }
-        let n = gone.len();
+        let n = gone_list.len();
         if n == 0 {
             return 0;
         }
-        self.remove_uses_of(gone.iter().copied());
+        self.remove_uses_of(gone_list.into_iter());
         for b in blocks {
             self.func.blocks[b].insts.retain(|x| !gone.contains(x));
         }
@@ -245,7 +250,7 @@ impl Editor<'_> {
     /// (one at a time, `O(k)` each). No `new` may be the `old` of another
     /// pair.
     pub fn replace_all_uses_batch(&mut self, pairs: &[(Value, Value)]) {
-        let mut map: FxHashMap<Value, Value> = FxHashMap::default();
+        let mut map = ValueMap::for_batch(pairs.len(), self.func.values.len());
         let mut users = Vec::new();
         for &(old, new) in pairs {
             if old == new || map.insert(old, new).is_some() {
@@ -256,13 +261,13 @@ impl Editor<'_> {
             self.st.uses[new].extend(moved);
         }
         debug_assert!(
-            pairs.iter().all(|(_, new)| !map.contains_key(new)),
+            pairs.iter().all(|&(_, new)| map.get(new).is_none()),
             "a replacement is itself replaced"
         );
         users.sort_unstable_by_key(user_key);
         users.dedup();
         let swap = |v: &mut Value| {
-            if let Some(&n) = map.get(v) {
+            if let Some(n) = map.get(*v) {
                 *v = n;
             }
         };
@@ -455,5 +460,83 @@ fn user_key(u: &User) -> (u8, usize) {
     match *u {
         User::Inst(i) => (0, i.index()),
         User::Term(b) => (1, b.index()),
+    }
+}
+
+/// Whether a batch of `batch` entities over a function of `universe` of
+/// them is large enough to index densely: a map of the whole function then
+/// costs no more than hashing the batch, and is probed without hashing.
+fn dense(batch: usize, universe: usize) -> bool {
+    batch.saturating_mul(16) >= universe
+}
+
+/// A set of instructions of one batch: a hash set the size of the batch,
+/// or for a large batch a bit per instruction of the function.
+enum InstSet {
+    Sparse(FxHashSet<Inst>),
+    Dense(EntitySet<Inst>),
+}
+
+impl InstSet {
+    fn for_batch(batch: usize, universe: usize) -> InstSet {
+        if dense(batch, universe) {
+            InstSet::Dense(EntitySet::with_capacity(universe))
+        } else {
+            InstSet::Sparse(FxHashSet::default())
+        }
+    }
+
+    /// Adds `i`; whether it was new.
+    fn insert(&mut self, i: Inst) -> bool {
+        match self {
+            InstSet::Sparse(s) => s.insert(i),
+            InstSet::Dense(s) => s.insert(i),
+        }
+    }
+
+    fn contains(&self, i: &Inst) -> bool {
+        match self {
+            InstSet::Sparse(s) => s.contains(i),
+            InstSet::Dense(s) => s.contains(*i),
+        }
+    }
+}
+
+/// Replacements of one batch (old → new): a hash map the size of the
+/// batch, or for a large batch an entry per value of the function.
+enum ValueMap {
+    Sparse(FxHashMap<Value, Value>),
+    Dense(SecondaryMap<Value, PackedOption<Value>>),
+}
+
+impl ValueMap {
+    fn for_batch(batch: usize, universe: usize) -> ValueMap {
+        if dense(batch, universe) {
+            let mut m = SecondaryMap::with_capacity(universe);
+            m.resize(universe);
+            ValueMap::Dense(m)
+        } else {
+            ValueMap::Sparse(FxHashMap::default())
+        }
+    }
+
+    /// Maps `old` to `new`; returns what `old` mapped to before (as
+    /// `HashMap::insert`).
+    fn insert(&mut self, old: Value, new: Value) -> Option<Value> {
+        match self {
+            ValueMap::Sparse(m) => m.insert(old, new),
+            ValueMap::Dense(m) => {
+                let prev = m[old].expand();
+                m[old] = new.into();
+                prev
+            }
+        }
+    }
+
+    fn get(&self, v: Value) -> Option<Value> {
+        match self {
+            ValueMap::Sparse(m) => m.get(&v).copied(),
+            ValueMap::Dense(m) => m.get(v).and_then(|n| n.expand()),
+        }
     }
 }

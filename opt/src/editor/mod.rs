@@ -327,7 +327,7 @@ impl<'f> Editor<'f> {
 
     /// The users of `v`, one entry per operand occurrence.
     pub fn uses(&self, v: Value) -> &[User] {
-        self.st.uses.get(v).map_or(&[], Vec::as_slice)
+        self.st.uses.get(v).map_or(&[], |u| u.as_slice())
     }
 
     /// Whether `v` has no uses.

@@ -41,6 +41,9 @@ pub(super) struct LoopData {
 
 const NONE: u32 = u32::MAX;
 
+/// The uses of one value (see [`State::uses`]).
+pub(super) type UseList = smallvec::SmallVec<[User; 2]>;
+
 /// The maintained analyses of one function.
 #[derive(Clone, Debug, Default)]
 pub(super) struct State {
@@ -58,7 +61,9 @@ pub(super) struct State {
     pub(super) loops: PrimaryMap<LoopId, LoopData>,
     pub(super) innermost: SecondaryMap<Block, PackedOption<LoopId>>,
     pub(super) header_of: SecondaryMap<Block, PackedOption<LoopId>>,
-    pub(super) uses: SecondaryMap<Value, Vec<User>>,
+    /// Use lists inline up to two uses (most values have one or two), so
+    /// building them allocates only for the few values used more often.
+    pub(super) uses: SecondaryMap<Value, UseList>,
     pub(super) inst_block: SecondaryMap<Inst, PackedOption<Block>>,
 }
 

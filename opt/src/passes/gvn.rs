@@ -6,10 +6,15 @@
 //! read no memory take part. A replacement that would use a value outside
 //! its loop (breaking LCSSA) is skipped.
 
-use rustc_hash::FxHashMap;
+use std::hash::BuildHasher;
+
+use cranelift_entity::packed_option::PackedOption;
+use cranelift_entity::SecondaryMap;
+use hashbrown::HashTable;
+use rustc_hash::FxBuildHasher;
 
 use crate::editor::Editor;
-use crate::ir::{BinaryOp, Block, Cmp, InstKind, User, Value};
+use crate::ir::{BinaryOp, Block, Cmp, Inst, InstKind, User, Value};
 
 /// Runs GVN; returns the number of instructions removed. Linear in the
 /// size of the function (expected): one hash probe per instruction, and
@@ -17,33 +22,46 @@ use crate::ir::{BinaryOp, Block, Cmp, InstKind, User, Value};
 /// together ([`Editor::replace_all_uses_batch`]: a call passing many of
 /// them is rewritten once, not once per replaced argument). Within the
 /// block, keys see the replacements already decided.
+///
+/// The table holds the representative instructions' ids, not copies of
+/// their keys: a key is the instruction in the IR (with this block's
+/// pending replacements applied), so an entry is 4 bytes where a copied
+/// [`InstKind`] and its value took 40, and the generated programs' blocks
+/// of millions of instructions keep their table in a tenth of the memory
+/// (fewer cache misses per probe).
 pub fn gvn(ed: &mut Editor) -> usize {
     ed.refresh_numbers();
     // Sized for the function up front: growing rehashes every key, and the
     // one block of a generated program holds millions.
-    let mut table: FxHashMap<InstKind, Value> =
-        FxHashMap::with_capacity_and_hasher(ed.func().inst_count(), Default::default());
+    let mut table: HashTable<Inst> = HashTable::with_capacity(ed.func().inst_count());
+    let hasher = FxBuildHasher;
     let mut n = 0;
-    // (block, entering?) events; the undo log records keys added per block.
+    // (block, entering?) events; the undo log records the entries added
+    // per block (hash and instruction), `undo_start` where each open
+    // block's run begins.
     let mut stack: Vec<(Block, bool)> = vec![(ed.entry(), true)];
-    let mut undo: Vec<Vec<InstKind>> = Vec::new();
+    let mut undo: Vec<(u64, Inst)> = Vec::new();
+    let mut undo_start: Vec<usize> = Vec::new();
     let mut redundant = Vec::new();
     // This block's replacements (old → representative), applied at its end.
     let mut pairs: Vec<(Value, Value)> = Vec::new();
-    let mut subst: FxHashMap<Value, Value> = FxHashMap::default();
+    let mut subst = Subst::new(ed.func().values().len());
     while let Some((b, enter)) = stack.pop() {
         if !enter {
-            let keys = undo.pop().unwrap_or_default();
+            let from = undo_start.pop().unwrap_or(0);
             // Leaving the entry block (the last event) ends the walk: its
             // keys need no removal.
             if !stack.is_empty() {
-                for k in keys {
-                    table.remove(&k);
+                for &(hash, i) in &undo[from..] {
+                    if let Ok(e) = table.find_entry(hash, |&x| x == i) {
+                        e.remove();
+                    }
                 }
             }
+            undo.truncate(from);
             continue;
         }
-        let mut added = Vec::new();
+        undo_start.push(undo.len());
         for idx in 0..ed.insts(b).len() {
             let i = ed.insts(b)[idx];
             let data = ed.inst(i);
@@ -54,18 +72,14 @@ pub fn gvn(ed: &mut Editor) -> usize {
             if matches!(data.kind, InstKind::SConst(_)) {
                 continue;
             }
-            let kind = if subst.is_empty() {
-                mutant_key(&data.kind)
-            } else {
-                let mut k = data.kind.clone();
-                k.for_each_arg_mut(|v| {
-                    if let Some(&n) = subst.get(v) {
-                        *v = n;
-                    }
-                });
-                mutant_key(&k)
-            };
-            if let Some(&prev) = table.get(&kind) {
+            let pending = !pairs.is_empty();
+            let kind = key(&data.kind, &subst, pending);
+            let hash = hasher.hash_one(&kind);
+            let found = table
+                .find(hash, |&x| key(&ed.inst(x).kind, &subst, pending) == kind)
+                .copied();
+            if let Some(rep) = found {
+                let prev = ed.inst(rep).result.expect("a table entry has a result");
                 let ok = ed.uses(r).iter().all(|&u| {
                     let ub = match u {
                         User::Inst(x) => ed.inst_block(x),
@@ -75,27 +89,69 @@ pub fn gvn(ed: &mut Editor) -> usize {
                 });
                 if ok {
                     pairs.push((r, prev));
-                    subst.insert(r, prev);
+                    subst.map[r] = prev.into();
                     redundant.push(i);
                 }
                 continue;
             }
-            let key = kind;
-            table.insert(key.clone(), r);
-            added.push(key);
+            // (The table never grows, being sized for every instruction;
+            // were it to, each entry rehashes to its key of the moment,
+            // which is the key it was inserted with: the pending
+            // replacements are of values defined after it.)
+            let func = ed.func();
+            table.insert_unique(hash, i, |&x| {
+                hasher.hash_one(key(&func.insts[x].kind, &subst, pending))
+            });
+            undo.push((hash, i));
         }
         ed.replace_all_uses_batch(&pairs);
+        for &(r, _) in &pairs {
+            subst.map[r] = None.into();
+        }
         pairs.clear();
-        subst.clear();
         n += ed.remove_insts(&redundant);
         redundant.clear();
-        undo.push(added);
         stack.push((b, false));
         for &c in ed.dom_children(b).iter().rev() {
             stack.push((c, true));
         }
     }
     n
+}
+
+/// This block's pending replacements (old → representative), indexed by
+/// value: a block of millions of redundant instructions probes it for
+/// every operand, which a hash map of them turned into cache misses.
+struct Subst {
+    map: SecondaryMap<Value, PackedOption<Value>>,
+}
+
+impl Subst {
+    fn new(values: usize) -> Subst {
+        let mut map = SecondaryMap::with_capacity(values);
+        map.resize(values);
+        Subst { map }
+    }
+
+    fn get(&self, v: Value) -> Option<Value> {
+        self.map.get(v).and_then(|n| n.expand())
+    }
+}
+
+/// The table key of an instruction: its kind with the pending
+/// replacements `subst` applied to its operands (`pending`: whether there
+/// are any).
+fn key(kind: &InstKind, subst: &Subst, pending: bool) -> InstKind {
+    if !pending {
+        return mutant_key(kind);
+    }
+    let mut k = kind.clone();
+    k.for_each_arg_mut(|v| {
+        if let Some(n) = subst.get(*v) {
+            *v = n;
+        }
+    });
+    mutant_key(&k)
 }
 
 /// The table key of an instruction: the instruction itself, except under

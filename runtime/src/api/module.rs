@@ -28,7 +28,7 @@ use waddle_opt::ir::{FuncId, Program};
 
 use super::engine::Engine;
 use super::func::CallPlan;
-use crate::engine::{compile_with_options, native, panic_error, tiering, CompiledIr, PassLog};
+use crate::engine::{compile_program, native, panic_error, tiering, CompiledProgram, PassLog};
 use crate::error::Error;
 use crate::hostfn::{ffi, HostFn};
 use crate::types::{FuncType, ValType};
@@ -103,8 +103,12 @@ impl Module {
     /// interpreter, on an explicit native tier it is an error.
     pub fn new(engine: &Engine, name: &str, source: &str) -> Result<Module, Error> {
         let (compiled, host_fns) = compile_with_host_fns(engine, name, source)?;
-        let program = compiled.optimized;
-        let pass_log = compiled.log;
+        let CompiledProgram {
+            typed,
+            optimized: program,
+            log: pass_log,
+        } = compiled;
+        drop(typed);
         let config = engine.config();
         let tier = config.tier;
         let mut is_native = vec![false; program.funcs.len()];
@@ -122,10 +126,11 @@ impl Module {
             let unit = if funcs.is_empty() {
                 Ok(None)
             } else {
-                let unit_program = native::unit_program(&program, &funcs);
+                // `funcs` is every function with a body, so the program is
+                // its own unit (no copy of it: `native::unit_program`).
                 let fuel = config.interruptible;
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    native::compile_unit(&unit_program, ntier, fuel, true)
+                    native::compile_unit(&program, ntier, fuel, true)
                 }))
                 .map_err(|p| panic_error("the code generator", p))
                 .and_then(|r| {
@@ -271,7 +276,7 @@ fn compile_with_host_fns(
     engine: &Engine,
     name: &str,
     source: &str,
-) -> Result<(CompiledIr, Vec<Arc<HostFn>>), Error> {
+) -> Result<(CompiledProgram, Vec<Arc<HostFn>>), Error> {
     let mut host_fns = engine.host_fns();
     let options = CompileOptions {
         prelude: Prelude {
@@ -283,8 +288,8 @@ fn compile_with_host_fns(
         repl: false,
         allow_ffi: engine.config().allow_ffi,
     };
-    let compiled = compile_with_options(name, source, options, engine.opt())?;
-    for (want, f) in ffi::load_externs(&compiled, name, source)? {
+    let compiled = compile_program(name, source, options, engine.opt())?;
+    for (want, f) in ffi::load_externs(&compiled.typed, name, source)? {
         if want as usize != host_fns.len() {
             return Err(Error::Internal(format!(
                 "extern function got host id {}, the frontend expected h{want}",

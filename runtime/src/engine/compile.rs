@@ -4,6 +4,7 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use waddle_frontend::check::Typed;
 #[cfg(feature = "tooling")]
 use waddle_frontend::Prelude;
 use waddle_frontend::{CompileOptions, Compiled, SourceFile, SourceMap};
@@ -208,13 +209,65 @@ pub(crate) fn compile_with_options(
 ) -> Result<CompiledIr, Error> {
     let mut sources = SourceMap::default();
     sources.add(SourceFile::new(name, source));
+    let frontend = frontend(&sources, &options)?;
+    let mut optimized = frontend.program.clone();
+    let log = optimize(&mut optimized, opt)?;
+    Ok(CompiledIr {
+        frontend,
+        optimized,
+        log,
+    })
+}
+
+/// What [`compile_program`] keeps of a compilation: only what a
+/// [`crate::Module`] needs.
+#[derive(Debug)]
+pub(crate) struct CompiledProgram {
+    /// The checker's tables (the `extern` declarations to load).
+    pub typed: Typed,
+    /// The IR after the pipeline or pass list.
+    pub optimized: Program,
+    /// What the optimizer reported ([`OptOptions::trace`]).
+    pub log: PassLog,
+}
+
+/// [`compile_with_options`] for a caller that needs neither the syntax tree
+/// nor the unoptimized IR: the tree is dropped before the passes run and
+/// the lowered program is optimized in place instead of a copy, so a large
+/// program's compile holds one IR and no tree while the passes and the code
+/// generator run (peak memory).
+pub(crate) fn compile_program(
+    name: &str,
+    source: &str,
+    options: CompileOptions,
+    opt: &OptOptions,
+) -> Result<CompiledProgram, Error> {
+    let mut sources = SourceMap::default();
+    sources.add(SourceFile::new(name, source));
+    let Compiled {
+        module,
+        typed,
+        program: mut optimized,
+    } = frontend(&sources, &options)?;
+    drop(module);
+    drop(sources);
+    let log = optimize(&mut optimized, opt)?;
+    Ok(CompiledProgram {
+        typed,
+        optimized,
+        log,
+    })
+}
+
+/// Runs the frontend on `sources`; compile errors come back rendered.
+fn frontend(sources: &SourceMap, options: &CompileOptions) -> Result<Compiled, Error> {
     let frontend = catch_unwind(AssertUnwindSafe(|| {
-        waddle_frontend::compile(&sources, &options)
+        waddle_frontend::compile(sources, options)
     }))
     .map_err(|p| panic_error("the frontend", p))?;
-    let frontend = frontend.map_err(|diags| {
+    frontend.map_err(|diags| {
         let rendered = catch_unwind(AssertUnwindSafe(|| {
-            waddle_frontend::diag::render(&diags, &sources)
+            waddle_frontend::diag::render(&diags, sources)
         }))
         .unwrap_or_else(|_| {
             diags
@@ -224,15 +277,8 @@ pub(crate) fn compile_with_options(
         });
         Error::Compile {
             rendered,
-            diagnostics: crate::error::diagnostics(&diags, &sources),
+            diagnostics: crate::error::diagnostics(&diags, sources),
         }
-    })?;
-    let mut optimized = frontend.program.clone();
-    let log = optimize(&mut optimized, opt)?;
-    Ok(CompiledIr {
-        frontend,
-        optimized,
-        log,
     })
 }
 

@@ -133,7 +133,7 @@ impl Session {
             allow_ffi: self.store.runtime.hostfns.allow_ffi,
         };
         let compiled = compile_with_options(name, source, options, &self.opt)?;
-        let loaded = ffi::load_externs(&compiled, name, source)?;
+        let loaded = ffi::load_externs(&compiled.frontend.typed, name, source)?;
         for (want, f) in loaded {
             let got = self.store.runtime.hostfns.register(f);
             if got.index() != want as usize {

@@ -53,13 +53,13 @@ pub(crate) mod tiering;
 pub(crate) mod val;
 
 #[cfg(feature = "cross")]
+pub(crate) use compile::compile_with_options;
+#[cfg(feature = "cross")]
 pub(crate) use compile::error_at;
-#[cfg(not(feature = "tooling"))]
-pub(crate) use compile::CompiledIr;
 pub use compile::{check_passes, OptOptions, PassLog, PassTrace, Validation, ValidationLog};
+pub(crate) use compile::{compile_program, panic_error, CompiledProgram};
 #[cfg(feature = "tooling")]
 pub use compile::{compile_source, compile_source_with_ffi, optimize, CompiledIr};
-pub(crate) use compile::{compile_with_options, panic_error};
 pub(crate) use host_api::check_host_name;
 pub use host_api::HostFunctionInfo;
 pub use val::{Args, FromVal, IntoVal, Val};

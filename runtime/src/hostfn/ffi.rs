@@ -16,10 +16,10 @@
 use std::sync::Arc;
 
 use libloading::Library;
+use waddle_frontend::check::Typed;
 use waddle_opt::ir::{Signature, Type};
 
 use super::{HostFailure, HostFn};
-use crate::engine::CompiledIr;
 use crate::error::Error;
 
 /// The register shape every foreign function is called through: six
@@ -38,11 +38,10 @@ type FloatShape = shape!(f64);
 /// named `name`), returning each one's host id and callable function. A
 /// missing library or symbol is a compile error at its declaration.
 pub(crate) fn load_externs(
-    compiled: &CompiledIr,
+    typed: &Typed,
     name: &str,
     source: &str,
 ) -> Result<Vec<(u32, HostFn)>, Error> {
-    let typed = &compiled.frontend.typed;
     let mut diags = Vec::new();
     let mut loaded = Vec::new();
     for x in &typed.externs {
