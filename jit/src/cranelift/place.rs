@@ -217,7 +217,11 @@ impl JITMemoryProvider for PlacedMemory {
             return self.inner.allocate(size, align, kind);
         }
         if let Some((at, room)) = self.reserved.take() {
-            if size <= room && (at as u64).is_multiple_of(align.max(1)) {
+            let fits = size <= room && (at as u64).is_multiple_of(align.max(1));
+            // Only the function placed after its filler may take the room:
+            // anything else allocated in between would misplace it.
+            debug_assert!(fits, "a placed function did not fit its reserved room");
+            if fits {
                 return Ok(at as *mut u8);
             }
         }

@@ -439,6 +439,7 @@ impl Code {
                 .checked_add(n as usize)
                 .is_some_and(|end| end <= self.cases.len()),
             Op::IDivMagic { m, .. } | Op::IRemMagic { m, .. } => (m as usize) < self.magics.len(),
+            Op::IDivPow2 { k, .. } | Op::IRemPow2 { k, .. } => (1..=62).contains(&k),
             _ => true,
         }
     }

@@ -7,7 +7,7 @@
 //! no call, store, allocation or output can happen in: blocks of "quiet"
 //! instructions (arithmetic, comparisons, loads, bounds checks, asserts)
 //! reached from the entry along forward edges. For `fib`, the test
-//! `n < 2` and `return n`; for `tak`, `y < x` and `return z`. A guarded
+//! `n < 2` and `return n`; for `tak`, `y >= x` and `return z`. A guarded
 //! call translates the region with the call's arguments; a `return` in it
 //! continues after the call with its value, and every edge that leaves the
 //! region goes to one block that makes the real (direct) call with the same
@@ -26,6 +26,13 @@
 //!   copies of [`super::inline`] do;
 //! - functions that count fuel are not guarded (the region's entry charge
 //!   and the real callee's would both be paid).
+//!
+//! The copy does not check the native stack (it takes none): where a
+//! small native stack, not the depth budget, ends a recursion, T2 and T3
+//! recurse somewhat deeper than the other tiers before `stack overflow`,
+//! as with the inlined copies of [`super::inline`]; where native stack
+//! runs out depends on the tier's frame sizes already (the `waddle`
+//! crate's `engine` module documents the stack limit).
 //!
 //! Real calls of `fib` that would only return `n` (half of its calls) run
 //! as a compare and a branch instead of a frame set up and torn down; `tak`
