@@ -84,7 +84,11 @@ mod mutants;
 #[cfg(test)]
 mod soundness;
 #[cfg(test)]
+mod testhost;
+#[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_load;
 #[cfg(test)]
 mod tests_range;
 #[cfg(test)]
@@ -324,17 +328,36 @@ fn substitute(g: &mut Graph, cls: &Classes, subst: &FxHashMap<u32, Id>, roots: &
     }
     let mut seen = vec![false; g.len()];
     let mut stack: Vec<Id> = roots.to_vec();
-    while let Some(n) = stack.pop() {
-        if std::mem::replace(&mut seen[n.index()], true) {
+    let walk = |g: &mut Graph, stack: &mut Vec<Id>, seen: &mut [bool]| {
+        while let Some(n) = stack.pop() {
+            if std::mem::replace(&mut seen[n.index()], true) {
+                continue;
+            }
+            for i in 0..g.node(n).args.len() {
+                let a = g.node(n).args[i];
+                let m = resolve(a);
+                if m != a {
+                    g.set_arg(n, i, m);
+                }
+                stack.push(m);
+            }
+        }
+    };
+    walk(g, &mut stack, &mut seen);
+    // The continue condition recorded for each live μ (R8 reads it) follows
+    // the rewrites of the η's that share it: both observe the condition at
+    // every tick of the loop, so whatever equates the η's copy equates the
+    // recorded one. Left alone it would fall out of the reached graph once
+    // its η's are rewritten, and keep a form no rule simplifies any more.
+    for (mu, cont) in g.loop_conts() {
+        if !seen.get(mu.index()).copied().unwrap_or(false) {
             continue;
         }
-        for i in 0..g.node(n).args.len() {
-            let a = g.node(n).args[i];
-            let m = resolve(a);
-            if m != a {
-                g.set_arg(n, i, m);
-            }
-            stack.push(m);
+        let m = resolve(cont);
+        if m != cont {
+            g.set_loop_cont(mu, m);
         }
+        stack.push(m);
     }
+    walk(g, &mut stack, &mut seen);
 }

@@ -29,6 +29,9 @@ use super::range::Strip;
 use super::refine::Classes;
 use crate::ir::{BinaryOp, Cmp, Type};
 
+/// Nesting of token φ's a load walks through ([`Rules::floor`]).
+const PHI_FLOOR_FUEL: u8 = 4;
+
 /// The rule engine's view of one round: the graph, the classes and a
 /// representative per class.
 pub struct Rules<'a> {
@@ -672,8 +675,51 @@ impl<'a> Rules<'a> {
     /// forwarded from a store to the same place.
     pub(super) fn load(&mut self, kind: LoadKind, ty: Type, a: &[Id]) -> Option<Id> {
         let (addr, tok) = a.split_at(a.len() - 1);
-        let mut t = tok[0];
-        let start = t;
+        let start = tok[0];
+        let t = self.floor(kind, addr, start, PHI_FLOOR_FUEL);
+        let tn = self.g.node(t).clone();
+        if tn.op == Op::Proj(1) {
+            let e = self.r(tn.args[0]);
+            let en = self.g.node(e).clone();
+            if let Op::Eff(k) = en.op {
+                let ea: Vec<Id> = en.args.iter().map(|&x| self.r(x)).collect();
+                if let Some(v) = self.forward(kind, addr, k, &ea) {
+                    return Some(v);
+                }
+                if k.allocates() && matches!(kind, LoadKind::Elem | LoadKind::Len) {
+                    // Reading the object this effect creates.
+                    let fresh = self.g.node(self.r(addr[0]));
+                    if fresh.op == Op::Proj(0) && self.same(fresh.args[0], e) {
+                        if let Some(v) = self.read_fresh(kind, addr, k, &ea) {
+                            return Some(v);
+                        }
+                    }
+                }
+            }
+        }
+        if t == start {
+            return None;
+        }
+        let mut args = addr.to_vec();
+        args.push(t);
+        Some(self.g.intern(Op::Load(kind), ty, args))
+    }
+
+    /// The lowest token on the chain below `t` that a `kind` load of
+    /// `addr` reads alike: the walk skips effects that cannot change what
+    /// it reads, a whole loop whose token cycle writes nothing it reads,
+    /// and a token φ whose branches all come down to one token (each
+    /// branch walked with `fuel - 1`). It stops at a store that forwards,
+    /// at the allocation of the object read, at an effect that may change
+    /// it, and at anything else.
+    ///
+    /// The φ step is the φ's pointwise reading (Govereau §4.0.3): on every
+    /// tick a gate `g_j` holds the φ is `t_j`, and the load at `t_j` equals
+    /// the load at the common floor; a tick where no gate holds does not
+    /// reach the φ's block (the gates of a built φ cover its block, as R3
+    /// and R10 assume), so nothing observes the load there.
+    fn floor(&mut self, kind: LoadKind, addr: &[Id], t: Id, fuel: u8) -> Id {
+        let mut t = self.r(t);
         for _ in 0..10_000 {
             let tn = self.g.node(t).clone();
             match tn.op {
@@ -682,16 +728,12 @@ impl<'a> Rules<'a> {
                     let en = self.g.node(e).clone();
                     let Op::Eff(k) = en.op else { break };
                     let ea: Vec<Id> = en.args.iter().map(|&x| self.r(x)).collect();
-                    if let Some(v) = self.forward(kind, addr, k, &ea) {
-                        return Some(v);
+                    if self.forward(kind, addr, k, &ea).is_some() {
+                        break;
                     }
                     if k.allocates() && matches!(kind, LoadKind::Elem | LoadKind::Len) {
-                        // Reading the object this effect creates.
                         let fresh = self.g.node(self.r(addr[0]));
                         if fresh.op == Op::Proj(0) && self.same(fresh.args[0], e) {
-                            if let Some(v) = self.read_fresh(kind, addr, k, &ea) {
-                                return Some(v);
-                            }
                             break;
                         }
                     }
@@ -701,15 +743,25 @@ impl<'a> Rules<'a> {
                     t = ea[ea.len() - 1];
                 }
                 Op::Mu(d) if self.loop_preserves(kind, addr, t, d) => t = self.r(tn.args[0]),
+                Op::Phi if fuel > 0 && tn.ty == Type::Unit => {
+                    let mut common = None;
+                    for c in tn.args.chunks(2) {
+                        let f = self.floor(kind, addr, c[1], fuel - 1);
+                        match common {
+                            None => common = Some(f),
+                            Some(x) if x == f => {}
+                            Some(_) => return t,
+                        }
+                    }
+                    match common {
+                        Some(f) if f != t => t = f,
+                        _ => break,
+                    }
+                }
                 _ => break,
             }
         }
-        if t == start {
-            return None;
-        }
-        let mut args = addr.to_vec();
-        args.push(t);
-        Some(self.g.intern(Op::Load(kind), ty, args))
+        t
     }
 
     /// The stored value when effect `k` writes exactly what the load reads.
