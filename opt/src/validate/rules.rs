@@ -778,7 +778,13 @@ impl<'a> Rules<'a> {
     }
 
     /// A load from the array literal that creates its object.
+    ///
+    /// `len([v; n])` is `n`: the read is after the repeat's token, so the
+    /// repeat did not trap, and it traps on every `n < 0`.
     fn read_fresh(&mut self, kind: LoadKind, addr: &[Id], k: EffKind, ea: &[Id]) -> Option<Id> {
+        if k == EffKind::ArrayRepeat && kind == LoadKind::Len {
+            return Some(ea[1]);
+        }
         let EffKind::ArrayLit(_) = k else { return None };
         let elems = &ea[..ea.len() - 1];
         match kind {

@@ -145,3 +145,44 @@ proptest! {
         }
     }
 }
+
+/// `len([v; n])` after the repeat, `+ k`.
+fn repeat_len(ret: &str) -> String {
+    format!(
+        "fn fn0 \"r\"(int, int) -> int {{
+block0(v0: int, v1: int):
+    v2: int = iconst 7
+    v3: [int] = array_repeat v2, v0 @1:1
+    v4: int = array_len v3
+    v5: int = iadd v4, v1
+    print v5
+{ret}}}
+"
+    )
+}
+
+#[test]
+fn the_length_of_a_repeat_is_its_count() {
+    let before = f(&repeat_len("    return v4\n"));
+    let after = f(&repeat_len("    return v0\n"));
+    assert!(
+        validate(&before, &after).is_equal(),
+        "{:?}",
+        validate(&before, &after)
+    );
+    // `n + k` is not the length.
+    let wrong = f(&repeat_len("    return v5\n"));
+    assert!(!validate(&before, &wrong).is_equal());
+    let run2 = |func: &Function, n: i64| {
+        let mut p = Program::default();
+        p.funcs.push(func.clone());
+        let mut host = ArrayHost::default();
+        let interp = Interpreter::new(&p, &mut host);
+        let r = interp.call(&mut host, FuncId::from_u32(0), &[n as u64, 2]);
+        (r.map_err(|t| t.code), host.printed)
+    };
+    // A negative count traps at the repeat on both sides.
+    for n in [-1, 0, 3] {
+        assert_eq!(run2(&before, n), run2(&after, n), "{n}");
+    }
+}
