@@ -273,14 +273,12 @@ fn a_versioned_loop_validates_by_the_case_split_and_a_wrong_test_alarms() {
     assert!(!validate(&before, &wrong).is_equal(), "{text}");
 }
 
-/// `make` of `arrays/bool_layout.wdl`: `a[i] = true` under an `if` in a
-/// counted loop over `[false; n]`. At `-O2` BCE versions the loop on
+/// `make` of `arrays/bool_layout.wdl` with the array a parameter:
+/// `a[i] = true` under an `if` in a counted loop `for i in 0..n`. At `-O2` BCE versions the loop on
 /// `n <= len(a)` and unroll doubles both copies, so the second half's check
 /// reads the array length at the token φ of the first half's `if`.
-const MAKE: &str = "fn fn0 \"make\"(int, int) -> [bool] {
-block0(v0: int, v1: int):
-    v2: bool = bconst false
-    v3: [bool] = array_repeat v2, v0 @2:13
+const MAKE: &str = "fn fn0 \"make\"(int, int, [bool]) -> [bool] {
+block0(v0: int, v1: int, v3: [bool]):
     v4: int = iconst 0
     jump block1(v4)
 block1(v5: int):
