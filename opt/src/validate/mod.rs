@@ -242,8 +242,9 @@ fn check(
     let mut roots = [db.ret, db.eff, da.ret, da.eff];
     // The loops doubled so far (`unroll`), each at most once.
     let mut doubled = unroll::Doubled::default();
-    // R8's exploration outgrew its budget in an earlier round.
-    let mut r8_outgrown = false;
+    // The number of classes reached in the round where R8's exploration
+    // last outgrew its budget.
+    let mut r8_outgrown: Option<usize> = None;
     for _ in 0..opts.max_rounds {
         let mut all = roots.to_vec();
         all.extend(g.case_roots());
@@ -255,16 +256,15 @@ fn check(
         let subst = {
             let mut rules = Rules::new(&mut g, &cls, opts.strict);
             let mut subst = rewrite(&mut rules, &cls);
-            if subst.is_empty() && rules.g.case_count() == cases && !r8_outgrown {
+            if subst.is_empty() && rules.g.case_count() == cases && r8_may_retry(r8_outgrown, &cls)
+            {
                 // Nothing else simplifies: try R8's range facts, whose
                 // exploration is the costliest rule of a round.
                 rules.range.enabled = true;
                 subst = rewrite(&mut rules, &cls);
-                // An exploration that outgrew its budget found nothing and
-                // would outgrow it again in every later round (rounds add
-                // nodes; they rarely remove contexts): R8 is not retried in
-                // this validation.
-                r8_outgrown = rules.range.outgrown;
+                if rules.range.outgrown {
+                    r8_outgrown = Some(cls.reached.len());
+                }
             }
             if subst.is_empty() && rules.g.case_count() == cases {
                 // Nothing else simplifies: flatten nested φ's (R10).
@@ -290,6 +290,17 @@ fn check(
         }
     }
     Verdict::Unsupported(format!("no normal form after {} rounds", opts.max_rounds))
+}
+
+/// Whether R8 may explore in a round with classes `cls`, when its
+/// exploration last outgrew its budget in a round that reached
+/// `outgrown` nodes. An exploration that outgrew it found nothing and
+/// would outgrow it again in a round of about the same size (rounds add
+/// nodes; they rarely remove contexts), so it is retried only once the
+/// reached graph has shrunk by a quarter (a case split or a loop rule
+/// took a large part away).
+fn r8_may_retry(outgrown: Option<usize>, cls: &Classes) -> bool {
+    outgrown.is_none_or(|n| cls.reached.len() * 4 <= n * 3)
 }
 
 /// The rewrites of one pass of the rules over the round's classes, keyed

@@ -676,7 +676,10 @@ impl<'a> Rules<'a> {
     pub(super) fn load(&mut self, kind: LoadKind, ty: Type, a: &[Id]) -> Option<Id> {
         let (addr, tok) = a.split_at(a.len() - 1);
         let start = tok[0];
-        let t = self.floor(kind, addr, start, PHI_FLOOR_FUEL);
+        if let Some(v) = self.read_below_creation(kind, addr, start) {
+            return Some(v);
+        }
+        let mut t = self.floor(kind, addr, start, PHI_FLOOR_FUEL);
         let tn = self.g.node(t).clone();
         if tn.op == Op::Proj(1) {
             let e = self.r(tn.args[0]);
@@ -693,6 +696,10 @@ impl<'a> Rules<'a> {
                         if let Some(v) = self.read_fresh(kind, addr, k, &ea) {
                             return Some(v);
                         }
+                        // Nothing known of the fresh object: the read goes
+                        // on below its creation, where a read made before
+                        // its address was known to be this object went.
+                        t = self.floor(kind, addr, ea[ea.len() - 1], PHI_FLOOR_FUEL);
                     }
                 }
             }
@@ -703,6 +710,49 @@ impl<'a> Rules<'a> {
         let mut args = addr.to_vec();
         args.push(t);
         Some(self.g.intern(Op::Load(kind), ty, args))
+    }
+
+    /// A read of the object that the allocation `e` creates at a token
+    /// `start` below `e` on the token chain: such a read was made before
+    /// its address was known to be `e`'s object and walked past `e`, since
+    /// no effect below `e` can change an object that does not exist yet
+    /// (its reads there are its initial state, which `e` alone decides). It
+    /// is the fresh read of `e`, as a read above `e` would be.
+    fn read_below_creation(&mut self, kind: LoadKind, addr: &[Id], start: Id) -> Option<Id> {
+        if !matches!(kind, LoadKind::Elem | LoadKind::Len) {
+            return None;
+        }
+        let on = self.g.node(self.r(addr[0]));
+        if on.op != Op::Proj(0) {
+            return None;
+        }
+        let e = self.r(on.args[0]);
+        let en = self.g.node(e).clone();
+        let Op::Eff(k) = en.op else { return None };
+        if !k.allocates() {
+            return None;
+        }
+        let ea: Vec<Id> = en.args.iter().map(|&x| self.r(x)).collect();
+        let start = self.r(start);
+        let mut t = ea[ea.len() - 1];
+        for _ in 0..512 {
+            if t == start {
+                return self.read_fresh(kind, addr, k, &ea);
+            }
+            let tn = self.g.node(t);
+            t = match tn.op {
+                Op::Proj(1) => {
+                    let x = self.g.node(self.r(tn.args[0]));
+                    match x.op {
+                        Op::Eff(_) => self.r(x.args[x.args.len() - 1]),
+                        _ => return None,
+                    }
+                }
+                Op::Mu(_) => self.r(tn.args[0]),
+                _ => return None,
+            };
+        }
+        None
     }
 
     /// The lowest token on the chain below `t` that a `kind` load of

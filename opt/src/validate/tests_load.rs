@@ -186,3 +186,36 @@ fn the_length_of_a_repeat_is_its_count() {
         assert_eq!(run2(&before, n), run2(&after, n), "{n}");
     }
 }
+
+/// `len` of `[7; n]` read back through a global: in the first round the
+/// global read is not yet forwarded to the repeat, so the length read
+/// walks past the repeat (not known to be its object) to the entry token;
+/// once the address is the repeat's, that read below its creation is the
+/// fresh read, `n`.
+fn global_repeat_len(ret: &str) -> String {
+    format!(
+        "fn fn0 \"g\"(int) -> int {{
+block0(v0: int):
+    v2: int = iconst 7
+    v3: [int] = array_repeat v2, v0 @1:1
+    global_set g0, v3
+    v4: [int] = global_get g0
+    v5: int = array_len v4
+    print v5
+{ret}}}
+"
+    )
+}
+
+#[test]
+fn a_length_read_through_a_global_below_the_repeat_is_its_count() {
+    let before = f(&global_repeat_len("    return v5\n"));
+    let after = f(&global_repeat_len("    return v0\n"));
+    assert!(
+        validate(&before, &after).is_equal(),
+        "{:?}",
+        validate(&before, &after)
+    );
+    let wrong = f(&global_repeat_len("    return v2\n"));
+    assert!(!validate(&before, &wrong).is_equal());
+}
