@@ -203,8 +203,9 @@ pub fn missing_rule(pass: &str) -> &'static str {
         }
         "peel" => "loop peeling changes the loop's shape (no rule, Govereau §1.2)",
         "bce" => {
-            "the loop-versioning case split on the preheader's `n <= min(len..)` \
-             (no rule; counted-loop range facts are R8)"
+            "R8's case split on the versioning guard `n <= min(len..)` \
+             proves no copy of the checked loop equal to the unchecked one \
+             (a check whose length or index the facts do not reach)"
         }
         "unswitch" => "the case split on a loop-invariant condition (P12, no rule)",
         "jt" | "js" => "path gates relative to different dominators after threading",
