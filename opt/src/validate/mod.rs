@@ -70,6 +70,7 @@ pub mod fold;
 pub mod gates;
 pub mod graph;
 pub mod instrument;
+mod loads;
 pub mod phiop;
 pub mod range;
 pub mod refine;
