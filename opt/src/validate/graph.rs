@@ -309,6 +309,11 @@ impl Graph {
         self.conts.get(&mu).copied()
     }
 
+    /// Every recorded (μ, continue condition) pair, in no order.
+    pub fn loop_conts(&self) -> Vec<(Id, Id)> {
+        self.conts.iter().map(|(&m, &c)| (m, c)).collect()
+    }
+
     /// Records where `id` came from, unless it already has an origin.
     pub fn set_origin(&mut self, id: Id, origin: Origin) {
         self.origins.entry(id).or_insert(origin);

@@ -70,6 +70,7 @@ pub mod fold;
 pub mod gates;
 pub mod graph;
 pub mod instrument;
+mod loads;
 pub mod phiop;
 pub mod range;
 pub mod refine;
@@ -84,7 +85,11 @@ mod mutants;
 #[cfg(test)]
 mod soundness;
 #[cfg(test)]
+mod testhost;
+#[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_load;
 #[cfg(test)]
 mod tests_range;
 #[cfg(test)]
@@ -199,8 +204,9 @@ pub fn missing_rule(pass: &str) -> &'static str {
         }
         "peel" => "loop peeling changes the loop's shape (no rule, Govereau §1.2)",
         "bce" => {
-            "the loop-versioning case split on the preheader's `n <= min(len..)` \
-             (no rule; counted-loop range facts are R8)"
+            "R8's case split on the versioning guard `n <= min(len..)` \
+             proves no copy of the checked loop equal to the unchecked one \
+             (a check whose length or index the facts do not reach)"
         }
         "unswitch" => "the case split on a loop-invariant condition (P12, no rule)",
         "jt" | "js" => "path gates relative to different dominators after threading",
@@ -238,8 +244,9 @@ fn check(
     let mut roots = [db.ret, db.eff, da.ret, da.eff];
     // The loops doubled so far (`unroll`), each at most once.
     let mut doubled = unroll::Doubled::default();
-    // R8's exploration outgrew its budget in an earlier round.
-    let mut r8_outgrown = false;
+    // The number of classes reached in the round where R8's exploration
+    // last outgrew its budget.
+    let mut r8_outgrown: Option<usize> = None;
     for _ in 0..opts.max_rounds {
         let mut all = roots.to_vec();
         all.extend(g.case_roots());
@@ -251,16 +258,15 @@ fn check(
         let subst = {
             let mut rules = Rules::new(&mut g, &cls, opts.strict);
             let mut subst = rewrite(&mut rules, &cls);
-            if subst.is_empty() && rules.g.case_count() == cases && !r8_outgrown {
+            if subst.is_empty() && rules.g.case_count() == cases && r8_may_retry(r8_outgrown, &cls)
+            {
                 // Nothing else simplifies: try R8's range facts, whose
                 // exploration is the costliest rule of a round.
                 rules.range.enabled = true;
                 subst = rewrite(&mut rules, &cls);
-                // An exploration that outgrew its budget found nothing and
-                // would outgrow it again in every later round (rounds add
-                // nodes; they rarely remove contexts): R8 is not retried in
-                // this validation.
-                r8_outgrown = rules.range.outgrown;
+                if rules.range.outgrown {
+                    r8_outgrown = Some(cls.reached.len());
+                }
             }
             if subst.is_empty() && rules.g.case_count() == cases {
                 // Nothing else simplifies: flatten nested φ's (R10).
@@ -286,6 +292,17 @@ fn check(
         }
     }
     Verdict::Unsupported(format!("no normal form after {} rounds", opts.max_rounds))
+}
+
+/// Whether R8 may explore in a round with classes `cls`, when its
+/// exploration last outgrew its budget in a round that reached
+/// `outgrown` nodes. An exploration that outgrew it found nothing and
+/// would outgrow it again in a round of about the same size (rounds add
+/// nodes; they rarely remove contexts), so it is retried only once the
+/// reached graph has shrunk by a quarter (a case split or a loop rule
+/// took a large part away).
+fn r8_may_retry(outgrown: Option<usize>, cls: &Classes) -> bool {
+    outgrown.is_none_or(|n| cls.reached.len() * 4 <= n * 3)
 }
 
 /// The rewrites of one pass of the rules over the round's classes, keyed
@@ -324,17 +341,36 @@ fn substitute(g: &mut Graph, cls: &Classes, subst: &FxHashMap<u32, Id>, roots: &
     }
     let mut seen = vec![false; g.len()];
     let mut stack: Vec<Id> = roots.to_vec();
-    while let Some(n) = stack.pop() {
-        if std::mem::replace(&mut seen[n.index()], true) {
+    let walk = |g: &mut Graph, stack: &mut Vec<Id>, seen: &mut [bool]| {
+        while let Some(n) = stack.pop() {
+            if std::mem::replace(&mut seen[n.index()], true) {
+                continue;
+            }
+            for i in 0..g.node(n).args.len() {
+                let a = g.node(n).args[i];
+                let m = resolve(a);
+                if m != a {
+                    g.set_arg(n, i, m);
+                }
+                stack.push(m);
+            }
+        }
+    };
+    walk(g, &mut stack, &mut seen);
+    // The continue condition recorded for each live μ (R8 reads it) follows
+    // the rewrites of the η's that share it: both observe the condition at
+    // every tick of the loop, so whatever equates the η's copy equates the
+    // recorded one. Left alone it would fall out of the reached graph once
+    // its η's are rewritten, and keep a form no rule simplifies any more.
+    for (mu, cont) in g.loop_conts() {
+        if !seen.get(mu.index()).copied().unwrap_or(false) {
             continue;
         }
-        for i in 0..g.node(n).args.len() {
-            let a = g.node(n).args[i];
-            let m = resolve(a);
-            if m != a {
-                g.set_arg(n, i, m);
-            }
-            stack.push(m);
+        let m = resolve(cont);
+        if m != cont {
+            g.set_loop_cont(mu, m);
         }
+        stack.push(m);
     }
+    walk(g, &mut stack, &mut seen);
 }

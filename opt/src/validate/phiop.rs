@@ -10,6 +10,18 @@
 //! holds either. Gates of one φ stay disjoint (`G_i` disjoint, `h_j`
 //! disjoint). Oriented to reduce nesting, so it ends.
 //!
+//! **Assumption.** The inner gates cover the outer one where the outer φ
+//! is observed: `G ⇒ ⋁_j h_j`. Without it, at a tick where `G` holds and
+//! no `h_j` does, the original φ is the inner φ's unobserved value while
+//! the flattened φ has no true gate. Every φ [`super::build`] makes
+//! satisfies it: the gates of a join block's φ are the path conditions of
+//! its incoming arcs from the block's immediate dominator, whose
+//! disjunction holds wherever the block is reached, and an inner φ (an
+//! exit φ of a loop, a φ of a branch nested in another) is reached on
+//! every tick its outer branch selects it. Rules keep it: R3 drops only
+//! false branches and conjuncts common to every gate, and R8's case split
+//! copies a branch with its gates.
+//!
 //! **When.** Only in a round where nothing else rewrites, R8's case split
 //! included (`Rules::flatten`): the case split compares the two branches
 //! of a two-way φ (bce's loop versioning), a shape flattening would take

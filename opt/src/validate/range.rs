@@ -488,6 +488,15 @@ impl Rules<'_> {
             self.g.set_arg(mu, 0, init);
             self.g.patch_mu(mu, next);
             if let Some(cont) = self.g.loop_cont(x) {
+                // The condition is observed at every tick of the loop, where
+                // every fact of `below(c, d)` holds; `succ[0].1` is that
+                // context restricted to the init's cone, a subset, so the
+                // copy is sound. It proves less than the condition's own
+                // restriction could, but only pairs the exploration visited
+                // are copied, and the condition's cone is explored through
+                // the η's (which share the init's facts): copying under
+                // `restrict(below(c, d), cont)` instead left the condition
+                // of copied loops uncopied and lost three corpus functions.
                 let inner = succ[0].1;
                 let cont = self.copy(cont, inner, depth + 1)?;
                 self.g.set_loop_cont(mu, cont);

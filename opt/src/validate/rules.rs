@@ -9,7 +9,7 @@
 //! | R2 | `a = a ↓ true`, `a ≠ a ↓ false` on `int`/`bool`/`str` (never `float`), `a = true ↓ a`, `a ≠ false ↓ a`; integer identities (`x+0`, `x*1`, `x-x`, ...) | 2.1–2.4 |
 //! | R3 | φ: false branches dropped, a true branch is the value (2.5), equal values (2.6), one branch; gate algebra: negation normal form, flattening, complements, absorption and resolution of `Or` | 2.5, 2.6, §7.3.2 |
 //! | R4 | `μ_d(x, x) ↓ x` and `μ_d(x, μ) ↓ x`; η-invariance `η_d(c, x) ↓ x` when `x` varies with no loop of depth ≥ d; first-iteration peel `η_d(c, v) ↓ v₀` when `c₀` is false | 2.7–2.9, §2.4.2 steps 3–4 |
-//! | R5 | loads skip effects that cannot change what they read (distinct allocations, other globals, checks, output), forward a store to the same place, and skip a whole loop whose token cycle writes nothing they read | 2.10, 2.11 |
+//! | R5 | loads skip effects that cannot change what they read (distinct allocations, other globals, checks, output), forward a store to the same place, and skip a whole loop whose token cycle writes nothing they read, or a token φ whose branches come down to one token (`loads`) | 2.10, 2.11 |
 //! | R6 | a check that passed earlier on the token chain passes again; a division check by a non-zero constant and `assert true` vanish; a store overwriting the same place drops the earlier one | — (digest R6) |
 //! | R7 | pass-mirroring, in the optimizer's orientation: `a + a ↓ a << 1`, `a * 2^k ↓ a << k` | §2.4 |
 //! | R8 | a bounds check proved by the facts where it is observed (`range`) | — |
@@ -90,7 +90,7 @@ impl<'a> Rules<'a> {
         self.r(a) == self.r(b)
     }
 
-    fn konst(&self, id: Id) -> Option<u64> {
+    pub(super) fn konst(&self, id: Id) -> Option<u64> {
         self.g.const_of(self.r(id))
     }
 
@@ -668,115 +668,9 @@ impl<'a> Rules<'a> {
         x
     }
 
-    /// R5: a load skips effects that cannot change what it reads and is
-    /// forwarded from a store to the same place.
-    pub(super) fn load(&mut self, kind: LoadKind, ty: Type, a: &[Id]) -> Option<Id> {
-        let (addr, tok) = a.split_at(a.len() - 1);
-        let mut t = tok[0];
-        let start = t;
-        for _ in 0..10_000 {
-            let tn = self.g.node(t).clone();
-            match tn.op {
-                Op::Proj(1) => {
-                    let e = self.r(tn.args[0]);
-                    let en = self.g.node(e).clone();
-                    let Op::Eff(k) = en.op else { break };
-                    let ea: Vec<Id> = en.args.iter().map(|&x| self.r(x)).collect();
-                    if let Some(v) = self.forward(kind, addr, k, &ea) {
-                        return Some(v);
-                    }
-                    if k.allocates() && matches!(kind, LoadKind::Elem | LoadKind::Len) {
-                        // Reading the object this effect creates.
-                        let fresh = self.g.node(self.r(addr[0]));
-                        if fresh.op == Op::Proj(0) && self.same(fresh.args[0], e) {
-                            if let Some(v) = self.read_fresh(kind, addr, k, &ea) {
-                                return Some(v);
-                            }
-                            break;
-                        }
-                    }
-                    if self.clobbers(kind, addr, k, &ea) {
-                        break;
-                    }
-                    t = ea[ea.len() - 1];
-                }
-                Op::Mu(d) if self.loop_preserves(kind, addr, t, d) => t = self.r(tn.args[0]),
-                _ => break,
-            }
-        }
-        if t == start {
-            return None;
-        }
-        let mut args = addr.to_vec();
-        args.push(t);
-        Some(self.g.intern(Op::Load(kind), ty, args))
-    }
-
-    /// The stored value when effect `k` writes exactly what the load reads.
-    fn forward(&self, kind: LoadKind, addr: &[Id], k: EffKind, ea: &[Id]) -> Option<Id> {
-        match (kind, k) {
-            (LoadKind::Global(g), EffKind::GlobalSet(h)) if g == h => Some(ea[0]),
-            (LoadKind::Elem, EffKind::ArraySet)
-                if self.same(addr[0], ea[0]) && self.same(addr[1], ea[1]) =>
-            {
-                Some(ea[2])
-            }
-            _ => None,
-        }
-    }
-
-    /// A load from the array literal that creates its object.
-    fn read_fresh(&mut self, kind: LoadKind, addr: &[Id], k: EffKind, ea: &[Id]) -> Option<Id> {
-        let EffKind::ArrayLit(_) = k else { return None };
-        let elems = &ea[..ea.len() - 1];
-        match kind {
-            LoadKind::Len => Some(self.g.konst(Type::Int, elems.len() as u64)),
-            LoadKind::Elem => {
-                let i = self.konst(addr[1])? as i64;
-                usize::try_from(i).ok().and_then(|i| elems.get(i).copied())
-            }
-            LoadKind::Global(_) => None,
-        }
-    }
-
-    /// Whether `a` and `b` are results of two different allocations.
-    fn distinct_objects(&self, a: Id, b: Id) -> bool {
-        let fresh = |x: Id| {
-            let n = self.g.node(x);
-            n.op == Op::Proj(0)
-                && matches!(self.g.node(self.r(n.args[0])).op, Op::Eff(k) if k.allocates())
-        };
-        !self.same(a, b) && fresh(self.r(a)) && fresh(self.r(b))
-    }
-
-    /// The alias oracle: whether effect `k` (arguments `ea`) may change
-    /// what a `kind` load of `addr` reads.
-    fn clobbers(&self, kind: LoadKind, addr: &[Id], k: EffKind, ea: &[Id]) -> bool {
-        match k {
-            EffKind::Call(_) | EffKind::HostCall(_) => true,
-            EffKind::GlobalSet(h) => matches!(kind, LoadKind::Global(g) if g == h),
-            EffKind::ArraySet => match kind {
-                LoadKind::Elem => {
-                    let distinct_index = matches!(
-                        (self.konst(addr[1]), self.konst(ea[1])),
-                        (Some(x), Some(y)) if x != y
-                    );
-                    !(self.distinct_objects(addr[0], ea[0])
-                        || (self.same(addr[0], ea[0]) && distinct_index))
-                }
-                _ => false,
-            },
-            EffKind::ArrayPush | EffKind::ArrayPop => match kind {
-                LoadKind::Elem | LoadKind::Len => !self.distinct_objects(addr[0], ea[0]),
-                LoadKind::Global(_) => false,
-            },
-            _ => false,
-        }
-    }
-
     /// Whether no effect on the token cycle of the depth-`d` loop whose
     /// token is `mu` may change what the load reads.
-    fn loop_preserves(&self, kind: LoadKind, addr: &[Id], mu: Id, d: u16) -> bool {
+    pub(super) fn loop_preserves(&self, kind: LoadKind, addr: &[Id], mu: Id, d: u16) -> bool {
         self.cycle_all(mu, d, |k, ea| {
             !self.clobbers(kind, addr, k, ea) && self.forward(kind, addr, k, ea).is_none()
         })

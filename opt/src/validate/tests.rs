@@ -649,3 +649,31 @@ fn filetests_validate_pass_by_pass() {
     // Every `test opt` filetest feeds this harness; most change something.
     assert!(validated > 10, "only {validated} validated");
 }
+
+/// 2189816: the loop depth is computed for every node, not only those a
+/// round reaches. R8 reads facts such as a loop's continue condition that
+/// the round may not reach; taken for invariant (depth 0), such a fact
+/// would be carried across its loop's boundary (`Rules::below`).
+#[test]
+fn an_unreached_node_gets_the_depth_of_its_loop() {
+    use super::graph::{Graph, Op};
+    use super::refine::refine;
+    use super::rules::Rules;
+    use crate::ir::{BinaryOp, Cmp, Type};
+    let mut g = Graph::new();
+    let n = g.intern(Op::Param(0), Type::Int, Vec::new());
+    let zero = g.konst(Type::Int, 0);
+    let one = g.konst(Type::Int, 1);
+    let i = g.open_mu(1, Type::Int, zero);
+    let next = g.bin(BinaryOp::IAdd, Type::Int, i, one);
+    g.patch_mu(i, next);
+    // `i < n`, the loop's condition, reached by no root.
+    let cont = g.cmp(BinaryOp::ICmp(Cmp::Lt), i, n);
+    let not_cont = g.not(cont);
+    let cls = refine(&g, &[n]);
+    assert!(!cls.reached.contains(&cont));
+    let rules = Rules::new(&mut g, &cls, false);
+    assert_eq!(rules.depth_of(cont), 1);
+    assert_eq!(rules.depth_of(not_cont), 1);
+    assert_eq!(rules.depth_of(n), 0);
+}
