@@ -363,8 +363,11 @@ impl Rules<'_> {
         if en.op != Op::Eff(EffKind::BoundsCheck) {
             return None;
         }
-        let (a, i, t) = (self.r(en.args[0]), self.r(en.args[1]), self.r(en.args[2]));
-        (self.non_negative(i, c, None, 6) && self.below_len(i, a, t, c)).then_some(t)
+        let (a, raw_i, t) = (self.r(en.args[0]), en.args[1], self.r(en.args[2]));
+        let i = self.r(raw_i);
+        // `raw_i` unresolved: `non_negative` reads the loop of the check's
+        // own μ, not only that of its class's representative.
+        (self.non_negative(raw_i, c, None, 6) && self.below_len(i, a, t, c)).then_some(t)
     }
 
     /// Every (node, context) pair reachable from the round's μ's, η's and φ's
@@ -598,7 +601,28 @@ impl Rules<'_> {
     /// Whether `i >= 0` on every tick at which it is observed under
     /// context `c`; `hyp` is a μ assumed non-negative at the current tick
     /// (the induction hypothesis while its `next` is examined).
+    ///
+    /// `i` may be given unresolved: for a μ the induction then also tries
+    /// the continue condition of that very node's loop, besides the one of
+    /// its class's representative. Refinement merges μ's of *different*
+    /// loops of one depth that are the same stream (`for i in 0..n` before
+    /// an outer loop's counter `c = μ_1(0, c + 1)`: both `0, 1, 2, ..`), and
+    /// the representative's loop may not bound it (`c` has no `c < n`), so
+    /// the check `a[i]` of the first loop was provable or not depending on
+    /// which node represented the class; after `unroll` the copy's
+    /// `μ(0, i + 2)` is no longer merged and was proved, the original was
+    /// not, and the two sides differed (classic/fannkuch).
+    ///
+    /// Soundness: the merged μ's take the same value at every tick, so
+    /// either loop's condition is an induction for that stream over the
+    /// ticks where that loop continues; the μ `i` names is the check's own
+    /// operand, read at the ticks of its own loop, which makes its loop's
+    /// condition the better-founded of the two (the representative's was
+    /// the only one read before). The streams this proves (a start `>= 0`
+    /// stepped by `+ 1`'s that do not wrap) stay `>= 0` for fewer than
+    /// `2^63` ticks of any loop, so the two loops' tick ranges do not matter.
     fn non_negative(&mut self, i: Id, c: u32, hyp: Option<Id>, fuel: u8) -> bool {
+        let raw = i;
         let i = self.r(i);
         if Some(i) == hyp {
             return true;
@@ -627,13 +651,22 @@ impl Rules<'_> {
             // Induction: `init >= 0` (no facts), and `next >= 0` on a tick
             // that continues, assuming `i >= 0` on it.
             Op::Mu(_) => {
-                let Some(cont) = self.g.loop_cont(i) else {
-                    return false;
-                };
+                let mut conts: Vec<Id> = Vec::with_capacity(2);
+                for m in [raw, i] {
+                    if let Some(cont) = self.g.loop_cont(m) {
+                        if !conts.contains(&cont) {
+                            conts.push(cont);
+                        }
+                    }
+                }
                 let (init, next) = (self.r(n.args[0]), self.r(n.args[1]));
-                let on_next = self.with_fact(0, cont);
-                self.non_negative(init, 0, hyp, fuel - 1)
-                    && self.non_negative(next, on_next, Some(i), fuel - 1)
+                if conts.is_empty() || !self.non_negative(init, 0, hyp, fuel - 1) {
+                    return false;
+                }
+                conts.into_iter().any(|cont| {
+                    let on_next = self.with_fact(0, cont);
+                    self.non_negative(next, on_next, Some(i), fuel - 1)
+                })
             }
             _ => false,
         }

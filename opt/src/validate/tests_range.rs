@@ -344,3 +344,171 @@ fn a_versioned_and_unrolled_loop_with_a_store_under_an_if_validates() {
     let wrong = f(&text.replace(guard, &swapped));
     assert!(!validate(&canonical, &wrong).is_equal(), "{swapped}");
 }
+
+/// `for i in 0..n { a[i] = i; }` before an outer loop whose counter
+/// `c = μ_1(0, c + 1)` is the same stream as `i` (the inner `for j` keeps
+/// the outer loop from being unrolled). Refinement merges `i` with `c`.
+const MERGED_COUNTER: &str = "\
+fn fn0 \"f\"(int) -> int @1:4 {
+block0(v0: int):
+    v1: int = iconst 0
+    v2: [int] = array_repeat v1, v0 @2:13
+    v3: int = iconst 0
+    jump block1(v3)
+block1(v4: int):
+    v5: bool = icmp lt v4, v0
+    br v5, block2, block4
+block2:
+    bounds_check v2, v4 @3:22
+    array_set v2, v4, v4
+    jump block3
+block3:
+    v7: int = iconst 1
+    v8: int = iadd v4, v7
+    jump block1(v8)
+block4:
+    v9: int = iconst 0
+    v10: int = iconst 0
+    jump block5(v10, v9)
+block5(v11: int, v23: int):
+    v12: int = iconst 100
+    v13: bool = icmp lt v11, v12
+    br v13, block6, block7
+block6:
+    v14: int = iconst 0
+    v15: int = iconst 3
+    jump block8(v14, v11)
+block8(v16: int, v18: int):
+    v17: bool = icmp lt v16, v15
+    br v17, block9, block11
+block9:
+    v19: int = iadd v18, v16
+    jump block10
+block10:
+    v20: int = iconst 1
+    v21: int = iadd v16, v20
+    jump block8(v21, v19)
+block11:
+    v24: int = iconst 2
+    v25: int = irem v23, v24 @8:14
+    v26: int = iconst 0
+    v27: bool = icmp eq v25, v26
+    br v27, block12, block13
+block12:
+    v28: int = iadd v18, v23
+    jump block14(v28)
+block13:
+    v29: int = iconst 1
+    v30: int = isub v18, v29
+    jump block14(v30)
+block14(v34: int):
+    v32: int = iconst 1
+    v33: int = iadd v23, v32
+    jump block5(v34, v33)
+block7:
+    return v11
+}
+";
+
+/// The same with the outer loop reading `a[c]`: its check is not in range
+/// (`c` grows past `n` until `s >= 100`).
+const MERGED_COUNTER_READ: &str = "\
+fn fn0 \"f\"(int) -> int @1:4 {
+block0(v0: int):
+    v1: int = iconst 0
+    v2: [int] = array_repeat v1, v0 @2:13
+    v3: int = iconst 0
+    jump block1(v3)
+block1(v4: int):
+    v5: bool = icmp lt v4, v0
+    br v5, block2, block4
+block2:
+    bounds_check v2, v4 @3:22
+    array_set v2, v4, v4
+    jump block3
+block3:
+    v7: int = iconst 1
+    v8: int = iadd v4, v7
+    jump block1(v8)
+block4:
+    v9: int = iconst 0
+    v10: int = iconst 0
+    jump block5(v10, v9)
+block5(v11: int, v25: int):
+    v12: int = iconst 100
+    v13: bool = icmp lt v11, v12
+    br v13, block6, block7
+block6:
+    v14: int = iconst 0
+    v15: int = iconst 3
+    jump block8(v14, v11)
+block8(v16: int, v18: int):
+    v17: bool = icmp lt v16, v15
+    br v17, block9, block11
+block9:
+    v19: int = iadd v18, v16
+    jump block10
+block10:
+    v20: int = iconst 1
+    v21: int = iadd v16, v20
+    jump block8(v21, v19)
+block11:
+    bounds_check v2, v25 @8:15
+    v26: int = array_get v2, v25
+    v27: int = iadd v18, v26
+    v28: int = iconst 1
+    v29: int = iadd v25, v28
+    jump block5(v27, v29)
+block7:
+    return v11
+}
+";
+
+/// Runs the real `unroll` pass on `func`.
+fn unrolled(func: &Function) -> (Function, String) {
+    let mut p = Program::default();
+    p.funcs.push(func.clone());
+    let opts = crate::passes::PipelineOptions {
+        verify: true,
+        time: false,
+    };
+    crate::passes::Pipeline::from_names(&["unroll"])
+        .unwrap()
+        .run(&mut p, &opts, &mut ())
+        .unwrap();
+    let text = crate::ir::print_function(&p, FuncId::from_u32(0));
+    (p.funcs[FuncId::from_u32(0)].clone(), text)
+}
+
+/// classic/fannkuch's regression after `len([v; n]) = n` (fff39c7): the
+/// unrolled copy `μ(0, i + 2)` of the first loop is merged with nothing,
+/// so R8 proves its checks with its own continue condition; the original
+/// `i` is merged with the outer counter `c`, and R8 read only the
+/// continue condition of the class's representative (`c`'s loop, which
+/// does not bound it): the original kept its check, the copy did not, and
+/// loop doubling then compared a checked loop with an unchecked one.
+#[test]
+fn a_counter_merged_with_another_loops_counter_is_bounded_by_its_own_loop() {
+    let mut before = f(MERGED_COUNTER);
+    crate::canon::canonicalize(&mut before);
+    let (after, text) = unrolled(&before);
+    // The first loop is unrolled (its check twice), the outer one is not.
+    assert_eq!(text.matches("bounds_check").count(), 2, "unrolled: {text}");
+    assert!(
+        validate(&before, &after).is_equal(),
+        "{:?}\n{text}",
+        validate(&before, &after)
+    );
+}
+
+/// The other way round: `a[c]` in the outer loop is not bounded by the
+/// first loop's `i < n`, though `c` and `i` are one class, so R8 does not
+/// drop its check (which traps at `c = n` for `n < 14`).
+#[test]
+fn a_merged_counter_does_not_borrow_the_other_loops_bound() {
+    let before = f(MERGED_COUNTER_READ);
+    let check = "    bounds_check v2, v25 @8:15\n";
+    assert!(MERGED_COUNTER_READ.contains(check));
+    let wrong = f(&MERGED_COUNTER_READ.replace(check, ""));
+    assert!(!validate(&before, &wrong).is_equal());
+}
