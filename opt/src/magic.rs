@@ -61,10 +61,12 @@ impl Magic {
     /// multiplier is negative, `-1` (subtract it) when `d < 0` and the
     /// multiplier is positive, else 0.
     pub fn fix(self, d: i64) -> i64 {
-        match (d > 0, self.mul < 0) {
-            (true, true) => 1,
-            (false, false) if self.mul != 0 => -1,
-            _ => 0,
+        if d > 0 && self.mul < 0 {
+            1
+        } else if d < 0 && self.mul > 0 {
+            -1
+        } else {
+            0
         }
     }
 

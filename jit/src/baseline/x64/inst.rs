@@ -361,10 +361,10 @@ impl X64 {
             ; mov rax, QWORD mul
             ; imul rcx
         );
-        if d > 0 && mul < 0 {
-            dynasm!(self.ops ; .arch x64 ; add rdx, rcx);
-        } else if d < 0 && mul > 0 {
-            dynasm!(self.ops ; .arch x64 ; sub rdx, rcx);
+        match m.fix(d) {
+            1 => dynasm!(self.ops ; .arch x64 ; add rdx, rcx),
+            -1 => dynasm!(self.ops ; .arch x64 ; sub rdx, rcx),
+            _ => {}
         }
         if shift > 0 {
             dynasm!(self.ops ; .arch x64 ; sar rdx, shift);
