@@ -3,13 +3,14 @@
 //! multiple of compile time", digest §5.7 T3).
 //!
 //! In this process, for each program: the frontend lowers it, the `-O2`
-//! pass pipeline optimizes it, and `waddle_opt::validate::validate_program`
-//! checks every optimized function against its canonical original (as
-//! `waddle run --validate` does). Each phase is timed `--runs` times and
-//! the median counts. The ratio divides validation time by the time of the
-//! optimizer pipeline alone (the strict comparison) and by frontend plus
-//! pipeline; machine-code generation, which only makes compiling longer,
-//! is not included.
+//! pass pipeline optimizes it, Cranelift compiles the optimized program to
+//! machine code as tier `opt` does ([`codegen`]), and
+//! `waddle_opt::validate::validate_program` checks every optimized function
+//! against its canonical original (as `waddle run --validate` does). Each
+//! phase is timed `--runs` times and the median counts. Two ratios are
+//! printed: validation time over the whole compile (frontend + passes +
+//! machine code, what `waddle run -O2 --tier opt` spends before running)
+//! and over the optimizer pipeline alone (the strict comparison).
 
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
@@ -19,6 +20,8 @@ use waddle_opt::canon::canonicalize;
 use waddle_opt::ir::Program;
 use waddle_opt::passes::{Pipeline, PipelineOptions};
 use waddle_opt::validate::{validate_program, Options};
+
+use waddle_jit::{JitOptions, Tier};
 
 use super::suite::BenchProgram;
 use super::table::fmt_time;
@@ -31,7 +34,34 @@ struct Row {
     validated: u32,
     frontend: Duration,
     passes: Duration,
+    codegen: Duration,
     validate: Duration,
+}
+
+impl Row {
+    /// The whole compile: frontend, passes and machine code.
+    fn compile(&self) -> Duration {
+        self.frontend + self.passes + self.codegen
+    }
+}
+
+/// The time Cranelift takes to compile every function of the optimized
+/// `program` to machine code with tier `opt`'s settings (`-O2`: Cranelift's
+/// optimizer on, no fuel checks, as `waddle run --tier opt` without
+/// `--fuel`); zero when this host has no Cranelift back end.
+pub fn codegen(program: &Program) -> Result<Duration, String> {
+    if !Tier::Opt.on_host() {
+        return Ok(Duration::ZERO);
+    }
+    let opts = JitOptions {
+        fuel: false,
+        ..JitOptions::default()
+    };
+    let t = Instant::now();
+    let unit = waddle_jit::compile(Tier::Opt, program, &opts).map_err(|e| e.to_string())?;
+    let spent = t.elapsed();
+    drop(unit);
+    Ok(spent)
 }
 
 /// The median of some durations.
@@ -49,7 +79,7 @@ fn measure(p: &BenchProgram, runs: u32) -> Result<Row, String> {
         verify: false,
         time: false,
     };
-    let (mut fe, mut ps, mut va) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut fe, mut ps, mut cg, mut va) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut funcs, mut validated) = (0, 0);
     for _ in 0..runs {
         let mut sources = SourceMap::default();
@@ -70,6 +100,7 @@ fn measure(p: &BenchProgram, runs: u32) -> Result<Row, String> {
             .run(&mut optimized, &opts, &mut ())
             .map_err(|e| format!("`{}`: {e}", p.name))?;
         ps.push(t.elapsed());
+        cg.push(codegen(&optimized).map_err(|e| format!("`{}`: {e}", p.name))?);
         let t = Instant::now();
         let mut original = lowered;
         for f in original.funcs.values_mut() {
@@ -88,12 +119,13 @@ fn measure(p: &BenchProgram, runs: u32) -> Result<Row, String> {
         validated,
         frontend: median(fe),
         passes: median(ps),
+        codegen: median(cg),
         validate: median(va),
     })
 }
 
 /// `a / b` as a ratio string.
-fn ratio(a: Duration, b: Duration) -> String {
+pub fn ratio(a: Duration, b: Duration) -> String {
     if b.is_zero() {
         return "-".into();
     }
@@ -119,8 +151,16 @@ fn render(rows: &[Row]) -> String {
     );
     let _ = writeln!(
         out,
-        "{:<14} {:>9} {:>10} {:>10} {:>10} {:>12} {:>14}",
-        "program", "validated", "frontend", "passes", "validate", "val/passes", "val/(fe+pass)"
+        "{:<14} {:>9} {:>10} {:>10} {:>10} {:>10} {:>10} {:>12} {:>10}",
+        "program",
+        "validated",
+        "frontend",
+        "passes",
+        "codegen",
+        "compile",
+        "validate",
+        "val/compile",
+        "val/passes"
     );
     let mut total = Row {
         name: "total".into(),
@@ -128,6 +168,7 @@ fn render(rows: &[Row]) -> String {
         validated: 0,
         frontend: Duration::ZERO,
         passes: Duration::ZERO,
+        codegen: Duration::ZERO,
         validate: Duration::ZERO,
     };
     for r in rows {
@@ -135,19 +176,22 @@ fn render(rows: &[Row]) -> String {
         total.validated += r.validated;
         total.frontend += r.frontend;
         total.passes += r.passes;
+        total.codegen += r.codegen;
         total.validate += r.validate;
     }
     for r in rows.iter().chain(std::iter::once(&total)) {
         let _ = writeln!(
             out,
-            "{:<14} {:>9} {:>10} {:>10} {:>10} {:>12} {:>14}",
+            "{:<14} {:>9} {:>10} {:>10} {:>10} {:>10} {:>10} {:>12} {:>10}",
             r.name,
             format!("{}/{}", r.validated, r.funcs),
             fmt_time(r.frontend.as_secs_f64()),
             fmt_time(r.passes.as_secs_f64()),
+            fmt_time(r.codegen.as_secs_f64()),
+            fmt_time(r.compile().as_secs_f64()),
             fmt_time(r.validate.as_secs_f64()),
+            ratio(r.validate, r.compile()),
             ratio(r.validate, r.passes),
-            ratio(r.validate, r.frontend + r.passes),
         );
     }
     out

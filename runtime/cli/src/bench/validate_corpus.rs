@@ -1,8 +1,9 @@
 //! `waddle bench --validate --corpus`: the metrics of issue 14 on the
 //! lang-test corpus (digest §5.7 T3): functions validated over the whole
 //! `-O2` pipeline, validated changed runs per pass, validation time as a
-//! multiple of compile time, and every function that does not validate
-//! with the reason.
+//! multiple of compile time (the whole compile to machine code: frontend,
+//! passes and Cranelift, as in [`super::validate`]; and of the passes
+//! alone), and every function that does not validate with the reason.
 //!
 //! Each `.wdl` file under the corpus directory (default
 //! `lang-tests/tests/programs`; the `compile-errors` group and any program
@@ -29,6 +30,7 @@ use waddle_opt::passes::{Pipeline, PipelineOptions};
 use waddle_opt::validate::{missing_rule, validate_program, Options, PassStats, Validator};
 
 use super::table::fmt_time;
+use super::validate::{codegen, ratio};
 use super::BenchArgs;
 
 /// The corpus directory: `explicit`, else the workspace's
@@ -104,6 +106,7 @@ struct Totals {
     validated: u32,
     frontend: Duration,
     passes: Duration,
+    codegen: Duration,
     validate: Duration,
     per_pass: Vec<PassStats>,
     failures: Vec<Failure>,
@@ -141,7 +144,7 @@ fn measure(name: &str, source: &str, runs: u32, t: &mut Totals) -> Result<(), St
         verify: false,
         time: false,
     };
-    let (mut fe, mut ps, mut va) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut fe, mut ps, mut cg, mut va) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut last = None;
     for _ in 0..runs {
         let mut sources = SourceMap::default();
@@ -159,6 +162,7 @@ fn measure(name: &str, source: &str, runs: u32, t: &mut Totals) -> Result<(), St
             .run(&mut optimized, &opts, &mut ())
             .map_err(|e| format!("`{name}`: {e}"))?;
         ps.push(start.elapsed());
+        cg.push(codegen(&optimized).map_err(|e| format!("`{name}`: {e}"))?);
         let start = Instant::now();
         let mut original = lowered.clone();
         for f in original.funcs.values_mut() {
@@ -178,6 +182,7 @@ fn measure(name: &str, source: &str, runs: u32, t: &mut Totals) -> Result<(), St
     t.validated += result.equal;
     t.frontend += median(fe);
     t.passes += median(ps);
+    t.codegen += median(cg);
     t.validate += median(va);
     // Per pass, untimed against the compile.
     let mut v = Validator::new(Options::default());
@@ -236,14 +241,6 @@ pub fn run(args: &BenchArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// `a / b` to two decimals.
-fn ratio(a: Duration, b: Duration) -> String {
-    if b.is_zero() {
-        return "-".into();
-    }
-    format!("{:.2}", a.as_secs_f64() / b.as_secs_f64())
-}
-
 /// `a` of `b` as a percentage.
 fn percent(a: u32, b: u32) -> String {
     if b == 0 {
@@ -266,15 +263,22 @@ fn render(t: &Totals) -> String {
         t.funcs,
         percent(t.validated, t.funcs)
     );
+    let compile = t.frontend + t.passes + t.codegen;
     let _ = writeln!(
         out,
-        "time (median of runs, summed): frontend {}, passes {}, validate {}; \
-         validate/passes {}, validate/(frontend+passes) {}",
+        "time (median of runs, summed): frontend {}, passes {}, codegen {}, \
+         compile (frontend+passes+codegen) {}, validate {}",
         fmt_time(t.frontend.as_secs_f64()),
         fmt_time(t.passes.as_secs_f64()),
+        fmt_time(t.codegen.as_secs_f64()),
+        fmt_time(compile.as_secs_f64()),
         fmt_time(t.validate.as_secs_f64()),
+    );
+    let _ = writeln!(
+        out,
+        "validate/compile {}, validate/passes {}",
+        ratio(t.validate, compile),
         ratio(t.validate, t.passes),
-        ratio(t.validate, t.frontend + t.passes),
     );
     let _ = writeln!(out, "per pass (changed runs validated):");
     let _ = writeln!(
