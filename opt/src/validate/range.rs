@@ -385,7 +385,11 @@ impl Rules<'_> {
         self.mark_relevance();
         let mut index: FxHashMap<(Id, u32), usize> = FxHashMap::default();
         let mut pairs: Vec<(Id, u32)> = Vec::new();
-        let mut preds: Vec<Vec<usize>> = Vec::new();
+        // The predecessors of each pair as linked lists in one array (no
+        // allocation per pair): `pred_head[q]` is the first edge into `q`,
+        // an edge is (predecessor, next edge), `u32::MAX` ends a list.
+        let mut pred_head: Vec<u32> = Vec::new();
+        let mut edges: Vec<(u32, u32)> = Vec::new();
         let mut good: Vec<usize> = Vec::new();
         let mut stack: Vec<usize> = Vec::new();
         let nodes: Vec<Id> = (self.cls.reached.iter().copied())
@@ -415,7 +419,7 @@ impl Rules<'_> {
                 v.insert(pairs.len());
                 stack.push(pairs.len());
                 pairs.push(s);
-                preds.push(Vec::new());
+                pred_head.push(u32::MAX);
             }
         }
         while let Some(p) = stack.pop() {
@@ -442,12 +446,13 @@ impl Rules<'_> {
                         let q = pairs.len();
                         index.insert((y, yc), q);
                         pairs.push((y, yc));
-                        preds.push(Vec::new());
+                        pred_head.push(u32::MAX);
                         stack.push(q);
                         q
                     }
                 };
-                preds[q].push(p);
+                edges.push((p as u32, pred_head[q]));
+                pred_head[q] = (edges.len() - 1) as u32;
             }
         }
         let mut mark = vec![false; pairs.len()];
@@ -456,7 +461,11 @@ impl Rules<'_> {
                 continue;
             }
             useful.insert(pairs[p]);
-            good.extend(preds[p].iter().copied());
+            let mut e = pred_head[p];
+            while e != u32::MAX {
+                good.push(edges[e as usize].0 as usize);
+                e = edges[e as usize].1;
+            }
         }
         useful
     }

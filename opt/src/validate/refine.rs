@@ -12,9 +12,60 @@
 //! sorted set, and φ the sorted multiset of (gate, value) pairs; this
 //! subsumes the thesis's commuting rules and φ-branch sorting (R0).
 
-use rustc_hash::FxHashMap;
+use std::hash::BuildHasher;
+
+use hashbrown::HashTable;
+use rustc_hash::{FxBuildHasher, FxHashMap};
 
 use super::graph::{Graph, Id, Op};
+
+/// The signatures of one round, interned: class `c` is the `c`-th distinct
+/// signature, stored flat in `words` (no allocation per signature; a round
+/// over the whole graph interns one per node).
+#[derive(Default)]
+struct Signatures {
+    /// Every distinct signature, one after the other.
+    words: Vec<u32>,
+    /// Where each class's signature starts in `words` (one more entry at
+    /// the end).
+    starts: Vec<u32>,
+    /// The classes by the hash of their signature.
+    table: HashTable<u32>,
+}
+
+impl Signatures {
+    /// Forgets every signature.
+    fn clear(&mut self) {
+        self.words.clear();
+        self.starts.clear();
+        self.starts.push(0);
+        self.table.clear();
+    }
+
+    /// The number of distinct signatures.
+    fn len(&self) -> usize {
+        self.starts.len() - 1
+    }
+
+    /// The class of `sig`: the existing one, or the next number.
+    fn class(&mut self, sig: &[u32]) -> u32 {
+        let hash = FxBuildHasher.hash_one(sig);
+        let (words, starts) = (&self.words, &self.starts);
+        let span = |c: u32| &words[starts[c as usize] as usize..starts[c as usize + 1] as usize];
+        if let Some(&c) = self.table.find(hash, |&c| span(c) == sig) {
+            return c;
+        }
+        let c = self.len() as u32;
+        self.words.extend_from_slice(sig);
+        self.starts.push(self.words.len() as u32);
+        let (words, starts) = (&self.words, &self.starts);
+        self.table.insert_unique(hash, c, |&c| {
+            FxBuildHasher
+                .hash_one(&words[starts[c as usize] as usize..starts[c as usize + 1] as usize])
+        });
+        c
+    }
+}
 
 /// The class of every node reachable from the roots.
 pub struct Classes {
@@ -98,7 +149,7 @@ pub fn refine(g: &Graph, roots: &[Id]) -> Classes {
     let mut prev = initial(g, &order);
     let mut count = prev.count;
     let mut cur = vec![u32::MAX; g.len()];
-    let mut sigs: FxHashMap<Vec<u32>, u32> = FxHashMap::default();
+    let mut sigs = Signatures::default();
     let mut sig = Vec::new();
     loop {
         sigs.clear();
@@ -116,14 +167,7 @@ pub fn refine(g: &Graph, roots: &[Id]) -> Classes {
                     canonical_args(&node.op, &mut sig, 1);
                 }
             }
-            let fresh = sigs.len() as u32;
-            cur[n.index()] = match sigs.get(&sig) {
-                Some(&c) => c,
-                None => {
-                    sigs.insert(sig.clone(), fresh);
-                    fresh
-                }
-            };
+            cur[n.index()] = sigs.class(&sig);
         }
         let new_count = sigs.len() as u32;
         std::mem::swap(&mut prev.class, &mut cur);
