@@ -40,6 +40,7 @@
 //!   `(i + 1) + 1` under `i < n ∧ i + 1 < n`.
 
 use rustc_hash::{FxHashMap, FxHashSet};
+use smallvec::{smallvec, SmallVec};
 
 use super::graph::{EffKind, Id, LoadKind, Op};
 use super::relevance::Relevance;
@@ -59,6 +60,9 @@ const MAX_CASES: usize = 8;
 /// on the corpus at 36 000 pairs; one that outgrows this finds nothing
 /// (and is not retried in the validation, see [`Strip::outgrown`]).
 const MAX_EXPLORE: usize = 50_000;
+
+/// The (node, context) pairs the copy of a node visits next.
+type Successors = SmallVec<[(Id, u32); 4]>;
 
 /// The per-round state of R8.
 #[derive(Default)]
@@ -310,26 +314,26 @@ impl Rules<'_> {
 
     /// The (node, context) pairs the copy of `x` under `c` visits, with
     /// the contexts their arguments are copied under.
-    fn successors(&mut self, x: Id, c: u32) -> Vec<(Id, u32)> {
+    fn successors(&mut self, x: Id, c: u32) -> Successors {
         let node = self.g.node(x);
         let op = node.op.clone();
-        let a: Vec<Id> = node.args.iter().map(|&y| self.r(y)).collect();
-        let out: Vec<(Id, u32)> = match op {
+        let a: SmallVec<[Id; 4]> = node.args.iter().map(|&y| self.r(y)).collect();
+        let mut out: Successors = match op {
             Op::Mu(d) => {
                 let inner = self.below(c, d);
                 let next_ctx = match self.g.loop_cont(x) {
                     Some(cont) => self.with_fact(inner, cont),
                     None => inner,
                 };
-                vec![(a[0], inner), (a[1], next_ctx)]
+                smallvec![(a[0], inner), (a[1], next_ctx)]
             }
             Op::Eta(d) => {
                 let inner = self.below(c, d);
                 let exit = self.at_exit(c, d, a[0]);
-                vec![(a[0], inner), (a[1], exit)]
+                smallvec![(a[0], inner), (a[1], exit)]
             }
             Op::Phi => {
-                let mut out = Vec::with_capacity(a.len());
+                let mut out = Successors::with_capacity(a.len());
                 for pair in a.chunks(2) {
                     out.push((pair[0], c));
                     // A branch with no check in its cone is never copied:
@@ -346,9 +350,10 @@ impl Rules<'_> {
             _ => a.into_iter().map(|y| (y, c)).collect(),
         };
         // Each argument keeps only the facts its cone's checks can read.
-        out.into_iter()
-            .map(|(y, yc)| (y, self.restrict(yc, y)))
-            .collect()
+        for p in out.iter_mut() {
+            p.1 = self.restrict(p.1, p.0);
+        }
+        out
     }
 
     /// The input token of `x` when `x` is the token after a bounds check
@@ -432,7 +437,7 @@ impl Rules<'_> {
             let succ = match self.proved_check(x, c) {
                 Some(t) => {
                     good.push(p);
-                    vec![(t, self.restrict(c, t))]
+                    smallvec![(t, self.restrict(c, t))]
                 }
                 None => self.successors(x, c),
             };

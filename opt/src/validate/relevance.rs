@@ -276,11 +276,16 @@ impl Rules<'_> {
                 rel.set_of.push(NONE);
                 continue;
             }
-            let next = rel.set_ids.len() as u32;
-            let id = *rel.set_ids.entry(row.to_vec()).or_insert_with(|| {
-                rel.sets.extend_from_slice(row);
-                next
-            });
+            // Looked up by the row itself: a copy only for a new set.
+            let id = match rel.set_ids.get(row) {
+                Some(&id) => id,
+                None => {
+                    let next = rel.set_ids.len() as u32;
+                    rel.set_ids.insert(row.to_vec(), next);
+                    rel.sets.extend_from_slice(row);
+                    next
+                }
+            };
             rel.set_of.push(id);
         }
         rel.check_mask = check_mask;

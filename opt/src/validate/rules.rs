@@ -40,7 +40,7 @@ pub struct Rules<'a> {
     /// A representative node per class.
     pub rep: Vec<Id>,
     /// The loop depth each node varies with (0: invariant in every loop).
-    pub vd: Vec<u16>,
+    pub vd: Depths,
     /// Strict-termination mode.
     pub strict: bool,
     peeled: FxHashMap<(Id, u16), Option<Id>>,
@@ -64,7 +64,7 @@ impl<'a> Rules<'a> {
                 rep[c] = n;
             }
         }
-        let vd = varying_depth(g);
+        let vd = Depths::new(g);
         let gates = Gates::new(g, cls);
         Rules {
             g,
@@ -102,7 +102,7 @@ impl<'a> Rules<'a> {
     /// The loop depth `id` varies with (`u16::MAX` for nodes made in
     /// this round).
     pub(super) fn depth_of(&self, id: Id) -> u16 {
-        self.vd.get(id.index()).copied().unwrap_or(u16::MAX)
+        self.vd.of(self.g, id)
     }
 
     /// The node `n` rewrites to, if a rule applies.
@@ -801,78 +801,92 @@ fn may_resize(k: EffKind) -> bool {
     )
 }
 
-/// The deepest loop each reached node varies with: `μ_d` varies at `d`,
-/// `η_d` at most at `d - 1`, everything else as its deepest argument
-/// (a fixpoint, for cycles through μ). Every node gets its depth, not
-/// only the reached ones: R8's [`Rules::with_fact`] may find a fact such as
-/// `¬x` hash-consed from an earlier round, or read a loop's continue
-/// condition, and must not take it for invariant.
-fn varying_depth(g: &Graph) -> Vec<u16> {
-    let n = g.len();
-    let depth = |vd: &[u16], x: usize| -> u16 {
-        let node = g.node(Id(x as u32));
-        let inner = node.args.iter().map(|a| vd[a.index()]).max().unwrap_or(0);
-        match node.op {
-            Op::Mu(d) => inner.max(d),
-            Op::Eta(d) => inner.min(d.saturating_sub(1)),
-            _ => inner,
-        }
-    };
-    // The least fixpoint by a worklist: the depth is monotone in the
-    // arguments' depths, so any order of updates from all zeros reaches
-    // it. One pass in index order (arguments are mostly older than their
-    // users), then only the users of nodes whose depth rose are redone.
-    let mut vd = vec![0u16; n];
-    let mut rose: Vec<u32> = Vec::new();
-    for x in 0..n {
-        let v = depth(&vd, x);
-        if v != vd[x] {
-            vd[x] = v;
-            rose.push(x as u32);
-        }
-    }
-    if rose.is_empty() {
-        return vd;
-    }
-    // Users of each node, as offsets into one array.
-    let mut start = vec![0u32; n + 1];
-    for x in 0..n {
-        for a in &g.node(Id(x as u32)).args {
-            start[a.index() + 1] += 1;
+/// The deepest loop each node varies with: `μ_d` varies at `d`, `η_d` at
+/// most at `d - 1`, everything else as its deepest argument (the least
+/// fixpoint, for cycles through μ). Every node that existed when the round
+/// began gets its depth, not only the reached ones: R8's
+/// [`Rules::with_fact`] may find a fact such as `¬x` hash-consed from an
+/// earlier round, or read a loop's continue condition, and must not take
+/// it for invariant; nodes made during the round get `u16::MAX`.
+///
+/// Computed on demand, per cone: a node's depth depends on its cone only,
+/// and nodes of earlier rounds do not change during a round (rules only
+/// add nodes; substitution edits arguments between rounds), so the depths
+/// of a cone are those of the whole graph at the start of the round. Most
+/// of the graph (what earlier rounds rewrote away) is never asked about.
+pub struct Depths {
+    /// Nodes at the start of the round.
+    limit: usize,
+    /// The depth of each node whose cone has been computed.
+    depth: std::cell::RefCell<Vec<u16>>,
+}
+
+/// A node whose depth is not computed yet.
+const UNKNOWN: u16 = u16::MAX;
+
+impl Depths {
+    /// The depths of the nodes of `g` as it is now, none computed yet.
+    pub fn new(g: &Graph) -> Depths {
+        Depths {
+            limit: g.len(),
+            depth: std::cell::RefCell::new(vec![UNKNOWN; g.len()]),
         }
     }
-    for x in 0..n {
-        start[x + 1] += start[x];
-    }
-    let mut fill = start.clone();
-    let mut users = vec![0u32; start[n] as usize];
-    for x in 0..n {
-        for a in &g.node(Id(x as u32)).args {
-            users[fill[a.index()] as usize] = x as u32;
-            fill[a.index()] += 1;
+
+    /// The depth of `id` (`u16::MAX` for a node made after [`Depths::new`]).
+    pub fn of(&self, g: &Graph, id: Id) -> u16 {
+        if id.index() >= self.limit {
+            return u16::MAX;
         }
-    }
-    let mut queued = vec![false; n];
-    let mut work: Vec<u32> = Vec::new();
-    let push_users = |x: u32, work: &mut Vec<u32>, queued: &mut [bool]| {
-        for &u in &users[start[x as usize] as usize..start[x as usize + 1] as usize] {
-            if !std::mem::replace(&mut queued[u as usize], true) {
-                work.push(u);
+        let mut depth = self.depth.borrow_mut();
+        if depth[id.index()] != UNKNOWN {
+            return depth[id.index()];
+        }
+        // The cone of `id` not computed yet, arguments first (except
+        // around cycles), each node marked `0` (the fixpoint's start).
+        let mut cone: Vec<Id> = Vec::new();
+        let mut stack: Vec<(Id, usize)> = vec![(id, 0)];
+        depth[id.index()] = 0;
+        while let Some(&mut (n, ref mut i)) = stack.last_mut() {
+            let args = &g.node(n).args;
+            if *i < args.len() {
+                let a = args[*i];
+                *i += 1;
+                if depth[a.index()] == UNKNOWN {
+                    depth[a.index()] = 0;
+                    stack.push((a, 0));
+                }
+            } else {
+                cone.push(n);
+                stack.pop();
             }
         }
-    };
-    for x in rose {
-        push_users(x, &mut work, &mut queued);
-    }
-    while let Some(x) = work.pop() {
-        queued[x as usize] = false;
-        let v = depth(&vd, x as usize);
-        if v != vd[x as usize] {
-            vd[x as usize] = v;
-            push_users(x, &mut work, &mut queued);
+        // Rounds over the cone until nothing rises (the depth is monotone
+        // in the arguments' depths, so this is the least fixpoint).
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for &n in &cone {
+                let node = g.node(n);
+                let inner = node
+                    .args
+                    .iter()
+                    .map(|a| depth[a.index()])
+                    .max()
+                    .unwrap_or(0);
+                let v = match node.op {
+                    Op::Mu(d) => inner.max(d),
+                    Op::Eta(d) => inner.min(d.saturating_sub(1)),
+                    _ => inner,
+                };
+                if v != depth[n.index()] {
+                    depth[n.index()] = v;
+                    changed = true;
+                }
+            }
         }
+        depth[id.index()]
     }
-    vd
 }
 
 #[cfg(test)]
@@ -881,7 +895,7 @@ mod tests {
     use proptest::prelude::*;
 
     /// The depths by rounds over every node in index order until nothing
-    /// changes (the definition `varying_depth` computes by a worklist).
+    /// changes (what `Depths` computes per cone).
     fn depths_by_rounds(g: &Graph) -> Vec<u16> {
         let mut vd = vec![0u16; g.len()];
         let mut changed = true;
@@ -907,9 +921,9 @@ mod tests {
     proptest! {
         /// Random graphs of μ's, η's and sums over any nodes (arguments
         /// newer than their users too, as substitution makes them): the
-        /// worklist gives the depths of the rounds.
+        /// depths per cone are those of the rounds.
         #[test]
-        fn varying_depth_is_the_least_fixpoint(
+        fn depths_are_the_least_fixpoint(
             ops in proptest::collection::vec((0u8..4, 0u8..4, any::<u8>(), any::<u8>()), 1..48),
         ) {
             let mut g = Graph::new();
@@ -930,7 +944,12 @@ mod tests {
                 g.set_arg(n, 0, x);
                 g.set_arg(n, 1, y);
             }
-            prop_assert_eq!(varying_depth(&g), depths_by_rounds(&g));
+            // Asked in any order (here from the last node down), every
+            // node gets its depth by rounds over the whole graph.
+            let want = depths_by_rounds(&g);
+            let depths = Depths::new(&g);
+            let got: Vec<u16> = (0..g.len()).rev().map(|i| depths.of(&g, Id(i as u32))).collect();
+            prop_assert_eq!(got.into_iter().rev().collect::<Vec<_>>(), want);
         }
     }
 }
