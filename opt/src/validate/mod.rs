@@ -101,7 +101,7 @@ use rustc_hash::FxHashMap;
 
 use crate::ir::Function;
 use build::build_with as build_denotation;
-use graph::{Graph, Id, Side};
+use graph::{Graph, Id, Op, Side};
 use refine::{refine, Classes};
 use rules::Rules;
 
@@ -263,7 +263,9 @@ fn check(
                 // Nothing else simplifies: try R8's range facts, whose
                 // exploration is the costliest rule of a round.
                 rules.range.enabled = true;
-                subst = rewrite(&mut rules, &cls);
+                subst = rewrite_again(&mut rules, &cls, |op| {
+                    matches!(op, Op::Phi | Op::Mu(_) | Op::Eta(_))
+                });
                 if rules.range.outgrown {
                     r8_outgrown = Some(cls.reached.len());
                 }
@@ -271,7 +273,7 @@ fn check(
             if subst.is_empty() && rules.g.case_count() == cases {
                 // Nothing else simplifies: flatten nested φ's (R10).
                 rules.flatten = true;
-                subst = rewrite(&mut rules, &cls);
+                subst = rewrite_again(&mut rules, &cls, |op| *op == Op::Phi);
             }
             if subst.is_empty() {
                 // Nothing simplifies: try equating a loop with the after
@@ -318,6 +320,30 @@ fn rewrite(rules: &mut Rules<'_>, cls: &Classes) -> FxHashMap<u32, Id> {
         }
     }
     rules.merge_gates(&mut subst);
+    subst
+}
+
+/// The rewrites of another pass over the round's classes, after a pass
+/// that rewrote nothing, with one more rule enabled (R8 or R10): only the
+/// nodes with an operator that rule applies to (`again`) are tried. The
+/// rules are functions of the graph and the classes, which the pass before
+/// did not change, so on every other node they would find nothing again;
+/// the gate merges of [`Rules::merge_gates`] depend on the classes alone,
+/// and found nothing either.
+fn rewrite_again(
+    rules: &mut Rules<'_>,
+    cls: &Classes,
+    again: impl Fn(&Op) -> bool,
+) -> FxHashMap<u32, Id> {
+    let mut subst: FxHashMap<u32, Id> = FxHashMap::default();
+    for &n in &cls.reached {
+        if rules.r(n) != n || !again(&rules.g.node(n).op) {
+            continue;
+        }
+        if let Some(m) = rules.apply(n) {
+            subst.insert(cls.of(n), m);
+        }
+    }
     subst
 }
 
