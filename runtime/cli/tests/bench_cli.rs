@@ -326,10 +326,23 @@ fn validate_prints_validated_functions_and_time_ratios() {
     let out = waddle(&["bench", "--validate", "--runs", "1", "fib", "sieve"]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let text = String::from_utf8_lossy(&out.stdout);
-    let header: Vec<&str> = text.lines().nth(1).unwrap_or("").split_whitespace().collect();
+    let header: Vec<&str> = text
+        .lines()
+        .nth(1)
+        .unwrap_or("")
+        .split_whitespace()
+        .collect();
     assert_eq!(
         header[2..],
-        ["frontend", "passes", "codegen", "compile", "validate", "val/compile", "val/passes"],
+        [
+            "frontend",
+            "passes",
+            "codegen",
+            "compile",
+            "validate",
+            "val/compile",
+            "val/passes"
+        ],
         "{text}"
     );
     let rows: Vec<Vec<&str>> = text
@@ -423,7 +436,10 @@ fn validate_corpus_lists_every_function_that_does_not_validate() {
     assert!(text.contains("whole pipeline: validated "), "{text}");
     assert!(text.contains("validate/passes "), "{text}");
     // The whole compile includes Cranelift's machine code.
-    assert!(text.contains("compile (frontend+passes+codegen) "), "{text}");
+    assert!(
+        text.contains("compile (frontend+passes+codegen) "),
+        "{text}"
+    );
     assert!(text.contains("validate/compile "), "{text}");
     let bce = text
         .lines()
