@@ -805,7 +805,7 @@ fn may_resize(k: EffKind) -> bool {
 /// most at `d - 1`, everything else as its deepest argument (the least
 /// fixpoint, for cycles through μ). Every node that existed when the round
 /// began gets its depth, not only the reached ones: R8's
-/// [`Rules::with_fact`] may find a fact such as `¬x` hash-consed from an
+/// `Rules::with_fact` may find a fact such as `¬x` hash-consed from an
 /// earlier round, or read a loop's continue condition, and must not take
 /// it for invariant; nodes made during the round get `u16::MAX`.
 ///
