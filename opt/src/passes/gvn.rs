@@ -6,7 +6,6 @@
 //! read no memory take part. A replacement that would use a value outside
 //! its loop (breaking LCSSA) is skipped.
 
-use std::borrow::Cow;
 use std::hash::BuildHasher;
 
 use cranelift_entity::packed_option::PackedOption;
@@ -77,7 +76,7 @@ pub fn gvn(ed: &mut Editor) -> usize {
             let kind = key(&data.kind, &subst, pending);
             let hash = hasher.hash_one(&kind);
             let found = table
-                .find(hash, |&x| *key(&ed.inst(x).kind, &subst, pending) == *kind)
+                .find(hash, |&x| key(&ed.inst(x).kind, &subst, pending) == kind)
                 .copied();
             if let Some(rep) = found {
                 let prev = ed.inst(rep).result.expect("a table entry has a result");
@@ -141,12 +140,10 @@ impl Subst {
 
 /// The table key of an instruction: its kind with the pending
 /// replacements `subst` applied to its operands (`pending`: whether there
-/// are any). Borrowed where that is the kind itself (no replacements: a
-/// key is computed for every instruction and every probe, and cloning
-/// each was a sixth of the pass).
-fn key<'k>(kind: &'k InstKind, subst: &Subst, pending: bool) -> Cow<'k, InstKind> {
+/// are any).
+fn key(kind: &InstKind, subst: &Subst, pending: bool) -> InstKind {
     if !pending {
-        return mutant_key(Cow::Borrowed(kind));
+        return mutant_key(kind);
     }
     let mut k = kind.clone();
     k.for_each_arg_mut(|v| {
@@ -154,20 +151,20 @@ fn key<'k>(kind: &'k InstKind, subst: &Subst, pending: bool) -> Cow<'k, InstKind
             *v = n;
         }
     });
-    mutant_key(Cow::Owned(k))
+    mutant_key(&k)
 }
 
 /// The table key of an instruction: the instruction itself, except under
 /// the test-only fault N2, which wrongly treats `<` and `-` as commutative.
-fn mutant_key(kind: Cow<'_, InstKind>) -> Cow<'_, InstKind> {
+fn mutant_key(kind: &InstKind) -> InstKind {
     use super::fault::{on, Fault};
     match *kind {
         InstKind::Binary(op @ (BinaryOp::ICmp(Cmp::Lt) | BinaryOp::ISub), a, b)
             if on(Fault::GvnCommutes) && b < a =>
         {
-            Cow::Owned(InstKind::Binary(op, b, a))
+            InstKind::Binary(op, b, a)
         }
-        _ => kind,
+        _ => kind.clone(),
     }
 }
 
