@@ -27,7 +27,9 @@
 //! The backward search is iterative (an explicit stack), so long chains of
 //! blocks cannot overflow the native stack.
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use cranelift_entity::packed_option::PackedOption;
+use cranelift_entity::SecondaryMap;
+use rustc_hash::FxHashMap;
 use waddle_opt::ir::{
     Block, BlockCall, Function, FunctionBuilder, InstKind, SrcLoc, Terminator, Type, Value,
     ValueDef,
@@ -108,6 +110,10 @@ enum Frame {
 }
 
 /// Builds one function in SSA form. Owns the function while it is built.
+///
+/// The per-block and per-value tables are dense (indexed by the entity):
+/// a generated function has hundreds of thousands of blocks and values,
+/// and hash maps of that size cost a cache miss per lookup.
 pub(super) struct SsaBuilder<'a> {
     /// The function under construction.
     pub func: Function,
@@ -116,23 +122,31 @@ pub(super) struct SsaBuilder<'a> {
     /// variable of other functions.
     var_types: &'a [Type],
     /// Distinct predecessors of every block, in edge creation order.
-    preds: FxHashMap<Block, Vec<Block>>,
+    preds: SecondaryMap<Block, Vec<Block>>,
     /// Blocks whose predecessor set is final.
-    sealed: FxHashSet<Block>,
+    sealed: SecondaryMap<Block, bool>,
     /// Parameters created in unsealed blocks, filled when the block is sealed.
-    incomplete: FxHashMap<Block, Vec<(Var, Value)>>,
+    incomplete: SecondaryMap<Block, Vec<(Var, Value)>>,
     /// The definition of each variable at the end of each block.
     defs: Defs,
     /// Replacement of a removed trivial parameter.
-    alias: FxHashMap<Value, Value>,
+    alias: SecondaryMap<Value, PackedOption<Value>>,
+    /// Whether `alias` has any entry (most straight-line code has none, and
+    /// [`SsaBuilder::finish`] then has nothing to substitute).
+    any_alias: bool,
     /// Parameters removed as trivial.
-    removed: FxHashSet<Value>,
+    removed: SecondaryMap<Value, bool>,
     /// Parameters whose edge arguments are all present.
-    filled: FxHashSet<Value>,
+    filled: SecondaryMap<Value, bool>,
     /// For each value, the parameters that receive it as an edge argument.
-    param_users: FxHashMap<Value, Vec<Value>>,
+    param_users: SecondaryMap<Value, Vec<Value>>,
     /// Zero constants materialized for reads of undefined variables.
     undef: FxHashMap<Var, Value>,
+    /// The backward search's stack, kept between searches (empty between
+    /// them) so that a read does not allocate.
+    stack: Vec<Frame>,
+    /// Scratch list of a parameter's edge arguments ([`Self::trivial_value`]).
+    args: Vec<Option<Value>>,
 }
 
 impl<'a> SsaBuilder<'a> {
@@ -142,15 +156,18 @@ impl<'a> SsaBuilder<'a> {
         SsaBuilder {
             func,
             var_types,
-            preds: FxHashMap::default(),
-            sealed: FxHashSet::default(),
-            incomplete: FxHashMap::default(),
+            preds: SecondaryMap::new(),
+            sealed: SecondaryMap::new(),
+            incomplete: SecondaryMap::new(),
             defs: Defs::default(),
-            alias: FxHashMap::default(),
-            removed: FxHashSet::default(),
-            filled: FxHashSet::default(),
-            param_users: FxHashMap::default(),
+            alias: SecondaryMap::new(),
+            any_alias: false,
+            removed: SecondaryMap::new(),
+            filled: SecondaryMap::new(),
+            param_users: SecondaryMap::new(),
             undef: FxHashMap::default(),
+            stack: Vec::new(),
+            args: Vec::new(),
         }
     }
 
@@ -163,7 +180,7 @@ impl<'a> SsaBuilder<'a> {
     /// to `block` exists; the edges pass its argument explicitly.
     pub fn add_param(&mut self, block: Block, ty: Type) -> Value {
         let v = FunctionBuilder::new(&mut self.func).append_block_param(block, ty);
-        self.filled.insert(v);
+        self.filled[v] = true;
         v
     }
 
@@ -203,12 +220,12 @@ impl<'a> SsaBuilder<'a> {
 
     /// The distinct predecessors of `block` so far.
     fn preds(&self, block: Block) -> &[Block] {
-        self.preds.get(&block).map_or(&[], Vec::as_slice)
+        &self.preds[block]
     }
 
     fn add_pred(&mut self, to: Block, from: Block) {
-        debug_assert!(!self.sealed.contains(&to), "edge into a sealed block");
-        let preds = self.preds.entry(to).or_default();
+        debug_assert!(!self.sealed[to], "edge into a sealed block");
+        let preds = &mut self.preds[to];
         if !preds.contains(&from) {
             preds.push(from);
         }
@@ -222,10 +239,10 @@ impl<'a> SsaBuilder<'a> {
     /// Declares that no more predecessors will be added to `block` and
     /// fills its incomplete parameters.
     pub fn seal(&mut self, block: Block) {
-        if !self.sealed.insert(block) {
+        if std::mem::replace(&mut self.sealed[block], true) {
             return;
         }
-        let pending = self.incomplete.remove(&block).unwrap_or_default();
+        let pending = std::mem::take(&mut self.incomplete[block]);
         for (var, param) in pending {
             let v = self.fill(var, block, param);
             self.defs.insert(var, block, v);
@@ -239,7 +256,7 @@ impl<'a> SsaBuilder<'a> {
         if let Some(v) = self.defs.get(var, block) {
             return self.resolve(v);
         }
-        self.search(var, vec![Frame::Start(block)])
+        self.search(var, [Frame::Start(block)])
     }
 
     /// Fills the arguments of `param` (a parameter of sealed `block` for
@@ -248,7 +265,7 @@ impl<'a> SsaBuilder<'a> {
         match self.preds(block).first().copied() {
             Some(p) => self.search(
                 var,
-                vec![
+                [
                     Frame::Multi {
                         block,
                         param,
@@ -259,15 +276,18 @@ impl<'a> SsaBuilder<'a> {
             ),
             None => {
                 // No predecessors: unreachable (dropped by `finish`).
-                self.filled.insert(param);
+                self.filled[param] = true;
                 param
             }
         }
     }
 
-    /// Runs the backward search until `stack` is empty and returns the last
-    /// result.
-    fn search(&mut self, var: Var, mut stack: Vec<Frame>) -> Value {
+    /// Runs the backward search from the frames `start` (pushed in order)
+    /// until its stack is empty and returns the last result.
+    fn search<const N: usize>(&mut self, var: Var, start: [Frame; N]) -> Value {
+        let mut stack = std::mem::take(&mut self.stack);
+        debug_assert!(stack.is_empty());
+        stack.extend(start);
         let ty = self.var_type(var);
         let mut result: Option<Value> = None;
         while let Some(frame) = stack.pop() {
@@ -275,9 +295,9 @@ impl<'a> SsaBuilder<'a> {
                 Frame::Start(b) => {
                     if let Some(v) = self.defs.get(var, b) {
                         result = Some(self.resolve(v));
-                    } else if !self.sealed.contains(&b) {
+                    } else if !self.sealed[b] {
                         let p = FunctionBuilder::new(&mut self.func).append_block_param(b, ty);
-                        self.incomplete.entry(b).or_default().push((var, p));
+                        self.incomplete[b].push((var, p));
                         self.defs.insert(var, b, p);
                         result = Some(p);
                     } else {
@@ -320,7 +340,7 @@ impl<'a> SsaBuilder<'a> {
                         });
                         stack.push(Frame::Start(p));
                     } else {
-                        self.filled.insert(param);
+                        self.filled[param] = true;
                         let v = self.try_remove_trivial(param);
                         self.defs.insert(var, block, v);
                         result = Some(v);
@@ -328,6 +348,7 @@ impl<'a> SsaBuilder<'a> {
                 }
             }
         }
+        self.stack = stack;
         result.unwrap_or_else(|| self.undefined(var))
     }
 
@@ -369,23 +390,23 @@ impl<'a> SsaBuilder<'a> {
                 call.args[index] = arg;
             }
         }
-        self.param_users.entry(arg).or_default().push(param);
+        self.param_users[arg].push(param);
     }
 
     /// The value `v` stands for after trivial-parameter removal.
     pub fn resolve(&mut self, v: Value) -> Value {
-        if self.alias.is_empty() {
+        if !self.any_alias {
             return v;
         }
         let mut root = v;
-        while let Some(&next) = self.alias.get(&root) {
+        while let Some(next) = self.alias[root].expand() {
             root = next;
         }
         // Path compression.
         let mut cur = v;
-        while let Some(&next) = self.alias.get(&cur) {
+        while let Some(next) = self.alias[cur].expand() {
             if next != root {
-                self.alias.insert(cur, root);
+                self.alias[cur] = root.into();
             }
             cur = next;
         }
@@ -398,7 +419,8 @@ impl<'a> SsaBuilder<'a> {
         let ValueDef::Param(block, index) = self.func.values()[param].def else {
             return None;
         };
-        let mut args = Vec::new();
+        let mut args = std::mem::take(&mut self.args);
+        args.clear();
         for &pred in self.preds(block) {
             for call in self.func.blocks()[pred].term.successors() {
                 if call.block == block {
@@ -407,17 +429,24 @@ impl<'a> SsaBuilder<'a> {
             }
         }
         let mut same = None;
-        for arg in args {
-            let arg = self.resolve(arg?);
+        let mut trivial = true;
+        for &arg in &args {
+            let Some(arg) = arg else {
+                trivial = false;
+                break;
+            };
+            let arg = self.resolve(arg);
             if arg == param || Some(arg) == same {
                 continue;
             }
             if same.is_some() {
-                return None;
+                trivial = false;
+                break;
             }
             same = Some(arg);
         }
-        same
+        self.args = args;
+        same.filter(|_| trivial)
     }
 
     /// Removes `param` if trivial, then re-checks the parameters that used
@@ -425,21 +454,22 @@ impl<'a> SsaBuilder<'a> {
     fn try_remove_trivial(&mut self, param: Value) -> Value {
         let mut work = vec![param];
         while let Some(p) = work.pop() {
-            if self.removed.contains(&p) || !self.filled.contains(&p) {
+            if self.removed[p] || !self.filled[p] {
                 continue;
             }
             let Some(same) = self.trivial_value(p) else {
                 continue;
             };
-            self.alias.insert(p, same);
-            self.removed.insert(p);
-            let users = self.param_users.remove(&p).unwrap_or_default();
+            self.alias[p] = same.into();
+            self.any_alias = true;
+            self.removed[p] = true;
+            let users = std::mem::take(&mut self.param_users[p]);
             for &u in &users {
                 if u != p {
                     work.push(u);
                 }
             }
-            self.param_users.entry(same).or_default().extend(users);
+            self.param_users[same].extend(users);
         }
         self.resolve(param)
     }
@@ -455,66 +485,59 @@ impl<'a> SsaBuilder<'a> {
         for &b in &all_blocks {
             self.seal(b);
         }
-        let params: Vec<Value> = all_blocks
-            .iter()
-            .flat_map(|&b| self.func.blocks()[b].params.clone())
-            .collect();
+        let mut params = Vec::new();
+        for &b in &all_blocks {
+            params.extend_from_slice(&self.func.blocks()[b].params);
+        }
         for &p in &params {
-            self.filled.insert(p);
+            self.filled[p] = true;
         }
         for &p in &params {
             self.try_remove_trivial(p);
         }
         let layout = reverse_postorder(&self.func);
         FunctionBuilder::new(&mut self.func).set_layout(layout.clone());
-        // Apply replacements.
-        for &b in &layout {
-            let insts = self.func.blocks()[b].insts.clone();
-            for inst in insts {
-                let mut kind = std::mem::replace(
-                    &mut FunctionBuilder::new(&mut self.func).inst_mut(inst).kind,
-                    InstKind::Clock,
+        // Apply replacements (none to apply without aliases).
+        if self.any_alias {
+            for &b in &layout {
+                for i in 0..self.func.blocks()[b].insts.len() {
+                    let inst = self.func.blocks()[b].insts[i];
+                    let mut kind = std::mem::replace(
+                        &mut FunctionBuilder::new(&mut self.func).inst_mut(inst).kind,
+                        InstKind::Clock,
+                    );
+                    kind.for_each_arg_mut(|v| *v = self.resolve(*v));
+                    FunctionBuilder::new(&mut self.func).inst_mut(inst).kind = kind;
+                }
+                let mut term = std::mem::replace(
+                    &mut FunctionBuilder::new(&mut self.func).block_mut(b).term,
+                    Terminator::Return(None),
                 );
-                kind.for_each_arg_mut(|v| *v = self.resolve(*v));
-                FunctionBuilder::new(&mut self.func).inst_mut(inst).kind = kind;
+                term.for_each_arg_mut(|v| *v = self.resolve(*v));
+                FunctionBuilder::new(&mut self.func).set_terminator(b, term);
             }
-            let mut term = std::mem::replace(
-                &mut FunctionBuilder::new(&mut self.func).block_mut(b).term,
-                Terminator::Return(None),
-            );
-            term.for_each_arg_mut(|v| *v = self.resolve(*v));
-            FunctionBuilder::new(&mut self.func).set_terminator(b, term);
         }
-        // Drop removed parameters and their arguments.
-        let keep: FxHashMap<Block, Vec<bool>> = layout
-            .iter()
-            .map(|&b| {
-                let mask = self.func.blocks()[b]
-                    .params
-                    .iter()
-                    .map(|p| !self.removed.contains(p))
-                    .collect();
-                (b, mask)
-            })
-            .collect();
+        // Drop removed parameters and their arguments: an edge keeps the
+        // argument of each parameter of its target that stays (the
+        // parameters are still all there while the edges are trimmed).
+        let removed = &self.removed;
+        let mut builder = FunctionBuilder::new(&mut self.func);
         for &b in &layout {
-            for call in FunctionBuilder::new(&mut self.func)
-                .block_mut(b)
-                .term
-                .successors_mut()
-            {
-                let mask = keep.get(&call.block).map_or(&[][..], Vec::as_slice);
+            let mut term =
+                std::mem::replace(&mut builder.block_mut(b).term, Terminator::Return(None));
+            for call in term.successors_mut() {
+                let params = &builder.block_mut(call.block).params;
                 let mut i = 0;
                 call.args.retain(|_| {
-                    let k = mask.get(i).copied().unwrap_or(false);
+                    let k = params.get(i).is_some_and(|&p| !removed[p]);
                     i += 1;
                     k
                 });
             }
+            builder.block_mut(b).term = term;
         }
         for &b in &layout {
-            let removed = &self.removed;
-            FunctionBuilder::new(&mut self.func).retain_block_params(b, |p| !removed.contains(&p));
+            builder.retain_block_params(b, |p| !removed[p]);
         }
         self.func
     }
@@ -525,8 +548,8 @@ impl<'a> SsaBuilder<'a> {
 /// `else` side and a loop body before the loop's exit.
 fn reverse_postorder(func: &Function) -> Vec<Block> {
     let entry = func.layout()[0];
-    let mut seen = FxHashSet::default();
-    seen.insert(entry);
+    let mut seen: SecondaryMap<Block, bool> = SecondaryMap::with_capacity(func.blocks().len());
+    seen[entry] = true;
     let succs = |b: Block| -> Vec<Block> {
         let mut v: Vec<Block> = func.blocks()[b]
             .term
@@ -541,7 +564,7 @@ fn reverse_postorder(func: &Function) -> Vec<Block> {
     while let Some((b, ss, i)) = stack.last_mut() {
         if let Some(&s) = ss.get(*i) {
             *i += 1;
-            if seen.insert(s) {
+            if !std::mem::replace(&mut seen[s], true) {
                 let next = succs(s);
                 stack.push((s, next, 0));
             }

@@ -44,7 +44,9 @@
 //! callee-saved registers, the context pointer spills, and fib ran 1.7x
 //! slower than with either alone.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
+
+use super::BlockPos;
 
 use cranelift_codegen::ir::{self, BlockArg, InstBuilder};
 use waddle_opt::abi::TrapCode;
@@ -65,7 +67,7 @@ pub(super) struct Region {
     /// The region's blocks in reverse postorder.
     order: Vec<Block>,
     /// Layout position of every block (an edge in the region goes forward).
-    pos: HashMap<Block, usize>,
+    pos: BlockPos,
 }
 
 /// Whether `kind` is quiet: it has no effect but a possible trap, so
@@ -97,7 +99,7 @@ impl Region {
     pub(super) fn of(
         func: &Function,
         order: &[Block],
-        pos: &HashMap<Block, usize>,
+        pos: &BlockPos,
         calls: usize,
     ) -> Option<Region> {
         let entry = *order.first()?;
@@ -116,7 +118,7 @@ impl Region {
         while let Some(b) = work.pop() {
             for c in func.blocks()[b].term.successors() {
                 let t = c.block;
-                let forward = matches!((pos.get(&b), pos.get(&t)), (Some(x), Some(y)) if y > x);
+                let forward = matches!((pos.get(b), pos.get(t)), (Some(x), Some(y)) if y > x);
                 if forward && !member.contains(&t) && is_quiet(t) {
                     member.insert(t);
                     work.push(t);
@@ -149,7 +151,7 @@ impl Region {
     /// between two of its blocks).
     pub(super) fn allows(&self, from: Block, to: Block) -> bool {
         self.member.contains(&to)
-            && matches!((self.pos.get(&from), self.pos.get(&to)), (Some(x), Some(y)) if y > x)
+            && matches!((self.pos.get(from), self.pos.get(to)), (Some(x), Some(y)) if y > x)
     }
 }
 
@@ -234,7 +236,7 @@ mod tests {
             .find(|f| f.name() == name)
             .expect("the function");
         let order = f.layout().to_vec();
-        let pos = order.iter().enumerate().map(|(i, &b)| (b, i)).collect();
+        let pos = BlockPos::of_layout(&order);
         Region::of(f, &order, &pos, 2).map(|r| {
             let insts = r.order.iter().map(|&b| f.blocks()[b].insts.len()).sum();
             (r.order.len(), insts)
@@ -270,11 +272,11 @@ mod tests {
             .program;
         let f = p.funcs.values().find(|f| f.name() == "l").unwrap();
         let order = f.layout().to_vec();
-        let pos: HashMap<Block, usize> = order.iter().enumerate().map(|(i, &b)| (b, i)).collect();
+        let pos = BlockPos::of_layout(&order);
         let r = Region::of(f, &order, &pos, 1).expect("the zero-iteration path returns");
         for &b in &r.order {
             for c in f.blocks()[b].term.successors() {
-                if pos[&c.block] <= pos[&b] {
+                if pos.get(c.block) <= pos.get(b) {
                     assert!(!r.allows(b, c.block), "a back edge stays in the region");
                 }
             }

@@ -111,6 +111,30 @@ pub(crate) enum Addressing {
     Tables,
 }
 
+/// The layout position of each block of a function (dense: the
+/// translation consults it for every edge, and a generated function has
+/// millions of blocks, which a hash map made a cache miss each).
+#[derive(Clone)]
+pub(crate) struct BlockPos(SecondaryMap<Block, u32>);
+
+impl BlockPos {
+    /// The positions of the blocks of `layout`.
+    pub(crate) fn of_layout(layout: &[Block]) -> BlockPos {
+        let mut map = SecondaryMap::with_default(u32::MAX);
+        map.resize(layout.len());
+        for (i, &b) in layout.iter().enumerate() {
+            map[b] = i as u32;
+        }
+        BlockPos(map)
+    }
+
+    /// The position of `b`, `None` for a block not in the layout.
+    pub(crate) fn get(&self, b: Block) -> Option<usize> {
+        let p = self.0[b];
+        (p != u32::MAX).then_some(p as usize)
+    }
+}
+
 /// A block to fill once the current block is finished.
 /// The last field of each is the inline sites the block belongs to
 /// (`Translator::inline_sites`).
@@ -138,7 +162,7 @@ pub(crate) struct Translator<'a, 'b> {
     /// for every operand and edge).
     blocks: SecondaryMap<Block, PackedOption<ir::Block>>,
     /// Layout position of each Waddle block (for back-edge detection).
-    pos: HashMap<Block, usize>,
+    pos: BlockPos,
     /// Cranelift value of each translated Waddle value (dense, as `blocks`).
     vals: SecondaryMap<Value, PackedOption<ir::Value>>,
     /// The shared exit that returns a zero result after a trap.
@@ -252,12 +276,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             b,
             vmctx,
             blocks: SecondaryMap::with_capacity(func.blocks().len()),
-            pos: func
-                .layout()
-                .iter()
-                .enumerate()
-                .map(|(i, &bl)| (bl, i))
-                .collect(),
+            pos: BlockPos::of_layout(func.layout()),
             vals: SecondaryMap::with_capacity(func.values().len()),
             exit,
             trap_blocks: HashMap::new(),
@@ -346,16 +365,16 @@ impl<'a, 'b> Translator<'a, 'b> {
         let Some(&entry) = f.layout().first() else {
             return Vec::new();
         };
-        let mut seen = std::collections::HashSet::new();
+        let mut seen: SecondaryMap<Block, bool> = SecondaryMap::with_capacity(f.blocks().len());
         let mut post = Vec::new();
         let mut stack: Vec<(Block, usize)> = vec![(entry, 0)];
-        seen.insert(entry);
+        seen[entry] = true;
         while let Some(&mut (bl, ref mut i)) = stack.last_mut() {
             let succ = f.blocks()[bl].term.successors().nth(*i).map(|c| c.block);
             *i += 1;
             match succ {
                 Some(s) => {
-                    if self.pos.contains_key(&s) && seen.insert(s) {
+                    if self.pos.get(s).is_some() && !std::mem::replace(&mut seen[s], true) {
                         stack.push((s, 0));
                     }
                 }
@@ -755,7 +774,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             .map(|&a| BlockArg::Value(self.val(a)))
             .collect();
         let back = (self.env.fuel || self.env.counters.is_some())
-            && self.pos[&bc.block] <= self.pos[&from];
+            && self.pos.get(bc.block) <= self.pos.get(from);
         let needs_block = back || (force_block && !args.is_empty());
         if !needs_block {
             return (target, args);
