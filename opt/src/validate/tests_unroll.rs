@@ -452,3 +452,94 @@ fn the_odd_half_of_a_doubled_checked_loop_proves_its_check() {
         &text[line_start..end]
     );
 }
+
+/// control/nested_loops_return's `find` after `bce`: the inner loop
+/// returns `str(i) + "," + str(j)` from its body, through both loops.
+const FIND_IN_ROWS: &str = "\
+main fn0
+
+fn fn0 \"find\"([[int]], int) -> str {
+block0(v0: [[int]], v1: int):
+    v2: int = iconst 0
+    v3: int = array_len v0
+    v6: int = iconst 0
+    v22: int = iconst 1
+    v26: int = iconst 1
+    jump block1(v2)
+block1(v4: int):
+    v5: bool = icmp lt v4, v3
+    br v5, block2, block4
+block2:
+    jump block5(v6)
+block5(v7: int):
+    v10: [int] = array_get v0, v4
+    v11: int = array_len v10
+    v12: bool = icmp lt v7, v11
+    br v12, block6, block7
+block6:
+    v13: [int] = array_get v0, v4
+    bounds_check v13, v7
+    v14: int = array_get v13, v7
+    v16: bool = icmp eq v14, v1
+    br v16, block8(v7, v4), block9
+block8(v29: int, v30: int):
+    v17: str = to_str v30
+    v18: str = sconst \",\"
+    v19: str = str_concat v17, v18
+    v20: str = to_str v29
+    v21: str = str_concat v19, v20
+    return v21
+block9:
+    v23: int = iadd v7, v22
+    jump block5(v23)
+block7:
+    v27: int = iadd v4, v26
+    jump block1(v27)
+block4:
+    v28: str = sconst \"none\"
+    return v28
+}";
+
+#[test]
+fn a_return_through_two_loop_levels_validates_under_its_observation_gate() {
+    // R11 restricts the exit-value φ's of the doubled loop (gated by the
+    // half that left) and of the unrolled one (gated by the copy that
+    // returned) to the return's gate, where they have one diagram; R8's
+    // unit resolution proves the second half's check from that gate.
+    let (row, findings, p) = unrolled(FIND_IN_ROWS);
+    assert_eq!((row.changed, row.equal), (1, 1), "{findings:#?}");
+    let id = crate::ir::FuncId::from_u32(0);
+    let text = crate::ir::print_function(&p, id);
+    let mut canon = program(FIND_IN_ROWS).funcs[id].clone();
+    crate::canon::canonicalize(&mut canon);
+    assert!(validate(&canon, &p.funcs[id]).is_equal());
+    // The second copy returns the first copy's `j`, or its own `j` as `i`.
+    let ret2 = text
+        .lines()
+        .filter(|l| l.contains("br ") && l.contains("block8("))
+        .nth(1)
+        .expect("the second copy's return edge");
+    let args = ret2.split("block8(").nth(1).unwrap();
+    let (j2, rest) = args.split_once(", ").unwrap();
+    let i = rest.split(')').next().unwrap();
+    let first = text
+        .lines()
+        .find(|l| l.contains("br ") && l.contains("block8("))
+        .unwrap()
+        .split("block8(")
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .next()
+        .unwrap();
+    for bad in [
+        format!("block8({first}, {i})"),
+        format!("block8({j2}, {j2})"),
+    ] {
+        let wrong = f(&text.replacen(&format!("block8({j2}, {i})"), &bad, 1));
+        assert!(
+            matches!(validate(&canon, &wrong), Verdict::Alarm(_)),
+            "{bad}\n{ret2}"
+        );
+    }
+}
