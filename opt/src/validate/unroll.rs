@@ -171,6 +171,15 @@ impl Rules<'_> {
             if !ok {
                 continue;
             }
+            // The η's of one loop share its continue condition (built once
+            // per loop); if rewriting left them different, record none.
+            let conts: FxHashSet<Id> = etas
+                .iter()
+                .map(|&n| self.r(self.g.node(n).args[0]))
+                .collect();
+            if let [cont] = conts.into_iter().collect::<Vec<_>>()[..] {
+                self.record_doubled_conts(&mut h, &mus, cont);
+            }
             for n in etas {
                 if let Some(m) = self.doubled_exit(&mut h, n) {
                     out.insert(self.cls.of(n), m);
@@ -178,6 +187,33 @@ impl Rules<'_> {
             }
         }
         out
+    }
+
+    /// Records the continue condition of each even μ made for `mus` (R8
+    /// reads it, [`super::range`]) from the continue condition `cont` of
+    /// the η's being doubled: tick `j` of the doubled loop is ticks `2j`
+    /// and `2j + 1` of the original, so it continues to `j + 1` exactly
+    /// when the original continues at both, `E(cont) ∧ O(cont)`, the
+    /// condition [`Rules::doubled_exit`] gives its η's. Without it no check
+    /// of the doubled loop's odd half was ever proved (its index `μ' + 1`
+    /// needs the induction `μ' >= 0`), while the real unrolled loop, which
+    /// has its own recorded condition, proved them.
+    ///
+    /// The η's condition, not the μ's recorded one: a μ may represent a
+    /// class that refinement merged with another loop's μ (the same
+    /// stream), whose recorded condition is that other loop's.
+    fn record_doubled_conts(&mut self, h: &mut Halves, mus: &[Id], cont: Id) {
+        let (Some(ce), Some(co)) = (self.half(h, cont, false), self.half(h, cont, true)) else {
+            return;
+        };
+        let both = self.g.and(&[ce, co]);
+        for &m in mus {
+            if let Some(&e) = h.even_mu.get(&m) {
+                if self.g.loop_cont(e).is_none() {
+                    self.g.set_loop_cont(e, both);
+                }
+            }
+        }
     }
 
     /// `η_d(E(c) ∧ O(c), φ{¬E(c) → E(v); E(c) ∧ ¬O(c) → O(v)})` for the
