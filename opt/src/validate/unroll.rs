@@ -52,6 +52,9 @@ pub struct Doubled {
     made: FxHashSet<Id>,
 }
 
+/// The loops about to be doubled, named by their μ's: depth, μ's, η's.
+type Loops = FxHashMap<Vec<Id>, (u16, Vec<Id>, Vec<Id>)>;
+
 /// The even and odd versions of one loop's nodes.
 struct Halves {
     /// The loop depth.
@@ -109,7 +112,7 @@ impl Rules<'_> {
             })
             .collect();
         // The η's of each loop (named by its μ's: two loops may share one).
-        let mut loops: FxHashMap<Vec<Id>, (u16, Vec<Id>, Vec<Id>)> = FxHashMap::default();
+        let mut loops: Loops = FxHashMap::default();
         for n in etas {
             let Op::Eta(d) = self.g.node(n).op else {
                 continue;
@@ -140,6 +143,7 @@ impl Rules<'_> {
                 .2
                 .push(n);
         }
+        self.defer_later_loops(&mut loops);
         for (_, (d, mus, etas)) in loops {
             let mut h = Halves {
                 d,
@@ -187,6 +191,50 @@ impl Rules<'_> {
             }
         }
         out
+    }
+
+    /// Keeps, of the loops about to be doubled, those entered from no
+    /// other one's exit: a loop whose μ's start from (a value computed
+    /// from) the η of another candidate loop, such as the exit token of an
+    /// earlier loop the pass unrolled, waits for a later round. Once the
+    /// earlier loop is doubled, refinement usually merges the later loop
+    /// with the after side's, which the pass left alone; doubling it now
+    /// would give it a shape the after side does not have, and a loop is
+    /// doubled once only. If every loop would wait, none does. Which loops
+    /// are doubled never changes what the graph means, so this only
+    /// decides when the rule fires.
+    fn defer_later_loops(&self, loops: &mut Loops) {
+        if loops.len() < 2 {
+            return;
+        }
+        // The class of each candidate η → its loop's key.
+        let mut owner: FxHashMap<u32, &Vec<Id>> = FxHashMap::default();
+        for (key, (_, _, etas)) in loops.iter() {
+            for &n in etas {
+                owner.insert(self.cls.of(n), key);
+            }
+        }
+        let mut later: Vec<Vec<Id>> = Vec::new();
+        for (key, (_, mus, _)) in loops.iter() {
+            let inits: Vec<Id> = mus
+                .iter()
+                .map(|m| self.r(self.g.node(*m).args[0]))
+                .collect();
+            let entered_from_other = reachable(self.g, &inits).into_iter().any(|n| {
+                match self.cls.class.get(n.index()) {
+                    Some(&c) if c != u32::MAX => owner.get(&c).is_some_and(|k| *k != key),
+                    _ => false,
+                }
+            });
+            if entered_from_other {
+                later.push(key.clone());
+            }
+        }
+        if later.len() < loops.len() {
+            for key in later {
+                loops.remove(&key);
+            }
+        }
     }
 
     /// Records the continue condition of each even μ made for `mus` (R8
