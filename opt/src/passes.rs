@@ -44,6 +44,7 @@ mod peel;
 pub mod pipeline;
 mod sccp;
 mod simple;
+mod sink;
 mod unroll;
 mod unswitch;
 
@@ -59,6 +60,7 @@ pub use pipeline::{
 };
 pub use sccp::sccp;
 pub use simple::{copy_propagate, dce};
+pub use sink::sink;
 pub use unroll::unroll;
 pub use unswitch::unswitch;
 
@@ -168,6 +170,12 @@ pub const PASSES: &[Pass] = &[
         reads_callees: false,
     },
     Pass {
+        name: "sink",
+        about: "code sinking toward the uses, a copy per disjoint group of uses",
+        kind: PassKind::Edit(|ed, _| sink(ed) > 0),
+        reads_callees: false,
+    },
+    Pass {
         name: "inline",
         about: "function inlining with a size budget (Fritz §9.4)",
         kind: PassKind::Edit(|ed, env| inline_calls(ed, env.id, env.callees) > 0),
@@ -234,6 +242,7 @@ pub const O1_PIPELINE: &[&str] = &[
     "dce",
     "jt",
     "js",
+    "jt",
     "is",
     "straighten",
     "unswitch",
@@ -246,6 +255,7 @@ pub const O1_PIPELINE: &[&str] = &[
     "gvn",
     "copyprop",
     "dce",
+    "sink",
     "straighten",
 ];
 

@@ -244,6 +244,44 @@ impl Editor<'_> {
         self.finish("replace_all_uses");
     }
 
+    /// Replaces `old` by `new` in the users `users` only (every operand of
+    /// theirs that is `old`); `old`'s other users keep it. `new` must
+    /// dominate those users and be usable there under LCSSA.
+    pub fn replace_uses_in(&mut self, old: Value, new: Value, users: &[User]) {
+        if old == new {
+            return;
+        }
+        let mut distinct = users.to_vec();
+        distinct.sort_unstable_by_key(user_key);
+        distinct.dedup();
+        let swap = |v: &mut Value| {
+            if *v == old {
+                *v = new;
+            }
+        };
+        for &u in &distinct {
+            // One use-list entry per operand occurrence.
+            let mut k = 0;
+            match u {
+                User::Inst(i) => self.func.insts[i]
+                    .kind
+                    .for_each_arg(|v| k += usize::from(v == old)),
+                User::Term(b) => self.func.blocks[b]
+                    .term
+                    .for_each_arg(|v| k += usize::from(v == old)),
+            }
+            match u {
+                User::Inst(i) => self.func.insts[i].kind.for_each_arg_mut(swap),
+                User::Term(b) => self.func.blocks[b].term.for_each_arg_mut(swap),
+            }
+            for _ in 0..k {
+                self.remove_use(old, u);
+                self.add_use(new, u);
+            }
+        }
+        self.finish("replace_uses_in");
+    }
+
     /// [`Editor::replace_all_uses`] for many `(old, new)` pairs at once:
     /// every user is rewritten in one pass over its operands, so a call
     /// with `k` arguments costs `O(k)` however many of them are replaced

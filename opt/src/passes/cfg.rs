@@ -86,7 +86,8 @@ pub fn jump_simplify(ed: &mut Editor) -> usize {
 }
 
 /// Jump threading: where `p` jumps to an instruction-free block `b` that
-/// switches on one of its parameters and `p` passes a constant for it, `p`
+/// switches on one of its parameters and `p` passes a constant for it (or
+/// a condition its predecessor branched on, [`known_from_branch`]), `p`
 /// gets a copy of `b` whose switch is then folded (§9.3 case 2). An edge
 /// of a two-way branch that passes the branch's own condition (the value is
 /// then known on that edge: the `&&`/`||` pattern) is first split (§7.3)
@@ -111,7 +112,7 @@ pub fn jump_thread(ed: &mut Editor) -> usize {
             continue;
         };
         let arg = default.args[idx as usize];
-        let Some(k) = const_key(ed, arg) else {
+        let Some(k) = const_key(ed, arg).or_else(|| known_from_branch(ed, p, arg)) else {
             continue;
         };
         if ed.thread_jump(p).is_none() || !ed.straighten(p) {
@@ -123,6 +124,37 @@ pub fn jump_thread(ed: &mut Editor) -> usize {
         n += 1;
     }
     n
+}
+
+/// The value of the bool `c` in block `p` when `p`'s only predecessor
+/// branches on `c` (or on what it passes for `c`, a parameter of `p`) and
+/// only one of its edges leads to `p` (1 on the true edge, 0 on the false
+/// one): a short-circuit operand passed on after the forwarding block of
+/// its `&&`/`||` was copied into its predecessor.
+fn known_from_branch(ed: &Editor, p: crate::ir::Block, c: Value) -> Option<i64> {
+    let [q] = ed.preds(p)[..] else { return None };
+    let Terminator::Switch {
+        value: Some(v),
+        cases,
+        default,
+    } = ed.term(q)
+    else {
+        return None;
+    };
+    if ed.value_type(c) != crate::ir::Type::Bool || cases.len() != 1 || cases[0].0 != 1 {
+        return None;
+    }
+    let (on_true, on_false) = (cases[0].1.block == p, default.block == p);
+    if on_true == on_false {
+        return None;
+    }
+    // `c` itself, or a parameter of `p` that receives it on that edge.
+    let edge = if on_true { &cases[0].1 } else { default };
+    let c = match ed.func().values[c].def {
+        ValueDef::Param(b, j) if b == p => edge.args[j as usize],
+        _ => c,
+    };
+    (*v == c).then_some(i64::from(on_true))
 }
 
 /// Whether an instruction-free block `b` could take a threaded copy for

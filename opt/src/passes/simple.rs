@@ -106,7 +106,7 @@ fn trivial_param(ed: &Editor, b: crate::ir::Block, idx: usize) -> Option<Value> 
 /// no side effect, or its only one is the division trap and its divisor is
 /// a non-zero constant (`MIN / -1` wraps; the VSDG constructor and the
 /// validator's effect token use the same rule).
-fn deletable(ed: &Editor, kind: &InstKind) -> bool {
+pub(super) fn deletable(ed: &Editor, kind: &InstKind) -> bool {
     match *kind {
         InstKind::Binary(op, _, d) if op.may_trap() => ed.int_const(d).is_some_and(|k| k != 0),
         _ => !kind.has_side_effects(),

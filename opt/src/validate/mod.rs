@@ -62,6 +62,10 @@
 //! - **Flattening** ([`phiop`], R10): nested φ's become one φ with the
 //!   gates conjoined (φ is pointwise, §4.0.3), so the exit tokens of a
 //!   loop that returns from its body compare under the return φ's gates.
+//! - **Observation** (`observe`, R11): a φ outside every loop is
+//!   observed only under the gates above it (φ is pointwise, §4.0.3), so
+//!   its gates are conjoined with them; the exit values of a loop that
+//!   returns through two loop levels then compare under the return's gate.
 
 pub mod bdd;
 pub mod build;
@@ -71,6 +75,7 @@ pub mod gates;
 pub mod graph;
 pub mod instrument;
 mod loads;
+mod observe;
 pub mod phiop;
 pub mod range;
 pub mod refine;
@@ -244,6 +249,8 @@ fn check(
     let mut roots = [db.ret, db.eff, da.ret, da.eff];
     // The loops doubled so far (`unroll`), each at most once.
     let mut doubled = unroll::Doubled::default();
+    // The φ's R11 rewrote or made, each rewritten at most once.
+    let mut observed = rustc_hash::FxHashSet::default();
     // The number of classes reached in the round where R8's exploration
     // last outgrew its budget.
     let mut r8_outgrown: Option<usize> = None;
@@ -279,6 +286,11 @@ fn check(
                 // Nothing simplifies: try equating a loop with the after
                 // side's loop unrolled by two.
                 subst = rules.double_loops(&roots, &mut doubled);
+            }
+            if subst.is_empty() {
+                // Nothing else either: restrict depth-0 φ's to where they
+                // are observed (R11).
+                subst = rules.restrict_observed(&all, &mut observed);
             }
             subst
         };

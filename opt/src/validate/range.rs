@@ -166,6 +166,7 @@ impl Rules<'_> {
     }
 
     pub(super) fn ctx_id(&mut self, mut facts: Vec<Id>) -> u32 {
+        self.resolve_units(&mut facts);
         facts.retain(|&f| self.usable_fact(f));
         facts.sort();
         facts.dedup();
@@ -181,6 +182,65 @@ impl Rules<'_> {
         self.range.ctxs.push(facts.clone());
         self.range.ctx_ids.insert(facts, c);
         c
+    }
+
+    /// Unit resolution on the facts of a context: a disjunction whose
+    /// disjuncts the other facts refute all but one adds that one's
+    /// conjuncts (`a ∨ b` and `¬a` give `b`). Disjunctions are not facts a
+    /// proof reads, but an exit gate holds them: the return of a doubled
+    /// loop from its second half says "the first half went on (`a[j] ≠ t`)
+    /// and the loop returned (`a[j] = t ∨ (j + 1 < len ∧ a[j + 1] = t)`)"
+    /// (control/nested_loops_return), which gives `j + 1 < len` for the
+    /// second half's check. Sound: every fact holds where the context is
+    /// observed, so what they imply does too.
+    fn resolve_units(&mut self, facts: &mut Vec<Id>) {
+        for _ in 0..2 {
+            let mut added = Vec::new();
+            for &f in facts.iter() {
+                let f = self.r(f);
+                let node = self.g.node(f);
+                if node.op != Op::Or {
+                    continue;
+                }
+                let mut open = (node.args.iter().copied()).filter(|&x| !self.refuted(x, facts));
+                if let (Some(x), None) = (open.next(), open.next()) {
+                    added.push(x);
+                }
+            }
+            if added.is_empty() {
+                return;
+            }
+            let before = facts.len();
+            for x in added {
+                self.conjuncts_into(x, facts, 4);
+            }
+            facts.sort();
+            facts.dedup();
+            if facts.len() == before {
+                return;
+            }
+        }
+    }
+
+    /// Whether a fact of `facts` is the negation of `x` or of one of its
+    /// conjuncts, by class.
+    fn refuted(&self, x: Id, facts: &[Id]) -> bool {
+        let x = self.r(x);
+        let node = self.g.node(x);
+        if node.op == Op::And {
+            return node.args.iter().any(|&y| self.refuted_atom(y, facts));
+        }
+        self.refuted_atom(x, facts)
+    }
+
+    /// Whether a fact of `facts` is the negation of `x`, by class.
+    fn refuted_atom(&self, x: Id, facts: &[Id]) -> bool {
+        let x = self.r(x);
+        facts.iter().any(|&f| {
+            let f = self.r(f);
+            self.g.negation(x).is_some_and(|n| self.r(n) == f)
+                || self.g.negation(f).is_some_and(|n| self.r(n) == x)
+        })
     }
 
     /// Whether a proof can read the fact `f`: only integer comparisons

@@ -15,6 +15,7 @@
 //! | R8 | a bounds check proved by the facts where it is observed (`range`) | — |
 //! | R9 | a pure operator common to every branch of a φ is factored out (`phiop`) | §4.0.3 (φ, `map` pointwise) |
 //! | R10 | nested φ's flatten: `φ{G → φ{h_j → v_j}} ↓ φ{G ∧ h_j → v_j}` (`phiop`) | §4.0.3 (φ pointwise) |
+//! | R11 | a φ outside every loop gets its gates conjoined with where it is observed: `φ{g_j → v_j} ↓ φ{g_j ∧ O → v_j}` (`observe`) | §4.0.3 (φ pointwise) |
 //!
 //! In strict-termination mode (digest §5.2) R4's μ and η rules do not
 //! fire on tokens, so deleting a loop that might not terminate alarms.
@@ -44,7 +45,7 @@ pub struct Rules<'a> {
     /// Strict-termination mode.
     pub strict: bool,
     peeled: FxHashMap<(Id, u16), Option<Id>>,
-    gates: Gates,
+    pub(super) gates: Gates,
     /// R8's state for this round.
     pub(super) range: Strip,
     /// Whether R10 (`flatten_phi`) may fire in this pass over the round's

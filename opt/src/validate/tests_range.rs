@@ -512,3 +512,48 @@ fn a_merged_counter_does_not_borrow_the_other_loops_bound() {
     let wrong = f(&MERGED_COUNTER_READ.replace(check, ""));
     assert!(!validate(&before, &wrong).is_equal());
 }
+
+/// The shapes of [`checks_proved_by_the_loop_bound_go_and_every_equal_agrees`]
+/// with the check-free loop unrolled by the real pass: the validator
+/// doubles the checked loop, and the doubled loop's continue condition
+/// (`E(cont) ∧ O(cont)`, [`super::unroll`]) lets R8 prove the checks of
+/// both halves. Every `Equal` runs alike on the interpreter, and the
+/// in-range shapes without a diamond validate.
+#[test]
+fn checks_dropped_from_an_unrolled_loop_go_only_when_in_range() {
+    let mut equal = Vec::new();
+    for init in [-1, 0, 1] {
+        for cmp in ["lt", "le"] {
+            for bound in ["len", "len+1", "len-1", "m"] {
+                for pop in [false, true] {
+                    for diamond in [false, true] {
+                        let shape = |check| summing(init, cmp, bound, 1, pop, check, diamond);
+                        let before = f(&shape(true));
+                        let mut canonical = before.clone();
+                        crate::canon::canonicalize(&mut canonical);
+                        let mut opt = f(&shape(false));
+                        crate::canon::canonicalize(&mut opt);
+                        let (after, text) = unrolled(&opt);
+                        if validate(&canonical, &after).is_equal() {
+                            for &x in INPUTS {
+                                assert_eq!(
+                                    run(&before, x),
+                                    run(&after, x),
+                                    "{init} {cmp} {bound} {pop} {diamond} on {x:?}\n{text}"
+                                );
+                            }
+                            equal.push((init, cmp, bound, pop, diamond));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for init in [0, 1] {
+        assert!(
+            equal.contains(&(init, "lt", "len", false, false)),
+            "{init}: {equal:?}"
+        );
+    }
+    assert!(equal.len() <= 4, "{equal:?}");
+}

@@ -52,6 +52,9 @@ pub struct Doubled {
     made: FxHashSet<Id>,
 }
 
+/// The loops about to be doubled, named by their μ's: depth, μ's, η's.
+type Loops = FxHashMap<Vec<Id>, (u16, Vec<Id>, Vec<Id>)>;
+
 /// The even and odd versions of one loop's nodes.
 struct Halves {
     /// The loop depth.
@@ -109,7 +112,7 @@ impl Rules<'_> {
             })
             .collect();
         // The η's of each loop (named by its μ's: two loops may share one).
-        let mut loops: FxHashMap<Vec<Id>, (u16, Vec<Id>, Vec<Id>)> = FxHashMap::default();
+        let mut loops: Loops = FxHashMap::default();
         for n in etas {
             let Op::Eta(d) = self.g.node(n).op else {
                 continue;
@@ -140,6 +143,7 @@ impl Rules<'_> {
                 .2
                 .push(n);
         }
+        self.defer_later_loops(&mut loops);
         for (_, (d, mus, etas)) in loops {
             let mut h = Halves {
                 d,
@@ -171,6 +175,15 @@ impl Rules<'_> {
             if !ok {
                 continue;
             }
+            // The η's of one loop share its continue condition (built once
+            // per loop); if rewriting left them different, record none.
+            let conts: FxHashSet<Id> = etas
+                .iter()
+                .map(|&n| self.r(self.g.node(n).args[0]))
+                .collect();
+            if let [cont] = conts.into_iter().collect::<Vec<_>>()[..] {
+                self.record_doubled_conts(&mut h, &mus, cont);
+            }
             for n in etas {
                 if let Some(m) = self.doubled_exit(&mut h, n) {
                     out.insert(self.cls.of(n), m);
@@ -178,6 +191,77 @@ impl Rules<'_> {
             }
         }
         out
+    }
+
+    /// Keeps, of the loops about to be doubled, those entered from no
+    /// other one's exit: a loop whose μ's start from (a value computed
+    /// from) the η of another candidate loop, such as the exit token of an
+    /// earlier loop the pass unrolled, waits for a later round. Once the
+    /// earlier loop is doubled, refinement usually merges the later loop
+    /// with the after side's, which the pass left alone; doubling it now
+    /// would give it a shape the after side does not have, and a loop is
+    /// doubled once only. If every loop would wait, none does. Which loops
+    /// are doubled never changes what the graph means, so this only
+    /// decides when the rule fires.
+    fn defer_later_loops(&self, loops: &mut Loops) {
+        if loops.len() < 2 {
+            return;
+        }
+        // The class of each candidate η → its loop's key.
+        let mut owner: FxHashMap<u32, &Vec<Id>> = FxHashMap::default();
+        for (key, (_, _, etas)) in loops.iter() {
+            for &n in etas {
+                owner.insert(self.cls.of(n), key);
+            }
+        }
+        let mut later: Vec<Vec<Id>> = Vec::new();
+        for (key, (_, mus, _)) in loops.iter() {
+            let inits: Vec<Id> = mus
+                .iter()
+                .map(|m| self.r(self.g.node(*m).args[0]))
+                .collect();
+            let entered_from_other = reachable(self.g, &inits).into_iter().any(|n| {
+                match self.cls.class.get(n.index()) {
+                    Some(&c) if c != u32::MAX => owner.get(&c).is_some_and(|k| *k != key),
+                    _ => false,
+                }
+            });
+            if entered_from_other {
+                later.push(key.clone());
+            }
+        }
+        if later.len() < loops.len() {
+            for key in later {
+                loops.remove(&key);
+            }
+        }
+    }
+
+    /// Records the continue condition of each even μ made for `mus` (R8
+    /// reads it, [`super::range`]) from the continue condition `cont` of
+    /// the η's being doubled: tick `j` of the doubled loop is ticks `2j`
+    /// and `2j + 1` of the original, so it continues to `j + 1` exactly
+    /// when the original continues at both, `E(cont) ∧ O(cont)`, the
+    /// condition [`Rules::doubled_exit`] gives its η's. Without it no check
+    /// of the doubled loop's odd half was ever proved (its index `μ' + 1`
+    /// needs the induction `μ' >= 0`), while the real unrolled loop, which
+    /// has its own recorded condition, proved them.
+    ///
+    /// The η's condition, not the μ's recorded one: a μ may represent a
+    /// class that refinement merged with another loop's μ (the same
+    /// stream), whose recorded condition is that other loop's.
+    fn record_doubled_conts(&mut self, h: &mut Halves, mus: &[Id], cont: Id) {
+        let (Some(ce), Some(co)) = (self.half(h, cont, false), self.half(h, cont, true)) else {
+            return;
+        };
+        let both = self.g.and(&[ce, co]);
+        for &m in mus {
+            if let Some(&e) = h.even_mu.get(&m) {
+                if self.g.loop_cont(e).is_none() {
+                    self.g.set_loop_cont(e, both);
+                }
+            }
+        }
     }
 
     /// `η_d(E(c) ∧ O(c), φ{¬E(c) → E(v); E(c) ∧ ¬O(c) → O(v)})` for the

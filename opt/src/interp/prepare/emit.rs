@@ -42,7 +42,7 @@ impl<'p> Emitter<'p> {
         clears: rustc_hash::FxHashMap<Inst, Vec<u32>>,
     ) -> Self {
         let nparams = const_base;
-        let nblocks = prep.func.layout.len();
+        let nblocks = prep.order.len();
         let decl = prep.func.loc;
         Emitter {
             prep,
@@ -78,7 +78,8 @@ impl<'p> Emitter<'p> {
     /// Emits every block, then the edge stubs, and resolves the labels.
     pub(super) fn run(mut self) -> Option<Code> {
         let f = self.prep.func;
-        for (pos, &b) in f.layout.iter().enumerate() {
+        let order = std::mem::take(&mut self.prep.order);
+        for (pos, &b) in order.iter().enumerate() {
             self.labels[pos] = self.pc()?;
             self.block(pos as u32, &f.blocks[b])?;
         }

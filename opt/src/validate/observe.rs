@@ -1,0 +1,209 @@
+//! R11, a φ's gates under the condition where it is observed.
+//!
+//! A φ outside every loop (depth 0) is one value per run of the function,
+//! and it matters only where something observes it (the convention R3,
+//! R9 and R10 rest on, [`super::phiop`]). Its *observation condition* `O`
+//! is the disjunction, over its users, of where they are observed, with a
+//! φ observing its branch `v_j` only where it is observed and `g_j` holds
+//! (φ selects pointwise, Govereau §4.0.3): the roots are observed
+//! everywhere, and so is every argument of a μ, an η or a node inside a
+//! loop (no condition is tracked there). Then
+//!
+//! `φ{g_j → v_j} ↓ φ{g_j ∧ O → v_j}`
+//!
+//! **Soundness.** Wherever `O` holds the gates are the old ones; where it
+//! does not, nothing observes the φ (every user is accounted for, by
+//! class: the rewrite replaces the whole class). Gates stay disjoint, and
+//! the new gates cover the φ wherever it is observed, so R10's assumption
+//! holds for the new φ too.
+//!
+//! **Why.** A loop that exits from its body through two loop levels
+//! (control/nested_loops_return's `find`: `return str(i) + "," + str(j)`
+//! from the inner loop) has one exit value `j` in the original, and after
+//! `unroll` one per copy, gated by which copy returned; the validator's
+//! doubled loop ([`super::unroll`]) gates its exit value by which half
+//! *left*, by either exit. The two φ's agree only where the return is
+//! taken, which is a gate of the function's return φ several operators
+//! (`to_str`, `str_concat`) above them, so R10 cannot flatten them. Under
+//! that gate both sides' gates have one diagram ([`super::gates`]), and
+//! the new gates are picked by diagram, so both φ's get the same nodes.
+//!
+//! **When.** Last, when nothing else (loop doubling included) rewrites,
+//! and at most once per φ node in a validation: R3 drops conjuncts common
+//! to every gate, which can undo the rewrite, so a φ the rule made or
+//! rewrote is not rewritten again.
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::bdd::{FALSE, TRUE};
+use super::graph::{Id, Op};
+use super::rules::Rules;
+use crate::ir::Type;
+
+/// The observation condition of one class: its diagram and a node.
+#[derive(Copy, Clone)]
+struct Obs {
+    bdd: u32,
+    node: Id,
+}
+
+impl Rules<'_> {
+    /// R11 over the round's depth-0 φ's (see the module doc), for the
+    /// roots `roots` (the denotations' and R8's case roots); `done` holds
+    /// the φ's rewritten or made by the rule in earlier rounds.
+    pub(super) fn restrict_observed(
+        &mut self,
+        roots: &[Id],
+        done: &mut FxHashSet<Id>,
+    ) -> FxHashMap<u32, Id> {
+        let mut out = FxHashMap::default();
+        let has_phi = self
+            .cls
+            .reached
+            .iter()
+            .any(|&n| self.r(n) == n && self.depth_of(n) == 0 && self.g.node(n).op == Op::Phi);
+        if !has_phi {
+            return out;
+        }
+        let t = self.g.boolean(true);
+        let everywhere = Obs { bdd: TRUE, node: t };
+        let mut obs: FxHashMap<u32, Obs> = FxHashMap::default();
+        // Observed everywhere: the roots, the loop conditions R8 reads,
+        // and whatever a μ, an η or a node inside a loop uses.
+        let mut pinned: Vec<Id> = roots.to_vec();
+        pinned.extend(self.g.loop_conts().into_iter().map(|(_, c)| c));
+        for &n in &self.cls.reached {
+            let node = self.g.node(n);
+            if self.depth_of(n) != 0 || matches!(node.op, Op::Mu(_) | Op::Eta(_)) {
+                pinned.extend(node.args.iter().copied());
+            }
+        }
+        for p in pinned {
+            if let Some(&c) = self.cls.class.get(p.index()) {
+                if c != u32::MAX {
+                    obs.insert(c, everywhere);
+                }
+            }
+        }
+        // Users before arguments: `reached` is a post-order, and at depth
+        // 0 the graph is acyclic.
+        let reps: Vec<Id> = (self.cls.reached.iter().rev().copied())
+            .filter(|&n| self.r(n) == n && self.depth_of(n) == 0)
+            .collect();
+        let mut phis: Vec<(Id, Obs)> = Vec::new();
+        for &n in &reps {
+            let c = self.cls.of(n);
+            let o = *obs.entry(c).or_insert(everywhere);
+            let node = self.g.node(n).clone();
+            if matches!(node.op, Op::Mu(_) | Op::Eta(_)) {
+                continue;
+            }
+            if node.op == Op::Phi {
+                if node.ty != Type::Bool && o.bdd != TRUE && !done.contains(&n) {
+                    phis.push((n, o));
+                }
+                for pair in node.args.chunks(2) {
+                    self.observe(&mut obs, pair[0], o);
+                    let gate = self.r(pair[0]);
+                    let under = match self.gates.of(self.g, self.cls, gate) {
+                        Some(b) => self.gates.bdd().and(o.bdd, b).map(|bdd| Obs {
+                            bdd,
+                            node: self.g.and(&[o.node, gate]),
+                        }),
+                        None => None,
+                    };
+                    self.observe(&mut obs, pair[1], under.unwrap_or(everywhere));
+                }
+            } else {
+                for &a in &node.args {
+                    self.observe(&mut obs, a, o);
+                }
+            }
+        }
+        if phis.is_empty() {
+            return out;
+        }
+        // The node of each gate diagram: the first reached one, else the
+        // first conjunction made here (so both sides get the same nodes).
+        let mut by_bdd: FxHashMap<u32, Id> = FxHashMap::default();
+        for &n in &self.cls.reached {
+            if self.r(n) != n || self.g.node(n).ty != Type::Bool {
+                continue;
+            }
+            if let Some(b) = self.gates.of(self.g, self.cls, n) {
+                by_bdd.entry(b).or_insert(n);
+            }
+        }
+        for (n, o) in phis {
+            let node = self.g.node(n).clone();
+            let mut branches: Vec<(Id, Id)> = Vec::with_capacity(node.args.len() / 2);
+            let mut changed = false;
+            let mut ok = true;
+            for pair in node.args.chunks(2) {
+                let (gate, v) = (self.r(pair[0]), self.r(pair[1]));
+                let Some(b) = self.gates.of(self.g, self.cls, gate) else {
+                    ok = false;
+                    break;
+                };
+                let Some(nb) = self.gates.bdd().and(b, o.bdd) else {
+                    ok = false;
+                    break;
+                };
+                if nb == FALSE {
+                    changed = true;
+                    continue;
+                }
+                let new_gate = match by_bdd.get(&nb) {
+                    Some(&x) => x,
+                    None => {
+                        let x = self.g.and(&[gate, o.node]);
+                        by_bdd.insert(nb, x);
+                        x
+                    }
+                };
+                changed |= !self.same(new_gate, gate);
+                branches.push((new_gate, v));
+            }
+            if !ok || !changed {
+                continue;
+            }
+            let m = self.g.phi(node.ty, &branches);
+            done.insert(n);
+            done.insert(m);
+            if !self.same(m, n) {
+                out.insert(self.cls.of(n), m);
+            }
+        }
+        out
+    }
+
+    /// Adds `o` to the observation condition of `x`'s class.
+    fn observe(&mut self, obs: &mut FxHashMap<u32, Obs>, x: Id, o: Obs) {
+        let Some(&c) = self.cls.class.get(x.index()) else {
+            return;
+        };
+        if c == u32::MAX {
+            return;
+        }
+        let merged = match obs.get(&c) {
+            None => o,
+            Some(&p) if p.bdd == TRUE || o.bdd == FALSE => p,
+            Some(_) if o.bdd == TRUE => o,
+            Some(&p) => match self.gates.bdd().or(p.bdd, o.bdd) {
+                Some(bdd) if bdd == TRUE => Obs {
+                    bdd,
+                    node: self.g.boolean(true),
+                },
+                Some(bdd) => Obs {
+                    bdd,
+                    node: self.g.or(&[p.node, o.node]),
+                },
+                None => Obs {
+                    bdd: TRUE,
+                    node: self.g.boolean(true),
+                },
+            },
+        };
+        obs.insert(c, merged);
+    }
+}
