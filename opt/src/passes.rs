@@ -195,6 +195,13 @@ pub const PASSES: &[Pass] = &[
         reads_callees: false,
     },
     Pass {
+        name: "order",
+        about: "block layout in reverse postorder, loop bodies together",
+        // Only the layout changes: the function stays canonical.
+        kind: PassKind::Rewrite(|f, _| crate::canon::order_blocks(f)),
+        reads_callees: false,
+    },
+    Pass {
         name: "bce",
         about: "bounds-check elimination in counted loops over an array",
         kind: PassKind::Edit(|ed, _| bce(ed) > 0),
@@ -257,6 +264,7 @@ pub const O1_PIPELINE: &[&str] = &[
     "dce",
     "sink",
     "straighten",
+    "order",
 ];
 
 /// The pipeline of `-O3` (tier T3, `--tier full`): [`O1_PIPELINE`], the
@@ -281,7 +289,7 @@ const fn concat<const N: usize>(a: &[&'static str], b: &[&'static str]) -> [&'st
 
 /// The passes tier T3 runs after a level pipeline: the VSDG round trip and
 /// the `-O1` cleanup of the sequentialized code.
-pub const VSDG_TAIL: &[&str] = &["vsdg", "copyprop", "dce", "js", "straighten"];
+pub const VSDG_TAIL: &[&str] = &["vsdg", "copyprop", "dce", "js", "straighten", "order"];
 
 /// The pass names of tier T3 at optimization level `opt_level`: the level
 /// pipeline, then [`VSDG_TAIL`].
@@ -292,11 +300,11 @@ pub fn vsdg_pipeline(opt_level: u8) -> Vec<&'static str> {
 }
 
 /// The pass names of optimization level `opt_level` (0 to 3; higher levels
-/// behave like 3). O0 canonicalizes only; O1 runs [`O1_PIPELINE`]; O2 is
+/// behave like 3). O0 canonicalizes and orders the blocks only; O1 runs [`O1_PIPELINE`]; O2 is
 /// the same for now; O3 adds the VSDG round trip ([`FULL_PIPELINE`]).
 pub fn level_pipeline(opt_level: u8) -> &'static [&'static str] {
     match opt_level {
-        0 => &["canon"],
+        0 => &["canon", "order"],
         1 | 2 => O1_PIPELINE,
         _ => FULL_PIPELINE,
     }

@@ -511,9 +511,22 @@ fn under_a_fuel_budget_t3_charges_what_the_interpreter_does() {
     if !t3_available() {
         return;
     }
-    let (all, _) = run_metered(Tier::Interp, 1076);
-    assert!(!all.contains("error"), "{all}");
-    for fuel in [300, 500, 700, 900, 1024, 1075] {
+    // The interpreter's whole need: the smallest budget it completes with
+    // (found by bisection, so the test follows the pipeline's code).
+    let completes = |fuel| !run_metered(Tier::Interp, fuel).0.contains("error");
+    let (mut lo, mut hi) = (1u64, 1u64 << 16);
+    assert!(completes(hi), "SKIPS needs more than {hi} units");
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        if completes(mid) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    let need = lo;
+    assert!(need > 400, "SKIPS needs only {need} units");
+    for fuel in [300, need / 2, need * 2 / 3, need - 50, need - 1] {
         let (expected, _) = run_metered(Tier::Interp, fuel);
         assert!(expected.contains("out of fuel"), "fuel {fuel}: {expected}");
         let (got, t3) = run_metered(Tier::Auto, fuel);

@@ -22,11 +22,13 @@
 
 mod check;
 mod lcssa;
+mod order;
 mod simplify;
 #[cfg(test)]
 mod tests;
 
 pub use check::check_canonical;
+pub use order::order_blocks;
 
 use crate::analysis::loops::LoopForest;
 use crate::analysis::{ControlFlowGraph, DomTree};

@@ -42,7 +42,7 @@ impl<'p> Emitter<'p> {
         clears: rustc_hash::FxHashMap<Inst, Vec<u32>>,
     ) -> Self {
         let nparams = const_base;
-        let nblocks = prep.order.len();
+        let nblocks = prep.func.layout.len();
         let decl = prep.func.loc;
         Emitter {
             prep,
@@ -78,8 +78,7 @@ impl<'p> Emitter<'p> {
     /// Emits every block, then the edge stubs, and resolves the labels.
     pub(super) fn run(mut self) -> Option<Code> {
         let f = self.prep.func;
-        let order = std::mem::take(&mut self.prep.order);
-        for (pos, &b) in order.iter().enumerate() {
+        for (pos, &b) in f.layout.iter().enumerate() {
             self.labels[pos] = self.pc()?;
             self.block(pos as u32, &f.blocks[b])?;
         }

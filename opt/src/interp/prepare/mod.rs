@@ -56,10 +56,7 @@ pub(crate) fn prepare(program: &Program, func: FuncId, host: &mut dyn Host) -> O
 pub(super) struct Prep<'p> {
     pub(super) program: &'p Program,
     pub(super) func: &'p Function,
-    /// The order blocks are emitted in ([`emission_order`]).
-    pub(super) order: Vec<Block>,
-    /// Position of each block in `order` (by block index), `u32::MAX` if
-    /// absent.
+    /// Layout position of each block (by block index), `u32::MAX` if absent.
     pub(super) block_pos: Vec<u32>,
     /// Number of uses of each value (with multiplicity).
     pub(super) uses: Vec<u32>,
@@ -87,11 +84,13 @@ impl<'p> Prep<'p> {
     /// Runs the structural checks and gathers use counts and constants.
     fn new(program: &'p Program, func: &'p Function) -> Option<Prep<'p>> {
         let nvalues = func.values.len();
-        let order = emission_order(func)?;
         let mut block_pos = vec![u32::MAX; func.blocks.len()];
-        for (pos, &b) in order.iter().enumerate() {
-            // `emission_order` lists each laid-out block once.
-            block_pos[b.index()] = u32::try_from(pos).ok()?;
+        for (pos, &b) in func.layout.iter().enumerate() {
+            let slot = block_pos.get_mut(b.index())?;
+            if *slot != u32::MAX {
+                return None; // a block laid out twice
+            }
+            *slot = u32::try_from(pos).ok()?;
         }
         let mut defined = vec![false; nvalues];
         let mut define = |v: Value| -> Option<()> {
@@ -110,7 +109,7 @@ impl<'p> Prep<'p> {
             Some(n) => *n = n.saturating_add(1),
             None => ok = false,
         };
-        for &b in &order {
+        for &b in &func.layout {
             let bd = &func.blocks[b];
             for &p in &bd.params {
                 define(p)?;
@@ -157,7 +156,6 @@ impl<'p> Prep<'p> {
         let mut prep = Prep {
             program,
             func,
-            order,
             block_pos,
             uses,
             const_word,
@@ -166,7 +164,7 @@ impl<'p> Prep<'p> {
             osr_head: Vec::new(),
         };
         prep.plan_coalescing();
-        let back_edge = prep.order.iter().enumerate().any(|(i, &b)| {
+        let back_edge = func.layout.iter().enumerate().any(|(i, &b)| {
             (func.blocks[b].term.successors())
                 .any(|s| prep.block_pos[s.block.index()] as usize <= i)
         });
@@ -180,7 +178,7 @@ impl<'p> Prep<'p> {
     /// parameter slot of their block's jump target (see the module docs).
     fn plan_coalescing(&mut self) {
         let f = self.func;
-        for &b in &self.order {
+        for &b in &f.layout {
             let bd = &f.blocks[b];
             let Terminator::Switch {
                 value: None,
@@ -222,7 +220,7 @@ impl<'p> Prep<'p> {
     fn assign_slots(&mut self, host: &mut dyn Host) -> Option<(u32, Vec<u64>, u32)> {
         let f = self.func;
         let mut next: u32 = 0;
-        let entry = *self.order.first()?;
+        let entry = *f.layout.first()?;
         for &p in &f.blocks[entry].params {
             self.slot_of[p.index()] = next;
             next = next.checked_add(1)?;
@@ -231,7 +229,7 @@ impl<'p> Prep<'p> {
         let mut consts: Vec<u64> = Vec::new();
         let mut const_slot: HashMap<u64, Slot> = HashMap::new();
         let mut interned: HashMap<&str, u64> = HashMap::new();
-        for &b in &self.order {
+        for &b in &f.layout {
             for &inst in &f.blocks[b].insts {
                 let data = &f.insts[inst];
                 let Some(r) = data.result else { continue };
@@ -250,13 +248,13 @@ impl<'p> Prep<'p> {
             }
         }
         next = next.checked_add(u32::try_from(consts.len()).ok()?)?;
-        for &b in &self.order[1..] {
+        for &b in &f.layout[1..] {
             for &p in &f.blocks[b].params {
                 self.slot_of[p.index()] = next;
                 next = next.checked_add(1)?;
             }
         }
-        for &b in &self.order {
+        for &b in &f.layout {
             for &inst in &f.blocks[b].insts {
                 let Some(r) = f.insts[inst].result else {
                     continue;
@@ -279,7 +277,7 @@ impl<'p> Prep<'p> {
     fn build(mut self, host: &mut dyn Host) -> Option<Code> {
         let frame = self.assign_slots(host)?;
         // Constants are filled on entry and never cleared.
-        let clears = dead_ref_clears(self.func, &self.order, |v| {
+        let clears = dead_ref_clears(self.func, &self.func.layout, |v| {
             let constant = self.const_word.get(v.index()).is_some_and(|c| c.is_some());
             if constant {
                 None
@@ -334,54 +332,4 @@ fn loop_headers(func: &Function) -> Vec<bool> {
         }
     }
     heads
-}
-
-/// The order the interpreter lays blocks out in: reverse postorder from the
-/// entry, then the unreachable blocks in layout order. In reverse postorder
-/// every edge but a loop's back edge goes forward, so a forward branch
-/// targets its block directly, an edge-splitting block falls through into
-/// its target, and only real back edges become [`super::code::Op::JumpBack`]
-/// (which charges fuel and counts toward tiering). `None` when a block is
-/// laid out twice or an edge leaves the layout (malformed IR).
-fn emission_order(func: &Function) -> Option<Vec<Block>> {
-    let n = func.blocks.len();
-    let mut laid_out = vec![false; n];
-    for &b in &func.layout {
-        let seen = laid_out.get_mut(b.index())?;
-        if *seen {
-            return None;
-        }
-        *seen = true;
-    }
-    let Some(&entry) = func.layout.first() else {
-        return Some(Vec::new());
-    };
-    let mut visited = vec![false; n];
-    let mut post = Vec::with_capacity(func.layout.len());
-    // Depth-first, iteratively: (block, next successor to look at).
-    let mut stack: Vec<(Block, usize)> = vec![(entry, 0)];
-    visited[entry.index()] = true;
-    while let Some(top) = stack.last_mut() {
-        let (b, k) = *top;
-        let next = func.blocks[b].term.successors().nth(k).map(|c| c.block);
-        match next {
-            Some(s) => {
-                top.1 += 1;
-                if !*laid_out.get(s.index())? {
-                    return None;
-                }
-                if !visited[s.index()] {
-                    visited[s.index()] = true;
-                    stack.push((s, 0));
-                }
-            }
-            None => {
-                post.push(b);
-                stack.pop();
-            }
-        }
-    }
-    post.reverse();
-    post.extend(func.layout.iter().filter(|b| !visited[b.index()]));
-    Some(post)
 }
