@@ -143,6 +143,9 @@ fn host_isa(
         ("enable_probestack", "true"),
         ("probestack_strategy", "inline"),
         ("unwind_info", "false"),
+        // The context pointer lives in the pinned register (x86-64 `r15`,
+        // AArch64 `x21`; see `translate::Env::pinned_ctx`).
+        ("enable_pinned_reg", "true"),
         // The block layout, for placing each function's hot loop
         // (`place::hot_offsets`).
         ("machine_code_cfg_info", "true"),
@@ -187,6 +190,7 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
         addressing: Addressing::Absolute,
         strings_from_ctx: opts.strings_from_ctx,
         counters: (!counters.is_empty()).then_some(counters.as_ptr() as usize),
+        pinned_ctx: true,
     };
     let mut stats = CompileStats::default();
     let mut tramp_bytes = 0;
@@ -235,7 +239,7 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
         let table_addr = table
             .as_deref()
             .map(|t| t as *const unwind::UnwindTable as usize);
-        let tags = Translator::run(
+        let translated = Translator::run(
             &env,
             fid,
             f,
@@ -258,7 +262,10 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
         let code_size = ctx.compiled_code().map_or(0, |c| c.code_buffer().len());
         let disasm = ctx.compiled_code().and_then(|c| c.vcode.clone());
         if let (Some(t), Some(code)) = (&mut table, ctx.compiled_code()) {
-            t.sites = unwind::body_sites(code, &tags);
+            t.sites = unwind::body_sites(code, &translated.sites);
+            t.tail = translated
+                .tail
+                .map(|(slot, loc)| (unwind::slot_offset(code, slot), loc));
         }
         stats.funcs.push(FuncStats {
             hot_offset: hot as usize,
