@@ -310,6 +310,23 @@ fn record_trap(ctx: &mut VmCtx, trap: &waddle_opt::abi::Trap) {
     }
 }
 
+/// [`trap_frame`] `count` times (no frame when `count <= 0`): the frames
+/// of a tail loop's iterations (`cranelift::translate::tail`), which the
+/// in-process T2 code's trap paths call by address.
+pub(crate) unsafe extern "C" fn trap_frames(
+    vmctx: *mut VmCtx,
+    func: u32,
+    file: u32,
+    line: u32,
+    col: u32,
+    count: i64,
+) {
+    for _ in 0..count {
+        // SAFETY: the caller's promise is `trap_frame`'s.
+        unsafe { trap_frame(vmctx, func, file, line, col) };
+    }
+}
+
 /// A trap is leaving the running frame of `func`, which stopped at
 /// `file:line:col` (the failing operation, or the call the trap came out
 /// of): records that location as the trap's when none is set yet, and

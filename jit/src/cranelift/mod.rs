@@ -67,6 +67,18 @@ pub const WIDE_OPERANDS: usize = 256;
 /// pointers, folded immediates).
 pub const GIANT_FUNCTION_INSTS: usize = 100_000;
 
+/// Whether T2 code keeps the context pointer in Cranelift's pinned register
+/// (`translate::Env::pinned_ctx`). Off: reading the register costs a move
+/// at every use and the allocator loses a register in every function, and
+/// the suite's loop kernels ran 3-7% slower (`loops` 5% more
+/// instructions), while fib, where the context is live across calls,
+/// gained nothing measurable over an allocation that keeps the context in
+/// a callee-saved register. On, the allocator can never spill the
+/// context (when it did, fib ran 2x slower); turning it on per function
+/// (recursive ones) is compatible, since each pinned function saves and
+/// restores the register itself.
+const PINNED_CTX: bool = false;
+
 /// The settings a function is compiled with, by its size.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 enum Size {
@@ -143,6 +155,12 @@ fn host_isa(
         ("enable_probestack", "true"),
         ("probestack_strategy", "inline"),
         ("unwind_info", "false"),
+        // The context pointer in the pinned register (x86-64 `r15`,
+        // AArch64 `x21`), see [`PINNED_CTX`].
+        (
+            "enable_pinned_reg",
+            if PINNED_CTX { "true" } else { "false" },
+        ),
         // The block layout, for placing each function's hot loop
         // (`place::hot_offsets`).
         ("machine_code_cfg_info", "true"),
@@ -187,6 +205,7 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
         addressing: Addressing::Absolute,
         strings_from_ctx: opts.strings_from_ctx,
         counters: (!counters.is_empty()).then_some(counters.as_ptr() as usize),
+        pinned_ctx: PINNED_CTX,
     };
     let mut stats = CompileStats::default();
     let mut tramp_bytes = 0;
@@ -235,7 +254,7 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
         let table_addr = table
             .as_deref()
             .map(|t| t as *const unwind::UnwindTable as usize);
-        let tags = Translator::run(
+        let translated = Translator::run(
             &env,
             fid,
             f,
@@ -258,7 +277,10 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
         let code_size = ctx.compiled_code().map_or(0, |c| c.code_buffer().len());
         let disasm = ctx.compiled_code().and_then(|c| c.vcode.clone());
         if let (Some(t), Some(code)) = (&mut table, ctx.compiled_code()) {
-            t.sites = unwind::body_sites(code, &tags);
+            t.sites = unwind::body_sites(code, &translated.sites);
+            t.tail = translated
+                .tail
+                .map(|(slot, loc)| (unwind::slot_offset(code, slot), loc));
         }
         stats.funcs.push(FuncStats {
             hot_offset: hot as usize,

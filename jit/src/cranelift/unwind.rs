@@ -57,6 +57,10 @@ pub(crate) struct UnwindTable {
     /// their return address: the call's location and, for a call in an
     /// inlined copy, the location of the call the copy stands for.
     pub sites: Vec<(u32, SrcLoc, Sites)>,
+    /// With a tail loop (`translate::tail`): where a body frame keeps the
+    /// counter its prologue left (bytes from its frame pointer), and the
+    /// tail call's location, where each iteration's frame is reported.
+    pub tail: Option<(i64, SrcLoc)>,
 }
 
 /// Where the walk resumes: the stack pointer, the frame pointer and the
@@ -122,6 +126,22 @@ unsafe extern "C" fn unwind_walk(
         for l in std::iter::once(loc).chain(inline_sites.iter()) {
             // SAFETY: `vmctx` is the live context of this entry.
             unsafe { crate::helpers::trap_frame(vmctx, t.func, l.file, l.line, l.col) };
+        }
+        if let Some((slot, l)) = t.tail {
+            // The caller's tail-loop iterations: its prologue's counter
+            // minus the callee's, which read the caller's current one.
+            // SAFETY: `caller_fp` and `fp` are body frames' frame pointers
+            // and `slot` the offset of their slot from them, which every
+            // body's prologue writes before anything can trap.
+            let (caller_d, callee_d) = unsafe {
+                (
+                    *(caller_fp.wrapping_add_signed(slot as isize) as *const i64),
+                    *(fp.wrapping_add_signed(slot as isize) as *const i64),
+                )
+            };
+            let k = caller_d - callee_d - 1;
+            // SAFETY: `vmctx` is the live context of this entry.
+            unsafe { crate::helpers::trap_frames(vmctx, t.func, l.file, l.line, l.col, k) };
         }
         fp = caller_fp;
     }
@@ -259,6 +279,15 @@ pub(crate) fn shell_bytes(table: usize) -> Vec<u8> {
     // jmp r10
     code.extend_from_slice(&[0x41, 0xff, 0xe2]);
     code
+}
+
+/// Where `slot` of a compiled body is, in bytes from its frame pointer.
+pub(crate) fn slot_offset(code: &CompiledCode, slot: cranelift_codegen::ir::StackSlot) -> i64 {
+    let layout = code
+        .buffer
+        .frame_layout()
+        .expect("Cranelift records the frame layout of every function");
+    i64::from(layout.stackslots[slot].offset) - i64::from(layout.frame_to_fp_offset)
 }
 
 /// The self-call sites of a compiled body: the offset of each tagged call's

@@ -102,6 +102,7 @@ pub fn compile_functions(
         strings_from_ctx: true,
         // Images are position independent: no counters at fixed addresses.
         counters: None,
+        pinned_ctx: false,
     };
     let codegen_err = |func: &str, message: String| CompileError::Codegen {
         func: func.to_string(),

@@ -181,7 +181,11 @@ impl Translator<'_, '_> {
         // caller's entry value minus the caller's own frame.
         let overflow = self.trap_block(TrapCode::StackOverflow, loc);
         let depth = self.depth_on_entry.take().expect("guards_here");
-        let none_left = self.depth_none_left(depth.0, depth.1 + 1);
+        // In a tail loop the counter is the iteration's.
+        let none_left = match self.tail_none_left(self.current_block) {
+            Some(c) => c,
+            None => self.depth_none_left(depth.0, depth.1 + 1),
+        };
         let go = self.b.create_block();
         self.b.ins().brif(none_left, overflow, &[], go, &[]);
         self.b.switch_to_block(go);

@@ -71,7 +71,8 @@ impl Translator<'_, '_> {
                 let ty = self.b.ins().iconst(types::I32, i64::from(ty));
                 let w = self.word(*v);
                 let n = self.val(*n);
-                self.call_helper(Helper::ArrayRepeat, &[self.vmctx, ty, w, n], Some(loc))
+                let ctx = self.ctx();
+                self.call_helper(Helper::ArrayRepeat, &[ctx, ty, w, n], Some(loc))
             }
             InstKind::ArrayLen(a) | InstKind::StrLen(a) => {
                 // A string's length never changes; the result may move
@@ -109,13 +110,15 @@ impl Translator<'_, '_> {
             InstKind::ArrayPush(a, v) => {
                 let a = self.val(*a);
                 let w = self.word(*v);
-                self.call_helper(Helper::ArrayPush, &[self.vmctx, a, w], Some(loc));
+                let ctx = self.ctx();
+                self.call_helper(Helper::ArrayPush, &[ctx, a, w], Some(loc));
                 None
             }
             InstKind::ArrayPop(a) => Some(self.array_pop(*a, rty, loc)),
             InstKind::StrConcat(a, b) => {
                 let (a, b) = (self.val(*a), self.val(*b));
-                self.call_helper(Helper::StrConcat, &[self.vmctx, a, b], Some(loc))
+                let ctx = self.ctx();
+                self.call_helper(Helper::StrConcat, &[ctx, a, b], Some(loc))
             }
             InstKind::StrCmp(c, a, b) => {
                 let (a, b) = (self.val(*a), self.val(*b));
@@ -131,7 +134,8 @@ impl Translator<'_, '_> {
                 } else {
                     Helper::Print
                 };
-                self.call_helper(h, &[self.vmctx, ty, w], Some(loc))
+                let ctx = self.ctx();
+                self.call_helper(h, &[ctx, ty, w], Some(loc))
             }
             InstKind::Assert(c) => {
                 let c = self.val(*c);
@@ -141,7 +145,10 @@ impl Translator<'_, '_> {
                 self.b.switch_to_block(cont);
                 None
             }
-            InstKind::Clock => self.call_helper(Helper::Clock, &[self.vmctx], Some(loc)),
+            InstKind::Clock => {
+                let ctx = self.ctx();
+                self.call_helper(Helper::Clock, &[ctx], Some(loc))
+            }
             InstKind::HostCall(h, args) => self.host_call(h.as_u32(), args, rty, loc),
         };
         if let (Some(r), Some(v)) = (data.result, result) {
@@ -159,10 +166,11 @@ impl Translator<'_, '_> {
                 (self.b.ins().iconst(types::I64, addr as i64), 0)
             }
             Addressing::Absolute | Addressing::Tables => {
-                let table =
-                    self.b
-                        .ins()
-                        .load(types::I64, flags(), self.vmctx, VMCTX_STRINGS_OFFSET);
+                let ctx = self.ctx();
+                let table = self
+                    .b
+                    .ins()
+                    .load(types::I64, flags(), ctx, VMCTX_STRINGS_OFFSET);
                 (table, word_offset(idx).unwrap_or(i32::MAX))
             }
         };
@@ -207,9 +215,10 @@ impl Translator<'_, '_> {
 
     /// The globals area's base address.
     fn globals_base(&mut self) -> ir::Value {
+        let ctx = self.ctx();
         self.b
             .ins()
-            .load(types::I64, flags(), self.vmctx, VMCTX_GLOBALS_OFFSET)
+            .load(types::I64, flags(), ctx, VMCTX_GLOBALS_OFFSET)
     }
 
     /// Address of element `idx` of array `a` (no check), and the layout
@@ -276,7 +285,8 @@ impl Translator<'_, '_> {
             .ins()
             .iconst(types::I32, i64::from(encode_type(elem_ty)));
         let n = self.b.ins().iconst(types::I64, elems.len() as i64);
-        let r = self.call_helper(Helper::ArrayNew, &[self.vmctx, ty, ptr, n], Some(loc));
+        let ctx = self.ctx();
+        let r = self.call_helper(Helper::ArrayNew, &[ctx, ty, ptr, n], Some(loc));
         r.unwrap_or(ptr)
     }
 
@@ -307,7 +317,8 @@ impl Translator<'_, '_> {
         };
         let id = self.b.ins().iconst(types::I32, i64::from(id));
         let n = self.b.ins().iconst(types::I64, args.len() as i64);
-        let w = self.call_helper(Helper::HostCall, &[self.vmctx, id, ptr, n], Some(loc))?;
+        let ctx = self.ctx();
+        let w = self.call_helper(Helper::HostCall, &[ctx, id, ptr, n], Some(loc))?;
         Some(match rty? {
             Type::Float => self.b.ins().bitcast(types::F64, MemFlagsData::new(), w),
             Type::Bool => self.b.ins().ireduce(types::I8, w),
@@ -354,7 +365,8 @@ impl Translator<'_, '_> {
             return Some(self.zero(t));
         };
         let mut cargs = Vec::with_capacity(args.len() + 1);
-        cargs.push(self.vmctx);
+        let ctx = self.ctx();
+        cargs.push(ctx);
         cargs.extend(args.iter().map(|&a| self.val(a)));
         if self.inline_self && self.inlined.is_none() && self.is_self(callee) {
             let cargs = cargs[1..].to_vec();
@@ -369,10 +381,11 @@ impl Translator<'_, '_> {
             return self.direct_self_call(fref, &cargs, loc);
         }
         let sig = self.callee_sig(callee);
+        let ctx = self.ctx();
         let entries = self
             .b
             .ins()
-            .load(types::I64, flags(), self.vmctx, VMCTX_ENTRIES_OFFSET);
+            .load(types::I64, flags(), ctx, VMCTX_ENTRIES_OFFSET);
         let code = self.b.ins().load(types::I64, flags(), entries, off);
         if declared {
             // Defined in another unit: its slot is filled when the units are

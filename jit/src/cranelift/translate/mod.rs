@@ -15,6 +15,7 @@ mod gc_live;
 mod guard;
 mod inline;
 mod inst;
+mod tail;
 
 pub(crate) use inline::Sites;
 
@@ -97,6 +98,15 @@ pub(crate) struct Env<'a> {
     /// Address of the tiering counters (`JitOptions::tier_counters`, see
     /// `crate::tables::tier_counter_cells`), `None` without counters.
     pub counters: Option<usize>,
+    /// Keep the context pointer in Cranelift's pinned register (the ISA
+    /// has `enable_pinned_reg`): each function saves the register on entry,
+    /// sets it to its context argument, reads it wherever it needs the
+    /// context and restores it before returning, so to every caller it is
+    /// callee-saved. The register allocator never spills the context then:
+    /// a context spilled across calls and reloaded before each store
+    /// through it made `fib` 2x slower (the reload delays the address of
+    /// the counter store that the callee's prologue loads from).
+    pub pinned_ctx: bool,
 }
 
 /// How generated code finds runtime helpers and string constants.
@@ -156,7 +166,11 @@ pub(crate) struct Translator<'a, 'b> {
     fid: FuncId,
     func: &'a Function,
     b: FunctionBuilder<'b>,
+    /// The context argument (read through [`Translator::ctx`]).
     vmctx: ir::Value,
+    /// Under [`Env::pinned_ctx`]: the pinned register's value on entry,
+    /// restored before every return.
+    saved_pinned: Option<ir::Value>,
     /// Cranelift block of each reachable Waddle block (dense: a generated
     /// function has millions of values and blocks, and this is consulted
     /// for every operand and edge).
@@ -234,6 +248,26 @@ pub(crate) struct Translator<'a, 'b> {
     /// While a guarded copy is translated: the block that makes the real
     /// call, where every edge leaving the region goes.
     guard_exit: Option<ir::Block>,
+    /// The function's tail self call, translated as a loop ([`tail`]).
+    tail: Option<tail::TailLoop>,
+    /// The Waddle block of the function body being translated (`None` in
+    /// inlined and guarded copies).
+    current_block: Option<Block>,
+    /// The block of the function body in which a guarded self call checked
+    /// the tail loop's recursion depth last.
+    tail_checked: Option<Block>,
+}
+
+/// What the translation of a function tells the unwinder
+/// ([`super::unwind`]).
+#[derive(Default)]
+pub(crate) struct Translated {
+    /// The self calls emitted under `unwind`, by their source-location tag
+    /// (see `Translator::unwind_sites`).
+    pub sites: Vec<(SrcLoc, Sites)>,
+    /// With a tail loop: the frame's slot holding the iterations taken,
+    /// and the tail call's location.
+    pub tail: Option<(ir::StackSlot, SrcLoc)>,
 }
 
 impl<'a, 'b> Translator<'a, 'b> {
@@ -253,7 +287,8 @@ impl<'a, 'b> Translator<'a, 'b> {
     /// `unwind` (with `self_call` only): the address of the function's
     /// unwinding table; its self calls are then untested and its traps
     /// unwind to its shell ([`super::unwind`]). Returns the self-call
-    /// sites by source-location tag (empty without `unwind`).
+    /// sites by source-location tag (empty without `unwind`) and the tail
+    /// loop's slot ([`tail`]).
     pub(crate) fn run(
         env: &'a Env<'a>,
         fid: FuncId,
@@ -262,11 +297,16 @@ impl<'a, 'b> Translator<'a, 'b> {
         self_call: Option<(FuncId, ir::FuncRef)>,
         unwind: Option<usize>,
         mut b: FunctionBuilder<'b>,
-    ) -> Vec<(SrcLoc, Sites)> {
+    ) -> Translated {
         let entry = b.create_block();
         b.append_block_params_for_function_params(entry);
         b.switch_to_block(entry);
         let vmctx = b.block_params(entry)[0];
+        let saved_pinned = env.pinned_ctx.then(|| {
+            let old = b.ins().get_pinned_reg(types::I64);
+            b.ins().set_pinned_reg(vmctx);
+            old
+        });
         let exit = b.create_block();
         b.set_cold_block(exit);
         let mut t = Translator {
@@ -275,6 +315,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             func,
             b,
             vmctx,
+            saved_pinned,
             blocks: SecondaryMap::with_capacity(func.blocks().len()),
             pos: BlockPos::of_layout(func.layout()),
             vals: SecondaryMap::with_capacity(func.values().len()),
@@ -299,6 +340,9 @@ impl<'a, 'b> Translator<'a, 'b> {
             inline_sites: Sites::default(),
             guard: None,
             guard_exit: None,
+            tail: None,
+            current_block: None,
+            tail_checked: None,
         };
         (t.data_fixed, t.len_fixed) = arrays_fixed(func);
         t.len_results_movable = !gc_live::any_may_collect(func);
@@ -311,7 +355,27 @@ impl<'a, 'b> Translator<'a, 'b> {
         // both, the copies' partial results and the guards' tests keep more
         // values live across calls than there are callee-saved registers,
         // and the context spills (fib ran 1.7x slower than with either).
-        if t.guard.is_none() {
+        if let Some((me, _)) = t.self_call.filter(|_| recursive) {
+            if let Some(site) = tail::find(func, me, &t.order) {
+                let slot = t.b.create_sized_stack_slot(ir::StackSlotData::new(
+                    ir::StackSlotKind::ExplicitSlot,
+                    16,
+                    3,
+                ));
+                let acc = site.combine.map(|_| t.b.declare_var(types::I64));
+                let left = t.b.declare_var(types::I64);
+                t.tail = Some(tail::TailLoop {
+                    loc: func.inst(site.call).loc,
+                    site,
+                    acc,
+                    slot,
+                    left,
+                });
+            }
+        }
+        // A function with a tail loop is not inlined into itself (see
+        // [`tail`]).
+        if t.guard.is_none() && t.tail.is_none() {
             t.inline_self = inline::worth_inlining(func, t.self_call);
         }
         t.stack_mapped = gc_live::needs_stack_map(func, &t.order);
@@ -322,7 +386,28 @@ impl<'a, 'b> Translator<'a, 'b> {
         t.finish_exit();
         t.b.seal_all_blocks();
         t.b.finalize(env.frontend);
-        t.unwind_sites
+        Translated {
+            tail: t.tail.as_ref().map(|l| (l.slot, l.loc)),
+            sites: t.unwind_sites,
+        }
+    }
+
+    /// The context pointer here: a read of the pinned register under
+    /// [`Env::pinned_ctx`] (no instruction of its own, and never kept in an
+    /// allocated register), else the argument.
+    fn ctx(&mut self) -> ir::Value {
+        if self.saved_pinned.is_some() {
+            self.b.ins().get_pinned_reg(types::I64)
+        } else {
+            self.vmctx
+        }
+    }
+
+    /// Gives the caller its pinned register back (before a return).
+    fn restore_pinned(&mut self) {
+        if let Some(old) = self.saved_pinned {
+            self.b.ins().set_pinned_reg(old);
+        }
     }
 
     /// Creates a Cranelift block (with parameters) for every reachable
@@ -410,11 +495,13 @@ impl<'a, 'b> Translator<'a, 'b> {
 
     /// Stack-limit check, entry fuel tick, jump to the Waddle entry block.
     fn prologue(&mut self, entry: ir::Block) {
+        let tail_depth = self.tail_prologue();
         let sp = self.b.ins().get_stack_pointer(types::I64);
+        let ctx = self.ctx();
         let limit = self
             .b
             .ins()
-            .load(types::I64, flags(), self.vmctx, VMCTX_STACK_LIMIT_OFFSET);
+            .load(types::I64, flags(), ctx, VMCTX_STACK_LIMIT_OFFSET);
         let below = self.b.ins().icmp(IntCC::UnsignedLessThan, sp, limit);
         let overflow = self.b.create_block();
         self.b.set_cold_block(overflow);
@@ -425,10 +512,11 @@ impl<'a, 'b> Translator<'a, 'b> {
         self.b.ins().jump(self.exit, &[]);
         self.b.switch_to_block(body);
         if self.recursive {
-            self.take_depth(overflow, None);
+            self.take_depth(overflow, tail_depth.map(|d| (d, 0)));
         }
         self.fuel_tick(None);
         self.counter_tick(false);
+        self.start_tail_loop();
         let params: Vec<BlockArg> = self.b.block_params(entry)[1..]
             .iter()
             .map(|&v| BlockArg::Value(v))
@@ -452,10 +540,11 @@ impl<'a, 'b> Translator<'a, 'b> {
         let (d, k) = match known {
             Some(dk) => dk,
             None => {
+                let ctx = self.ctx();
                 let d = self
                     .b
                     .ins()
-                    .load(types::I64, flags(), self.vmctx, VMCTX_DEPTH_LEFT_OFFSET);
+                    .load(types::I64, flags(), ctx, VMCTX_DEPTH_LEFT_OFFSET);
                 (d, 0)
             }
         };
@@ -464,9 +553,10 @@ impl<'a, 'b> Translator<'a, 'b> {
         self.b.ins().brif(none_left, overflow, &[], take, &[]);
         self.b.switch_to_block(take);
         let d1 = self.b.ins().iadd_imm_s(d, -(k + 1));
+        let ctx = self.ctx();
         self.b
             .ins()
-            .store(flags(), d1, self.vmctx, VMCTX_DEPTH_LEFT_OFFSET);
+            .store(flags(), d1, ctx, VMCTX_DEPTH_LEFT_OFFSET);
         self.depth_on_entry = Some((d, k));
     }
 
@@ -483,20 +573,21 @@ impl<'a, 'b> Translator<'a, 'b> {
         if !self.env.fuel {
             return;
         }
+        let ctx = self.ctx();
         let f = self
             .b
             .ins()
-            .load(types::I64, flags(), self.vmctx, VMCTX_FUEL_OFFSET);
+            .load(types::I64, flags(), ctx, VMCTX_FUEL_OFFSET);
         let f1 = self.b.ins().iadd_imm_s(f, -1);
-        self.b
-            .ins()
-            .store(flags(), f1, self.vmctx, VMCTX_FUEL_OFFSET);
+        let ctx = self.ctx();
+        self.b.ins().store(flags(), f1, ctx, VMCTX_FUEL_OFFSET);
         let refill = self.b.create_block();
         self.b.set_cold_block(refill);
         let cont = self.b.create_block();
         self.b.ins().brif(f1, cont, &[], refill, &[]);
         self.b.switch_to_block(refill);
-        self.call_helper(Helper::Fuel, &[self.vmctx], loc);
+        let ctx = self.ctx();
+        self.call_helper(Helper::Fuel, &[ctx], loc);
         self.b.ins().jump(cont, &[]);
         self.b.switch_to_block(cont);
     }
@@ -526,7 +617,8 @@ impl<'a, 'b> Translator<'a, 'b> {
             .ins()
             .iconst(types::I32, i64::from(self.fid.as_u32()));
         let back = self.b.ins().iconst(types::I32, i64::from(back_edge));
-        self.call_helper(Helper::TierUp, &[self.vmctx, func, back, addr], None);
+        let ctx = self.ctx();
+        self.call_helper(Helper::TierUp, &[ctx, func, back, addr], None);
         self.b.ins().jump(cont, &[]);
         self.b.switch_to_block(cont);
     }
@@ -534,9 +626,8 @@ impl<'a, 'b> Translator<'a, 'b> {
     /// Writes `code` into the trap record.
     fn store_trap_code(&mut self, code: u32) {
         let c = self.b.ins().iconst(types::I32, i64::from(code));
-        self.b
-            .ins()
-            .store(flags(), c, self.vmctx, VMCTX_TRAP_CODE_OFFSET);
+        let ctx = self.ctx();
+        self.b.ins().store(flags(), c, ctx, VMCTX_TRAP_CODE_OFFSET);
     }
 
     /// Reports this frame, stopped at `loc`, to the trap record: the
@@ -545,7 +636,8 @@ impl<'a, 'b> Translator<'a, 'b> {
     /// only, so the normal path pays nothing).
     fn trap_frame(&mut self, loc: SrcLoc) {
         let fields = [self.fid.as_u32(), loc.file, loc.line, loc.col];
-        let mut args = vec![self.vmctx];
+        let ctx = self.ctx();
+        let mut args = vec![ctx];
         for v in fields {
             args.push(self.b.ins().iconst(types::I32, i64::from(v)));
         }
@@ -554,11 +646,13 @@ impl<'a, 'b> Translator<'a, 'b> {
 
     /// Reports the frame stopped at `loc` and, in inlined self calls
     /// (`sites`, innermost first), the caller's frame at each call.
+    /// With a tail loop, then the frames of its iterations ([`tail`]).
     fn trap_frames(&mut self, loc: SrcLoc, sites: Sites) {
         self.trap_frame(loc);
         for site in sites.iter() {
             self.trap_frame(site);
         }
+        self.tail_frames();
     }
 
     /// The cold block that raises `code` at `loc`.
@@ -597,10 +691,11 @@ impl<'a, 'b> Translator<'a, 'b> {
     /// if no location is recorded yet, or leaving it for the caller when
     /// `loc` is `None`) when the record holds one.
     fn check_trap(&mut self, loc: Option<SrcLoc>) {
+        let ctx = self.ctx();
         let code = self
             .b
             .ins()
-            .load(types::I32, flags(), self.vmctx, VMCTX_TRAP_CODE_OFFSET);
+            .load(types::I32, flags(), ctx, VMCTX_TRAP_CODE_OFFSET);
         let target = match loc {
             None => self.exit,
             Some(loc) => self.propagate_block(loc),
@@ -661,10 +756,11 @@ impl<'a, 'b> Translator<'a, 'b> {
         match self.env.addressing {
             Addressing::Absolute => self.b.ins().iconst(types::I64, h.addr() as i64),
             Addressing::Tables => {
-                let table =
-                    self.b
-                        .ins()
-                        .load(types::I64, flags(), self.vmctx, VMCTX_HELPERS_OFFSET);
+                let ctx = self.ctx();
+                let table = self
+                    .b
+                    .ins()
+                    .load(types::I64, flags(), ctx, VMCTX_HELPERS_OFFSET);
                 let off = word_offset(h as usize).unwrap_or(i32::MAX);
                 self.b
                     .ins()
@@ -726,8 +822,10 @@ impl<'a, 'b> Translator<'a, 'b> {
                 .ins()
                 .iconst(types::I64, super::unwind::entry_addr() as i64);
             let table = self.b.ins().iconst(types::I64, table as i64);
-            self.b.ins().call_indirect(sig, addr, &[self.vmctx, table]);
+            let ctx = self.ctx();
+            self.b.ins().call_indirect(sig, addr, &[ctx, table]);
         }
+        self.restore_pinned();
         match native_type(self.func.sig().ret) {
             Some(t) => {
                 let z = self.zero(t);
@@ -743,10 +841,21 @@ impl<'a, 'b> Translator<'a, 'b> {
     fn block(&mut self, bl: Block) {
         let cb = self.block_of(bl);
         self.b.switch_to_block(cb);
+        let tail_call = self.tail_block(bl);
+        let outer_block = self.current_block;
+        self.current_block = (self.inlined.is_none() && self.guard_exit.is_none()).then_some(bl);
         for &i in &self.func.blocks()[bl].insts {
+            if Some(i) == tail_call {
+                if let InstKind::Call(_, args) = &self.func.inst(i).kind {
+                    self.tail_jump(args);
+                    self.current_block = outer_block;
+                    return;
+                }
+            }
             self.inst(i);
         }
         self.terminator(bl);
+        self.current_block = outer_block;
     }
 
     /// The Cranelift target and arguments of edge `bc` leaving `from`;
@@ -790,18 +899,21 @@ impl<'a, 'b> Translator<'a, 'b> {
         match &self.func.blocks()[bl].term {
             Terminator::Return(v) => {
                 let rets: Vec<ir::Value> = v.iter().map(|&v| self.val(v)).collect();
+                let rets: Vec<ir::Value> = rets.into_iter().map(|v| self.tail_result(v)).collect();
                 if let Some((d, k)) = self.depth_on_entry {
                     // Give the frame back: every call in between returned
                     // the counter to the value after the prologue's
-                    // decrement, so this is that value plus one.
-                    let d = if k == 0 {
+                    // decrement, so this is that value plus one (in a tail
+                    // loop, the prologue's: the iterations' frames too).
+                    let d = if let Some(d) = self.tail_depth_on_entry() {
+                        d
+                    } else if k == 0 {
                         d
                     } else {
                         self.b.ins().iadd_imm_s(d, -k)
                     };
-                    self.b
-                        .ins()
-                        .store(flags(), d, self.vmctx, VMCTX_DEPTH_LEFT_OFFSET);
+                    let ctx = self.ctx();
+                    self.b.ins().store(flags(), d, ctx, VMCTX_DEPTH_LEFT_OFFSET);
                 }
                 match self.inlined {
                     Some(cont) => {
@@ -809,6 +921,7 @@ impl<'a, 'b> Translator<'a, 'b> {
                         self.b.ins().jump(cont, &args);
                     }
                     None => {
+                        self.restore_pinned();
                         self.b.ins().return_(&rets);
                     }
                 }
