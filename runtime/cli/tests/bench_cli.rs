@@ -412,11 +412,12 @@ fn validate_corpus_lists_every_function_that_does_not_validate() {
         "fn is_prime(n: int) -> bool {\n    if n < 2 { return false; }\n    if n % 2 == 0 { return n == 2; }\n    var d = 3;\n    while d * d <= n {\n        if n % d == 0 { return false; }\n        d += 2;\n    }\n    return true;\n}\nprint(is_prime(97));\n",
     )
     .unwrap();
-    // An unrolled inner loop that returns through both loop levels (a
-    // documented missing rule).
+    // An unrolled loop, inlined into an outer loop, whose exit token the
+    // outer loop's η carries (a documented missing rule; `lang-tests`'
+    // classic/collatz.wdl).
     std::fs::write(
-        dir.join("group/find.wdl"),
-        "fn find(m: [[int]], target: int) -> str {\n    for i in 0..len(m) {\n        var j = 0;\n        while j < len(m[i]) {\n            if m[i][j] == target { return str(i) + \",\" + str(j); }\n            j += 1;\n        }\n    }\n    return \"none\";\n}\nprint(find([[1, 2], [3]], 3));\n",
+        dir.join("group/collatz.wdl"),
+        "fn steps(start: int) -> int {\n    var n = start;\n    var s = 0;\n    while n != 1 {\n        if n % 2 == 0 { n /= 2; } else { n = 3 * n + 1; }\n        s += 1;\n    }\n    return s;\n}\nvar best = 0;\nvar best_n = 0;\nfor n in 1..10000 {\n    let s = steps(n);\n    if s > best { best = s; best_n = n; }\n}\nprint(best_n);\nprint(best);\nprint(steps(27));\n",
     )
     .unwrap();
     std::fs::write(dir.join("group/broken.wdl"), "fn f() { return x; }\n").unwrap();
@@ -448,8 +449,8 @@ fn validate_corpus_lists_every_function_that_does_not_validate() {
     assert!(bce.split_whitespace().nth(2) != Some("0"), "{text}");
     let listed = text
         .lines()
-        .find(|l| l.contains("group/find.wdl: find:"))
-        .unwrap_or_else(|| panic!("find is listed: {text}"));
+        .find(|l| l.contains("group/collatz.wdl: .main:"))
+        .unwrap_or_else(|| panic!("collatz's .main is listed: {text}"));
     assert!(listed.contains("missing rule (unroll:"), "{text}");
     assert!(!text.contains("group/spin.wdl: spin:"), "{text}");
     assert!(!text.contains("group/prime.wdl: is_prime:"), "{text}");
