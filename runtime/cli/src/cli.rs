@@ -190,6 +190,10 @@ pub enum Emit {
     /// The VSDG of every function after the `-O` passes (Graphviz DOT,
     /// regions as clusters), as tier `full` lifts it.
     Vsdg,
+    /// The machine code of every function as `waddle run` with the same
+    /// `--tier`, `-O`, `--passes` and `--fuel` compiles it (disassembled;
+    /// host target only).
+    Asm,
 }
 
 /// Parses the process arguments and runs; returns the exit status.
@@ -245,6 +249,10 @@ fn run(args: RunArgs) -> i32 {
             return 1;
         }
     };
+    if args.target == TargetArg::Aarch64 && args.emit == Some(Emit::Asm) {
+        eprintln!("error: --emit asm shows this machine's code; it has no --target aarch64 form");
+        return 1;
+    }
     if args.target == TargetArg::Aarch64 && args.emit.is_none() {
         return run_aarch64(&name, &source, &args);
     }
@@ -301,7 +309,8 @@ fn print_pass_log(log: &PassLog) {
     eprint!("{}", log.render());
 }
 
-fn run_program(name: &str, source: &str, args: &RunArgs) -> Result<(), Error> {
+/// The engine settings `waddle run` uses for `args`.
+fn run_config(args: &RunArgs) -> Config {
     let mut config = Config::new()
         .tier(args.tier.tier.into())
         .opt_level(args.tier.opt_level)
@@ -312,7 +321,11 @@ fn run_program(name: &str, source: &str, args: &RunArgs) -> Result<(), Error> {
     config.allow_ffi = args.tier.allow_ffi;
     config.tiering = args.tier.tiering();
     config.trace = trace(args);
-    let engine = Engine::new(&config)?;
+    config
+}
+
+fn run_program(name: &str, source: &str, args: &RunArgs) -> Result<(), Error> {
+    let engine = Engine::new(&run_config(args))?;
     let module = Module::new(&engine, name, source)?;
     let mut store = Store::with_output(&engine, OutputSink::Stdout);
     store.set_fuel(args.fuel)?;
@@ -341,6 +354,11 @@ fn emit_form(name: &str, source: &str, emit: Emit, args: &RunArgs) -> Result<(),
             let c = compile_source_with_ffi(name, source, args.tier.allow_ffi, &opt)?;
             print_pass_log(&c.log);
             waddle::tooling::print_program(&c.optimized)
+        }
+        Emit::Asm => {
+            let module = Module::new(&Engine::new(&run_config(args))?, name, source)?;
+            print_pass_log(module.pass_log());
+            waddle::tooling::emit_asm(&module)?
         }
         Emit::Vsdg => {
             // The graph the round trip starts from: the level pipeline's output.

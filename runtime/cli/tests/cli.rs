@@ -277,6 +277,58 @@ fn emit_forms() {
     assert!(text(&out.stderr).contains("unknown pass `no-such-pass`"));
 }
 
+/// `--emit asm` disassembles what `waddle run` would run, per function,
+/// with the run's options (a fuel budget adds fuel checks), without
+/// running it.
+#[test]
+fn emit_asm_lists_each_functions_machine_code() {
+    let p = program(
+        "asm.wdl",
+        "fn f(n: int) -> int {\n    var s = 0;\n    for i in 0..n { s = s + i; }\n    \
+         return s;\n}\nprint(f(10));\n",
+    );
+    let path = p.to_str().unwrap();
+    let header = |listing: &str, name: &str| -> String {
+        let line = listing
+            .lines()
+            .find(|l| l.starts_with(&format!("; {name}: ")))
+            .unwrap_or_else(|| panic!("no header for {name} in {listing}"));
+        line.to_string()
+    };
+    for tier in ["baseline", "opt", "full"] {
+        let out = waddle(&["run", "--emit", "asm", "--tier", tier, path]);
+        assert_eq!(out.status.code(), Some(0), "{tier}: {}", text(&out.stderr));
+        let s = text(&out.stdout);
+        assert!(!s.contains("\n45\n"), "{tier} ran the program: {s}");
+        for name in ["f", ".main"] {
+            let h = header(&s, name);
+            assert!(h.ends_with(&format!(" bytes ({tier} tier)")), "{h}");
+        }
+        assert!(s.contains("ret"), "{tier}: {s}");
+        // With a budget the loop counts fuel: different, longer code.
+        let fueled = waddle(&[
+            "run", "--emit", "asm", "--tier", tier, "--fuel", "100", path,
+        ]);
+        let fueled = text(&fueled.stdout);
+        assert_ne!(header(&s, "f"), header(&fueled, "f"), "{tier}");
+    }
+    let out = waddle(&["run", "--emit", "asm", "--tier", "interp", path]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        header(&text(&out.stdout), "f"),
+        "; f: no machine code (tier interp)"
+    );
+    let out = waddle(&["run", "--emit", "asm", "--tier", "auto", path]);
+    assert!(header(&text(&out.stdout), "f").contains("no machine code yet"));
+    let out = waddle(&["run", "--emit", "asm", "--target", "aarch64", path]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("--emit asm"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
 /// The instructions of `block0` of function `name` in an `--emit opt-ir` dump.
 fn entry_block(ir: &str, name: &str) -> String {
     let func = ir

@@ -810,7 +810,7 @@ mod tests;
 
 /// `code` as text, addresses where it lies in memory.
 #[cfg(feature = "disasm")]
-fn disassemble(code: &[u8], arch: waddle_jit::disasm::Arch) -> Result<String, Error> {
+pub(crate) fn disassemble(code: &[u8], arch: waddle_jit::disasm::Arch) -> Result<String, Error> {
     Ok(waddle_jit::disasm::disassemble(
         code,
         code.as_ptr() as u64,
@@ -820,7 +820,7 @@ fn disassemble(code: &[u8], arch: waddle_jit::disasm::Arch) -> Result<String, Er
 
 /// Without the `disasm` feature there is no disassembler.
 #[cfg(not(feature = "disasm"))]
-fn disassemble(_code: &[u8], _arch: waddle_jit::disasm::Arch) -> Result<String, Error> {
+pub(crate) fn disassemble(_code: &[u8], _arch: waddle_jit::disasm::Arch) -> Result<String, Error> {
     Err(Error::MissingFeature {
         feature: "disasm",
         what: "disassembling machine code",
