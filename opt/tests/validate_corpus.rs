@@ -38,6 +38,10 @@ struct Dumping {
 }
 
 impl Instrumentation for Dumping {
+    fn inline_body(&mut self, id: FuncId, body: &Function) {
+        self.v.inline_body(id, body);
+    }
+
     fn before_pass(&mut self, pass: &'static str, program: &Program, id: FuncId, func: &Function) {
         self.v.before_pass(pass, program, id, func);
         if self.pass.as_deref() == Some(pass) {

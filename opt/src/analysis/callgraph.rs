@@ -29,12 +29,12 @@ fn callees(p: &Program, f: FuncId) -> Vec<FuncId> {
     out
 }
 
-/// For every function of `p`, whether it is recursive (on a cycle of
-/// direct calls).
-pub fn recursive_functions(p: &Program) -> SecondaryMap<FuncId, bool> {
+/// The strongly connected components of the direct call graph of `p`
+/// (Tarjan), callees first: a component comes after every component it
+/// calls into. Each component is a list of function indices.
+fn components(p: &Program, edges: &[Vec<FuncId>]) -> Vec<Vec<usize>> {
     let n = p.funcs.len();
-    let edges: Vec<Vec<FuncId>> = (0..n).map(|i| callees(p, FuncId::new(i))).collect();
-    let mut out: SecondaryMap<FuncId, bool> = SecondaryMap::with_capacity(n);
+    let mut comps = Vec::new();
     const UNSEEN: usize = usize::MAX;
     let mut index = vec![UNSEEN; n];
     let mut low = vec![0usize; n];
@@ -81,14 +81,41 @@ pub fn recursive_functions(p: &Program) -> SecondaryMap<FuncId, bool> {
                         break;
                     }
                 }
-                let cyclic = scc.len() > 1 || edges[v].contains(&FuncId::new(v));
-                for w in scc {
-                    out[FuncId::new(w)] = cyclic;
-                }
+                comps.push(scc);
             }
         }
     }
+    comps
+}
+
+/// The direct callees of every function of `p`, by index.
+fn call_edges(p: &Program) -> Vec<Vec<FuncId>> {
+    (0..p.funcs.len())
+        .map(|i| callees(p, FuncId::new(i)))
+        .collect()
+}
+
+/// For every function of `p`, whether it is recursive (on a cycle of
+/// direct calls).
+pub fn recursive_functions(p: &Program) -> SecondaryMap<FuncId, bool> {
+    let edges = call_edges(p);
+    let mut out: SecondaryMap<FuncId, bool> = SecondaryMap::with_capacity(p.funcs.len());
+    for scc in components(p, &edges) {
+        let cyclic = scc.len() > 1 || edges[scc[0]].contains(&FuncId::new(scc[0]));
+        for w in scc {
+            out[FuncId::new(w)] = cyclic;
+        }
+    }
     out
+}
+
+/// Every function of `p`, callees before their callers (bottom-up; the
+/// functions of one cycle in any order): the order in which an inliner
+/// sees each callee already optimized.
+pub fn bottom_up_order(p: &Program) -> Vec<FuncId> {
+    let edges = call_edges(p);
+    let comps = components(p, &edges);
+    comps.into_iter().flatten().map(FuncId::new).collect()
 }
 
 #[cfg(test)]
@@ -130,5 +157,13 @@ block0:
         let r = recursive_functions(&p);
         let got: Vec<bool> = (0..5).map(|i| r[FuncId::new(i)]).collect();
         assert_eq!(got, [false, true, true, true, false]);
+        // Bottom up: every function once, callees before callers.
+        let order: Vec<usize> = bottom_up_order(&p).iter().map(|f| f.index()).collect();
+        let pos = |f: usize| order.iter().position(|&g| g == f).unwrap();
+        assert_eq!(order.len(), 5);
+        assert!(
+            pos(4) < pos(0) && pos(1) < pos(0) && pos(2) < pos(0),
+            "{order:?}"
+        );
     }
 }

@@ -4,62 +4,162 @@
 //! A direct call is inlined when the callee is not recursive (on no cycle
 //! of direct calls, [`crate::analysis::callgraph`]: recursion depth counts
 //! exactly the frames of recursive functions on every tier, so inlining
-//! must never remove one), has at most [`CALLEE_BUDGET`] instructions, and every
+//! must never remove one), costs at most [`CALLEE_BUDGET`] ([`inline_cost`]:
+//! its instructions and terminators, without constants and plain jumps,
+//! which compiled code folds into operands and fall-throughs), and every
 //! block of it reaches a `return`; a caller stops growing past
-//! [`CALLER_LIMIT`] instructions. Callees are inlined as they were when
-//! the pass started (canonicalized copies), so one run inlines one level.
+//! [`CALLER_LIMIT`] instructions.
+//!
+//! A pipeline with this pass optimizes functions bottom up (callees first,
+//! [`crate::analysis::callgraph::bottom_up_order`]) and offers a loop-free
+//! callee as the pipeline left it ([`InlineCandidates`]): its size is
+//! measured after its own optimization. A callee with a loop is offered as
+//! lowered, so the caller's loop passes see the loop once. Calls that an
+//! inlined body brings along are inlined in turn ([`inline_calls`]).
+//! Run on its own ([`candidates`]), every callee is inlined as it was when
+//! the pass started.
 
+use cranelift_entity::SecondaryMap;
 use rustc_hash::FxHashMap;
 
 use crate::canon;
 use crate::editor::Editor;
-use crate::ir::{FuncId, Function, InstKind, Program};
+use crate::ir::{FuncId, Function, InstKind, Program, Terminator};
 
-/// Largest callee (in instructions and terminators) that is inlined.
+/// Largest callee ([`inline_cost`]) that is inlined.
 pub const CALLEE_BUDGET: usize = 40;
 /// A caller is not grown beyond this many instructions.
 pub const CALLER_LIMIT: usize = 4000;
 
 /// Canonicalized copies of the functions small enough to inline.
 pub fn candidates(program: &Program) -> FxHashMap<FuncId, Function> {
-    let mut out = FxHashMap::default();
-    let recursive = crate::analysis::callgraph::recursive_functions(program);
-    for (id, f) in program.funcs.iter() {
-        if f.is_declaration() || f.inst_count() > CALLEE_BUDGET || recursive[id] {
-            continue;
+    InlineCandidates::new(program).bodies
+}
+
+/// The inlinable callees of a program while a pipeline runs over it
+/// bottom up: each starts as its lowered body and is replaced by its
+/// optimized one once the pipeline has run on it.
+#[derive(Default)]
+pub struct InlineCandidates {
+    /// Whether each function is recursive (never inlined).
+    recursive: SecondaryMap<FuncId, bool>,
+    /// Canonical bodies of the functions that may be inlined now.
+    bodies: FxHashMap<FuncId, Function>,
+}
+
+impl InlineCandidates {
+    /// The candidates of `program` as it is.
+    pub fn new(program: &Program) -> InlineCandidates {
+        let mut out = InlineCandidates {
+            recursive: crate::analysis::callgraph::recursive_functions(program),
+            bodies: FxHashMap::default(),
+        };
+        for (id, f) in program.funcs.iter() {
+            out.offer(id, f);
+        }
+        out
+    }
+
+    /// The pipeline finished function `id`, which is now `f`. A loop-free
+    /// `f` is offered instead of the lowered body if it may be inlined,
+    /// and withdrawn if it may not (it grew past the budget). A function
+    /// with a loop keeps its lowered body: its call costs little next to
+    /// the loop, and the loop passes of the caller would transform the
+    /// loop a second time (unrolling it again).
+    /// Returns the new body when there is one.
+    pub fn refresh(&mut self, id: FuncId, f: &Function) -> Option<&Function> {
+        if has_back_edge(f) {
+            return None;
+        }
+        self.bodies.remove(&id);
+        self.offer(id, f);
+        self.bodies.get(&id)
+    }
+
+    /// Adds `f` as the body of `id` if it may be inlined.
+    fn offer(&mut self, id: FuncId, f: &Function) {
+        if f.is_declaration() || inline_cost(f) > CALLEE_BUDGET || self.recursive[id] {
+            return;
         }
         let mut copy = f.clone();
         if canon::canonicalize(&mut copy) {
-            out.insert(id, copy);
+            self.bodies.insert(id, copy);
         }
     }
-    out
+
+    /// The bodies, by function, for [`inline_calls`].
+    pub fn bodies(&self) -> &FxHashMap<FuncId, Function> {
+        &self.bodies
+    }
+}
+
+/// Whether a branch of `f` goes to a block at the same or an earlier
+/// layout position: a loop's back edge (the layout is a reverse postorder
+/// after the pipeline's `order` pass), or a block of an unordered layout.
+fn has_back_edge(f: &Function) -> bool {
+    let mut pos = FxHashMap::default();
+    for (k, &b) in f.layout.iter().enumerate() {
+        pos.insert(b, k);
+    }
+    f.layout.iter().enumerate().any(|(k, &b)| {
+        (f.blocks[b].term.successors()).any(|s| pos.get(&s.block).is_none_or(|&t| t <= k))
+    })
+}
+
+/// What inlining `f` costs: its instructions and terminators, except
+/// constants (an immediate operand or a frame constant once inlined) and
+/// unconditional jumps (a fall-through, or gone after straightening).
+pub fn inline_cost(f: &Function) -> usize {
+    let free_term = |t: &Terminator| matches!(t, Terminator::Switch { value: None, .. });
+    f.layout
+        .iter()
+        .map(|&b| {
+            let data = &f.blocks[b];
+            let insts = (data.insts.iter())
+                .filter(|&&i| {
+                    let k = &f.insts[i].kind;
+                    !matches!(
+                        k,
+                        InstKind::IConst(_) | InstKind::FConst(_) | InstKind::BConst(_)
+                    )
+                })
+                .count();
+            insts + usize::from(!free_term(&data.term))
+        })
+        .sum()
 }
 
 /// Inlines the eligible calls of the function being edited (`me`).
+/// Calls that inlined bodies bring along are inlined too, round after
+/// round (recursive functions are never candidates, so the rounds end).
 /// Returns the number of calls inlined.
 pub fn inline_calls(ed: &mut Editor, me: FuncId, callees: &FxHashMap<FuncId, Function>) -> usize {
     let mut n = 0;
     let mut size = ed.func().inst_count();
-    for b in ed.blocks() {
-        for i in ed.insts(b).to_vec() {
-            if size > CALLER_LIMIT {
-                return n;
-            }
-            let InstKind::Call(c, _) = ed.inst(i).kind else {
-                continue;
-            };
-            if c == me {
-                continue;
-            }
-            let Some(callee) = callees.get(&c) else {
-                continue;
-            };
-            if ed.inline_call(i, callee) {
-                n += 1;
-                size += callee.inst_count();
+    loop {
+        let before = n;
+        for b in ed.blocks() {
+            for i in ed.insts(b).to_vec() {
+                if size > CALLER_LIMIT {
+                    return n;
+                }
+                let InstKind::Call(c, _) = ed.inst(i).kind else {
+                    continue;
+                };
+                if c == me {
+                    continue;
+                }
+                let Some(callee) = callees.get(&c) else {
+                    continue;
+                };
+                if ed.inline_call(i, callee) {
+                    n += 1;
+                    size += callee.inst_count();
+                }
             }
         }
+        if n == before {
+            return n;
+        }
     }
-    n
 }

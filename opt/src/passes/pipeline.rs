@@ -29,7 +29,9 @@ use std::time::{Duration, Instant};
 
 use rustc_hash::FxHashMap;
 
-use super::{find_pass, inline_candidates, level_pipeline, FuncEnv, Pass, PassKind};
+use super::inline::InlineCandidates;
+use super::{find_pass, level_pipeline, FuncEnv, Pass, PassKind};
+use crate::analysis::callgraph::bottom_up_order;
 use crate::canon;
 use crate::editor::Editor;
 use crate::ir::{print_function_as, verify_function_as, FuncId, Function, Program};
@@ -121,6 +123,13 @@ pub trait Instrumentation {
         changed: bool,
     ) {
         let _ = (pass, program, id, func, changed);
+    }
+
+    /// Called when the inliner's body for calls of function `id` becomes
+    /// `body` (the pipeline finished optimizing `id`, and a caller
+    /// optimized later inlines `body`; see `passes::inline`).
+    fn inline_body(&mut self, id: FuncId, body: &Function) {
+        let _ = (id, body);
     }
 
     /// Whether the pipeline must call [`Instrumentation::before_pass`] and
@@ -352,35 +361,39 @@ impl Pipeline {
         instr: &mut dyn Instrumentation,
     ) -> Result<PassReport, PassError> {
         let start = Instant::now();
-        let callees = if self.passes.iter().any(|p| p.reads_callees) {
-            inline_candidates(program)
+        // With an inliner in the pipeline, functions run bottom up, and a
+        // callee is inlined as the pipeline left it (optimized, and with
+        // its own callees inlined), not as it was lowered.
+        let inlines = self.passes.iter().any(|p| p.reads_callees);
+        let mut callees = if inlines {
+            InlineCandidates::new(program)
         } else {
-            FxHashMap::default()
+            InlineCandidates::default()
         };
         let mut run = Run {
             passes: &self.passes,
             options,
-            callees: &callees,
             observe: instr.observes() || options.verify,
             report: PassReport::default(),
         };
-        let ids: Vec<FuncId> = program.funcs.keys().collect();
+        let ids: Vec<FuncId> = if inlines {
+            bottom_up_order(program)
+        } else {
+            program.funcs.keys().collect()
+        };
         for id in ids {
             if program.funcs[id].is_declaration() {
                 continue;
             }
-            if run.observe {
-                // Take the function out so the rest of the program can be
-                // read while it is edited; a declaration with the same name
-                // and signature stands in for it.
-                let f = &program.funcs[id];
-                let stand_in = Function::new(f.name.clone(), f.sig.clone());
-                let mut func = std::mem::replace(&mut program.funcs[id], stand_in);
-                let result = run.function(Some((&*program, &mut *instr)), id, &mut func);
-                program.funcs[id] = func;
+            if inlines {
+                // After this function's passes (below): inline its new body.
+                let result = run.one(program, instr, id, callees.bodies());
+                if let Some(body) = callees.refresh(id, &program.funcs[id]) {
+                    instr.inline_body(id, body);
+                }
                 result?;
             } else {
-                run.function(None, id, &mut program.funcs[id])?;
+                run.one(program, instr, id, callees.bodies())?;
             }
         }
         run.report.total = start.elapsed();
@@ -388,11 +401,35 @@ impl Pipeline {
     }
 }
 
+impl Run<'_> {
+    /// Runs the passes on function `id` of `program`.
+    fn one(
+        &mut self,
+        program: &mut Program,
+        instr: &mut dyn Instrumentation,
+        id: FuncId,
+        callees: &FxHashMap<FuncId, Function>,
+    ) -> Result<(), PassError> {
+        if self.observe {
+            // Take the function out so the rest of the program can be
+            // read while it is edited; a declaration with the same name
+            // and signature stands in for it.
+            let f = &program.funcs[id];
+            let stand_in = Function::new(f.name.clone(), f.sig.clone());
+            let mut func = std::mem::replace(&mut program.funcs[id], stand_in);
+            let result = self.function(Some((&*program, instr)), id, &mut func, callees);
+            program.funcs[id] = func;
+            result
+        } else {
+            self.function(None, id, &mut program.funcs[id], callees)
+        }
+    }
+}
+
 /// The state of one pipeline run.
 struct Run<'a> {
     passes: &'a [&'static Pass],
     options: &'a PipelineOptions,
-    callees: &'a FxHashMap<FuncId, Function>,
     /// Whether functions are taken out of the program for instrumentation
     /// and verification.
     observe: bool,
@@ -435,6 +472,7 @@ impl Run<'_> {
         mut obs: Observer<'_, '_>,
         id: FuncId,
         func: &mut Function,
+        callees: &FxHashMap<FuncId, Function>,
     ) -> Result<(), PassError> {
         let t = self.clock();
         let canonical = canon::canonicalize(func);
@@ -446,10 +484,7 @@ impl Run<'_> {
         if let Some((program, instr)) = obs.as_mut() {
             instr.begin_function(program, id);
         }
-        let env = FuncEnv {
-            id,
-            callees: self.callees,
-        };
+        let env = FuncEnv { id, callees };
         let mut i = 0;
         while i < self.passes.len() {
             // A run of editing passes on one editor.

@@ -7,6 +7,8 @@
 
 use std::time::{Duration, Instant};
 
+use cranelift_entity::EntityRef as _;
+
 use super::{validate_in, Callees, Options, Verdict};
 use crate::ir::{FuncId, Function, Program};
 use crate::passes::Instrumentation;
@@ -89,6 +91,14 @@ impl Validator {
 }
 
 impl Instrumentation for Validator {
+    fn inline_body(&mut self, id: FuncId, body: &Function) {
+        // Calls of `id` in functions optimized from now on unfold to the
+        // body their inliner inlines.
+        if let Some(callees) = self.callees.as_mut() {
+            callees.replace(id, body);
+        }
+    }
+
     fn before_pass(&mut self, _: &'static str, _: &Program, _: FuncId, func: &Function) {
         self.saved = Some(func.clone());
     }
@@ -153,24 +163,40 @@ pub struct ProgramValidation {
 }
 
 /// Validates every function of `after` against the same function of
-/// `before` (the program before the pipeline ran), unfolding calls of
-/// `before`'s functions where that is needed ([`super::unfold`]).
+/// `before` (the program before the pipeline ran), unfolding calls where
+/// that is needed ([`super::unfold`]).
+///
+/// Functions are validated callees first. A call unfolds to the callee's
+/// `before` body until the callee's `after` body is proven equal to it,
+/// and to that `after` body from then on: the two mean the same, and the
+/// `after` body is what a bottom-up inliner put in place of the call.
 pub fn validate_program(before: &Program, after: &Program, opts: &Options) -> ProgramValidation {
-    let mut out = ProgramValidation::default();
-    let callees = Callees::new(before.clone(), opts.unfold_limit);
-    for (id, fa) in after.funcs.iter() {
-        let Some(fb) = before.funcs.get(id) else {
+    let mut callees = Callees::new(before.clone(), opts.unfold_limit);
+    let mut verdicts: Vec<Option<Verdict>> = (0..after.funcs.len()).map(|_| None).collect();
+    for id in callees.bottom_up() {
+        let (Some(fa), Some(fb)) = (after.funcs.get(id), before.funcs.get(id)) else {
             continue;
         };
         if fa.is_declaration() || fb.is_declaration() {
             continue;
         }
-        out.total += 1;
         let verdict = if fa == fb {
             Verdict::Equal
         } else {
-            validate_in(fb, fa, Some(&callees), opts)
+            let v = validate_in(fb, fa, Some(&callees), opts);
+            if v.is_equal() {
+                callees.replace(id, fa);
+            }
+            v
         };
+        verdicts[id.index()] = Some(verdict);
+    }
+    let mut out = ProgramValidation::default();
+    for (id, fa) in after.funcs.iter() {
+        let Some(verdict) = verdicts[id.index()].take() else {
+            continue;
+        };
+        out.total += 1;
         match describe(&verdict, Some(after)) {
             None => out.equal += 1,
             Some(message) => {

@@ -66,6 +66,16 @@ impl Callees {
         }
     }
 
+    /// Function `f` is now `body` (the pipeline finished optimizing it):
+    /// later calls of `f` unfold to it, as an inliner running bottom up
+    /// inlines it ([`crate::passes::Pipeline`]).
+    pub fn replace(&mut self, f: FuncId, body: &Function) {
+        if let Some(slot) = self.program.funcs.get_mut(f) {
+            *slot = body.clone();
+            self.canonical.get_mut().remove(&f);
+        }
+    }
+
     /// Starts a side: the whole budget is available again.
     pub fn reset(&self) {
         self.budget.set(self.limit);
@@ -104,6 +114,35 @@ impl Callees {
         }
         self.budget.set(left - size);
         Some(body)
+    }
+
+    /// Every function of the program, callees before their callers (a
+    /// depth-first postorder of the direct calls; the functions of a cycle
+    /// in any order).
+    pub fn bottom_up(&self) -> Vec<FuncId> {
+        let n = self.program.funcs.len();
+        let edges: Vec<Vec<FuncId>> = self.program.funcs.values().map(callees_of).collect();
+        let mut seen = vec![false; n];
+        let mut order = Vec::with_capacity(n);
+        for root in 0..n {
+            if std::mem::replace(&mut seen[root], true) {
+                continue;
+            }
+            // (function, next callee to visit)
+            let mut work = vec![(root, 0usize)];
+            while let Some((f, k)) = work.last_mut() {
+                let Some(c) = edges[*f].get(*k).map(|c| c.index()) else {
+                    order.push(FuncId::new(*f));
+                    work.pop();
+                    continue;
+                };
+                *k += 1;
+                if c < n && !std::mem::replace(&mut seen[c], true) {
+                    work.push((c, 0));
+                }
+            }
+        }
+        order
     }
 
     /// Whether `f` calls a function of the program directly.

@@ -412,12 +412,19 @@ fn validate_corpus_lists_every_function_that_does_not_validate() {
         "fn is_prime(n: int) -> bool {\n    if n < 2 { return false; }\n    if n % 2 == 0 { return n == 2; }\n    var d = 3;\n    while d * d <= n {\n        if n % d == 0 { return false; }\n        d += 2;\n    }\n    return true;\n}\nprint(is_prime(97));\n",
     )
     .unwrap();
-    // An unrolled loop, inlined into an outer loop, whose exit token the
-    // outer loop's η carries (a documented missing rule; `lang-tests`'
-    // classic/collatz.wdl).
+    // An unrolled loop under two outer loops, left through a condition
+    // of two tests: its exits reach through two loop levels (a documented
+    // missing rule; `lang-tests`' classic/mandelbrot.wdl).
     std::fs::write(
-        dir.join("group/collatz.wdl"),
-        "fn steps(start: int) -> int {\n    var n = start;\n    var s = 0;\n    while n != 1 {\n        if n % 2 == 0 { n /= 2; } else { n = 3 * n + 1; }\n        s += 1;\n    }\n    return s;\n}\nvar best = 0;\nvar best_n = 0;\nfor n in 1..10000 {\n    let s = steps(n);\n    if s > best { best = s; best_n = n; }\n}\nprint(best_n);\nprint(best);\nprint(steps(27));\n",
+        dir.join("group/mandel.wdl"),
+        "var inside = 0;\nfor row in 0..8 {\n    for col in 0..8 {\n        \
+         let cr = -2.2 + 3.2 * float(col) / 8.0;\n        \
+         let ci = -1.2 + 2.4 * float(row) / 8.0;\n        \
+         var zr = 0.0;\n        var zi = 0.0;\n        var k = 0;\n        \
+         while k < 50 && zr * zr + zi * zi <= 4.0 {\n            \
+         let t = zr * zr - zi * zi + cr;\n            zi = 2.0 * zr * zi + ci;\n            \
+         zr = t;\n            k += 1;\n        }\n        \
+         if k == 50 { inside += 1; }\n    }\n}\nprint(inside);\n",
     )
     .unwrap();
     std::fs::write(dir.join("group/broken.wdl"), "fn f() { return x; }\n").unwrap();
@@ -449,8 +456,8 @@ fn validate_corpus_lists_every_function_that_does_not_validate() {
     assert!(bce.split_whitespace().nth(2) != Some("0"), "{text}");
     let listed = text
         .lines()
-        .find(|l| l.contains("group/collatz.wdl: .main:"))
-        .unwrap_or_else(|| panic!("collatz's .main is listed: {text}"));
+        .find(|l| l.contains("group/mandel.wdl: .main:"))
+        .unwrap_or_else(|| panic!("mandel's .main is listed: {text}"));
     assert!(listed.contains("missing rule (unroll:"), "{text}");
     assert!(!text.contains("group/spin.wdl: spin:"), "{text}");
     assert!(!text.contains("group/prime.wdl: is_prime:"), "{text}");
