@@ -11,13 +11,15 @@
 //! [`CALLER_LIMIT`] instructions.
 //!
 //! A pipeline with this pass optimizes functions bottom up (callees first,
-//! [`crate::analysis::callgraph::bottom_up_order`]) and offers a loop-free
-//! callee as the pipeline left it ([`InlineCandidates`]): its size is
-//! measured after its own optimization. A callee with a loop is offered as
-//! lowered, so the caller's loop passes see the loop once. Calls that an
-//! inlined body brings along are inlined in turn ([`inline_calls`]).
-//! Run on its own ([`candidates`]), every callee is inlined as it was when
-//! the pass started.
+//! [`crate::analysis::callgraph::bottom_up_order`]) and offers each callee
+//! as it was right after its own run of this pass ([`InlineCandidates`]):
+//! with its callees inlined, so calls are inlined through any number of
+//! levels, and otherwise as lowered, so the decisions and the inlined code
+//! are the same under every pipeline that starts with `canon, inline`
+//! (`-O1`, `-O2` and tier T3's: stack traces, which lose the frames of
+//! inlined functions, agree between them), and the caller's loop passes
+//! see each loop once. Run on its own ([`candidates`]), every callee is
+//! inlined as it was when the pass started.
 
 use cranelift_entity::SecondaryMap;
 use rustc_hash::FxHashMap;
@@ -60,17 +62,10 @@ impl InlineCandidates {
         out
     }
 
-    /// The pipeline finished function `id`, which is now `f`. A loop-free
-    /// `f` is offered instead of the lowered body if it may be inlined,
-    /// and withdrawn if it may not (it grew past the budget). A function
-    /// with a loop keeps its lowered body: its call costs little next to
-    /// the loop, and the loop passes of the caller would transform the
-    /// loop a second time (unrolling it again).
-    /// Returns the new body when there is one.
+    /// Function `id` is now `f` (right after its own inlining): offers
+    /// `f` if it may be inlined, withdraws the old body otherwise (it grew
+    /// past the budget). Returns the new body when there is one.
     pub fn refresh(&mut self, id: FuncId, f: &Function) -> Option<&Function> {
-        if has_back_edge(f) {
-            return None;
-        }
         self.bodies.remove(&id);
         self.offer(id, f);
         self.bodies.get(&id)
@@ -91,19 +86,6 @@ impl InlineCandidates {
     pub fn bodies(&self) -> &FxHashMap<FuncId, Function> {
         &self.bodies
     }
-}
-
-/// Whether a branch of `f` goes to a block at the same or an earlier
-/// layout position: a loop's back edge (the layout is a reverse postorder
-/// after the pipeline's `order` pass), or a block of an unordered layout.
-fn has_back_edge(f: &Function) -> bool {
-    let mut pos = FxHashMap::default();
-    for (k, &b) in f.layout.iter().enumerate() {
-        pos.insert(b, k);
-    }
-    f.layout.iter().enumerate().any(|(k, &b)| {
-        (f.blocks[b].term.successors()).any(|s| pos.get(&s.block).is_none_or(|&t| t <= k))
-    })
 }
 
 /// What inlining `f` costs: its instructions and terminators, except
@@ -130,36 +112,29 @@ pub fn inline_cost(f: &Function) -> usize {
 }
 
 /// Inlines the eligible calls of the function being edited (`me`).
-/// Calls that inlined bodies bring along are inlined too, round after
-/// round (recursive functions are never candidates, so the rounds end).
 /// Returns the number of calls inlined.
 pub fn inline_calls(ed: &mut Editor, me: FuncId, callees: &FxHashMap<FuncId, Function>) -> usize {
     let mut n = 0;
     let mut size = ed.func().inst_count();
-    loop {
-        let before = n;
-        for b in ed.blocks() {
-            for i in ed.insts(b).to_vec() {
-                if size > CALLER_LIMIT {
-                    return n;
-                }
-                let InstKind::Call(c, _) = ed.inst(i).kind else {
-                    continue;
-                };
-                if c == me {
-                    continue;
-                }
-                let Some(callee) = callees.get(&c) else {
-                    continue;
-                };
-                if ed.inline_call(i, callee) {
-                    n += 1;
-                    size += callee.inst_count();
-                }
+    for b in ed.blocks() {
+        for i in ed.insts(b).to_vec() {
+            if size > CALLER_LIMIT {
+                return n;
+            }
+            let InstKind::Call(c, _) = ed.inst(i).kind else {
+                continue;
+            };
+            if c == me {
+                continue;
+            }
+            let Some(callee) = callees.get(&c) else {
+                continue;
+            };
+            if ed.inline_call(i, callee) {
+                n += 1;
+                size += callee.inst_count();
             }
         }
-        if n == before {
-            return n;
-        }
     }
+    n
 }

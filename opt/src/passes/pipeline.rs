@@ -126,8 +126,8 @@ pub trait Instrumentation {
     }
 
     /// Called when the inliner's body for calls of function `id` becomes
-    /// `body` (the pipeline finished optimizing `id`, and a caller
-    /// optimized later inlines `body`; see `passes::inline`).
+    /// `body` (`id` as its own inlining left it, which callers optimized
+    /// later inline; see `passes::inline`).
     fn inline_body(&mut self, id: FuncId, body: &Function) {
         let _ = (id, body);
     }
@@ -362,8 +362,9 @@ impl Pipeline {
     ) -> Result<PassReport, PassError> {
         let start = Instant::now();
         // With an inliner in the pipeline, functions run bottom up, and a
-        // callee is inlined as the pipeline left it (optimized, and with
-        // its own callees inlined), not as it was lowered.
+        // callee is inlined as it was right after its own inlining (its
+        // callees inlined, nothing else changed: the same body under every
+        // pipeline that starts with `canon, inline`), not as lowered.
         let inlines = self.passes.iter().any(|p| p.reads_callees);
         let mut callees = if inlines {
             InlineCandidates::new(program)
@@ -375,6 +376,7 @@ impl Pipeline {
             options,
             observe: instr.observes() || options.verify,
             report: PassReport::default(),
+            inlined: None,
         };
         let ids: Vec<FuncId> = if inlines {
             bottom_up_order(program)
@@ -386,10 +388,13 @@ impl Pipeline {
                 continue;
             }
             if inlines {
-                // After this function's passes (below): inline its new body.
+                // Callers optimized later inline this function as its own
+                // inlining left it.
                 let result = run.one(program, instr, id, callees.bodies());
-                if let Some(body) = callees.refresh(id, &program.funcs[id]) {
-                    instr.inline_body(id, body);
+                if let Some(inlined) = run.inlined.take() {
+                    if let Some(body) = callees.refresh(id, &inlined) {
+                        instr.inline_body(id, body);
+                    }
                 }
                 result?;
             } else {
@@ -434,6 +439,8 @@ struct Run<'a> {
     /// and verification.
     observe: bool,
     report: PassReport,
+    /// The function being optimized right after the inlining pass.
+    inlined: Option<Function>,
 }
 
 /// The program (holding a stand-in for the function being optimized) and
@@ -500,6 +507,9 @@ impl Run<'_> {
                     let t = self.clock();
                     let changed = edit(&mut ed, &env);
                     self.account(pass.name, t, changed);
+                    if pass.reads_callees {
+                        self.inlined = Some(ed.settled().clone());
+                    }
                     if let Some((program, instr)) = obs.as_mut() {
                         self.after(pass.name, program, id, &mut ed)?;
                         instr.after_pass(pass.name, program, id, ed.settled(), changed);
