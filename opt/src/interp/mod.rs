@@ -54,7 +54,7 @@ mod code;
 mod divisor;
 mod exec;
 mod host;
-mod moves;
+pub mod moves;
 mod prepare;
 
 pub use host::{Host, LoopFrame};
