@@ -19,46 +19,19 @@ pub(crate) enum MoveOp {
     FromTemp(usize),
 }
 
-/// Where a pending move reads from.
-#[derive(Copy, Clone, PartialEq, Eq)]
-enum Src {
-    Slot(usize),
-    Temp,
-}
-
 /// Appends to `out` a sequence of copies with the effect of performing all
-/// `(dst, src)` copies at once. Destinations must be distinct.
+/// `(dst, src)` copies at once. Destinations must be distinct. The order is
+/// the interpreter's ([`waddle_opt::interp::moves::sequentialize`], linear
+/// up to a logarithm in the number of moves), with `usize::MAX` standing
+/// for the temporary.
 pub(crate) fn sequentialize(moves: &[(usize, usize)], out: &mut Vec<MoveOp>) {
-    let mut pending: Vec<(usize, Src)> = moves
-        .iter()
-        .filter(|(d, s)| d != s)
-        .map(|&(d, s)| (d, Src::Slot(s)))
-        .collect();
-    while !pending.is_empty() {
-        let ready = pending
-            .iter()
-            .position(|&(d, _)| !pending.iter().any(|&(_, s)| s == Src::Slot(d)));
-        match ready {
-            Some(k) => {
-                let (dst, src) = pending.swap_remove(k);
-                out.push(match src {
-                    Src::Slot(src) => MoveOp::Copy { dst, src },
-                    Src::Temp => MoveOp::FromTemp(dst),
-                });
-            }
-            None => {
-                // Every destination is still read: all pending moves are on
-                // cycles. Save one destination's value and redirect its readers.
-                let d = pending[0].0;
-                out.push(MoveOp::ToTemp(d));
-                for m in &mut pending {
-                    if m.1 == Src::Slot(d) {
-                        m.1 = Src::Temp;
-                    }
-                }
-            }
-        }
-    }
+    const TEMP: usize = usize::MAX;
+    let (seq, _) = waddle_opt::interp::moves::sequentialize(moves, TEMP);
+    out.extend(seq.into_iter().map(|(dst, src)| match (dst, src) {
+        (TEMP, src) => MoveOp::ToTemp(src),
+        (dst, TEMP) => MoveOp::FromTemp(dst),
+        (dst, src) => MoveOp::Copy { dst, src },
+    }));
 }
 
 #[cfg(test)]

@@ -30,7 +30,7 @@ use crate::analysis::{ControlFlowGraph, DomTree};
 use crate::ir::{Block, Function, FunctionBuilder, Inst, Value};
 
 /// Where a value is used: an instruction or a block's terminator.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 enum Site {
     Inst(Inst),
     Term(Block),
@@ -72,8 +72,17 @@ impl Uses {
     }
 }
 
+/// Records that `site` uses `v`.
+///
+/// Only a repeat of the last site recorded for `v` is dropped (an
+/// instruction or terminator reading `v` twice records its site once):
+/// searching the whole list made a value with thousands of uses quadratic.
+/// A site recorded again later (an edge argument appended to a terminator
+/// that already passes `v`) is a harmless duplicate: the walks over a
+/// value's sites skip blocks they have seen, and rewriting a site twice
+/// finds nothing left to rewrite the second time.
 fn add(sites: &mut SecondaryMap<Value, Vec<Site>>, v: Value, site: Site) {
-    if !sites[v].contains(&site) {
+    if sites[v].last() != Some(&site) {
         sites[v].push(site);
     }
 }
@@ -334,7 +343,9 @@ fn close_value(
             append_arg(func, uses, p, phi.block, value_of(a));
         }
     }
-    // Rewrite the outside uses.
+    // Rewrite the outside uses; `v` loses the rewritten sites in one pass
+    // over its list at the end, not one per site.
+    let mut rewritten = rustc_hash::FxHashSet::default();
     for &site in outside {
         let Some(b) = uses.block(site) else { continue };
         let new = value_of(resolve_single(b));
@@ -350,8 +361,11 @@ fn close_value(
             Site::Inst(i) => func.insts[i].kind.for_each_arg_mut(swap),
             Site::Term(t) => func.blocks[t].term.for_each_arg_mut(swap),
         }
-        uses.sites[v].retain(|&s| s != site);
+        rewritten.insert(site);
         add(&mut uses.sites, new, site);
+    }
+    if !rewritten.is_empty() {
+        uses.sites[v].retain(|s| !rewritten.contains(s));
     }
 }
 

@@ -54,7 +54,7 @@ mod code;
 mod divisor;
 mod exec;
 mod host;
-mod moves;
+pub mod moves;
 mod prepare;
 
 pub use host::{Host, LoopFrame};
@@ -118,7 +118,16 @@ impl Interpreter {
     /// (REPL redefinition); the program may have grown (new functions or
     /// globals).
     pub fn update(&mut self, program: &Program, func: FuncId, host: &mut dyn Host) {
-        self.prepare_one(program, func, host);
+        self.update_many(program, &[func], host);
+    }
+
+    /// [`Interpreter::update`] for several functions at once: the cycles
+    /// of calls are found once, not once per function (an entry that
+    /// defines many functions stays linear in their number).
+    pub fn update_many(&mut self, program: &Program, funcs: &[FuncId], host: &mut dyn Host) {
+        for &func in funcs {
+            self.prepare_one(program, func, host);
+        }
         // A new body may close or open a cycle of calls.
         let recursive = crate::analysis::callgraph::recursive_functions(program);
         self.mark_recursive(&recursive);
@@ -133,6 +142,7 @@ impl Interpreter {
         let i = func.index();
         if i < self.funcs.len() {
             let old = self.funcs[i].take();
+            let old_max = old.as_ref().and_then(|c| c.max_global);
             self.funcs[i] = prepare::prepare(program, func, host).map(|mut c| {
                 c.func = i as u32;
                 if let Some(old) = old {
@@ -142,13 +152,22 @@ impl Interpreter {
                 Box::new(c)
             });
             self.locs[i] = program.funcs.get(func).map_or(SrcLoc::NONE, |f| f.loc);
+            let new_max = self.funcs[i].as_ref().and_then(|c| c.max_global);
+            if old_max.is_some() && old_max == self.max_global && new_max < old_max {
+                // The replaced code held the maximum: recount (rare: a
+                // redefinition that reads fewer globals).
+                self.max_global = self
+                    .funcs
+                    .iter()
+                    .flatten()
+                    .filter_map(|c| c.max_global)
+                    .max();
+            } else {
+                // Preparing every function of a program one by one stays
+                // linear in their number.
+                self.max_global = self.max_global.max(new_max);
+            }
         }
-        self.max_global = self
-            .funcs
-            .iter()
-            .flatten()
-            .filter_map(|c| c.max_global)
-            .max();
     }
 
     /// Sets the stack budget in bytes (default [`DEFAULT_STACK_BUDGET`]).

@@ -17,7 +17,8 @@ use crate::editor::Editor;
 use crate::ir::{BinaryOp, Block, Cmp, Inst, InstKind, User, Value};
 
 /// Runs GVN; returns the number of instructions removed. Linear in the
-/// size of the function (expected): one hash probe per instruction, and
+/// size of the function (expected): at most one hash probe per instruction
+/// (none for one with an operand that only it reads), and
 /// the redundant instructions of a block are replaced and removed
 /// together ([`Editor::replace_all_uses_batch`]: a call passing many of
 /// them is rewritten once, not once per replaced argument). Within the
@@ -30,10 +31,17 @@ use crate::ir::{BinaryOp, Block, Cmp, Inst, InstKind, User, Value};
 /// of millions of instructions keep their table in a tenth of the memory
 /// (fewer cache misses per probe).
 pub fn gvn(ed: &mut Editor) -> usize {
+    run(ed).0
+}
+
+/// GVN; returns the instructions removed and the table probes made.
+fn run(ed: &mut Editor) -> (usize, usize) {
     ed.refresh_numbers();
-    // Sized for the function up front: growing rehashes every key, and the
-    // one block of a generated program holds millions.
-    let mut table: HashTable<Inst> = HashTable::with_capacity(ed.func().inst_count());
+    let mut probes = 0;
+    // Sized for the instructions that can enter it (see
+    // `has_private_operand`): growing rehashes every key, and the one block
+    // of a generated program holds millions, most of them private.
+    let mut table: HashTable<Inst> = HashTable::with_capacity(candidates(ed));
     let hasher = FxBuildHasher;
     let mut n = 0;
     // (block, entering?) events; the undo log records the entries added
@@ -72,9 +80,13 @@ pub fn gvn(ed: &mut Editor) -> usize {
             if matches!(data.kind, InstKind::SConst(_)) {
                 continue;
             }
+            if has_private_operand(ed, &data.kind, &subst) {
+                continue;
+            }
             let pending = !pairs.is_empty();
             let kind = key(&data.kind, &subst, pending);
             let hash = hasher.hash_one(&kind);
+            probes += 1;
             let found = table
                 .find(hash, |&x| key(&ed.inst(x).kind, &subst, pending) == kind)
                 .copied();
@@ -94,14 +106,14 @@ pub fn gvn(ed: &mut Editor) -> usize {
                 }
                 continue;
             }
-            // (The table never grows, being sized for every instruction;
-            // were it to, each entry rehashes to its key of the moment,
-            // which is the key it was inserted with: the pending
+            // (When the table grows, each entry rehashes to its key of the
+            // moment, which is the key it was inserted with: the pending
             // replacements are of values defined after it.)
             let func = ed.func();
             table.insert_unique(hash, i, |&x| {
                 hasher.hash_one(key(&func.insts[x].kind, &subst, pending))
             });
+            subst.entered[r] = true;
             undo.push((hash, i));
         }
         ed.replace_all_uses_batch(&pairs);
@@ -116,6 +128,51 @@ pub fn gvn(ed: &mut Editor) -> usize {
             stack.push((c, true));
         }
     }
+    (n, probes)
+}
+
+/// Whether some operand of `kind` is *private*: used by this instruction
+/// alone, not being replaced, and not the result of a table entry. Then
+/// no other instruction has the same key, now or later, so the
+/// instruction can neither be redundant nor a representative, and it
+/// stays out of the table. (A key names its operands after the pending
+/// replacements; only a table entry's result can become a replacement's
+/// representative and so gain users; a private operand has neither.) In
+/// straight-line code most instructions read a value that only they read
+/// (`v2 = v1 * 3` in a chain); leaving them out keeps a block of millions
+/// from paying a cache miss per instruction in a table larger than the
+/// cache.
+fn has_private_operand(ed: &Editor, kind: &InstKind, subst: &Subst) -> bool {
+    let mut private = false;
+    kind.for_each_arg(|v| {
+        private |= ed.uses(v).len() == 1 && subst.get(v).is_none() && !subst.entered[v];
+    });
+    private
+}
+
+/// About how many instructions will enter the table (the table's initial
+/// capacity): the pure ones that read no memory, are not string constants
+/// and have no private operand, walking the layout without replacements.
+/// Replacements and a layout that is not in dominance order can make more
+/// enter; the table then grows.
+fn candidates(ed: &Editor) -> usize {
+    let func = ed.func();
+    let mut seen = Subst::new(func.values().len());
+    let mut n = 0;
+    for &b in func.layout() {
+        for &i in ed.insts(b) {
+            let data = &func.insts[i];
+            let Some(r) = data.result else { continue };
+            if !data.kind.has_side_effects()
+                && !data.kind.reads_memory()
+                && !matches!(data.kind, InstKind::SConst(_))
+                && !has_private_operand(ed, &data.kind, &seen)
+            {
+                seen.entered[r] = true;
+                n += 1;
+            }
+        }
+    }
     n
 }
 
@@ -124,13 +181,18 @@ pub fn gvn(ed: &mut Editor) -> usize {
 /// every operand, which a hash map of them turned into cache misses.
 struct Subst {
     map: SecondaryMap<Value, PackedOption<Value>>,
+    /// The results of the instructions entered into the table (the only
+    /// possible representatives).
+    entered: SecondaryMap<Value, bool>,
 }
 
 impl Subst {
     fn new(values: usize) -> Subst {
         let mut map = SecondaryMap::with_capacity(values);
         map.resize(values);
-        Subst { map }
+        let mut entered = SecondaryMap::with_capacity(values);
+        entered.resize(values);
+        Subst { map, entered }
     }
 
     fn get(&self, v: Value) -> Option<Value> {
@@ -195,6 +257,65 @@ mod tests {
             params.join(", ")
         );
         s
+    }
+
+    /// Three chains `x(j+1) = x(j) * 3 + j` of `k` links: two from `v0`
+    /// (the second redundant link by link) and one from `v1`, which only
+    /// that chain reads; the function returns their sum.
+    fn chains(k: usize) -> String {
+        let mut s = String::from(
+            "file 0 \"t.wdl\"\nmain fn0\n\nfn fn0 \"f\"(int, int) -> int {\nblock0(v0: int, v1: int):\n",
+        );
+        let mut next = 2;
+        let mut ends = Vec::new();
+        for start in [0, 0, 1] {
+            let mut prev = start;
+            for j in 0..k {
+                let _ = writeln!(s, "    v{next}: int = iconst 3");
+                let _ = writeln!(s, "    v{}: int = imul v{prev}, v{next}", next + 1);
+                let _ = writeln!(s, "    v{}: int = iconst {j}", next + 2);
+                let _ = writeln!(
+                    s,
+                    "    v{}: int = iadd v{}, v{}",
+                    next + 3,
+                    next + 1,
+                    next + 2
+                );
+                prev = next + 3;
+                next += 4;
+            }
+            ends.push(prev);
+        }
+        let _ = writeln!(
+            s,
+            "    v{next}: int = iadd v{}, v{}\n    v{}: int = iadd v{next}, v{}\n    return v{}\n}}",
+            ends[0],
+            ends[1],
+            next + 1,
+            ends[2],
+            next + 1
+        );
+        s
+    }
+
+    #[test]
+    fn instructions_reading_a_private_operand_stay_out_of_the_table() {
+        let k = 200;
+        let mut p = parse_program(&chains(k)).unwrap_or_else(|e| panic!("parse: {e}"));
+        let f = &mut p.funcs[FuncId::from_u32(0)];
+        assert!(canonicalize(f));
+        let mut ed = Editor::new(f);
+        let (removed, probes) = run(&mut ed);
+        // The second chain goes entirely (4 instructions per link), the
+        // third chain's constants (2 per link: they repeat the first
+        // chain's), and the first chain's `iconst 3`s after the first
+        // (k - 1, and its link 3's `iconst 3` for `j`).
+        assert_eq!(removed, 4 * k + 2 * k + k);
+        // Probes: the constants (2 per link), the links of the first two
+        // chains (whose operands both chains read, once the replacements
+        // are pending) and the first sum; not the third chain's links nor
+        // the last sum, which read a value that only they read.
+        assert_eq!(probes, 3 * 2 * k + 2 * 2 * k + 1);
     }
 
     #[test]

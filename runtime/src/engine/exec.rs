@@ -171,10 +171,19 @@ impl Executor {
         }
     }
 
-    /// Re-prepares `func` after it was added or redefined; its native code
-    /// (if any) is dropped and it starts over on the interpreter.
-    pub(crate) fn update(&mut self, program: &Program, func: FuncId, host: &mut dyn Host) {
-        self.interp.update(program, func, host);
+    /// Re-prepares `funcs` after they were added or redefined; their
+    /// native code (if any) is dropped and they start over on the
+    /// interpreter.
+    pub(crate) fn update(&mut self, program: &Program, funcs: &[FuncId], host: &mut dyn Host) {
+        self.interp.update_many(program, funcs, host);
+        for &func in funcs {
+            self.reset(func);
+        }
+    }
+
+    /// Starts `func` over after its body changed: a new generation, no
+    /// queued or armed promotion, no native code.
+    fn reset(&mut self, func: FuncId) {
         let g = self.generation.get_mut();
         if g.len() <= func.index() {
             g.resize(func.index() + 1, 0);

@@ -637,11 +637,7 @@ impl Session {
                     self.engine.config().tiering.clone(),
                 ))
             }
-            Some(exec) => {
-                for &f in &linked.changed {
-                    exec.update(&self.program, f, &mut self.store.runtime);
-                }
-            }
+            Some(exec) => exec.update(&self.program, &linked.changed, &mut self.store.runtime),
         }
         if result.is_ok() {
             result = self.prepare(linked.main);

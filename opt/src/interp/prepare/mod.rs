@@ -178,6 +178,17 @@ impl<'p> Prep<'p> {
     /// parameter slot of their block's jump target (see the module docs).
     fn plan_coalescing(&mut self) {
         let f = self.func;
+        // Per block, by value index: the position of the instruction
+        // defining it, the last position reading it (+ 1; 0: none) and how
+        // often the jump passes it. Filled for one block at a time and
+        // reset through `touched`, so each block costs its own size (a
+        // latch passing thousands of values to a block of thousands of
+        // instructions stays linear).
+        let n = f.values.len();
+        let mut def_at = vec![u32::MAX; n];
+        let mut read_until = vec![0u32; n];
+        let mut passed = vec![0u32; n];
+        let mut touched: Vec<Value> = Vec::new();
         for &b in &f.layout {
             let bd = &f.blocks[b];
             let Terminator::Switch {
@@ -188,29 +199,61 @@ impl<'p> Prep<'p> {
             else {
                 continue;
             };
+            if default.args.is_empty() {
+                continue;
+            }
+            for (at, &i) in bd.insts.iter().enumerate() {
+                let at = at as u32;
+                let data = &f.insts[i];
+                data.kind.for_each_arg(|x| {
+                    if let Some(r) = read_until.get_mut(x.index()) {
+                        *r = at + 1;
+                        touched.push(x);
+                    }
+                });
+                if let Some(r) = data.result {
+                    if let Some(d) = def_at.get_mut(r.index()) {
+                        // The first definition, as a search from the start
+                        // finds it.
+                        *d = (*d).min(at);
+                        touched.push(r);
+                    }
+                }
+            }
+            for &x in &default.args {
+                if let Some(c) = passed.get_mut(x.index()) {
+                    *c += 1;
+                    touched.push(x);
+                }
+            }
             let params = &f.blocks[default.block].params;
-            for (k, (&v, &p)) in default.args.iter().zip(params).enumerate() {
+            for (&v, &p) in default.args.iter().zip(params) {
                 if self.uses[v.index()] != 1 || self.const_word[v.index()].is_some() {
                     continue;
                 }
                 let ValueDef::Inst(def) = f.values[v].def else {
                     continue;
                 };
-                let Some(at) = bd.insts.iter().position(|&i| i == def) else {
+                // `v`'s definition in this block (`def` defines `v`).
+                let at = def_at.get(v.index()).copied().unwrap_or(u32::MAX);
+                if at == u32::MAX || bd.insts[at as usize] != def {
                     continue;
-                };
-                let mut read_later = false;
-                for &i in &bd.insts[at + 1..] {
-                    f.insts[i].kind.for_each_arg(|x| read_later |= x == p);
                 }
-                read_later |= default
-                    .args
-                    .iter()
-                    .enumerate()
-                    .any(|(j, &x)| j != k && x == p);
+                let pi = p.index();
+                if pi >= n {
+                    continue;
+                }
+                // Read by an instruction after `v`'s definition, or passed
+                // by the jump at another position.
+                let read_later = read_until[pi] > at + 1 || passed[pi] > u32::from(v == p);
                 if !read_later {
                     self.alias.insert(v, p);
                 }
+            }
+            for x in touched.drain(..) {
+                def_at[x.index()] = u32::MAX;
+                read_until[x.index()] = 0;
+                passed[x.index()] = 0;
             }
         }
     }
