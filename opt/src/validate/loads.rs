@@ -7,6 +7,8 @@
 //! ([`Rules::clobbers`]) is the thesis's "alloc results never alias" with
 //! Waddle's effects.
 
+use smallvec::SmallVec;
+
 use super::graph::{EffKind, Id, LoadKind, Op};
 use super::rules::Rules;
 use crate::ir::Type;
@@ -112,7 +114,23 @@ impl Rules<'_> {
     /// the load at the common floor; a tick where no gate holds does not
     /// reach the φ's block (the gates of a built φ cover its block, as R3
     /// and R10 assume), so nothing observes the load there.
+    ///
+    /// Memoized per round ([`Rules::floors`]): the walk reads only nodes
+    /// and classes, which do not change during a round (rules add nodes;
+    /// the only nodes edited, the μ's R8 and loop doubling make, are
+    /// finished before anything loads through them), and the walks from
+    /// the branches of nested token φ's meet on the same tokens.
     fn floor(&mut self, kind: LoadKind, addr: &[Id], t: Id, fuel: u8) -> Id {
+        let key = (kind, SmallVec::from_slice(addr), t, fuel);
+        if let Some(&f) = self.floors.get(&key) {
+            return f;
+        }
+        let f = self.floor_uncached(kind, addr, t, fuel);
+        self.floors.insert(key, f);
+        f
+    }
+
+    fn floor_uncached(&mut self, kind: LoadKind, addr: &[Id], t: Id, fuel: u8) -> Id {
         let mut t = self.r(t);
         for _ in 0..10_000 {
             let tn = self.g.node(t).clone();

@@ -31,6 +31,9 @@ use super::range::Strip;
 use super::refine::Classes;
 use crate::ir::{BinaryOp, Cmp, Type};
 
+/// The key of [`Rules::floors`]: load kind, address, token, fuel.
+pub(super) type FloorKey = (LoadKind, SmallVec<[Id; 2]>, Id, u8);
+
 /// The rule engine's view of one round: the graph, the classes and a
 /// representative per class.
 pub struct Rules<'a> {
@@ -45,6 +48,9 @@ pub struct Rules<'a> {
     /// Strict-termination mode.
     pub strict: bool,
     peeled: FxHashMap<(Id, u16), Option<Id>>,
+    /// Memo of R5's walk down a token chain (`loads`): (kind, address,
+    /// token, fuel) → the lowest token read alike.
+    pub(super) floors: FxHashMap<FloorKey, Id>,
     pub(super) gates: Gates,
     /// R8's state for this round.
     pub(super) range: Strip,
@@ -74,6 +80,7 @@ impl<'a> Rules<'a> {
             vd,
             strict,
             peeled: FxHashMap::default(),
+            floors: FxHashMap::default(),
             gates,
             range: Strip::default(),
             flatten: false,
