@@ -28,6 +28,10 @@
 //! that gate both sides' gates have one diagram ([`super::gates`]), and
 //! the new gates are picked by diagram, so both φ's get the same nodes.
 //!
+//! A φ whose observation condition reads the φ itself (its users' gates
+//! test its value) keeps its gates: the rewrite would make a cyclic
+//! equation with more than one solution.
+//!
 //! **When.** Last, when nothing else (loop doubling included) rewrites,
 //! and at most once per φ node in a validation: R3 drops conjuncts common
 //! to every gate, which can undo the rewrite, so a φ the rule made or
@@ -135,6 +139,12 @@ impl Rules<'_> {
             }
         }
         for (n, o) in phis {
+            // A condition that reads the φ itself would make its new gates
+            // a cyclic equation, `x = φ{g ∧ O(x) → v}`, with more than one
+            // solution; refinement would take matching cycles for equal.
+            if self.cone_reaches(o.node, self.cls.of(n)) {
+                continue;
+            }
             let node = self.g.node(n).clone();
             let mut branches: Vec<(Id, Id)> = Vec::with_capacity(node.args.len() / 2);
             let mut changed = false;
@@ -175,6 +185,23 @@ impl Rules<'_> {
             }
         }
         out
+    }
+
+    /// Whether a node of class `c` is among the nodes `root` depends on
+    /// (itself included), through arguments at any depth.
+    fn cone_reaches(&self, root: Id, c: u32) -> bool {
+        let mut seen: FxHashSet<Id> = FxHashSet::default();
+        let mut work = vec![root];
+        while let Some(x) = work.pop() {
+            if !seen.insert(x) {
+                continue;
+            }
+            if self.cls.class.get(x.index()) == Some(&c) {
+                return true;
+            }
+            work.extend(self.g.node(x).args.iter().copied());
+        }
+        false
     }
 
     /// Adds `o` to the observation condition of `x`'s class.
