@@ -57,28 +57,29 @@ impl InlineCandidates {
             bodies: FxHashMap::default(),
         };
         for (id, f) in program.funcs.iter() {
-            out.offer(id, f);
+            if inline_cost(f) <= CALLEE_BUDGET {
+                out.offer(id, f.clone());
+            }
         }
         out
     }
 
-    /// Function `id` is now `f` (right after its own inlining): offers
-    /// `f` if it may be inlined, withdraws the old body otherwise (it grew
-    /// past the budget). Returns the new body when there is one.
-    pub fn refresh(&mut self, id: FuncId, f: &Function) -> Option<&Function> {
+    /// Function `id` is now `f` (right after its own inlining; `None`
+    /// when it grew past the budget): offers `f` if it may be inlined and
+    /// withdraws the old body. Returns the new body when there is one.
+    pub fn refresh(&mut self, id: FuncId, f: Option<Function>) -> Option<&Function> {
         self.bodies.remove(&id);
-        self.offer(id, f);
+        self.offer(id, f?);
         self.bodies.get(&id)
     }
 
     /// Adds `f` as the body of `id` if it may be inlined.
-    fn offer(&mut self, id: FuncId, f: &Function) {
-        if f.is_declaration() || inline_cost(f) > CALLEE_BUDGET || self.recursive[id] {
+    fn offer(&mut self, id: FuncId, mut f: Function) {
+        if f.is_declaration() || inline_cost(&f) > CALLEE_BUDGET || self.recursive[id] {
             return;
         }
-        let mut copy = f.clone();
-        if canon::canonicalize(&mut copy) {
-            self.bodies.insert(id, copy);
+        if canon::canonicalize(&mut f) {
+            self.bodies.insert(id, f);
         }
     }
 

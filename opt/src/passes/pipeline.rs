@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 
 use rustc_hash::FxHashMap;
 
-use super::inline::InlineCandidates;
+use super::inline::{inline_cost, InlineCandidates, CALLEE_BUDGET};
 use super::{find_pass, level_pipeline, FuncEnv, Pass, PassKind};
 use crate::analysis::callgraph::bottom_up_order;
 use crate::canon;
@@ -391,10 +391,8 @@ impl Pipeline {
                 // Callers optimized later inline this function as its own
                 // inlining left it.
                 let result = run.one(program, instr, id, callees.bodies());
-                if let Some(inlined) = run.inlined.take() {
-                    if let Some(body) = callees.refresh(id, &inlined) {
-                        instr.inline_body(id, body);
-                    }
+                if let Some(body) = callees.refresh(id, run.inlined.take()) {
+                    instr.inline_body(id, body);
                 }
                 result?;
             } else {
@@ -439,7 +437,8 @@ struct Run<'a> {
     /// and verification.
     observe: bool,
     report: PassReport,
-    /// The function being optimized right after the inlining pass.
+    /// The function being optimized right after the inlining pass, when
+    /// it is small enough to be inlined itself.
     inlined: Option<Function>,
 }
 
@@ -507,7 +506,8 @@ impl Run<'_> {
                     let t = self.clock();
                     let changed = edit(&mut ed, &env);
                     self.account(pass.name, t, changed);
-                    if pass.reads_callees {
+                    if pass.reads_callees && inline_cost(ed.func()) <= CALLEE_BUDGET {
+                        // Only a body small enough to be inlined is kept.
                         self.inlined = Some(ed.settled().clone());
                     }
                     if let Some((program, instr)) = obs.as_mut() {
