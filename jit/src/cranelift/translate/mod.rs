@@ -11,6 +11,7 @@
 //! returns a zero result (the protocol of [`crate::abi`]).
 //! Instructions are in [`inst`].
 
+mod branch;
 mod gc_live;
 mod guard;
 mod inline;
@@ -229,6 +230,9 @@ pub(crate) struct Translator<'a, 'b> {
     /// bounds checks and data pointers are used at once, where the object
     /// is an operand and so still alive.
     len_results_movable: bool,
+    /// How many loops each Waddle block is in: a two-way branch names its
+    /// deeper target second ([`branch`]).
+    nesting: SecondaryMap<Block, u32>,
     /// The reachable Waddle blocks in reverse postorder (shared with the
     /// loops that translate them, which may translate them again inline).
     order: std::rc::Rc<[Block]>,
@@ -334,6 +338,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             data_fixed: false,
             len_fixed: false,
             len_results_movable: false,
+            nesting: branch::loop_nesting(func),
             order: std::rc::Rc::from([]),
             inline_self: false,
             inlined: None,
@@ -936,14 +941,18 @@ impl<'a, 'b> Translator<'a, 'b> {
                     self.b.ins().jump(t, &args);
                 }
                 (Some(v), [(k, case)]) if matches!(*k, 0 | 1) && self.is_bool(*v) => {
-                    let c = self.val(*v);
-                    let (ct, cargs) = self.edge(bl, case, false);
-                    let (dt, dargs) = self.edge(bl, default, false);
-                    if *k == 1 {
-                        self.b.ins().brif(c, ct, &cargs, dt, &dargs);
-                    } else {
-                        self.b.ins().brif(c, dt, &dargs, ct, &cargs);
+                    let mut c = self.val(*v);
+                    let (mut on_true, mut on_false) = match k {
+                        1 => (case, default),
+                        _ => (default, case),
+                    };
+                    if self.nesting[on_true.block] > self.nesting[on_false.block] {
+                        c = branch::negated(&mut self.b, c);
+                        (on_true, on_false) = (on_false, on_true);
                     }
+                    let (tt, targs) = self.edge(bl, on_true, false);
+                    let (ft, fargs) = self.edge(bl, on_false, false);
+                    self.b.ins().brif(c, tt, &targs, ft, &fargs);
                 }
                 (Some(v), cases) => {
                     let mut c = self.val(*v);
