@@ -75,6 +75,10 @@ fn fibd(n: int) -> int {
     if n < 2 { return n; }
     return fibd(n - 1) + fibd(n - 2);
 }
+fn wide(a: int, b: int, c: int, d: int, e: int, n: int) -> int {
+    if n < 2 { return 100 / (n + a) + b - c + d - e; }
+    return wide(a, b, c, d, e, n - 1) + wide(a, b, c, d, e, n - 2);
+}
 ";
 
 /// Frames of recursive functions the default stack budget allows.
@@ -128,6 +132,10 @@ fn run_all(config: &Config) -> Vec<Outcome> {
     );
     let (quiet, count, walk_from) = (f2("quiet"), f2("count"), f2("walk_from"));
     let (after, fibd) = (f2("after"), f1("fibd"));
+    // Stack arguments: traps return through every frame (no unwinding).
+    let wide = inst
+        .typed_func::<(i64, i64, i64, i64, i64, i64), i64>(&store, "wide")
+        .unwrap();
     let halve = inst.typed_func::<(f64, i64), f64>(&store, "halve").unwrap();
     let mut out = Vec::new();
     // The b-th leaf divides by zero: the trapping frame is in some
@@ -166,6 +174,9 @@ fn run_all(config: &Config) -> Vec<Outcome> {
     out.push(outcome(fibd.call(&mut store, (25,))));
     out.push(outcome(fibd.call(&mut store, (DEPTH + 1,))));
     out.push(outcome(fibd.call(&mut store, (DEPTH + 2,))));
+    out.push(outcome(wide.call(&mut store, (5, 1, 2, 3, 4, 20))));
+    out.push(outcome(wide.call(&mut store, (0, 1, 2, 3, 4, 20))));
+    out.push(outcome(wide.call(&mut store, (5, 1, 2, 3, 4, DEPTH + 1))));
     // Running out of fuel in the middle of a loop (where the store counts
     // fuel at all).
     if store.set_fuel(Some(5_000)).is_ok() {
@@ -265,15 +276,25 @@ fn compare_tiers() {
             "{o:?}"
         );
     }
+    assert!(matches!(want[32], Outcome::Value(_)));
     assert!(
-        matches!(want[32], Outcome::Trap(TrapCode::OutOfFuel, _, _)),
-        "{:?}",
-        want[32]
-    );
-    assert!(
-        matches!(want[33], Outcome::Trap(TrapCode::OutOfFuel, _, _)),
+        matches!(&want[33], Outcome::Trap(TrapCode::DivisionByZero, _, f) if f.len() > 10),
         "{:?}",
         want[33]
+    );
+    assert!(matches!(
+        want[34],
+        Outcome::Trap(TrapCode::StackOverflow, _, _)
+    ));
+    assert!(
+        matches!(want[35], Outcome::Trap(TrapCode::OutOfFuel, _, _)),
+        "{:?}",
+        want[35]
+    );
+    assert!(
+        matches!(want[36], Outcome::Trap(TrapCode::OutOfFuel, _, _)),
+        "{:?}",
+        want[36]
     );
     for tier in Tier::available() {
         for level in [0, 2] {
@@ -287,7 +308,7 @@ fn compare_tiers() {
                 // always by the interpreter).
                 let n = got.len();
                 assert!(
-                    n == want.len() || (!fuel && n == 32),
+                    n == want.len() || (!fuel && n == 35),
                     "{tier} fuel {fuel}: {n}"
                 );
                 let want = &want[..n];
