@@ -63,6 +63,22 @@ fn walk_from(n: int, bad: int) -> int {
     for i in 0..n { a[i] = i * i; }
     return walk(a, bad);
 }
+fn deep(k: int) -> int {
+    if k <= 0 { return 0; }
+    return 1 + deep(k - 1);
+}
+fn after(n: int, k: int) -> int {
+    if n <= 0 { return 0; }
+    return after(n - 1, k) + deep(k + 2 * n) + after(n - 2, k);
+}
+fn fibd(n: int) -> int {
+    if n < 2 { return n; }
+    return fibd(n - 1) + fibd(n - 2);
+}
+fn wide(a: int, b: int, c: int, d: int, e: int, n: int) -> int {
+    if n < 2 { return 100 / (n + a) + b - c + d - e; }
+    return wide(a, b, c, d, e, n - 1) + wide(a, b, c, d, e, n - 2);
+}
 ";
 
 /// Frames of recursive functions the default stack budget allows.
@@ -115,6 +131,11 @@ fn run_all(config: &Config) -> Vec<Outcome> {
         f1("bits"),
     );
     let (quiet, count, walk_from) = (f2("quiet"), f2("count"), f2("walk_from"));
+    let (after, fibd) = (f2("after"), f1("fibd"));
+    // Stack arguments: traps return through every frame (no unwinding).
+    let wide = inst
+        .typed_func::<(i64, i64, i64, i64, i64, i64), i64>(&store, "wide")
+        .unwrap();
     let halve = inst.typed_func::<(f64, i64), f64>(&store, "halve").unwrap();
     let mut out = Vec::new();
     // The b-th leaf divides by zero: the trapping frame is in some
@@ -144,6 +165,18 @@ fn run_all(config: &Config) -> Vec<Outcome> {
     });
     out.push(outcome(walk_from.call(&mut store, (100, 0))));
     out.push(outcome(walk_from.call(&mut store, (100, -1))));
+    // A call after an inlined copy of a self call (the first call of
+    // `after`) that made calls of its own: exactly as deep as the depth
+    // allows, and one frame deeper (the copy's frame is given back).
+    out.push(outcome(after.call(&mut store, (2, DEPTH - 6))));
+    out.push(outcome(after.call(&mut store, (2, DEPTH - 5))));
+    // Overflow on the way down through inlined copies and real calls.
+    out.push(outcome(fibd.call(&mut store, (25,))));
+    out.push(outcome(fibd.call(&mut store, (DEPTH + 1,))));
+    out.push(outcome(fibd.call(&mut store, (DEPTH + 2,))));
+    out.push(outcome(wide.call(&mut store, (5, 1, 2, 3, 4, 20))));
+    out.push(outcome(wide.call(&mut store, (0, 1, 2, 3, 4, 20))));
+    out.push(outcome(wide.call(&mut store, (5, 1, 2, 3, 4, DEPTH + 1))));
     // Running out of fuel in the middle of a loop (where the store counts
     // fuel at all).
     if store.set_fuel(Some(5_000)).is_ok() {
@@ -230,15 +263,38 @@ fn compare_tiers() {
         want[26],
         Outcome::Trap(TrapCode::IndexOutOfBounds, _, _)
     ));
+    assert_eq!(want[27], Outcome::Value(2 * DEPTH - 6), "{:?}", want[27]);
     assert!(
-        matches!(want[27], Outcome::Trap(TrapCode::OutOfFuel, _, _)),
-        "{:?}",
-        want[27]
-    );
-    assert!(
-        matches!(want[28], Outcome::Trap(TrapCode::OutOfFuel, _, _)),
+        matches!(&want[28], Outcome::Trap(TrapCode::StackOverflow, _, f) if f.len() == DEPTH as usize),
         "{:?}",
         want[28]
+    );
+    assert_eq!(want[29], Outcome::Value(75_025));
+    for o in &want[30..32] {
+        assert!(
+            matches!(o, Outcome::Trap(TrapCode::StackOverflow, (_, _), f) if f.len() == DEPTH as usize),
+            "{o:?}"
+        );
+    }
+    assert!(matches!(want[32], Outcome::Value(_)));
+    assert!(
+        matches!(&want[33], Outcome::Trap(TrapCode::DivisionByZero, _, f) if f.len() > 10),
+        "{:?}",
+        want[33]
+    );
+    assert!(matches!(
+        want[34],
+        Outcome::Trap(TrapCode::StackOverflow, _, _)
+    ));
+    assert!(
+        matches!(want[35], Outcome::Trap(TrapCode::OutOfFuel, _, _)),
+        "{:?}",
+        want[35]
+    );
+    assert!(
+        matches!(want[36], Outcome::Trap(TrapCode::OutOfFuel, _, _)),
+        "{:?}",
+        want[36]
     );
     for tier in Tier::available() {
         for level in [0, 2] {
@@ -252,7 +308,7 @@ fn compare_tiers() {
                 // always by the interpreter).
                 let n = got.len();
                 assert!(
-                    n == want.len() || (!fuel && n == 27),
+                    n == want.len() || (!fuel && n == 35),
                     "{tier} fuel {fuel}: {n}"
                 );
                 let want = &want[..n];

@@ -139,7 +139,9 @@ unsafe extern "C" fn unwind_walk(
                     *(fp.wrapping_add_signed(slot as isize) as *const i64),
                 )
             };
-            let k = caller_d - callee_d - 1;
+            // A call in an inlined copy (`inline_sites`, one per copy)
+            // passed the callee the copy's frame taken too.
+            let k = caller_d - callee_d - 1 - inline_sites.iter().count() as i64;
             // SAFETY: `vmctx` is the live context of this entry.
             unsafe { crate::helpers::trap_frames(vmctx, t.func, l.file, l.line, l.col, k) };
         }

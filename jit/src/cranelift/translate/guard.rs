@@ -39,10 +39,13 @@
 //! runs 2.8x faster (most of its calls return `z` at once).
 //!
 //! A function whose self calls are guarded is not also inlined into itself
-//! ([`super::inline`]): with both, the copies' partial results and the
-//! guards' tests keep more values live across calls than x86-64 has
-//! callee-saved registers, the context pointer spills, and fib ran 1.7x
-//! slower than with either alone.
+//! ([`super::inline`]) unless it has a tail loop: with both and no loop,
+//! each copy's returns store the counter and its frame's partial results
+//! and the guards' tests keep more values live across calls than x86-64
+//! has callee-saved registers, the context pointer spills, and fib ran
+//! 1.7x slower than with either alone. In a tail loop the copy's frame
+//! lives in the iteration's counter ([`super::inline`]), and fib runs
+//! about 30 % faster than with guards alone.
 
 use std::collections::HashSet;
 

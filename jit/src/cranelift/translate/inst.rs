@@ -318,6 +318,7 @@ impl Translator<'_, '_> {
         let id = self.b.ins().iconst(types::I32, i64::from(id));
         let n = self.b.ins().iconst(types::I64, args.len() as i64);
         let ctx = self.ctx();
+        self.store_copy_depth();
         let w = self.call_helper(Helper::HostCall, &[ctx, id, ptr, n], Some(loc))?;
         Some(match rty? {
             Type::Float => self.b.ins().bitcast(types::F64, MemFlagsData::new(), w),
@@ -394,6 +395,7 @@ impl Translator<'_, '_> {
             let unlinked = self.b.ins().icmp_imm_u(IntCC::Equal, code, 0);
             self.trap_if(unlinked, TrapCode::AssertionFailed, loc);
         }
+        self.store_copy_depth();
         let call = self.b.ins().call_indirect(sig, code, &cargs);
         let r = self.b.inst_results(call).first().copied();
         self.check_trap(Some(loc));
@@ -410,6 +412,7 @@ impl Translator<'_, '_> {
         cargs: &[ir::Value],
         loc: SrcLoc,
     ) -> Option<ir::Value> {
+        self.store_copy_depth();
         if self.unwind.is_some() {
             let tag = self.unwind_sites.len() as u32;
             self.unwind_sites.push((loc, self.inline_sites));

@@ -257,6 +257,12 @@ pub(crate) struct Translator<'a, 'b> {
     /// The Waddle block of the function body being translated (`None` in
     /// inlined and guarded copies).
     current_block: Option<Block>,
+    /// The instruction of `current_block` being translated.
+    current_inst: Option<waddle_opt::ir::Inst>,
+    /// While an inlined copy of a self call in a tail loop is translated
+    /// ([`inline`]): its frame of recursion depth is the iteration's
+    /// counter minus one, stored only before the copy's calls.
+    loop_copy: bool,
     /// The block of the function body in which a guarded self call checked
     /// the tail loop's recursion depth last.
     tail_checked: Option<Block>,
@@ -347,6 +353,8 @@ impl<'a, 'b> Translator<'a, 'b> {
             guard_exit: None,
             tail: None,
             current_block: None,
+            current_inst: None,
+            loop_copy: false,
             tail_checked: None,
         };
         (t.data_fixed, t.len_fixed) = arrays_fixed(func);
@@ -356,10 +364,8 @@ impl<'a, 'b> Translator<'a, 'b> {
             let calls = inline::self_calls(func, t.self_call);
             t.guard = guard::Region::of(func, &t.order, &t.pos, calls);
         }
-        // Guarded calls, where they apply, instead of inlined copies: with
-        // both, the copies' partial results and the guards' tests keep more
-        // values live across calls than there are callee-saved registers,
-        // and the context spills (fib ran 1.7x slower than with either).
+        // Guarded calls, where they apply, instead of inlined copies, unless
+        // the function has a tail loop (see [`guard`] for why).
         if let Some((me, _)) = t.self_call.filter(|_| recursive) {
             if let Some(site) = tail::find(func, me, &t.order) {
                 let slot = t.b.create_sized_stack_slot(ir::StackSlotData::new(
@@ -378,9 +384,9 @@ impl<'a, 'b> Translator<'a, 'b> {
                 });
             }
         }
-        // A function with a tail loop is not inlined into itself (see
-        // [`tail`]).
-        if t.guard.is_none() && t.tail.is_none() {
+        // Self calls are inlined one level where no guards are, or in a
+        // tail loop (where the copy's own self calls are guarded).
+        if t.guard.is_none() || t.tail.is_some() {
             t.inline_self = inline::worth_inlining(func, t.self_call);
         }
         t.stack_mapped = gc_live::needs_stack_map(func, &t.order);
@@ -849,11 +855,14 @@ impl<'a, 'b> Translator<'a, 'b> {
         let tail_call = self.tail_block(bl);
         let outer_block = self.current_block;
         self.current_block = (self.inlined.is_none() && self.guard_exit.is_none()).then_some(bl);
+        let outer_inst = self.current_inst;
         for &i in &self.func.blocks()[bl].insts {
+            self.current_inst = Some(i);
             if Some(i) == tail_call {
                 if let InstKind::Call(_, args) = &self.func.inst(i).kind {
                     self.tail_jump(args);
                     self.current_block = outer_block;
+                    self.current_inst = outer_inst;
                     return;
                 }
             }
@@ -861,6 +870,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         }
         self.terminator(bl);
         self.current_block = outer_block;
+        self.current_inst = outer_inst;
     }
 
     /// The Cranelift target and arguments of edge `bc` leaving `from`;
@@ -905,7 +915,9 @@ impl<'a, 'b> Translator<'a, 'b> {
             Terminator::Return(v) => {
                 let rets: Vec<ir::Value> = v.iter().map(|&v| self.val(v)).collect();
                 let rets: Vec<ir::Value> = rets.into_iter().map(|v| self.tail_result(v)).collect();
-                if let Some((d, k)) = self.depth_on_entry {
+                // An inlined copy in a tail loop gives its frame back by
+                // leaving it out of the counter's later stores.
+                if let Some((d, k)) = self.depth_on_entry.filter(|_| !self.loop_copy) {
                     // Give the frame back: every call in between returned
                     // the counter to the value after the prologue's
                     // decrement, so this is that value plus one (in a tail

@@ -42,10 +42,10 @@
 //! fib(30) makes 832 040 real calls and 1 346 268 iterations instead of
 //! 1 346 268 real calls (guarded calls, [`super::guard`], take the leaves).
 //!
-//! A function with a tail loop is not inlined into itself: its other self
-//! calls stay real calls (guarded, [`super::guard`], where a region
-//! exists), since an inlined copy would need the loop's frames at its own
-//! call sites.
+//! A small function's other self calls are inlined one level into the
+//! loop's body ([`super::inline`], "In a tail loop"); the copies' own self
+//! calls are real calls (guarded, [`super::guard`], where a region
+//! exists).
 
 use cranelift_codegen::ir::{self, condcodes::IntCC, types, BlockArg, InstBuilder};
 use cranelift_frontend::Variable;
@@ -232,10 +232,72 @@ impl Translator<'_, '_> {
     /// depth left, in a tail loop (`None` without one).
     /// Notes the check for a later [`Translator::tail_jump`] of the block
     /// (`bl`: the Waddle block being translated).
+    /// In an inlined copy ([`super::inline`]) the callee is one frame
+    /// deeper: the copy's frame is taken too. A check in a copy (`bl`
+    /// `None`) leaves the note alone: the copy's own entry check, in the
+    /// block that contains it, implies every check in it.
     pub(super) fn tail_none_left(&mut self, bl: Option<Block>) -> Option<ir::Value> {
         let left = self.b.use_var(self.tail.as_ref()?.left);
-        self.tail_checked = bl;
-        Some(self.b.ins().icmp_imm_s(IntCC::SignedLessThan, left, 1))
+        if bl.is_some() {
+            self.tail_checked = bl;
+        }
+        let frames = 1 + i64::from(self.loop_copy);
+        Some(self.b.ins().icmp_imm_s(IntCC::SignedLessThan, left, frames))
+    }
+
+    /// Stores the iteration's counter minus `copies` (the frames of the
+    /// inlined copies this code is in) in `VmCtx::depth_left`.
+    pub(super) fn store_iteration_depth(&mut self, copies: i64) {
+        let Some(tail) = &self.tail else {
+            return;
+        };
+        let left = self.b.use_var(tail.left);
+        let v = if copies == 0 {
+            left
+        } else {
+            self.b.ins().iadd_imm_s(left, -copies)
+        };
+        let ctx = self.ctx();
+        self.b.ins().store(flags(), v, ctx, VMCTX_DEPTH_LEFT_OFFSET);
+    }
+
+    /// Before a call (a Waddle call, direct or through a slot, or a host
+    /// call: whatever may read `VmCtx::depth_left`) in an inlined copy in a
+    /// tail loop: the counter the callee reads, the iteration's minus the
+    /// copy's frame. The copy keeps its frame in the counter only for its
+    /// calls, so a copy that makes none costs no store.
+    pub(super) fn store_copy_depth(&mut self) {
+        if self.loop_copy {
+            self.store_iteration_depth(1);
+        }
+    }
+
+    /// Whether the iteration may read `VmCtx::depth_left` after the
+    /// instruction being translated (a self call that becomes an inlined
+    /// copy, which may leave the copy's counter there) before a store of
+    /// it: a call later in the block, or a successor block. The tail jump
+    /// and a return store the counter themselves.
+    pub(super) fn counter_read_after_call(&self) -> bool {
+        let (Some(bl), Some(at)) = (self.current_block, self.current_inst) else {
+            return true;
+        };
+        let data = &self.func.blocks()[bl];
+        let tail_call = self.tail_block(bl);
+        let Some(pos) = data.insts.iter().position(|&i| i == at) else {
+            return true;
+        };
+        for &i in &data.insts[pos + 1..] {
+            if Some(i) == tail_call {
+                return false;
+            }
+            if matches!(
+                self.func.inst(i).kind,
+                InstKind::Call(..) | InstKind::HostCall(..)
+            ) {
+                return true;
+            }
+        }
+        !matches!(data.term, Terminator::Return(_))
     }
 
     /// The counter's value a return stores in a tail loop: the prologue's
