@@ -232,10 +232,11 @@ impl Translator<'_, '_> {
     /// depth left, in a tail loop (`None` without one).
     /// Notes the check for a later [`Translator::tail_jump`] of the block
     /// (`bl`: the Waddle block being translated).
+    ///
     /// In an inlined copy ([`super::inline`]) the callee is one frame
     /// deeper: the copy's frame is taken too. A check in a copy (`bl`
-    /// `None`) leaves the note alone: the copy's own entry check, in the
-    /// block that contains it, implies every check in it.
+    /// `None`) leaves the note alone: the copy's entry check, made in the
+    /// body block that holds the copy, is the one the tail jump relies on.
     pub(super) fn tail_none_left(&mut self, bl: Option<Block>) -> Option<ir::Value> {
         let left = self.b.use_var(self.tail.as_ref()?.left);
         if bl.is_some() {
