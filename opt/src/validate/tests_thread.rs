@@ -137,8 +137,9 @@ fn an_and_threaded_into_the_wrong_block_alarms() {
 
 /// `if at_bool(g, p) { print(1) } else { print(2) }` with the generated
 /// programs' `at_bool` (three returns). Inlined, the returns meet in a
-/// forwarding join that the builder threads into both arms; the call
-/// unfolded on the original side is threaded alike (`split_phi`).
+/// join that only branches on the returned value, which `jt` threads
+/// into both arms; the builder splits the join's φ's by that branch
+/// (`split_phi`), as it splits the unfolded call's on the original side.
 const BRANCH_ON_CALL: &str = "global g0 \"g\": [bool]
 
 fn fn0 \"at_bool\"([bool], int) -> bool @1:4 {
@@ -188,9 +189,12 @@ block3:
 
 #[test]
 fn a_branch_on_an_inlined_call_with_several_returns_validates() {
-    let (_, _, row, findings) = run(BRANCH_ON_CALL, &["canon", "inline"], "inline");
-    assert!(row.changed >= 1, "{row:?}");
-    assert_eq!(row.equal, row.changed, "{findings:?}");
+    let passes = ["canon", "inline", "jt"];
+    for pass in ["inline", "jt"] {
+        let (_, _, row, findings) = run(BRANCH_ON_CALL, &passes, pass);
+        assert!(row.changed >= 1, "{row:?}");
+        assert_eq!(row.equal, row.changed, "{pass}: {findings:?}");
+    }
 }
 
 /// `a || b` threaded by hand: the first operand's true edge goes
