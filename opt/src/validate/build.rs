@@ -38,6 +38,8 @@ use super::graph::{EffKind, Graph, Id, LoadKind, Op, Origin, Side};
 use super::unfold::Callees;
 use crate::ir::{Block, Function, Inst, InstKind, Terminator, Type, UnaryOp, Value};
 
+mod split;
+
 /// The meaning of a function: its result and its final effect token.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub struct Denotation {
@@ -286,7 +288,8 @@ impl Builder<'_> {
     /// The value of `slot` of block `b` from its incoming arcs.
     fn join(&mut self, b: Block, arcs: &[Arc], slot: Slot, ty: Type) -> Result<Id, String> {
         if arcs.len() == 1 {
-            return self.arc_value(arcs[0], b, slot, ty);
+            let v = self.arc_value(arcs[0], b, slot, ty)?;
+            return self.split_phi(arcs[0].src, arcs[0].edge, v, ty);
         }
         let r = self.cfg.loop_of[b];
         let at = self.regions[&r].pos[&RNode::Block(b)];
@@ -335,18 +338,22 @@ impl Builder<'_> {
 
     /// The condition under which CFG edge `e` is taken once its source runs.
     fn edge_cond(&mut self, e: Edge) -> Result<Id, String> {
-        let Terminator::Switch {
-            value,
-            cases,
-            default: _,
-        } = &self.f.blocks[e.from].term
-        else {
+        let Terminator::Switch { value, .. } = &self.f.blocks[e.from].term else {
             return Err("edge out of a return".into());
         };
         let Some(c) = *value else {
             return Ok(self.g.boolean(true));
         };
         let cv = self.val(c)?;
+        self.switch_cond(e, c, cv)
+    }
+
+    /// The condition of edge `e` of a switch on `c` when `c` is `cv`.
+    fn switch_cond(&mut self, e: Edge, c: Value, cv: Id) -> Result<Id, String> {
+        let f = self.f;
+        let Terminator::Switch { cases, .. } = &f.blocks[e.from].term else {
+            return Err("edge out of a return".into());
+        };
         let is_bool = self.f.value_type(c) == Type::Bool;
         let case = |g: &mut Graph, k: i64| -> Id {
             if is_bool {

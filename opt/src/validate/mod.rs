@@ -62,6 +62,11 @@
 //! - **Flattening** ([`phiop`], R10): nested φ's become one φ with the
 //!   gates conjoined (φ is pointwise, §4.0.3), so the exit tokens of a
 //!   loop that returns from its body compare under the return φ's gates.
+//! - **Threaded gates** (`build::split`): a φ entering a block along an
+//!   edge that tests a φ with the same gates (the join of a short-circuit
+//!   `&&`, an unfolded call's result) is split by that test, so the block
+//!   gets the gates it has once `jt` threads the join (§6.2 Def. 12 over
+//!   the threaded CFG).
 //! - **Observation** (`observe`, R11): a φ outside every loop is
 //!   observed only under the gates above it (φ is pointwise, §4.0.3), so
 //!   its gates are conjoined with them; the exit values of a loop that
@@ -99,6 +104,8 @@ mod tests_load;
 mod tests_range;
 #[cfg(test)]
 mod tests_shapes;
+#[cfg(test)]
+mod tests_thread;
 #[cfg(test)]
 mod tests_unroll;
 

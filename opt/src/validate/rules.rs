@@ -7,7 +7,7 @@
 //! | --- | --- | --- |
 //! | R1 | constant folding by the interpreter (`fold`) | §2.4 "add 3 2 ↓ 5" |
 //! | R2 | `a = a ↓ true`, `a ≠ a ↓ false` on `int`/`bool`/`str` (never `float`), `a = true ↓ a`, `a ≠ false ↓ a`; integer identities (`x+0`, `x*1`, `x-x`, ...) | 2.1–2.4 |
-//! | R3 | φ: false branches dropped, a true branch is the value (2.5), equal values (2.6), one branch; gate algebra: negation normal form, flattening, complements, absorption and resolution of `Or` | 2.5, 2.6, §7.3.2 |
+//! | R3 | φ: false branches dropped, a true branch is the value (2.5), equal values (2.6), one branch; gate algebra: negation normal form, flattening, complements, absorption and resolution of `Or`, and their duals on `And` against its literal conjuncts | 2.5, 2.6, §7.3.2 |
 //! | R4 | `μ_d(x, x) ↓ x` and `μ_d(x, μ) ↓ x`; η-invariance `η_d(c, x) ↓ x` when `x` varies with no loop of depth ≥ d; first-iteration peel `η_d(c, v) ↓ v₀` when `c₀` is false | 2.7–2.9, §2.4.2 steps 3–4 |
 //! | R5 | loads skip effects that cannot change what they read (distinct allocations, other globals, checks, output), forward a store to the same place, and skip a whole loop whose token cycle writes nothing they read, or a token φ whose branches come down to one token (`loads`) | 2.10, 2.11 |
 //! | R6 | a check that passed earlier on the token chain passes again; a division check by a non-zero constant and `assert true` vanish; a store overwriting the same place drops the earlier one | — (digest R6) |
@@ -369,6 +369,9 @@ impl<'a> Rules<'a> {
                 }
             }
         }
+        if *op == Op::And {
+            parts = self.simplify_and(parts);
+        }
         let m = if *op == Op::And {
             self.g.and(&parts)
         } else {
@@ -401,6 +404,49 @@ impl<'a> Rules<'a> {
         v.sort();
         v.dedup();
         v
+    }
+
+    /// The duals of [`Rules::simplify_or`] over the conjuncts, against
+    /// the conjuncts that are not disjunctions: absorption (`a ∧ (a ∨ b)
+    /// = a`) and resolution (`a ∧ (¬a ∨ b) = a ∧ b`). The negation of a
+    /// simplified disjunction (`¬(a ∨ (¬a ∧ b))`, the else gate of a
+    /// short-circuit `||` in negation normal form) is then the same node
+    /// as the negation of its simplified form (`¬a ∧ ¬b`).
+    fn simplify_and(&mut self, parts: Vec<Id>) -> Vec<Id> {
+        let lits: Vec<Id> = (parts.iter())
+            .filter(|&&p| self.g.node(p).op != Op::Or)
+            .map(|&p| self.r(p))
+            .collect();
+        let mut out = Vec::with_capacity(parts.len());
+        for &p in &parts {
+            if self.g.node(p).op != Op::Or {
+                out.push(p);
+                continue;
+            }
+            let ds: Vec<Id> = self.g.node(p).args.iter().map(|&d| self.r(d)).collect();
+            if ds.iter().any(|d| lits.contains(d)) {
+                continue;
+            }
+            let mut keep = Vec::with_capacity(ds.len());
+            for &d in &ds {
+                let mut resolved = false;
+                for &l in &lits {
+                    if self.complement(l, d) {
+                        resolved = true;
+                        break;
+                    }
+                }
+                if !resolved {
+                    keep.push(d);
+                }
+            }
+            if keep.len() == ds.len() {
+                out.push(p);
+            } else {
+                out.push(self.g.or(&keep));
+            }
+        }
+        out
     }
 
     /// Absorption (`a ∨ (a ∧ b) = a`) and resolution

@@ -20,10 +20,10 @@ use crate::interp::Interpreter;
 use crate::ir::{parse_function, FuncId, Function, Program};
 use crate::passes::{Pipeline, PipelineOptions};
 
-const BIN: &[&str] = &[
+pub(super) const BIN: &[&str] = &[
     "iadd", "isub", "imul", "iand", "ior", "ixor", "ishl", "ishr", "imin", "imax", "idiv", "irem",
 ];
-const CMP: &[&str] = &["lt", "le", "gt", "ge", "eq", "ne"];
+pub(super) const CMP: &[&str] = &["lt", "le", "gt", "ge", "eq", "ne"];
 
 /// One instruction: operator index and two operand picks (value indices
 /// modulo what is defined), or a constant.
@@ -175,7 +175,7 @@ fn render_as(s: &Shape, unrolled: Option<(usize, usize)>) -> String {
 }
 
 /// Runs `f` on `args` on the interpreter.
-fn run(f: &Function, args: [i64; 2]) -> Result<u64, TrapCode> {
+pub(super) fn run(f: &Function, args: [i64; 2]) -> Result<u64, TrapCode> {
     let mut p = Program::default();
     p.funcs.push(f.clone());
     let interp = Interpreter::new(&p, &mut PureHost);
@@ -234,7 +234,7 @@ block3:
 }
 
 /// Whether `a` and `b` behave the same on [`INPUTS`].
-fn agree(a: &Function, b: &Function) -> Result<(), String> {
+pub(super) fn agree(a: &Function, b: &Function) -> Result<(), String> {
     for &x in INPUTS {
         let (ra, rb) = (run(a, x), run(b, x));
         if ra != rb {
