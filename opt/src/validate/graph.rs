@@ -25,8 +25,12 @@ use std::hash::BuildHasher as _;
 
 use hashbrown::HashTable;
 use rustc_hash::{FxBuildHasher, FxHashMap};
+use smallvec::{smallvec, SmallVec};
 
 use crate::ir::{BinaryOp, Cmp, FuncId, GlobalId, HostFnId, SrcLoc, Type, UnaryOp};
+
+/// The argument list of a node.
+pub type Args = SmallVec<[Id; 4]>;
 
 /// A node of the shared graph.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
@@ -185,8 +189,9 @@ pub struct Node {
     pub op: Op,
     /// Result type.
     pub ty: Type,
-    /// Argument nodes.
-    pub args: Vec<Id>,
+    /// Argument nodes (inline up to four: most nodes have at most four,
+    /// so copying a node allocates nothing).
+    pub args: Args,
 }
 
 /// Where a node came from: the side, the IR value's printed name and the
@@ -272,13 +277,14 @@ impl Graph {
         self.table
             .find(hash, |&id| {
                 let n = frozen.get(&id).unwrap_or(&nodes[id.index()]);
-                n.ty == ty && n.op == *op && n.args == args
+                n.ty == ty && n.op == *op && n.args[..] == *args
             })
             .copied()
     }
 
     /// The node with this operator, type and arguments, created if new.
-    pub fn intern(&mut self, op: Op, ty: Type, args: Vec<Id>) -> Id {
+    pub fn intern(&mut self, op: Op, ty: Type, args: impl Into<Args>) -> Id {
+        let args: Args = args.into();
         let hash = Self::key_hash(&op, ty, &args);
         if let Some(id) = self.find(hash, &op, ty, &args) {
             return id;
@@ -299,7 +305,7 @@ impl Graph {
         self.nodes.push(Node {
             op: Op::Mu(depth),
             ty,
-            args: vec![init, id],
+            args: smallvec![init, id],
         });
         self.hashes.push(None);
         id

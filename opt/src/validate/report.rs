@@ -78,7 +78,7 @@ pub fn explain(g: &Graph, cls: &Classes, roots: &[Id; 4]) -> Report {
 /// matter), so corresponding positions line up.
 fn aligned(g: &Graph, cls: &Classes, n: Id) -> Vec<Id> {
     let node = g.node(n);
-    let mut args = node.args.clone();
+    let mut args = node.args.to_vec();
     if node.op.commutative() || node.op.is_set() {
         args.sort_by_key(|&a| cls.of(a));
     } else if node.op == Op::Phi {
