@@ -70,6 +70,7 @@
 pub mod bdd;
 pub mod build;
 pub mod cfg;
+mod cones;
 pub mod fold;
 pub mod gates;
 pub mod graph;
