@@ -34,6 +34,16 @@ struct Signatures {
 }
 
 impl Signatures {
+    /// Room for `n` signatures of about three words each, so a round over
+    /// `n` nodes does not grow the table.
+    fn with_capacity(n: usize) -> Signatures {
+        Signatures {
+            words: Vec::with_capacity(3 * n),
+            starts: Vec::with_capacity(n + 1),
+            table: HashTable::with_capacity(n),
+        }
+    }
+
     /// Forgets every signature.
     fn clear(&mut self) {
         self.words.clear();
@@ -205,7 +215,7 @@ fn gauss_seidel_with(g: &Graph, order: Vec<Id>, cut: &Cut, early: bool) -> Class
     let mut prev = initial(g, &order);
     let mut count = prev.count;
     let mut cur = vec![u32::MAX; g.len()];
-    let mut sigs = Signatures::default();
+    let mut sigs = Signatures::with_capacity(order.len());
     let mut sig = Vec::new();
     // The nodes that read an argument from the previous round.
     let readers: Vec<Id> = (order.iter().copied())
@@ -446,7 +456,8 @@ fn canonical_args(op: &Op, out: &mut Vec<u32>, start: usize) {
         }
         out.truncate(w);
     } else if *op == Op::Phi {
-        let mut pairs: Vec<(u32, u32)> = out[start..].chunks(2).map(|c| (c[0], c[1])).collect();
+        let mut pairs: smallvec::SmallVec<[(u32, u32); 8]> =
+            out[start..].chunks(2).map(|c| (c[0], c[1])).collect();
         pairs.sort_unstable();
         out.truncate(start);
         for (a, b) in pairs {
