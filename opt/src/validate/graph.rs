@@ -183,7 +183,7 @@ pub enum Side {
 
 /// One node: operator, type (`Unit` for tokens and effect pairs) and
 /// arguments.
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+#[derive(PartialEq, Eq, Hash, Debug)]
 pub struct Node {
     /// Operator and payload.
     pub op: Op,
@@ -192,6 +192,18 @@ pub struct Node {
     /// Argument nodes (inline up to four: most nodes have at most four,
     /// so copying a node allocates nothing).
     pub args: Args,
+}
+
+impl Clone for Node {
+    /// A copy; the arguments by one memory copy (`Id` is `Copy`), not
+    /// element by element as `SmallVec`'s own `Clone` does.
+    fn clone(&self) -> Node {
+        Node {
+            op: self.op.clone(),
+            ty: self.ty,
+            args: SmallVec::from_slice(&self.args),
+        }
+    }
 }
 
 /// Where a node came from: the side, the IR value's printed name and the
@@ -433,28 +445,23 @@ impl Graph {
     /// The existing node that is `¬x`, if any (without creating one).
     pub fn negation(&self, x: Id) -> Option<Id> {
         let n = self.node(x);
-        let look = |op: Op, args: Vec<Id>| {
-            self.find(
-                Self::key_hash(&op, Type::Bool, &args),
-                &op,
-                Type::Bool,
-                &args,
-            )
+        let look = |op: Op, args: &[Id]| {
+            self.find(Self::key_hash(&op, Type::Bool, args), &op, Type::Bool, args)
         };
         match n.op {
             Op::Not => Some(n.args[0]),
             Op::Bin(BinaryOp::ICmp(cc)) => {
                 let (a, b) = (n.args[0], n.args[1]);
                 let (c, args) = match cc {
-                    Cmp::Lt => (Cmp::Le, vec![b, a]),
-                    Cmp::Le => (Cmp::Lt, vec![b, a]),
-                    Cmp::Eq => (Cmp::Ne, vec![a, b]),
-                    Cmp::Ne => (Cmp::Eq, vec![a, b]),
+                    Cmp::Lt => (Cmp::Le, [b, a]),
+                    Cmp::Le => (Cmp::Lt, [b, a]),
+                    Cmp::Eq => (Cmp::Ne, [a, b]),
+                    Cmp::Ne => (Cmp::Eq, [a, b]),
                     _ => return None,
                 };
-                look(Op::Bin(BinaryOp::ICmp(c)), args).or_else(|| look(Op::Not, vec![x]))
+                look(Op::Bin(BinaryOp::ICmp(c)), &args).or_else(|| look(Op::Not, &[x]))
             }
-            _ => look(Op::Not, vec![x]),
+            _ => look(Op::Not, &[x]),
         }
     }
 
