@@ -21,10 +21,16 @@
 //! of cycles, is then computed by partition refinement (`refine`).
 
 use std::fmt::Write as _;
+use std::hash::BuildHasher as _;
 
-use rustc_hash::FxHashMap;
+use hashbrown::HashTable;
+use rustc_hash::{FxBuildHasher, FxHashMap};
+use smallvec::{smallvec, SmallVec};
 
 use crate::ir::{BinaryOp, Cmp, FuncId, GlobalId, HostFnId, SrcLoc, Type, UnaryOp};
+
+/// The argument list of a node.
+pub type Args = SmallVec<[Id; 4]>;
 
 /// A node of the shared graph.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
@@ -177,14 +183,27 @@ pub enum Side {
 
 /// One node: operator, type (`Unit` for tokens and effect pairs) and
 /// arguments.
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+#[derive(PartialEq, Eq, Hash, Debug)]
 pub struct Node {
     /// Operator and payload.
     pub op: Op,
     /// Result type.
     pub ty: Type,
-    /// Argument nodes.
-    pub args: Vec<Id>,
+    /// Argument nodes (inline up to four: most nodes have at most four,
+    /// so copying a node allocates nothing).
+    pub args: Args,
+}
+
+impl Clone for Node {
+    /// A copy; the arguments by one memory copy (`Id` is `Copy`), not
+    /// element by element as `SmallVec`'s own `Clone` does.
+    fn clone(&self) -> Node {
+        Node {
+            op: self.op.clone(),
+            ty: self.ty,
+            args: SmallVec::from_slice(&self.args),
+        }
+    }
 }
 
 /// Where a node came from: the side, the IR value's printed name and the
@@ -203,7 +222,18 @@ pub struct Origin {
 #[derive(Default)]
 pub struct Graph {
     nodes: Vec<Node>,
-    table: FxHashMap<Node, Id>,
+    /// The hash-consing table: the id of every interned node, found by
+    /// the hash of its (operator, type, arguments) as interned. The node
+    /// itself lives only in `nodes` (no second copy per node).
+    table: HashTable<Id>,
+    /// The hash each node was interned under; `None` for a node made
+    /// open ([`Graph::open_mu`]), which is not in the table.
+    hashes: Vec<Option<u64>>,
+    /// The contents as interned of the nodes in the table that
+    /// [`Graph::set_arg`] or [`Graph::patch_mu`] edited since: the table
+    /// keeps finding such a node by what it was interned as, never by
+    /// what it is now (as a table keyed by a copy of each node did).
+    frozen: FxHashMap<Id, Node>,
     origins: FxHashMap<Id, Origin>,
     /// The continue condition of each μ's loop (`build`; R8).
     conts: FxHashMap<Id, Id>,
@@ -237,18 +267,46 @@ impl Graph {
     /// nodes; the hash-consing table is not updated, refinement restores
     /// sharing).
     pub fn set_arg(&mut self, id: Id, i: usize, to: Id) {
+        self.freeze(id);
         self.nodes[id.index()].args[i] = to;
     }
 
+    /// Keeps the contents `id` was interned with, before its first edit.
+    fn freeze(&mut self, id: Id) {
+        if self.hashes[id.index()].is_some() && !self.frozen.contains_key(&id) {
+            self.frozen.insert(id, self.nodes[id.index()].clone());
+        }
+    }
+
+    /// The hash of a node with these contents in the table.
+    fn key_hash(op: &Op, ty: Type, args: &[Id]) -> u64 {
+        FxBuildHasher.hash_one((op, ty, args))
+    }
+
+    /// The interned node with these contents, if any.
+    fn find(&self, hash: u64, op: &Op, ty: Type, args: &[Id]) -> Option<Id> {
+        let (nodes, frozen) = (&self.nodes, &self.frozen);
+        self.table
+            .find(hash, |&id| {
+                let n = frozen.get(&id).unwrap_or(&nodes[id.index()]);
+                n.ty == ty && n.op == *op && n.args[..] == *args
+            })
+            .copied()
+    }
+
     /// The node with this operator, type and arguments, created if new.
-    pub fn intern(&mut self, op: Op, ty: Type, args: Vec<Id>) -> Id {
-        let node = Node { op, ty, args };
-        if let Some(&id) = self.table.get(&node) {
+    pub fn intern(&mut self, op: Op, ty: Type, args: impl Into<Args>) -> Id {
+        let args: Args = args.into();
+        let hash = Self::key_hash(&op, ty, &args);
+        if let Some(id) = self.find(hash, &op, ty, &args) {
             return id;
         }
         let id = Id(self.nodes.len() as u32);
-        self.nodes.push(node.clone());
-        self.table.insert(node, id);
+        self.nodes.push(Node { op, ty, args });
+        self.hashes.push(Some(hash));
+        let hashes = &self.hashes;
+        self.table
+            .insert_unique(hash, id, |&x| hashes[x.index()].unwrap_or(0));
         id
     }
 
@@ -259,13 +317,15 @@ impl Graph {
         self.nodes.push(Node {
             op: Op::Mu(depth),
             ty,
-            args: vec![init, id],
+            args: smallvec![init, id],
         });
+        self.hashes.push(None);
         id
     }
 
     /// Sets the `next` argument of an open μ.
     pub fn patch_mu(&mut self, mu: Id, next: Id) {
+        self.freeze(mu);
         self.nodes[mu.index()].args[1] = next;
     }
 
@@ -385,29 +445,23 @@ impl Graph {
     /// The existing node that is `¬x`, if any (without creating one).
     pub fn negation(&self, x: Id) -> Option<Id> {
         let n = self.node(x);
-        let look = |op: Op, args: Vec<Id>| {
-            self.table.get(&Node {
-                op,
-                ty: Type::Bool,
-                args,
-            })
+        let look = |op: Op, args: &[Id]| {
+            self.find(Self::key_hash(&op, Type::Bool, args), &op, Type::Bool, args)
         };
         match n.op {
             Op::Not => Some(n.args[0]),
             Op::Bin(BinaryOp::ICmp(cc)) => {
                 let (a, b) = (n.args[0], n.args[1]);
                 let (c, args) = match cc {
-                    Cmp::Lt => (Cmp::Le, vec![b, a]),
-                    Cmp::Le => (Cmp::Lt, vec![b, a]),
-                    Cmp::Eq => (Cmp::Ne, vec![a, b]),
-                    Cmp::Ne => (Cmp::Eq, vec![a, b]),
+                    Cmp::Lt => (Cmp::Le, [b, a]),
+                    Cmp::Le => (Cmp::Lt, [b, a]),
+                    Cmp::Eq => (Cmp::Ne, [a, b]),
+                    Cmp::Ne => (Cmp::Eq, [a, b]),
                     _ => return None,
                 };
-                look(Op::Bin(BinaryOp::ICmp(c)), args)
-                    .or_else(|| look(Op::Not, vec![x]))
-                    .copied()
+                look(Op::Bin(BinaryOp::ICmp(c)), &args).or_else(|| look(Op::Not, &[x]))
             }
-            _ => look(Op::Not, vec![x]).copied(),
+            _ => look(Op::Not, &[x]),
         }
     }
 

@@ -75,6 +75,7 @@
 pub mod bdd;
 pub mod build;
 pub mod cfg;
+mod cones;
 pub mod fold;
 pub mod gates;
 pub mod graph;
@@ -368,14 +369,22 @@ fn rewrite_again(
 
 /// Replaces every use of a rewritten class by its replacement.
 fn substitute(g: &mut Graph, cls: &Classes, subst: &FxHashMap<u32, Id>, roots: &mut [Id]) {
+    // The replacement of each class, by class number (a lookup per edge
+    // of the reached graph follows).
+    let mut by_class = vec![None; cls.count as usize];
+    for (&c, &m) in subst {
+        if let Some(slot) = by_class.get_mut(c as usize) {
+            *slot = Some(m);
+        }
+    }
     let resolve = |x: Id| -> Id {
         let mut x = x;
         for _ in 0..64 {
             let Some(&c) = cls.class.get(x.index()) else {
                 break;
             };
-            match subst.get(&c) {
-                Some(&m) if m != x && c != u32::MAX => x = m,
+            match by_class.get(c as usize).copied().flatten() {
+                Some(m) if m != x && c != u32::MAX => x = m,
                 _ => break,
             }
         }

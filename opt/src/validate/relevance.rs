@@ -42,6 +42,7 @@
 
 use rustc_hash::FxHashMap;
 
+use super::cones::{union_over_cones, Adjacency};
 use super::graph::{EffKind, Id, LoadKind, Op};
 use super::rules::Rules;
 use crate::ir::{BinaryOp, Cmp, Type};
@@ -229,29 +230,21 @@ impl Rules<'_> {
         for &(x, bit) in &etas {
             bits[x.index() * width + (bit / 64) as usize] |= 1 << (bit % 64);
         }
-        // The union over each cone (a fixpoint: μ's are cyclic).
-        loop {
-            let mut changed = false;
-            for x in 0..n {
-                let node = self.g.node(Id(x as u32));
-                for &a in &node.args {
-                    let a = self.r(a).index();
-                    if a == x || a >= n {
-                        continue;
-                    }
-                    for w in 0..width {
-                        let add = bits[a * width + w] & !bits[x * width + w];
-                        if add != 0 {
-                            bits[x * width + w] |= add;
-                            changed = true;
-                        }
-                    }
+        // The union over each cone (a fixpoint: μ's are cyclic), over the
+        // arguments' representatives, by components (`cones`).
+        let mut cone_adj = Adjacency::default();
+        cone_adj.start.reserve(n + 1);
+        for x in 0..n {
+            cone_adj.start.push(cone_adj.edges.len() as u32);
+            for &a in &self.g.node(Id(x as u32)).args {
+                let a = self.r(a).index();
+                if a != x && a < n {
+                    cone_adj.edges.push(a as u32);
                 }
             }
-            if !changed {
-                break;
-            }
         }
+        cone_adj.start.push(cone_adj.edges.len() as u32);
+        union_over_cones(&cone_adj, &mut bits, width);
         let mut check_mask = vec![0u64; width];
         for t in 0..n_terms {
             check_mask[(t / 64) as usize] |= 1 << (t % 64);
