@@ -81,33 +81,37 @@ pub(crate) fn eligible(func: &Function, i: Inst) -> bool {
         }
 }
 
-/// Where each value is read last, relative to its definition: the largest
-/// index of an instruction of the defining block that reads it, or
-/// `u32::MAX` when a terminator or another block reads it (0: never read;
-/// an instruction reads only values defined before it).
-fn last_reads(func: &Function) -> SecondaryMap<Value, u32> {
-    let mut def_block: SecondaryMap<Value, PackedOption<Block>> =
-        SecondaryMap::with_capacity(func.values().len());
-    for &b in func.layout() {
-        for &p in &func.blocks()[b].params {
-            def_block[p] = b.into();
-        }
+/// Where each value defined in a block of at least `min` instructions is
+/// read last, relative to its definition: the largest index of an
+/// instruction of the defining block that reads it, or `u32::MAX` when a
+/// terminator or another block reads it (0: never read, or defined
+/// elsewhere; an instruction reads only values defined before it).
+fn last_reads(func: &Function, min: usize) -> SecondaryMap<Value, u32> {
+    // Only values defined by instructions of blocks long enough to hold a
+    // segment matter.
+    let long = |b: Block| func.blocks()[b].insts.len() >= min;
+    let mut def_block: SecondaryMap<Value, PackedOption<Block>> = SecondaryMap::new();
+    def_block.resize(func.values().len());
+    for &b in func.layout().iter().filter(|&&b| long(b)) {
         for &i in &func.blocks()[b].insts {
             if let Some(r) = func.inst(i).result {
                 def_block[r] = b.into();
             }
         }
     }
-    let mut last: SecondaryMap<Value, u32> = SecondaryMap::with_capacity(func.values().len());
+    let mut last: SecondaryMap<Value, u32> = SecondaryMap::new();
+    last.resize(func.values().len());
     for &b in func.layout() {
         let data = &func.blocks()[b];
         for (idx, &i) in data.insts.iter().enumerate() {
             func.inst(i).kind.for_each_arg(|a| {
-                last[a] = if def_block[a].expand() == Some(b) {
-                    last[a].max(idx as u32)
-                } else {
-                    u32::MAX
-                };
+                if let Some(d) = def_block[a].expand() {
+                    last[a] = if d == b {
+                        last[a].max(idx as u32)
+                    } else {
+                        u32::MAX
+                    };
+                }
             });
         }
         data.term.for_each_arg(|a| last[a] = u32::MAX);
@@ -125,14 +129,19 @@ fn last_reads(func: &Function) -> SecondaryMap<Value, u32> {
 pub(crate) fn plan(func: &Function, size: usize) -> Vec<Segment> {
     let size = size.max(1);
     let min = size.div_ceil(2);
-    let last = last_reads(func);
+    let last = last_reads(func, min);
     // `stamp[v]`: the scan (numbered from 1) that saw `v` read before its
-    // definition (odd) or defined (even) in the candidate segment.
-    let mut stamp: SecondaryMap<Value, u32> = SecondaryMap::with_capacity(func.values().len());
+    // definition or after its last read (odd) or defined (even) in the
+    // candidate segment.
+    let mut stamp: SecondaryMap<Value, u32> = SecondaryMap::new();
+    stamp.resize(func.values().len());
     let mut scan = 0u32;
     let mut segments = Vec::new();
     for &b in func.layout() {
         let insts = &func.blocks()[b].insts;
+        if insts.len() < min {
+            continue;
+        }
         let mut idx = 0;
         while idx < insts.len() {
             if !eligible(func, insts[idx]) {
@@ -140,27 +149,24 @@ pub(crate) fn plan(func: &Function, size: usize) -> Vec<Segment> {
                 continue;
             }
             scan += 1;
-            let (input, defined) = (2 * scan - 1, 2 * scan);
+            let (seen, defined) = (2 * scan - 1, 2 * scan);
             let (mut inputs, mut open) = (0usize, 0usize);
             let mut cut = None;
             let mut p = idx;
-            let mut args = Vec::new();
             while p < insts.len() && p - idx < size && eligible(func, insts[p]) {
                 let data = func.inst(insts[p]);
-                args.clear();
-                data.kind.for_each_arg(|a| args.push(a));
-                args.sort_unstable();
-                args.dedup();
-                for &a in &args {
+                data.kind.for_each_arg(|a| {
                     if stamp[a] == defined {
                         if last[a] == p as u32 {
+                            // Its last read: no longer live after the cut.
                             open -= 1;
+                            stamp[a] = seen;
                         }
-                    } else if stamp[a] != input {
-                        stamp[a] = input;
+                    } else if stamp[a] != seen {
+                        stamp[a] = seen;
                         inputs += 1;
                     }
-                }
+                });
                 if inputs > MAX_INPUTS {
                     break;
                 }
@@ -177,7 +183,10 @@ pub(crate) fn plan(func: &Function, size: usize) -> Vec<Segment> {
             }
             match cut {
                 Some(end) => {
-                    segments.push(segment(func, b, idx, end, &last));
+                    // A mark of a scan number of its own.
+                    scan += 1;
+                    let mark = 2 * scan - 1;
+                    segments.push(segment(func, b, (idx, end), &last, (&mut stamp, mark)));
                     idx = end;
                 }
                 None => idx = p.max(idx + 1),
@@ -188,27 +197,27 @@ pub(crate) fn plan(func: &Function, size: usize) -> Vec<Segment> {
 }
 
 /// The segment of instructions `start..end` of `block`, with its inputs
-/// and outputs.
+/// and outputs (`stamp`: scratch marks, `mark` not yet used in them).
 fn segment(
     func: &Function,
     block: Block,
-    start: usize,
-    end: usize,
+    (start, end): (usize, usize),
     last: &SecondaryMap<Value, u32>,
+    (stamp, mark): (&mut SecondaryMap<Value, u32>, u32),
 ) -> Segment {
     let insts = &func.blocks()[block].insts[start..end];
     let mut inputs = Vec::new();
     let mut outputs = Vec::new();
-    let mut inside = std::collections::HashSet::new();
     for &i in insts {
         let data = func.inst(i);
         data.kind.for_each_arg(|a| {
-            if inside.insert(a) {
+            if stamp[a] != mark {
+                stamp[a] = mark;
                 inputs.push(a);
             }
         });
         if let Some(r) = data.result {
-            inside.insert(r);
+            stamp[r] = mark;
             if last[r] >= end as u32 {
                 outputs.push(r);
             }
@@ -238,7 +247,8 @@ pub(crate) fn signature(func: &Function, seg: &Segment, call_conv: CallConv) -> 
 /// [`signature`]) and finalizes the builder. `vals` maps Waddle values to
 /// the Cranelift values of the function being built; it is shared by all
 /// segments of a function (each writes its inputs and definitions before
-/// reading them), so a segment costs its own size, not the function's.
+/// reading them and clears them after), so a segment costs its own size,
+/// not the function's.
 pub(crate) fn translate(
     func: &Function,
     seg: &Segment,
@@ -280,6 +290,13 @@ pub(crate) fn translate(
     let results: Vec<ir::Value> = seg.outputs.iter().map(|&v| val(vals, v)).collect();
     b.ins().return_(&results);
     b.finalize(frontend);
+    // Forget this segment's values, so a value another segment reads
+    // without taking it fails loudly instead of naming a value of this one.
+    let insts = &func.blocks()[seg.block].insts[seg.start..seg.end];
+    let defined = insts.iter().filter_map(|&i| func.inst(i).result);
+    for v in seg.inputs.iter().copied().chain(defined) {
+        vals[v] = None.into();
+    }
 }
 
 #[cfg(test)]
@@ -323,6 +340,24 @@ mod tests {
         p.funcs[FuncId::new(0)].clone()
     }
 
+    /// Each segment's inputs are exactly the values it reads before
+    /// defining them, in first-read order.
+    fn check_inputs(f: &Function, segs: &[Segment]) {
+        for s in segs {
+            let mut expected: Vec<Value> = Vec::new();
+            let mut defined = Vec::new();
+            for &i in &f.blocks()[s.block].insts[s.start..s.end] {
+                f.inst(i).kind.for_each_arg(|a| {
+                    if !defined.contains(&a) && !expected.contains(&a) {
+                        expected.push(a);
+                    }
+                });
+                defined.extend(f.inst(i).result);
+            }
+            assert_eq!(s.inputs, expected, "{s:?}");
+        }
+    }
+
     #[test]
     fn runs_are_cut_into_bounded_segments_with_their_live_values() {
         let f = chains(300);
@@ -357,6 +392,7 @@ mod tests {
                 assert!(!inside, "{v} of {s:?}");
             }
         }
+        check_inputs(&f, &segs);
         // The middle link, read at the end, leaves the segment defining it
         // as a second output.
         let mid = Value::new(3 * 150 + 4);
@@ -365,8 +401,8 @@ mod tests {
 
     #[test]
     fn no_cut_where_too_many_values_stay_live() {
-        // 60 constants all read by the return: no cut keeps at most two
-        // live, so nothing is segmented.
+        // 60 constants, then a chain of sums adding them in reverse
+        // order.
         let mut s =
             String::from("file 0 \"t.wdl\"\nmain fn0\n\nfn fn0 \"f\"() -> int {\nblock0:\n");
         for j in 0..60 {
@@ -374,7 +410,7 @@ mod tests {
         }
         let mut last = 0;
         for j in 1..60 {
-            let _ = writeln!(s, "    v{}: int = iadd v{last}, v{j}", 59 + j);
+            let _ = writeln!(s, "    v{}: int = iadd v{last}, v{}", 59 + j, 60 - j);
             last = 59 + j;
         }
         let _ = writeln!(s, "    return v{last}\n}}");
@@ -385,5 +421,8 @@ mod tests {
         let segs = plan(f, 10);
         assert!(segs.iter().all(|s| s.start >= 50), "{segs:?}");
         assert!(!segs.is_empty());
+        // After scans that found no cut, the marks of the segments' own
+        // scans are still unique.
+        check_inputs(f, &segs);
     }
 }
