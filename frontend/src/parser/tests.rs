@@ -250,3 +250,23 @@ fn extern_items() {
     assert!(y.ret.is_none() && y.params.is_empty());
     assert!(matches!(&m.items[2], Item::Stmt(_)));
 }
+
+#[test]
+fn blocks_hold_no_unused_capacity() {
+    // Generated programs have a million one-statement arms; a vector's
+    // first push reserves room for four statements.
+    let m = ok("var x = 1; if x > 0 { x = x - 1; } else { x = x + 1; x = 2; }");
+    let Item::Stmt(s) = &m.items[1] else {
+        panic!("expected a statement")
+    };
+    let StmtKind::If {
+        then_block,
+        else_branch: Some(ElseBranch::Block(else_block)),
+        ..
+    } = &s.kind
+    else {
+        panic!("{:?}", s.kind)
+    };
+    assert_eq!(then_block.stmts.capacity(), 1);
+    assert_eq!(else_block.stmts.capacity(), 2);
+}
