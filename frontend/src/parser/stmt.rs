@@ -8,7 +8,7 @@ use crate::ast::{
 use crate::diag::Diagnostic;
 use crate::lexer::{Token, TokenKind};
 
-impl Parser<'_> {
+impl Parser<'_, '_> {
     /// One top-level item.
     pub(super) fn item(&mut self) -> Option<Item> {
         if self.at(&TokenKind::Fn) {
