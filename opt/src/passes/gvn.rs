@@ -26,14 +26,10 @@ use crate::ir::{BinaryOp, Block, Cmp, Inst, InstKind, User, Value};
 ///
 /// The table holds the representative instructions' ids, not copies of
 /// their keys: a key is the instruction in the IR (with this block's
-/// pending replacements applied), so an entry is 8 bytes where a copied
+/// pending replacements applied), so an entry is 4 bytes where a copied
 /// [`InstKind`] and its value took 40, and the generated programs' blocks
-/// of millions of instructions keep their table in a fifth of the memory
-/// (fewer cache misses per probe). Each entry keeps 32 bits of its key's
-/// hash beside the id, so a probe reads the instruction of an entry only
-/// when those bits match too: without them, every entry whose 7-bit tag
-/// matched cost a cache miss in the instruction table (a block of a
-/// million distinct constants spent a sixth of GVN's time there).
+/// of millions of instructions keep their table in a tenth of the memory
+/// (fewer cache misses per probe).
 pub fn gvn(ed: &mut Editor) -> usize {
     run(ed).0
 }
@@ -45,7 +41,7 @@ fn run(ed: &mut Editor) -> (usize, usize) {
     // Sized for the instructions that can enter it (see
     // `has_private_operand`): growing rehashes every key, and the one block
     // of a generated program holds millions, most of them private.
-    let mut table: HashTable<(u32, Inst)> = HashTable::with_capacity(candidates(ed));
+    let mut table: HashTable<Inst> = HashTable::with_capacity(candidates(ed));
     let hasher = FxBuildHasher;
     let mut n = 0;
     // (block, entering?) events; the undo log records the entries added
@@ -65,7 +61,7 @@ fn run(ed: &mut Editor) -> (usize, usize) {
             // keys need no removal.
             if !stack.is_empty() {
                 for &(hash, i) in &undo[from..] {
-                    if let Ok(e) = table.find_entry(hash, |&(_, x)| x == i) {
+                    if let Ok(e) = table.find_entry(hash, |&x| x == i) {
                         e.remove();
                     }
                 }
@@ -92,11 +88,9 @@ fn run(ed: &mut Editor) -> (usize, usize) {
             let hash = hasher.hash_one(&kind);
             probes += 1;
             let found = table
-                .find(hash, |&(h, x)| {
-                    h == hash as u32 && key(&ed.inst(x).kind, &subst, pending) == kind
-                })
+                .find(hash, |&x| key(&ed.inst(x).kind, &subst, pending) == kind)
                 .copied();
-            if let Some((_, rep)) = found {
+            if let Some(rep) = found {
                 let prev = ed.inst(rep).result.expect("a table entry has a result");
                 let ok = ed.uses(r).iter().all(|&u| {
                     let ub = match u {
@@ -116,7 +110,7 @@ fn run(ed: &mut Editor) -> (usize, usize) {
             // moment, which is the key it was inserted with: the pending
             // replacements are of values defined after it.)
             let func = ed.func();
-            table.insert_unique(hash, (hash as u32, i), |&(_, x)| {
+            table.insert_unique(hash, i, |&x| {
                 hasher.hash_one(key(&func.insts[x].kind, &subst, pending))
             });
             subst.entered[r] = true;
