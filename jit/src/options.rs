@@ -31,6 +31,11 @@ pub struct JitOptions {
     /// [`crate::cranelift::GIANT_FUNCTION_INSTS`], the default); never
     /// below `huge_function_insts`.
     pub giant_function_insts: usize,
+    /// T2/T3: a function of more than `giant_function_insts` Waddle
+    /// instructions has its long runs of pure scalar instructions compiled
+    /// as separate functions of about this many instructions each (see
+    /// [`crate::cranelift::SEGMENT_INSTS`], the default).
+    pub segment_insts: usize,
     /// T2: load string constants through `VmCtx::strings` instead of
     /// embedding the address of the unit's own table, so the code holds no
     /// host-specific address and one unit can run for several hosts, each
@@ -90,6 +95,7 @@ impl Default for JitOptions {
             disasm: false,
             huge_function_insts: crate::cranelift::HUGE_FUNCTION_INSTS,
             giant_function_insts: crate::cranelift::GIANT_FUNCTION_INSTS,
+            segment_insts: crate::cranelift::SEGMENT_INSTS,
             strings_from_ctx: false,
             string_table: None,
             recursive: None,

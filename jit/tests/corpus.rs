@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use waddle_frontend::{compile as frontend_compile, CompileOptions, SourceFile, SourceMap};
-use waddle_jit::JitOptions;
+use waddle_jit::{JitOptions, Tier};
 use waddle_opt::abi::TrapCode;
 use waddle_opt::ir::Program;
 use waddle_test_support::tiers::{
@@ -95,8 +95,21 @@ fn compare(
 ) -> Option<Outcome> {
     let (interp, _) = run_interp(program, name, &[], setup);
     let mut agree = true;
-    for tier in native_tiers() {
-        let (native, _) = run_native(tier, program, name, &[], setup, &JitOptions::default());
+    // T2 also with every function treated as giant and cut into segments
+    // of one or two instructions (`waddle_jit::cranelift::SEGMENT_INSTS`),
+    // so every run of pure instructions in the corpus is a call.
+    let segmented = JitOptions {
+        huge_function_insts: 0,
+        giant_function_insts: 0,
+        segment_insts: 2,
+        ..JitOptions::default()
+    };
+    let runs = native_tiers().into_iter().flat_map(|tier| {
+        let extra = (tier == Tier::Opt).then(|| (tier, segmented.clone()));
+        std::iter::once((tier, JitOptions::default())).chain(extra)
+    });
+    for (tier, opts) in runs {
+        let (native, _) = run_native(tier, program, name, &[], setup, &opts);
         if native == interp {
             continue;
         }

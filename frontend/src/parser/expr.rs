@@ -35,7 +35,7 @@ fn binop(k: &TokenKind) -> Option<(BinOp, u8)> {
     })
 }
 
-impl Parser<'_> {
+impl Parser<'_, '_> {
     /// A full expression.
     pub(super) fn expr(&mut self) -> Expr {
         self.expr_bp(1)

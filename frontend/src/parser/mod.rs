@@ -13,7 +13,7 @@ mod stmt;
 
 use crate::ast::{DeclId, Expr, ExprId, ExprKind, FileId, Module, Span};
 use crate::diag::Diagnostic;
-use crate::lexer::{lex_file, Token, TokenKind};
+use crate::lexer::{Token, TokenKind, TokenStream};
 use crate::SourceMap;
 
 /// Deepest nesting of expressions, blocks and types the parser accepts.
@@ -53,10 +53,17 @@ pub fn parse(sources: &SourceMap, repl: bool) -> Result<Module, Vec<Diagnostic>>
             );
             continue;
         }
-        let (toks, unterminated) = lex_file(&file.text, fid, &mut diags);
+        // The file's lexical errors come before its syntax errors, as if
+        // it had been lexed whole first.
+        let first = diags.len();
+        let mut lexer = TokenStream::new(&file.text, fid);
+        let mut toks = Vec::new();
+        lexer.fill(&mut toks, WINDOW);
         let mut p = Parser {
             toks,
+            base: 0,
             pos: 0,
+            lexer,
             diags: &mut diags,
             next_expr: ids.0,
             next_decl: ids.1,
@@ -66,10 +73,11 @@ pub fn parse(sources: &SourceMap, repl: bool) -> Result<Module, Vec<Diagnostic>>
             repl_tail: repl && i + 1 == nfiles,
             prev_end: 0,
             file: fid,
-            quiet_eof: unterminated,
         };
         p.items(&mut module.items);
         ids = (p.next_expr, p.next_decl);
+        let (lexed, _) = p.lexer.finish();
+        diags.splice(first..first, lexed);
     }
     module.expr_count = ids.0;
     module.decl_count = ids.1;
@@ -80,10 +88,19 @@ pub fn parse(sources: &SourceMap, repl: bool) -> Result<Module, Vec<Diagnostic>>
     }
 }
 
+/// Tokens lexed at a time ([`TokenStream`]).
+const WINDOW: usize = 4096;
+
 /// Parser state for one file (id counters carry over between files).
-pub(crate) struct Parser<'d> {
+pub(crate) struct Parser<'d, 's> {
+    /// The tokens from number `base` of the file on (a window: consumed
+    /// tokens are dropped when more are lexed).
     toks: Vec<Token>,
+    base: usize,
+    /// The number of the current token in the file.
     pos: usize,
+    /// The rest of the file's tokens.
+    lexer: TokenStream<'s>,
     diags: &'d mut Vec<Diagnostic>,
     next_expr: u32,
     next_decl: u32,
@@ -99,31 +116,49 @@ pub(crate) struct Parser<'d> {
     /// End offset of the last consumed token.
     prev_end: u32,
     file: FileId,
-    /// The file ends inside an unterminated string or comment (already
-    /// reported): errors at end of file are consequences, not news.
-    quiet_eof: bool,
 }
 
-impl Parser<'_> {
+/// Tokens past the current one the parser may look at ([`Parser::peek_at`]).
+const LOOKAHEAD: usize = 1;
+
+impl Parser<'_, '_> {
+    /// The index in `toks` of the token `k` positions ahead (the last,
+    /// `Eof`, past the end of the file).
+    fn index(&self, k: usize) -> usize {
+        (self.pos - self.base + k).min(self.toks.len() - 1)
+    }
+
     /// The current token kind (`Eof` once parsing was aborted).
     fn peek(&self) -> &TokenKind {
         if self.aborted {
             return &TokenKind::Eof;
         }
-        &self.toks[self.pos.min(self.toks.len() - 1)].kind
+        &self.toks[self.index(0)].kind
     }
 
-    /// The kind of the token `k` positions ahead.
+    /// The kind of the token `k` (at most [`LOOKAHEAD`]) positions ahead.
     fn peek_at(&self, k: usize) -> &TokenKind {
+        debug_assert!(k <= LOOKAHEAD);
         if self.aborted {
             return &TokenKind::Eof;
         }
-        &self.toks[(self.pos + k).min(self.toks.len() - 1)].kind
+        &self.toks[self.index(k)].kind
     }
 
     /// The current token's span.
     fn span(&self) -> Span {
-        self.toks[self.pos.min(self.toks.len() - 1)].span
+        self.toks[self.index(0)].span
+    }
+
+    /// Lexes more tokens when fewer than the current one and
+    /// [`LOOKAHEAD`] are left, dropping the consumed ones.
+    fn refill(&mut self) {
+        if self.toks.len() - (self.pos - self.base) > LOOKAHEAD {
+            return;
+        }
+        self.toks.drain(..self.pos - self.base);
+        self.base = self.pos;
+        self.lexer.fill(&mut self.toks, WINDOW);
     }
 
     fn at(&self, k: &TokenKind) -> bool {
@@ -138,7 +173,7 @@ impl Parser<'_> {
     /// A consumed token is moved out (the parser never looks back), so an
     /// identifier's or string's text is not copied.
     fn bump(&mut self) -> Token {
-        let i = self.pos.min(self.toks.len() - 1);
+        let i = self.index(0);
         if self.at_eof() {
             return self.toks[i].clone();
         }
@@ -149,6 +184,7 @@ impl Parser<'_> {
         };
         self.pos += 1;
         self.prev_end = t.span.end;
+        self.refill();
         t
     }
 
@@ -182,7 +218,9 @@ impl Parser<'_> {
 
     /// Records a syntax error unless one is already being recovered from.
     fn error(&mut self, d: Diagnostic) {
-        let eof_cascade = self.quiet_eof && self.at_eof();
+        // At the end of a file that ends inside an unterminated string or
+        // comment (already reported), errors are consequences, not news.
+        let eof_cascade = self.at_eof() && self.lexer.unterminated();
         if !self.recovering && !self.aborted && !eof_cascade {
             self.diags.push(d);
         }

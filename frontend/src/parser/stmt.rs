@@ -8,7 +8,7 @@ use crate::ast::{
 use crate::diag::Diagnostic;
 use crate::lexer::{Token, TokenKind};
 
-impl Parser<'_> {
+impl Parser<'_, '_> {
     /// One top-level item.
     pub(super) fn item(&mut self) -> Option<Item> {
         if self.at(&TokenKind::Fn) {
@@ -172,6 +172,11 @@ impl Parser<'_> {
                 self.bump();
             }
         }
+        // Exactly as long as it is: a vector's first push reserves four
+        // statements (over a kilobyte), and most blocks (an `if`'s arms)
+        // hold one; generated code with a million of them kept 1.6 KB of
+        // unused capacity per `if`-`else`, a third of the frontend's peak.
+        stmts.shrink_to_fit();
         self.leave();
         if !self.at(&TokenKind::RBrace) {
             if !self.aborted {

@@ -250,3 +250,66 @@ fn extern_items() {
     assert!(y.ret.is_none() && y.params.is_empty());
     assert!(matches!(&m.items[2], Item::Stmt(_)));
 }
+
+#[test]
+fn blocks_hold_no_unused_capacity() {
+    // Generated programs have a million one-statement arms; a vector's
+    // first push reserves room for four statements.
+    let m = ok("var x = 1; if x > 0 { x = x - 1; } else { x = x + 1; x = 2; }");
+    let Item::Stmt(s) = &m.items[1] else {
+        panic!("expected a statement")
+    };
+    let StmtKind::If {
+        then_block,
+        else_branch: Some(ElseBranch::Block(else_block)),
+        ..
+    } = &s.kind
+    else {
+        panic!("{:?}", s.kind)
+    };
+    assert_eq!(then_block.stmts.capacity(), 1);
+    assert_eq!(else_block.stmts.capacity(), 2);
+}
+
+#[test]
+fn the_token_window_stays_bounded_and_diagnostics_keep_their_order() {
+    // Far more tokens than one window.
+    let mut src = String::from("fn main() {\n    let v0 = 1;\n");
+    for i in 1..20_000 {
+        src += &format!("    let v{i} = v{} * 3 + {i};\n", i - 1);
+    }
+    src += "}\n";
+    let mut sm = SourceMap::default();
+    sm.add(SourceFile::new("t.wdl", &src));
+    let file = &sm.files[0];
+    let mut diags = Vec::new();
+    let mut lexer = TokenStream::new(&file.text, FileId(0));
+    let mut toks = Vec::new();
+    lexer.fill(&mut toks, WINDOW);
+    let mut p = Parser {
+        toks,
+        base: 0,
+        pos: 0,
+        lexer,
+        diags: &mut diags,
+        next_expr: 0,
+        next_decl: 0,
+        depth: 0,
+        aborted: false,
+        recovering: false,
+        repl_tail: false,
+        prev_end: 0,
+        file: FileId(0),
+    };
+    let mut items = Vec::new();
+    p.items(&mut items);
+    assert!(p.toks.capacity() <= 2 * WINDOW, "{}", p.toks.capacity());
+    assert!(p.base > 100_000, "{}", p.base);
+    assert!(diags.is_empty(), "{diags:?}");
+    // A syntax error early and a lexical error late: the lexical one is
+    // reported first, as when the whole file was lexed before parsing.
+    let bad = format!("let x = ;\n{src}let s = \"open");
+    let d = errs(&bad);
+    assert!(d.len() >= 2, "{d:?}");
+    assert!(d[0].message.contains("unterminated"), "{d:?}");
+}

@@ -31,7 +31,7 @@ use crate::entry::FuncInfo;
 use crate::options::{CompileError, CompileStats, FuncStats, JitOptions};
 use crate::program::CompiledProgram;
 use crate::tables::{collect_strings, globals_used};
-use translate::{native_signature, Addressing, Env, Translator};
+use translate::{native_signature, segment, Addressing, Env, Translator};
 
 pub use place::CODE_ALIGN;
 pub use stub::{compile_stubs, InterpStubs};
@@ -66,6 +66,16 @@ pub const WIDE_OPERANDS: usize = 256;
 /// clean-up of the translation (merged and hoisted loads of array data
 /// pointers, folded immediates).
 pub const GIANT_FUNCTION_INSTS: usize = 100_000;
+
+/// Instructions per segment of a giant function (by default, see
+/// [`JitOptions::segment_insts`]): the runs of pure scalar instructions of
+/// a function past [`JitOptions::giant_function_insts`] are compiled as
+/// functions of their own of 5 000 to 10 000 instructions
+/// ([`translate::segment`]). Cranelift's time per instruction grows with
+/// the function, whose tables outgrow the caches: ten functions of
+/// 100 000 statements took 1.4 s of machine-code time where one of
+/// 1 000 000 took 2.3-2.5 s.
+pub const SEGMENT_INSTS: usize = 10_000;
 
 /// Whether T2 code keeps the context pointer in Cranelift's pinned register
 /// (`translate::Env::pinned_ctx`). Off: reading the register costs a move
@@ -254,6 +264,22 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
         let table_addr = table
             .as_deref()
             .map(|t| t as *const unwind::UnwindTable as usize);
+        let mut segments = Vec::new();
+        if self_call.is_none() && f.inst_count() > opts.giant_function_insts {
+            for (k, seg) in segment::plan(f, opts.segment_insts).into_iter().enumerate() {
+                let sig = segment::signature(f, &seg, call_conv);
+                let name = format!("wdl_f{}_s{k}", fid.index());
+                let id = module
+                    .declare_function(&name, Linkage::Local, &sig)
+                    .map_err(|e| codegen_err(f.name(), &e))?;
+                let fref = module.declare_func_in_func(id, &mut ctx.func);
+                segments.push((seg, fref, id, sig));
+            }
+        }
+        let segment_refs: Vec<_> = segments
+            .iter()
+            .map(|(seg, fref, ..)| (seg.clone(), *fref))
+            .collect();
         let translated = Translator::run(
             &env,
             fid,
@@ -261,9 +287,10 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
             env.recursive[fid],
             self_call,
             table_addr,
+            &segment_refs,
             FunctionBuilder::new(&mut ctx.func, &mut fctx),
         );
-        let t1 = Instant::now();
+        let mut t1 = Instant::now();
         ctx.set_disasm(opts.disasm);
         let size = Size::of(ctx.func.dfg.num_insts(), has_wide_operands(f), opts);
         let hot = define(
@@ -282,11 +309,47 @@ pub fn compile(program: &Program, opts: &JitOptions) -> Result<CompiledProgram, 
                 .tail
                 .map(|(slot, loc)| (unwind::slot_offset(code, slot), loc));
         }
+        let mut translate_time = t1 - t0;
+        let mut codegen_time = t1.elapsed();
+        module.clear_context(&mut ctx);
+        // The segments, with the giant function's settings.
+        let mut vals = cranelift_entity::SecondaryMap::new();
+        let mut segment_bytes = 0;
+        for (k, (seg, _, id, sig)) in segments.into_iter().enumerate() {
+            let t0 = Instant::now();
+            ctx.func.signature = sig;
+            ctx.func.name = UserFuncName::user(2, k as u32);
+            segment::translate(
+                f,
+                &seg,
+                &mut vals,
+                FunctionBuilder::new(&mut ctx.func, &mut fctx),
+                env.frontend,
+            );
+            t1 = Instant::now();
+            define(
+                (&mut module, &reservation),
+                &mut isas,
+                (Size::Giant, false),
+                opts,
+                (f.name(), id),
+                &mut ctx,
+            )?;
+            segment_bytes += ctx.compiled_code().map_or(0, |c| c.code_buffer().len());
+            module.clear_context(&mut ctx);
+            translate_time += t1 - t0;
+            codegen_time += t1.elapsed();
+        }
         stats.funcs.push(FuncStats {
             hot_offset: hot as usize,
-            ..FuncStats::new(fid, f, t1 - t0, t1.elapsed(), code_size)
+            ..FuncStats::new(
+                fid,
+                f,
+                translate_time,
+                codegen_time,
+                code_size + segment_bytes,
+            )
         });
-        module.clear_context(&mut ctx);
         ids.push((fid, id, code_size, disasm));
         if let Some(table) = &table {
             let sig = native_signature(&f.sig().params, f.sig().ret, call_conv);

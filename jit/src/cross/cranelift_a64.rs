@@ -130,6 +130,9 @@ pub fn compile_functions(
             // go through the entry slot too.
             None,
             None,
+            // Nor are giant functions segmented: a segment call is a
+            // relocation too.
+            &[],
             FunctionBuilder::new(&mut ctx.func, &mut fctx),
         );
         let code = ctx

@@ -43,24 +43,28 @@ pub fn native_tiers() -> Vec<Tier> {
 /// The option sets a differential run compares for `tier`: Cranelift with
 /// and without optimization, with the single-pass register allocator
 /// huge functions get, and with the settings of giant functions (that
-/// allocator and no Cranelift optimizer); the baseline with and without
-/// fuel counting (only with it when the run has a fuel budget).
+/// allocator, no Cranelift optimizer, and segments of one or two
+/// instructions, so every run of pure instructions is a call); the
+/// baseline with and without fuel counting (only with it when the run has
+/// a fuel budget).
 pub fn configs(tier: Tier, setup: HostSetup) -> Vec<JitOptions> {
     let base = JitOptions::default();
     let (huge, giant) = (base.huge_function_insts, base.giant_function_insts);
+    let segment = base.segment_insts;
     match tier {
         Tier::Opt | Tier::Full => [
-            (true, huge, giant),
-            (false, huge, giant),
-            (true, 0, giant),
-            (true, 0, 0),
+            (true, huge, giant, segment),
+            (false, huge, giant, segment),
+            (true, 0, giant, segment),
+            (true, 0, 0, 2),
         ]
         .into_iter()
         .map(
-            |(optimize, huge_function_insts, giant_function_insts)| JitOptions {
+            |(optimize, huge_function_insts, giant_function_insts, segment_insts)| JitOptions {
                 optimize,
                 huge_function_insts,
                 giant_function_insts,
+                segment_insts,
                 ..base.clone()
             },
         )

@@ -7,11 +7,12 @@ use cranelift_codegen::ir::{
     immediates::Ieee64,
     types, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind,
 };
+use cranelift_frontend::FunctionBuilder;
 use waddle_opt::abi::{
     ElemLayout, TrapCode, ARRAY_DATA_OFFSET, ARRAY_LEN_OFFSET, STR_LEN_OFFSET,
     VMCTX_ENTRIES_OFFSET, VMCTX_GLOBALS_OFFSET, VMCTX_STRINGS_OFFSET,
 };
-use waddle_opt::ir::{BinaryOp, Cmp, Inst, InstKind, SrcLoc, Type, UnaryOp, Value};
+use waddle_opt::ir::{BinaryOp, Cmp, Function, Inst, InstKind, SrcLoc, Type, UnaryOp, Value};
 
 use super::{flags, header_flags, index_of, word_offset, Addressing, Translator};
 use crate::abi::{encode_type, native_type};
@@ -36,6 +37,118 @@ fn float_cc(c: Cmp) -> FloatCC {
         Cmp::Le => FloatCC::LessThanOrEqual,
         Cmp::Gt => FloatCC::GreaterThan,
         Cmp::Ge => FloatCC::GreaterThanOrEqual,
+    }
+}
+
+/// Whether unary `op` is translated inline, without a helper call (see
+/// [`pure_unary`]).
+pub(super) fn is_pure_unary(op: UnaryOp) -> bool {
+    !matches!(
+        op,
+        UnaryOp::FSin | UnaryOp::FCos | UnaryOp::FTan | UnaryOp::FExp | UnaryOp::FLog
+    )
+}
+
+/// Whether binary `op` is translated inline, without a helper call or a
+/// trap (see [`pure_binary`]).
+pub(super) fn is_pure_binary(op: BinaryOp) -> bool {
+    !matches!(op, BinaryOp::IDiv | BinaryOp::IRem | BinaryOp::FRem)
+}
+
+/// The inline translation of unary `op` on `x`; `None` for an operation
+/// that calls a helper ([`is_pure_unary`]). Shared by function bodies and
+/// their segments ([`super::segment`]), so both compute the same bits.
+pub(super) fn pure_unary(b: &mut FunctionBuilder, op: UnaryOp, x: ir::Value) -> Option<ir::Value> {
+    if !is_pure_unary(op) {
+        return None;
+    }
+    let ins = b.ins();
+    Some(match op {
+        UnaryOp::INeg => ins.ineg(x),
+        UnaryOp::FNeg => ins.fneg(x),
+        UnaryOp::BNot => ins.bxor_imm_s(x, 1),
+        UnaryOp::IToF => ins.fcvt_from_sint(types::F64, x),
+        UnaryOp::FToI => ins.fcvt_to_sint_sat(types::I64, x),
+        UnaryOp::IAbs => ins.iabs(x),
+        UnaryOp::FAbs => ins.fabs(x),
+        UnaryOp::FSqrt => ins.sqrt(x),
+        UnaryOp::FFloor => ins.floor(x),
+        UnaryOp::FCeil => ins.ceil(x),
+        UnaryOp::FSin | UnaryOp::FCos | UnaryOp::FTan | UnaryOp::FExp | UnaryOp::FLog => {
+            unreachable!("excluded by `is_pure_unary`")
+        }
+    })
+}
+
+/// The inline translation of binary `op` on the Waddle operands `a` and
+/// `b` of `func` (translated as `x` and `y`); `None` for an operation that
+/// may trap or calls a helper ([`is_pure_binary`]). Shared by function
+/// bodies and their segments ([`super::segment`]).
+pub(super) fn pure_binary(
+    fb: &mut FunctionBuilder,
+    func: &Function,
+    op: BinaryOp,
+    (a, x): (Value, ir::Value),
+    (b, y): (Value, ir::Value),
+) -> Option<ir::Value> {
+    if !is_pure_binary(op) {
+        return None;
+    }
+    if op == BinaryOp::FMul {
+        // `2.0 * x` is exactly `x + x` (the same rounding, overflow,
+        // signed zero and NaN), and needs no constant in a register.
+        if is_fconst(func, b, 2.0) {
+            return Some(fb.ins().fadd(x, x));
+        }
+        if is_fconst(func, a, 2.0) {
+            return Some(fb.ins().fadd(y, y));
+        }
+    }
+    let ins = fb.ins();
+    Some(match op {
+        BinaryOp::IAdd => ins.iadd(x, y),
+        BinaryOp::ISub => ins.isub(x, y),
+        BinaryOp::IMul => ins.imul(x, y),
+        BinaryOp::IAnd => ins.band(x, y),
+        BinaryOp::IOr => ins.bor(x, y),
+        BinaryOp::IXor => ins.bxor(x, y),
+        // Cranelift shifts take the count modulo the bit width.
+        BinaryOp::IShl => ins.ishl(x, y),
+        BinaryOp::IShr => ins.sshr(x, y),
+        BinaryOp::IMin => ins.smin(x, y),
+        BinaryOp::IMax => ins.smax(x, y),
+        BinaryOp::FAdd => ins.fadd(x, y),
+        BinaryOp::FSub => ins.fsub(x, y),
+        BinaryOp::FMul => ins.fmul(x, y),
+        BinaryOp::FDiv => ins.fdiv(x, y),
+        BinaryOp::FMin | BinaryOp::FMax => {
+            // Cranelift's fmin/fmax propagate NaN and order -0 < +0;
+            // Rust's min/max return the other operand for one NaN.
+            let m = if op == BinaryOp::FMin {
+                ins.fmin(x, y)
+            } else {
+                ins.fmax(x, y)
+            };
+            let x_nan = fb.ins().fcmp(FloatCC::Unordered, x, x);
+            let y_nan = fb.ins().fcmp(FloatCC::Unordered, y, y);
+            let m = fb.ins().select(y_nan, x, m);
+            fb.ins().select(x_nan, y, m)
+        }
+        BinaryOp::ICmp(c) | BinaryOp::BCmp(c) => ins.icmp(int_cc(c), x, y),
+        BinaryOp::FCmp(c) => ins.fcmp(float_cc(c), x, y),
+        BinaryOp::IDiv | BinaryOp::IRem | BinaryOp::FRem => {
+            unreachable!("excluded by `is_pure_binary`")
+        }
+    })
+}
+
+/// Whether `v` is the float constant `k` (bit for bit).
+fn is_fconst(func: &Function, v: Value, k: f64) -> bool {
+    match func.values()[v].def {
+        waddle_opt::ir::ValueDef::Inst(i) => {
+            matches!(func.inst(i).kind, InstKind::FConst(bits) if bits == k.to_bits())
+        }
+        _ => false,
     }
 }
 
@@ -430,23 +543,16 @@ impl Translator<'_, '_> {
     /// A unary operation.
     fn unary(&mut self, op: UnaryOp, a: Value) -> ir::Value {
         let x = self.val(a);
-        let ins = self.b.ins();
+        if let Some(v) = pure_unary(&mut self.b, op, x) {
+            return v;
+        }
         match op {
-            UnaryOp::INeg => ins.ineg(x),
-            UnaryOp::FNeg => ins.fneg(x),
-            UnaryOp::BNot => ins.bxor_imm_s(x, 1),
-            UnaryOp::IToF => ins.fcvt_from_sint(types::F64, x),
-            UnaryOp::FToI => ins.fcvt_to_sint_sat(types::I64, x),
-            UnaryOp::IAbs => ins.iabs(x),
-            UnaryOp::FAbs => ins.fabs(x),
-            UnaryOp::FSqrt => ins.sqrt(x),
-            UnaryOp::FFloor => ins.floor(x),
-            UnaryOp::FCeil => ins.ceil(x),
             UnaryOp::FSin => self.math(Helper::Sin, &[x]),
             UnaryOp::FCos => self.math(Helper::Cos, &[x]),
             UnaryOp::FTan => self.math(Helper::Tan, &[x]),
             UnaryOp::FExp => self.math(Helper::Exp, &[x]),
             UnaryOp::FLog => self.math(Helper::Log, &[x]),
+            _ => unreachable!("`pure_unary` translates every other operation"),
         }
     }
 
@@ -461,60 +567,13 @@ impl Translator<'_, '_> {
     /// A binary operation.
     fn binary(&mut self, op: BinaryOp, a: Value, b: Value, loc: SrcLoc) -> ir::Value {
         let (x, y) = (self.val(a), self.val(b));
-        if op == BinaryOp::FMul {
-            // `2.0 * x` is exactly `x + x` (the same rounding, overflow,
-            // signed zero and NaN), and needs no constant in a register.
-            if self.is_fconst(b, 2.0) {
-                return self.b.ins().fadd(x, x);
-            }
-            if self.is_fconst(a, 2.0) {
-                return self.b.ins().fadd(y, y);
-            }
+        if let Some(v) = pure_binary(&mut self.b, self.func, op, (a, x), (b, y)) {
+            return v;
         }
-        let ins = self.b.ins();
         match op {
-            BinaryOp::IAdd => ins.iadd(x, y),
-            BinaryOp::ISub => ins.isub(x, y),
-            BinaryOp::IMul => ins.imul(x, y),
             BinaryOp::IDiv | BinaryOp::IRem => self.div_rem(op == BinaryOp::IDiv, b, x, y, loc),
-            BinaryOp::IAnd => ins.band(x, y),
-            BinaryOp::IOr => ins.bor(x, y),
-            BinaryOp::IXor => ins.bxor(x, y),
-            // Cranelift shifts take the count modulo the bit width.
-            BinaryOp::IShl => ins.ishl(x, y),
-            BinaryOp::IShr => ins.sshr(x, y),
-            BinaryOp::IMin => ins.smin(x, y),
-            BinaryOp::IMax => ins.smax(x, y),
-            BinaryOp::FAdd => ins.fadd(x, y),
-            BinaryOp::FSub => ins.fsub(x, y),
-            BinaryOp::FMul => ins.fmul(x, y),
-            BinaryOp::FDiv => ins.fdiv(x, y),
             BinaryOp::FRem => self.math(Helper::Fmod, &[x, y]),
-            BinaryOp::FMin | BinaryOp::FMax => {
-                // Cranelift's fmin/fmax propagate NaN and order -0 < +0;
-                // Rust's min/max return the other operand for one NaN.
-                let m = if op == BinaryOp::FMin {
-                    ins.fmin(x, y)
-                } else {
-                    ins.fmax(x, y)
-                };
-                let x_nan = self.b.ins().fcmp(FloatCC::Unordered, x, x);
-                let y_nan = self.b.ins().fcmp(FloatCC::Unordered, y, y);
-                let m = self.b.ins().select(y_nan, x, m);
-                self.b.ins().select(x_nan, y, m)
-            }
-            BinaryOp::ICmp(c) | BinaryOp::BCmp(c) => ins.icmp(int_cc(c), x, y),
-            BinaryOp::FCmp(c) => ins.fcmp(float_cc(c), x, y),
-        }
-    }
-
-    /// Whether `v` is the float constant `k` (bit for bit).
-    fn is_fconst(&self, v: Value, k: f64) -> bool {
-        match self.func.values()[v].def {
-            waddle_opt::ir::ValueDef::Inst(i) => {
-                matches!(self.func.inst(i).kind, InstKind::FConst(bits) if bits == k.to_bits())
-            }
-            _ => false,
+            _ => unreachable!("`pure_binary` translates every other operation"),
         }
     }
 

@@ -16,6 +16,7 @@ mod gc_live;
 mod guard;
 mod inline;
 mod inst;
+pub(crate) mod segment;
 mod tail;
 
 pub(crate) use inline::Sites;
@@ -254,6 +255,11 @@ pub(crate) struct Translator<'a, 'b> {
     guard_exit: Option<ir::Block>,
     /// The function's tail self call, translated as a loop ([`tail`]).
     tail: Option<tail::TailLoop>,
+    /// The function's [`segment`]s (in layout order of their blocks) with
+    /// references for calling them.
+    segments: &'a [(segment::Segment, ir::FuncRef)],
+    /// The range of `segments` in each block that has some.
+    segments_in: HashMap<Block, (usize, usize)>,
     /// The Waddle block of the function body being translated (`None` in
     /// inlined and guarded copies).
     current_block: Option<Block>,
@@ -299,6 +305,11 @@ impl<'a, 'b> Translator<'a, 'b> {
     /// unwind to its shell ([`super::unwind`]). Returns the self-call
     /// sites by source-location tag (empty without `unwind`) and the tail
     /// loop's slot ([`tail`]).
+    ///
+    /// `segments` (of a function without `self_call`): runs of
+    /// instructions compiled as functions of their own, which the body
+    /// calls instead of translating them ([`segment`]).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn run(
         env: &'a Env<'a>,
         fid: FuncId,
@@ -306,8 +317,13 @@ impl<'a, 'b> Translator<'a, 'b> {
         recursive: bool,
         self_call: Option<(FuncId, ir::FuncRef)>,
         unwind: Option<usize>,
+        segments: &'a [(segment::Segment, ir::FuncRef)],
         mut b: FunctionBuilder<'b>,
     ) -> Translated {
+        assert!(
+            segments.is_empty() || self_call.is_none(),
+            "a function whose self calls are direct is not segmented"
+        );
         let entry = b.create_block();
         b.append_block_params_for_function_params(entry);
         b.switch_to_block(entry);
@@ -352,11 +368,17 @@ impl<'a, 'b> Translator<'a, 'b> {
             guard: None,
             guard_exit: None,
             tail: None,
+            segments,
+            segments_in: HashMap::new(),
             current_block: None,
             current_inst: None,
             loop_copy: false,
             tail_checked: None,
         };
+        for (k, (seg, _)) in segments.iter().enumerate() {
+            let range = t.segments_in.entry(seg.block).or_insert((k, k));
+            range.1 = k + 1;
+        }
         (t.data_fixed, t.len_fixed) = arrays_fixed(func);
         t.len_results_movable = !gc_live::any_may_collect(func);
         t.order = t.reverse_postorder().into();
@@ -856,6 +878,13 @@ impl<'a, 'b> Translator<'a, 'b> {
         let outer_block = self.current_block;
         self.current_block = (self.inlined.is_none() && self.guard_exit.is_none()).then_some(bl);
         let outer_inst = self.current_inst;
+        if let Some(&(from, to)) = self.segments_in.get(&bl) {
+            self.block_with_segments(bl, from, to);
+            self.terminator(bl);
+            self.current_block = outer_block;
+            self.current_inst = outer_inst;
+            return;
+        }
         for &i in &self.func.blocks()[bl].insts {
             self.current_inst = Some(i);
             if Some(i) == tail_call {
@@ -871,6 +900,37 @@ impl<'a, 'b> Translator<'a, 'b> {
         self.terminator(bl);
         self.current_block = outer_block;
         self.current_inst = outer_inst;
+    }
+
+    /// The instructions of `bl`, whose segments are `segments[from..to]`:
+    /// each segment is one call, whose results define the segment's
+    /// outputs.
+    fn block_with_segments(&mut self, bl: Block, from: usize, to: usize) {
+        let segments = self.segments;
+        let insts = &self.func.blocks()[bl].insts;
+        let mut next = from;
+        let mut idx = 0;
+        while idx < insts.len() {
+            match segments
+                .get(next)
+                .filter(|(s, _)| next < to && s.start == idx)
+            {
+                Some((seg, fref)) => {
+                    let args: Vec<ir::Value> = seg.inputs.iter().map(|&v| self.val(v)).collect();
+                    let call = self.b.ins().call(*fref, &args);
+                    for (k, &out) in seg.outputs.iter().enumerate() {
+                        let r = self.b.inst_results(call)[k];
+                        self.def(out, r);
+                    }
+                    idx = seg.end;
+                    next += 1;
+                }
+                None => {
+                    self.inst(insts[idx]);
+                    idx += 1;
+                }
+            }
+        }
     }
 
     /// The Cranelift target and arguments of edge `bc` leaving `from`;
