@@ -61,6 +61,13 @@ const MAX_CASES: usize = 8;
 /// (and is not retried in the validation, see [`Strip::outgrown`]).
 const MAX_EXPLORE: usize = 50_000;
 
+#[cfg(test)]
+thread_local! {
+    /// The explorations this thread ran that had a check to explore
+    /// (tests count them).
+    pub(super) static EXPLORATIONS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 /// The (node, context) pairs the copy of a node visits next.
 type Successors = SmallVec<[(Id, u32); 4]>;
 
@@ -447,6 +454,8 @@ impl Rules<'_> {
         if !has_check {
             return useful;
         }
+        #[cfg(test)]
+        EXPLORATIONS.with(|n| n.set(n.get() + 1));
         self.mark_relevance();
         let mut index: FxHashMap<(Id, u32), usize> = FxHashMap::default();
         let mut pairs: Vec<(Id, u32)> = Vec::new();

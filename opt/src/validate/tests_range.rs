@@ -557,3 +557,45 @@ fn checks_dropped_from_an_unrolled_loop_go_only_when_in_range() {
     }
     assert!(equal.len() <= 4, "{equal:?}");
 }
+
+/// R8 stops exploring after [`R8_MAX_EMPTY`] explorations in a row that
+/// found nothing: [`MAKE`] at `-O2` with its versioning guard the wrong
+/// way round explores once to make the case-split copy, then finds
+/// nothing in every round loop doubling and R11 leave to it (four times
+/// without the bound). The verdict stays an alarm, and the right guard
+/// still validates.
+#[test]
+fn r8_stops_after_explorations_that_find_nothing() {
+    let before = f(MAKE);
+    let mut p = Program::default();
+    p.funcs.push(before.clone());
+    let opts = crate::passes::PipelineOptions {
+        verify: true,
+        time: false,
+    };
+    crate::passes::Pipeline::for_level(2)
+        .run(&mut p, &opts, &mut ())
+        .unwrap();
+    let after = p.funcs[FuncId::from_u32(0)].clone();
+    let text = crate::ir::print_function(&p, FuncId::from_u32(0));
+    let mut canonical = before.clone();
+    crate::canon::canonicalize(&mut canonical);
+    let guard = text
+        .lines()
+        .find(|l| l.contains("icmp le v0"))
+        .expect("the versioning guard");
+    let (lhs, _) = guard.split_once(" = ").unwrap();
+    let args = guard.split("icmp le ").nth(1).unwrap();
+    let (x, y) = args.split_once(", ").unwrap();
+    let y = y.split_whitespace().next().unwrap();
+    let wrong = f(&text.replace(guard, &format!("{lhs} = icmp le {y}, {x}")));
+    let explorations = |g: &Function| {
+        range::EXPLORATIONS.with(|n| n.set(0));
+        let v = validate(&canonical, g);
+        (v.is_equal(), range::EXPLORATIONS.with(|n| n.get()))
+    };
+    let (equal, n) = explorations(&wrong);
+    assert!(!equal, "{text}");
+    assert!(n <= 1 + R8_MAX_EMPTY as usize, "{n} explorations");
+    assert_eq!(explorations(&after), (true, 1), "{text}");
+}
