@@ -47,7 +47,10 @@
 //! - **Calls** ([`unfold`]): with the program before the transformation
 //!   ([`validate_in`], [`Validator::set_program`], [`validate_program`]),
 //!   calls of non-recursive functions are unfolded on both sides, so
-//!   inlining validates (the thesis is intraprocedural, §2.2, §8).
+//!   inlining validates (the thesis is intraprocedural, §2.2, §8);
+//!   when the unfolding budget runs out, a second attempt unfolds only
+//!   the callees whose calls the two sides disagree on
+//!   ([`Callees::needed`]), with a larger budget.
 //! - **Gates** ([`gates`], [`bdd`]): boolean nodes are compared by their
 //!   ROBDD over condition atoms (digest §5.4 v2), and a boolean η at a
 //!   loop exit by the generalized cofactor of its value by the negated
@@ -192,7 +195,24 @@ pub fn validate_in(
         Some(c)
             if !plain.is_equal() && (Callees::has_calls(before) || Callees::has_calls(after)) =>
         {
-            match check(before, after, Some(c), opts) {
+            c.take_exhausted();
+            let all = check(before, after, Some(c), opts);
+            let all = if !all.is_equal() && c.take_exhausted() {
+                // The budget ran out, so some calls stayed uninterpreted on
+                // one side and not on the other: unfold only the calls the
+                // two sides disagree on ([`Callees::needed`]).
+                c.restrict(Some(c.needed(before, after)));
+                let some = check(before, after, Some(c), opts);
+                c.restrict(None);
+                if some.is_equal() {
+                    some
+                } else {
+                    all
+                }
+            } else {
+                all
+            };
+            match all {
                 Verdict::Equal => Verdict::Equal,
                 // Report the alarm of the unfolded functions: it says what
                 // differs after inlining.

@@ -524,3 +524,104 @@ fn bce_dominated_checks_and_range_facts_validate() {
     assert_eq!((bce.changed, bce.equal), (2, 2), "{:?}", v.stats);
     assert!(v.findings.is_empty(), "{:#?}", v.findings);
 }
+
+/// `big` (left a call by the inliner) and the trivial `t` (inlined),
+/// both called by `main`, `big` first.
+const BUDGET: &str = "fn fn0 \"big\"(int) -> int {
+block0(v0: int):
+    v1: int = imul v0, v0
+    v2: int = iadd v1, v0
+    v3: int = imul v2, v1
+    v4: int = isub v3, v2
+    v5: int = imul v4, v3
+    v6: int = iadd v5, v4
+    return v6
+}
+fn fn1 \"t\"(int) -> int {
+block0(v0: int):
+    v1: int = iconst 1
+    v2: int = iadd v0, v1
+    return v2
+}
+fn fn2 \".main\"(int) -> int {
+block0(v0: int):
+    v1: int = call fn0 \"big\"(v0)
+    v2: int = call fn1 \"t\"(v1)
+    return v2
+}
+";
+
+/// `main` of [`BUDGET`] with `t` inlined; `bad` adds 2 instead of 1.
+fn main_with_t_inlined(bad: bool) -> Function {
+    let k = if bad { 2 } else { 1 };
+    f(&format!(
+        "fn fn2 \".main\"(int) -> int {{
+block0(v0: int):
+    v1: int = call fn0 \"big\"(v0)
+    v3: int = iconst {k}
+    v4: int = iadd v1, v3
+    return v4
+}}"
+    ))
+}
+
+/// When the unfolding budget runs out on the before side (here after
+/// `big`, which both sides unfold), the inlined `t` stays a call there
+/// and the check alarms; the second attempt unfolds only the calls the
+/// two sides disagree on (`t`) and validates. A wrong inlining still
+/// alarms.
+#[test]
+fn an_inlined_call_validates_when_the_budget_runs_out_on_other_calls() {
+    let p = program(BUDGET);
+    let mut big = p.funcs[FuncId::from_u32(0)].clone();
+    crate::canon::canonicalize(&mut big);
+    // Room for `big` alone on each side.
+    let callees = Callees::new(p.clone(), big.inst_count());
+    let mut before = p.funcs[FuncId::from_u32(2)].clone();
+    crate::canon::canonicalize(&mut before);
+    let opts = Options::default();
+    let needed = callees.needed(&before, &main_with_t_inlined(false));
+    assert_eq!(needed.len(), 1);
+    assert!(needed.contains(&FuncId::from_u32(1)));
+    assert_eq!(
+        validate_in(&before, &main_with_t_inlined(false), Some(&callees), &opts),
+        Verdict::Equal
+    );
+    let v = validate_in(&before, &main_with_t_inlined(true), Some(&callees), &opts);
+    assert!(matches!(v, Verdict::Alarm(_)), "{v:?}");
+}
+
+/// A function is needed when the calls of the functions already needed
+/// make the counts differ: `g` (calling `t`) inlined while the direct call
+/// of `t` stays leaves one call of `t` on each side directly, but two on
+/// the before side once `g` is unfolded.
+#[test]
+fn needed_callees_close_over_unfolded_bodies() {
+    let p = program(
+        "fn fn0 \"t\"(int) -> int {
+block0(v0: int):
+    return v0
+}
+fn fn1 \"g\"(int) -> int {
+block0(v0: int):
+    v1: int = call fn0 \"t\"(v0)
+    return v1
+}
+fn fn2 \".main\"(int) -> int {
+block0(v0: int):
+    v1: int = call fn1 \"g\"(v0)
+    v2: int = call fn0 \"t\"(v1)
+    return v2
+}",
+    );
+    let callees = Callees::new(p.clone(), 1000);
+    let before = p.funcs[FuncId::from_u32(2)].clone();
+    // `t` inlined at the direct call, `g` inlined with its call of `t`.
+    let after = f("fn fn2 \".main\"(int) -> int {
+block0(v0: int):
+    v1: int = call fn0 \"t\"(v0)
+    return v1
+}");
+    let needed = callees.needed(&before, &after);
+    assert_eq!(needed.len(), 2, "{needed:?}");
+}

@@ -33,9 +33,13 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use cranelift_entity::EntityRef;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::ir::{FuncId, Function, InstKind, Program};
+
+/// How many times larger the budget of a [`Callees::restrict`]ed
+/// unfolding is.
+pub const RESTRICTED_SCALE: usize = 4;
 
 /// The functions calls are unfolded from (the program before the
 /// transformation) and the bookkeeping of one validation.
@@ -50,6 +54,14 @@ pub struct Callees {
     budget: Cell<usize>,
     /// The budget each side starts with.
     limit: usize,
+    /// The budget each side starts with while [`Callees::restrict`]ed.
+    restricted_limit: usize,
+    /// Whether a call stayed uninterpreted because the budget was spent
+    /// (since [`Callees::take_exhausted`] last asked).
+    exhausted: Cell<bool>,
+    /// When set, only calls of these functions are unfolded
+    /// ([`Callees::needed`]).
+    only: RefCell<Option<FxHashSet<FuncId>>>,
 }
 
 impl Callees {
@@ -63,6 +75,9 @@ impl Callees {
             canonical: RefCell::new(FxHashMap::default()),
             budget: Cell::new(limit),
             limit,
+            restricted_limit: limit.saturating_mul(RESTRICTED_SCALE),
+            exhausted: Cell::new(false),
+            only: RefCell::new(None),
         }
     }
 
@@ -78,7 +93,57 @@ impl Callees {
 
     /// Starts a side: the whole budget is available again.
     pub fn reset(&self) {
-        self.budget.set(self.limit);
+        let restricted = self.only.borrow().is_some();
+        self.budget.set(if restricted {
+            self.restricted_limit
+        } else {
+            self.limit
+        });
+    }
+
+    /// Whether a call stayed uninterpreted because the budget was spent
+    /// since the last time this was asked.
+    pub fn take_exhausted(&self) -> bool {
+        self.exhausted.replace(false)
+    }
+
+    /// Unfolds only calls of the functions of `only` from now on, with a
+    /// budget [`RESTRICTED_SCALE`] times larger (`None`: calls of every
+    /// non-recursive function, with the budget given to [`Callees::new`]).
+    /// The calls unfolded then are the ones an inliner replaced by their
+    /// bodies, so the graph grows about as much as the optimized side's own
+    /// code already does.
+    pub fn restrict(&self, only: Option<FxHashSet<FuncId>>) {
+        *self.only.borrow_mut() = only;
+    }
+
+    /// The non-recursive functions whose calls `before` and `after` must
+    /// unfold to agree on the calls that remain: a function is needed when
+    /// the two make a different number of calls of it, counting the calls
+    /// made by the unfolded bodies of the functions already needed (to a
+    /// fixpoint). Which calls are unfolded never matters for soundness
+    /// (an unfolded call means what the call means, see the module doc);
+    /// unfolding only these keeps the calls that an inliner left alone
+    /// uninterpreted on both sides, so that a large program's budget goes
+    /// to the calls that were inlined.
+    pub fn needed(&self, before: &Function, after: &Function) -> FxHashSet<FuncId> {
+        let n = self.program.funcs.len();
+        let bodies: Vec<Vec<(usize, u64)>> = self.program.funcs.values().map(call_counts).collect();
+        let (cb, ca) = (call_counts(before), call_counts(after));
+        let mut set: FxHashSet<FuncId> = FxHashSet::default();
+        loop {
+            let (xb, xa) = (expand(&cb, &bodies, &set), expand(&ca, &bodies, &set));
+            let mut grew = false;
+            for f in 0..n {
+                let id = FuncId::new(f);
+                if xb[f] != xa[f] && !self.is_recursive(id) && set.insert(id) {
+                    grew = true;
+                }
+            }
+            if !grew {
+                return set;
+            }
+        }
     }
 
     /// Whether `f` is on a cycle of direct calls.
@@ -92,6 +157,11 @@ impl Callees {
     pub fn body(&self, f: FuncId) -> Option<Rc<Function>> {
         if self.is_recursive(f) {
             return None;
+        }
+        if let Some(only) = &*self.only.borrow() {
+            if !only.contains(&f) {
+                return None;
+            }
         }
         let body = {
             let mut cache = self.canonical.borrow_mut();
@@ -110,6 +180,7 @@ impl Callees {
         let size = body.inst_count();
         let left = self.budget.get();
         if size > left {
+            self.exhausted.set(true);
             return None;
         }
         self.budget.set(left - size);
@@ -169,6 +240,54 @@ fn callees_of(f: &Function) -> Vec<FuncId> {
     out.sort();
     out.dedup();
     out
+}
+
+/// The number of direct calls of each function in `f`, by function index.
+fn call_counts(f: &Function) -> Vec<(usize, u64)> {
+    let mut out: FxHashMap<usize, u64> = FxHashMap::default();
+    for &b in &f.layout {
+        for &i in &f.blocks[b].insts {
+            if let InstKind::Call(c, _) = f.insts[i].kind {
+                *out.entry(c.index()).or_default() += 1;
+            }
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// The number of calls of each function (of `bodies.len()`) made by a
+/// function with direct calls `direct` when the calls of the functions of
+/// `set` are unfolded, recursively, into the bodies `bodies`. The functions
+/// of `set` are on no cycle, so the unfolding is finite and the relaxation
+/// below reaches it within `bodies.len() + 1` steps.
+fn expand(
+    direct: &[(usize, u64)],
+    bodies: &[Vec<(usize, u64)>],
+    set: &FxHashSet<FuncId>,
+) -> Vec<u64> {
+    let n = bodies.len();
+    let mut cnt = vec![0u64; n];
+    for _ in 0..=n {
+        let mut next = vec![0u64; n];
+        for &(f, k) in direct {
+            if let Some(x) = next.get_mut(f) {
+                *x = x.saturating_add(k);
+            }
+        }
+        for g in set {
+            let cg = cnt[g.index()];
+            for &(f, k) in &bodies[g.index()] {
+                if let Some(x) = next.get_mut(f) {
+                    *x = x.saturating_add(cg.saturating_mul(k));
+                }
+            }
+        }
+        if next == cnt {
+            break;
+        }
+        cnt = next;
+    }
+    cnt
 }
 
 /// Whether each function of `p` reaches itself by direct calls (the
