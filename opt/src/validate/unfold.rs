@@ -102,6 +102,12 @@ impl Callees {
     }
 
     /// Whether a call stayed uninterpreted because the budget was spent
+    /// (since [`Callees::take_exhausted`] last asked).
+    pub fn exhausted(&self) -> bool {
+        self.exhausted.get()
+    }
+
+    /// Whether a call stayed uninterpreted because the budget was spent
     /// since the last time this was asked.
     pub fn take_exhausted(&self) -> bool {
         self.exhausted.replace(false)
