@@ -56,24 +56,7 @@ pub fn parse(sources: &SourceMap, repl: bool) -> Result<Module, Vec<Diagnostic>>
         // The file's lexical errors come before its syntax errors, as if
         // it had been lexed whole first.
         let first = diags.len();
-        let mut lexer = TokenStream::new(&file.text, fid);
-        let mut toks = Vec::new();
-        lexer.fill(&mut toks, WINDOW);
-        let mut p = Parser {
-            toks,
-            base: 0,
-            pos: 0,
-            lexer,
-            diags: &mut diags,
-            next_expr: ids.0,
-            next_decl: ids.1,
-            depth: 0,
-            aborted: false,
-            recovering: false,
-            repl_tail: repl && i + 1 == nfiles,
-            prev_end: 0,
-            file: fid,
-        };
+        let mut p = Parser::new(&file.text, fid, &mut diags, ids, repl && i + 1 == nfiles);
         p.items(&mut module.items);
         ids = (p.next_expr, p.next_decl);
         let (lexed, _) = p.lexer.finish();
@@ -120,6 +103,38 @@ pub(crate) struct Parser<'d, 's> {
 
 /// Tokens past the current one the parser may look at ([`Parser::peek_at`]).
 const LOOKAHEAD: usize = 1;
+
+impl<'d, 's> Parser<'d, 's> {
+    /// A parser of `text` (file `file`) at its first token, reporting to
+    /// `diags` and numbering expressions and declarations from `ids`;
+    /// `repl_tail`: a final top-level expression may omit its `;`.
+    fn new(
+        text: &'s str,
+        file: FileId,
+        diags: &'d mut Vec<Diagnostic>,
+        ids: (u32, u32),
+        repl_tail: bool,
+    ) -> Self {
+        let mut lexer = TokenStream::new(text, file);
+        let mut toks = Vec::new();
+        lexer.fill(&mut toks, WINDOW);
+        Parser {
+            toks,
+            base: 0,
+            pos: 0,
+            lexer,
+            diags,
+            next_expr: ids.0,
+            next_decl: ids.1,
+            depth: 0,
+            aborted: false,
+            recovering: false,
+            repl_tail,
+            prev_end: 0,
+            file,
+        }
+    }
+}
 
 impl Parser<'_, '_> {
     /// The index in `toks` of the token `k` positions ahead (the last,

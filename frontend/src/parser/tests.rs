@@ -283,24 +283,7 @@ fn the_token_window_stays_bounded_and_diagnostics_keep_their_order() {
     sm.add(SourceFile::new("t.wdl", &src));
     let file = &sm.files[0];
     let mut diags = Vec::new();
-    let mut lexer = TokenStream::new(&file.text, FileId(0));
-    let mut toks = Vec::new();
-    lexer.fill(&mut toks, WINDOW);
-    let mut p = Parser {
-        toks,
-        base: 0,
-        pos: 0,
-        lexer,
-        diags: &mut diags,
-        next_expr: 0,
-        next_decl: 0,
-        depth: 0,
-        aborted: false,
-        recovering: false,
-        repl_tail: false,
-        prev_end: 0,
-        file: FileId(0),
-    };
+    let mut p = Parser::new(&file.text, FileId(0), &mut diags, (0, 0), false);
     let mut items = Vec::new();
     p.items(&mut items);
     assert!(p.toks.capacity() <= 2 * WINDOW, "{}", p.toks.capacity());
