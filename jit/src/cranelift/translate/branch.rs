@@ -25,22 +25,15 @@
 
 use cranelift_codegen::ir::condcodes::CondCode;
 use cranelift_codegen::ir::{self, condcodes::IntCC, InstBuilder, InstructionData, Opcode};
-use cranelift_entity::SecondaryMap;
 use waddle_opt::analysis::{loops::LoopForest, ControlFlowGraph, DomTree};
-use waddle_opt::ir::{Block, Function};
+use waddle_opt::ir::Function;
 
-/// How many loops of `func` each block is in (0 outside every loop).
-pub(super) fn loop_nesting(func: &Function) -> SecondaryMap<Block, u32> {
+/// The loop forest of `func`, for [`LoopForest::nesting`] of a branch's
+/// targets.
+pub(super) fn loops(func: &Function) -> LoopForest {
     let cfg = ControlFlowGraph::compute(func);
     let dom = DomTree::compute(func, &cfg);
-    let forest = LoopForest::compute(func, &cfg, &dom);
-    let mut nesting = SecondaryMap::with_capacity(func.blocks().len());
-    for l in forest.loops() {
-        for &b in forest.body(l) {
-            nesting[b] += 1;
-        }
-    }
-    nesting
+    LoopForest::compute(func, &cfg, &dom)
 }
 
 /// The negation of the branch condition `c`: the complementary compare

@@ -231,9 +231,9 @@ pub(crate) struct Translator<'a, 'b> {
     /// bounds checks and data pointers are used at once, where the object
     /// is an operand and so still alive.
     len_results_movable: bool,
-    /// How many loops each Waddle block is in: a two-way branch names its
-    /// deeper target second ([`branch`]).
-    nesting: SecondaryMap<Block, u32>,
+    /// The function's loops: a two-way branch names its deeper-nested
+    /// target second ([`branch`]).
+    loops: waddle_opt::analysis::loops::LoopForest,
     /// The reachable Waddle blocks in reverse postorder (shared with the
     /// loops that translate them, which may translate them again inline).
     order: std::rc::Rc<[Block]>,
@@ -360,7 +360,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             data_fixed: false,
             len_fixed: false,
             len_results_movable: false,
-            nesting: branch::loop_nesting(func),
+            loops: branch::loops(func),
             order: std::rc::Rc::from([]),
             inline_self: false,
             inlined: None,
@@ -1018,7 +1018,7 @@ impl<'a, 'b> Translator<'a, 'b> {
                         1 => (case, default),
                         _ => (default, case),
                     };
-                    if self.nesting[on_true.block] > self.nesting[on_false.block] {
+                    if self.loops.nesting(on_true.block) > self.loops.nesting(on_false.block) {
                         c = branch::negated(&mut self.b, c);
                         (on_true, on_false) = (on_false, on_true);
                     }
