@@ -186,6 +186,11 @@ pub(crate) enum Op {
     BrIGtImm { a: Slot, imm: i32, t: Target },
     /// Jumps when `a >= imm`.
     BrIGeImm { a: Slot, imm: i32, t: Target },
+    /// Jumps when `a & mask == 0` (`mask` sign-extended): the fused form of
+    /// `x % 2^k == 0` and `x & m == 0`.
+    BrMaskZero { a: Slot, mask: i32, t: Target },
+    /// Jumps when `a & mask != 0` (`mask` sign-extended).
+    BrMaskNonZero { a: Slot, mask: i32, t: Target },
     /// Jumps when the floats are equal (IEEE).
     BrFEq { a: Slot, b: Slot, t: Target },
     /// Jumps when the floats are not equal (IEEE, true on NaN).
@@ -489,6 +494,8 @@ impl Code {
                 | Op::BrILeImm { t, .. }
                 | Op::BrIGtImm { t, .. }
                 | Op::BrIGeImm { t, .. }
+                | Op::BrMaskZero { t, .. }
+                | Op::BrMaskNonZero { t, .. }
                 | Op::BrFEq { t, .. }
                 | Op::BrFNe { t, .. }
                 | Op::BrFLt { t, .. }
@@ -607,6 +614,8 @@ impl Op {
             | Op::BrILeImm { a, .. }
             | Op::BrIGtImm { a, .. }
             | Op::BrIGeImm { a, .. }
+            | Op::BrMaskZero { a, .. }
+            | Op::BrMaskNonZero { a, .. }
             | Op::Switch { v: a, .. } => f(a),
             Op::RetVoid
             | Op::Jump { .. }

@@ -583,6 +583,8 @@ fn dispatch(st: &mut State<'_>) -> Result<Word, Trap> {
                 Op::BrILeImm { a, imm, t } => br!(s!(a) as i64 <= i64::from(imm), t),
                 Op::BrIGtImm { a, imm, t } => br!(s!(a) as i64 > i64::from(imm), t),
                 Op::BrIGeImm { a, imm, t } => br!(s!(a) as i64 >= i64::from(imm), t),
+                Op::BrMaskZero { a, mask, t } => br!(s!(a) as i64 & i64::from(mask) == 0, t),
+                Op::BrMaskNonZero { a, mask, t } => br!(s!(a) as i64 & i64::from(mask) != 0, t),
                 Op::BrFEq { a, b, t } => br!(f(s!(a)) == f(s!(b)), t),
                 Op::BrFNe { a, b, t } => br!(f(s!(a)) != f(s!(b)), t),
                 Op::BrFLt { a, b, t } => br!(f(s!(a)) < f(s!(b)), t),

@@ -12,6 +12,8 @@ pub(super) enum Cond {
     Int { cc: Cmp, a: Slot, b: Slot },
     /// Signed int comparison with an immediate.
     IntImm { cc: Cmp, a: Slot, imm: i32 },
+    /// `a & mask` is zero (`zero`) or not (`!zero`); `mask` sign-extended.
+    Mask { a: Slot, mask: i32, zero: bool },
     /// IEEE comparison, negated when `neg` (so NaN makes it true).
     Float {
         cc: Cmp,
@@ -60,6 +62,11 @@ impl Cond {
                 a,
                 imm,
             },
+            Cond::Mask { a, mask, zero } => Cond::Mask {
+                a,
+                mask,
+                zero: !zero,
+            },
             Cond::Float { cc, a, b, neg } => Cond::Float {
                 cc,
                 a,
@@ -90,6 +97,16 @@ impl Cond {
                 Cmp::Gt => Op::BrIGtImm { a, imm, t },
                 Cmp::Ge => Op::BrIGeImm { a, imm, t },
             },
+            Cond::Mask {
+                a,
+                mask,
+                zero: true,
+            } => Op::BrMaskZero { a, mask, t },
+            Cond::Mask {
+                a,
+                mask,
+                zero: false,
+            } => Op::BrMaskNonZero { a, mask, t },
             Cond::Float { cc, a, b, neg } => match (cc, neg) {
                 (Cmp::Eq, false) | (Cmp::Ne, true) => Op::BrFEq { a, b, t },
                 (Cmp::Ne, false) | (Cmp::Eq, true) => Op::BrFNe { a, b, t },

@@ -34,6 +34,17 @@ pub(super) struct Emitter<'p> {
     stubs: Vec<(Target, u32, &'p BlockCall)>,
 }
 
+/// The instructions ending a block that its branch tests directly
+/// ([`Emitter::fusable_cmp`]); they emit no op of their own.
+#[derive(Copy, Clone, Debug)]
+struct Fused {
+    /// The compare the branch tests.
+    cmp: Inst,
+    /// `(x, mask)` when the compare tests `x % 2^k` or `x & m`, computed by
+    /// the instruction right before it, against zero.
+    mask: Option<(Value, i32)>,
+}
+
 impl<'p> Emitter<'p> {
     /// An emitter whose frame already has slots `0..next_slot`.
     pub(super) fn new(
@@ -153,9 +164,10 @@ impl<'p> Emitter<'p> {
         u32::try_from(self.code.aux.len()).ok()
     }
 
-    /// The compare instruction ending `bd` that its branch can test
-    /// directly (a compare whose result is used only by that branch).
-    fn fusable_cmp(&self, bd: &BlockData) -> Option<Inst> {
+    /// The instructions ending `bd` that its branch can test directly: a
+    /// compare whose result is used only by that branch, and before it an
+    /// `x % 2^k` or `x & m` that only this compare, against zero, uses.
+    fn fusable_cmp(&self, bd: &BlockData) -> Option<Fused> {
         let f = self.prep.func;
         let Terminator::Switch {
             value: Some(c),
@@ -175,18 +187,57 @@ impl<'p> Emitter<'p> {
             )
         );
         let fits = cases.len() == 1 && matches!(cases[0].0, 0 | 1);
-        (is_cmp
+        let cmp = (is_cmp
             && fits
             && f.insts[last].result == Some(*c)
             && f.value_type(*c) == Type::Bool
             && self.prep.uses[c.index()] == 1)
-            .then_some(last)
+            .then_some(last)?;
+        let mask = bd
+            .insts
+            .len()
+            .checked_sub(2)
+            .and_then(|i| self.fusable_mask(bd.insts[i], cmp));
+        Some(Fused { cmp, mask })
+    }
+
+    /// The `(x, mask)` when `cmp` is `r == 0` or `r != 0` and `r` is `x %
+    /// 2^k` or `x & m`, computed by `prev` and used only by `cmp`: then
+    /// `r == 0` is `x & mask == 0` (for `%`, whatever the sign of `x`).
+    fn fusable_mask(&self, prev: Inst, cmp: Inst) -> Option<(Value, i32)> {
+        let f = self.prep.func;
+        let InstKind::Binary(BinaryOp::ICmp(Cmp::Eq | Cmp::Ne), a, b) = f.insts[cmp].kind else {
+            return None;
+        };
+        let r = match (self.prep.imm(a), self.prep.imm(b)) {
+            (_, Some(0)) => a,
+            (Some(0), _) => b,
+            _ => return None,
+        };
+        if f.insts[prev].result != Some(r)
+            || self.prep.uses[r.index()] != 1
+            || self.clears.contains_key(&prev)
+        {
+            return None;
+        }
+        match f.insts[prev].kind {
+            InstKind::Binary(BinaryOp::IRem, x, d) => {
+                let d = self.prep.imm(d)?;
+                (d >= 2 && d.count_ones() == 1).then_some((x, d - 1))
+            }
+            InstKind::Binary(BinaryOp::IAnd, x, y) => match (self.prep.imm(x), self.prep.imm(y)) {
+                (_, Some(m)) => Some((x, m)),
+                (Some(m), None) => Some((y, m)),
+                (None, None) => None,
+            },
+            _ => None,
+        }
     }
 
     fn block(&mut self, pos: u32, bd: &'p BlockData) -> Option<()> {
         let f = self.prep.func;
         let fused = self.fusable_cmp(bd);
-        let n = bd.insts.len() - usize::from(fused.is_some());
+        let n = bd.insts.len() - fused.map_or(0, |u| 1 + usize::from(u.mask.is_some()));
         let mut i = 0;
         while i < n {
             let inst = bd.insts[i];
@@ -478,14 +529,23 @@ impl<'p> Emitter<'p> {
     }
 
     /// The condition "`c` is true", reading through a fused compare.
-    fn cond_of(&self, c: Value, fused: Option<Inst>) -> Option<Cond> {
+    fn cond_of(&self, c: Value, fused: Option<Fused>) -> Option<Cond> {
         let f = self.prep.func;
-        let Some(inst) = fused else {
+        let Some(Fused { cmp: inst, mask }) = fused else {
             return Some(Cond::Bool {
                 c: self.s(c)?,
                 want: true,
             });
         };
+        if let (Some((x, mask)), InstKind::Binary(BinaryOp::ICmp(cc), ..)) =
+            (mask, &f.insts[inst].kind)
+        {
+            return Some(Cond::Mask {
+                a: self.s(x)?,
+                mask,
+                zero: *cc == Cmp::Eq,
+            });
+        }
         let InstKind::Binary(op, a, b) = f.insts[inst].kind else {
             return None;
         };
@@ -510,7 +570,7 @@ impl<'p> Emitter<'p> {
         })
     }
 
-    fn terminator(&mut self, pos: u32, term: &'p Terminator, fused: Option<Inst>) -> Option<()> {
+    fn terminator(&mut self, pos: u32, term: &'p Terminator, fused: Option<Fused>) -> Option<()> {
         let f = self.prep.func;
         match term {
             Terminator::Return(Some(v)) => {

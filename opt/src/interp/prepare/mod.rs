@@ -21,6 +21,8 @@
 
 mod cond;
 mod emit;
+#[cfg(test)]
+mod tests;
 
 use std::collections::HashMap;
 
