@@ -24,6 +24,7 @@
 //! | `licm` | loop-invariant code motion into the dedicated preheader |
 //! | `gvn` | value numbering over the dominator tree |
 //! | `inline` | function inlining with a size budget (§9.4) |
+//! | `reassoc` | `(x + k1) + k2` becomes `x + (k1 + k2)` |
 //! | `unswitch` | loop unswitching (§9.5) |
 //! | `unroll` | loop unrolling by two (§9.6) |
 //! | `peel` | loop peeling of the first iteration (§9.7) |
@@ -42,6 +43,7 @@ mod inline;
 mod licm;
 mod peel;
 pub mod pipeline;
+mod reassoc;
 mod sccp;
 mod simple;
 mod sink;
@@ -58,6 +60,7 @@ pub use pipeline::{
     thread_cpu_time, Instrumentation, PassError, PassReport, PassTime, Pipeline, PipelineOptions,
     PrintAfter,
 };
+pub use reassoc::reassociate;
 pub use sccp::sccp;
 pub use simple::{copy_propagate, dce};
 pub use sink::sink;
@@ -182,6 +185,12 @@ pub const PASSES: &[Pass] = &[
         reads_callees: true,
     },
     Pass {
+        name: "reassoc",
+        about: "constant reassociation: (x + k1) + k2 becomes x + (k1 + k2)",
+        kind: PassKind::Edit(|ed, _| reassociate(ed) > 0),
+        reads_callees: false,
+    },
+    Pass {
         name: "unswitch",
         about: "loop unswitching (Fritz §9.5)",
         kind: PassKind::Edit(|ed, _| unswitch(ed) > 0),
@@ -252,6 +261,7 @@ pub const O1_PIPELINE: &[&str] = &[
     "jt",
     "is",
     "straighten",
+    "reassoc",
     "unswitch",
     "is",
     "sccp",

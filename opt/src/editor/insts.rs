@@ -136,6 +136,37 @@ impl Editor<'_> {
         (inst, result)
     }
 
+    /// Inserts `insts` (kind, result type, location) into `b` before
+    /// position `pos`, in order, in one splice: linear in the block's length
+    /// once, where as many [`Editor::insert_inst`] calls would move its tail
+    /// once per instruction. The operands must dominate the position.
+    pub fn insert_insts(
+        &mut self,
+        b: Block,
+        pos: usize,
+        insts: Vec<(InstKind, Type, SrcLoc)>,
+    ) -> Vec<(Inst, Option<Value>)> {
+        let mut made = Vec::with_capacity(insts.len());
+        for (kind, result_ty, loc) in insts {
+            let inst = self.func.insts.push(InstData {
+                kind,
+                result: None,
+                loc,
+            });
+            let result =
+                (result_ty != Type::Unit).then(|| self.new_value(result_ty, ValueDef::Inst(inst)));
+            self.func.insts[inst].result = result;
+            self.st.inst_block[inst] = b.into();
+            self.add_inst_uses(inst);
+            made.push((inst, result));
+        }
+        self.func.blocks[b]
+            .insts
+            .splice(pos..pos, made.iter().map(|&(i, _)| i));
+        self.finish("insert_insts");
+        made
+    }
+
     /// Removes the instructions of `insts` whose results are unused (the
     /// others stay); returns how many were removed. One pass over each
     /// affected block and use list, however many instructions go: the way
@@ -343,6 +374,31 @@ impl Editor<'_> {
         self.func.insts[i].kind = kind;
         self.add_inst_uses(i);
         self.finish("set_inst_kind");
+    }
+
+    /// [`Editor::set_inst_kind`] for many instructions at once: each old
+    /// operand's use list is filtered once, so a constant that thousands of
+    /// the edited instructions read costs one pass over its uses, not one
+    /// per edit. Each new kind's operands must dominate its instruction.
+    pub fn set_inst_kinds(&mut self, edits: Vec<(Inst, InstKind)>) {
+        if edits.is_empty() {
+            return;
+        }
+        let edited: FxHashSet<Inst> = edits.iter().map(|&(i, _)| i).collect();
+        let mut operands = Vec::new();
+        for &(i, _) in &edits {
+            self.func.insts[i].kind.for_each_arg(|v| operands.push(v));
+        }
+        operands.sort_unstable();
+        operands.dedup();
+        for v in operands {
+            self.st.uses[v].retain(|u| !matches!(u, User::Inst(i) if edited.contains(i)));
+        }
+        for (i, kind) in edits {
+            self.func.insts[i].kind = kind;
+            self.add_inst_uses(i);
+        }
+        self.finish("set_inst_kinds");
     }
 
     /// Moves instruction `i` to the end of block `to` (before its

@@ -11,7 +11,7 @@
 //! | R4 | `μ_d(x, x) ↓ x` and `μ_d(x, μ) ↓ x`; η-invariance `η_d(c, x) ↓ x` when `x` varies with no loop of depth ≥ d; first-iteration peel `η_d(c, v) ↓ v₀` when `c₀` is false | 2.7–2.9, §2.4.2 steps 3–4 |
 //! | R5 | loads skip effects that cannot change what they read (distinct allocations, other globals, checks, output), forward a store to the same place, and skip a whole loop whose token cycle writes nothing they read, or a token φ whose branches come down to one token (`loads`) | 2.10, 2.11 |
 //! | R6 | a check that passed earlier on the token chain passes again; a division check by a non-zero constant and `assert true` vanish; a store overwriting the same place drops the earlier one | — (digest R6) |
-//! | R7 | pass-mirroring, in the optimizer's orientation: `a + a ↓ a << 1`, `a * 2^k ↓ a << k` | §2.4 |
+//! | R7 | pass-mirroring, in the optimizer's orientation: `a + a ↓ a << 1`, `a * 2^k ↓ a << k`, constant chains `(a ± k1) ± k2 ↓ a ± k` (`reassoc`; wrapping `+` is associative) | §2.4 |
 //! | R8 | a bounds check proved by the facts where it is observed (`range`) | — |
 //! | R9 | a pure operator common to every branch of a φ is factored out (`phiop`) | §4.0.3 (φ, `map` pointwise) |
 //! | R10 | nested φ's flatten: `φ{G → φ{h_j → v_j}} ↓ φ{G ∧ h_j → v_j}` (`phiop`) | §4.0.3 (φ pointwise) |
@@ -319,6 +319,19 @@ impl<'a> Rules<'a> {
             IRem if ky == Some(1) || ky == Some(-1) => Some(zero(self)),
             ISub | IXor if same => Some(zero(self)),
             IAnd | IOr | IMin | IMax if same => Some(x),
+            // R7, in `reassoc`'s orientation: `(a ± k1) ± k2 ↓ a ± k`, for
+            // an `a` that varies with no loop (where `reassoc` works; inside
+            // loops the doubling rule of `unroll` matches the copies of a
+            // body by their shape).
+            IAdd | ISub if ty == Type::Int && self.offset_step(op, x, y).is_some() => {
+                let (inner, k2) = self.offset_step(op, x, y)?;
+                let (a, k1) = self.offset_form(inner)?;
+                if self.depth_of(a) != 0 {
+                    return None;
+                }
+                let k = fold::binary(IAdd, Type::Int, Type::Int, k1, k2)?;
+                Some(self.offset(a, k))
+            }
             // R7, in the optimizer's orientation: `a + a ↓ a << 1`,
             // `a * 2^k ↓ a << k`.
             IAdd if same => {
@@ -334,6 +347,47 @@ impl<'a> Rules<'a> {
                 Some(self.g.bin(IShl, Type::Int, y, k))
             }
             _ => None,
+        }
+    }
+
+    /// `x op y` as `(a, k)` meaning `a + k` (wrapping), when it is `a + k`,
+    /// `k + a` or `a - k` of an `int` constant `k` and a non-constant `a`.
+    fn offset_step(&self, op: BinaryOp, x: Id, y: Id) -> Option<(Id, u64)> {
+        let (x, y) = (self.r(x), self.r(y));
+        match (op, self.konst(x), self.konst(y)) {
+            (BinaryOp::IAdd, None, Some(k)) => Some((x, k)),
+            (BinaryOp::IAdd, Some(k), None) => Some((y, k)),
+            (BinaryOp::ISub, None, Some(k)) => {
+                Some((x, fold::binary(BinaryOp::ISub, Type::Int, Type::Int, 0, k)?))
+            }
+            _ => None,
+        }
+    }
+
+    /// Node `n` as `(a, k)` meaning `a + k`, when it is an `int` `+`/`-` of
+    /// a constant ([`Rules::offset_step`]).
+    fn offset_form(&self, n: Id) -> Option<(Id, u64)> {
+        let node = self.g.node(self.r(n));
+        match (&node.op, node.ty, node.args.as_slice()) {
+            (Op::Bin(op @ (BinaryOp::IAdd | BinaryOp::ISub)), Type::Int, &[x, y]) => {
+                self.offset_step(*op, x, y)
+            }
+            _ => None,
+        }
+    }
+
+    /// `a + k` as `reassoc` writes it: `a` when `k` is 0, `a - (-k)` when
+    /// `k` is negative (and not the minimum), else `a + k`.
+    fn offset(&mut self, a: Id, k: u64) -> Id {
+        let signed = k as i64;
+        if signed == 0 {
+            a
+        } else if signed < 0 && signed != i64::MIN {
+            let c = self.g.konst(Type::Int, signed.wrapping_neg() as u64);
+            self.g.bin(BinaryOp::ISub, Type::Int, a, c)
+        } else {
+            let c = self.g.konst(Type::Int, k);
+            self.g.bin(BinaryOp::IAdd, Type::Int, a, c)
         }
     }
 

@@ -256,6 +256,7 @@ const PASSES: &[&str] = &[
     "jt",
     "is",
     "unswitch",
+    "reassoc",
 ];
 
 /// A random mutation of the text: swap the operands of the `k`-th binary

@@ -677,3 +677,107 @@ fn an_unreached_node_gets_the_depth_of_its_loop() {
     assert_eq!(rules.depth_of(not_cont), 1);
     assert_eq!(rules.depth_of(n), 0);
 }
+
+/// Chains of constant `+`/`-` as inlining leaves them: one in the entry,
+/// one in a loop body (which `reassoc` leaves alone), one starting from the
+/// loop's exit parameter.
+const CONST_CHAINS: &str = "fn fn0 \"f\"(int, int) -> int {
+block0(v0: int, v1: int):
+    v2: int = iconst 1
+    v3: int = iconst 5
+    v4: int = iconst 0
+    v17: int = iadd v1, v2
+    v18: int = isub v17, v3
+    v19: int = iadd v2, v18
+    jump block1(v4, v0)
+block1(v5: int, v6: int):
+    v7: bool = icmp lt v5, v19
+    br v7, block2, block3(v6)
+block2:
+    v8: int = iadd v6, v2
+    v9: int = iadd v8, v2
+    v12: int = iadd v5, v2
+    jump block1(v12, v9)
+block3(v13: int):
+    v14: int = isub v13, v3
+    v15: int = isub v14, v3
+    v16: int = iadd v15, v2
+    return v16
+}";
+
+#[test]
+fn r7_constant_chains_as_reassoc_folds_them_validate() {
+    let mut p = parse_program(CONST_CHAINS).unwrap();
+    let mut v = Validator::default();
+    v.set_program(&p);
+    let opts = PipelineOptions {
+        verify: true,
+        time: false,
+    };
+    Pipeline::from_names(&["canon", "reassoc"])
+        .unwrap()
+        .run(&mut p, &opts, &mut v)
+        .unwrap();
+    let row = v.stats.iter().find(|s| s.name == "reassoc").unwrap();
+    assert_eq!((row.changed, row.equal), (1, 1), "{:?}", v.findings);
+    let id = crate::ir::FuncId::from_u32(0);
+    let after = crate::ir::print_function(&p, id);
+    // v18 = v1 - 4, v19 = v1 - 3, v15 = v13 - 10, v16 = v13 - 9; the
+    // loop body's v9 = v8 + 1 stays.
+    for (line, op, base) in [
+        ("v18: int", "isub", "v1"),
+        ("v19: int", "isub", "v1"),
+        ("v15: int", "isub", "v13"),
+        ("v16: int", "isub", "v13"),
+        ("v9: int", "iadd", "v8"),
+    ] {
+        assert!(
+            after.contains(&format!("{line} = {op} {base}, ")),
+            "{line}: {after}"
+        );
+    }
+    // Both mean the same on a sample of inputs.
+    let before = f(CONST_CHAINS);
+    for n in [0, 4, 9] {
+        for x in [0, 7, i64::MAX, i64::MIN] {
+            assert_eq!(
+                soundness::run(&before, [x, n]),
+                soundness::run(&p.funcs[id], [x, n])
+            );
+        }
+    }
+}
+
+#[test]
+fn r7_a_wrong_constant_chain_alarms() {
+    alarm(
+        "fn fn0 \"f\"(int) -> int {
+block0(v0: int):
+    v1: int = iconst 1
+    v2: int = iadd v0, v1
+    v3: int = iadd v2, v1
+    return v3
+}",
+        "fn fn0 \"f\"(int) -> int {
+block0(v0: int):
+    v1: int = iconst 3
+    v2: int = iadd v0, v1
+    return v2
+}",
+    );
+    equal(
+        "fn fn0 \"f\"(int) -> int {
+block0(v0: int):
+    v1: int = iconst 9223372036854775807
+    v2: int = iadd v0, v1
+    v3: int = iadd v2, v1
+    return v3
+}",
+        "fn fn0 \"f\"(int) -> int {
+block0(v0: int):
+    v1: int = iconst 2
+    v2: int = isub v0, v1
+    return v2
+}",
+    );
+}
