@@ -240,6 +240,11 @@ pub struct Graph {
     /// R8's case-split copies: (value, gate) → the value copied under the
     /// gate, in order of creation (extra refinement roots).
     cases: Vec<((Id, Id), Id)>,
+    /// The kind of each node ([`Graph::kind`]), numbered in order of first
+    /// appearance.
+    kinds: Vec<u32>,
+    /// The number of each kind: (operator, type, arity, sets with arity 0).
+    kind_ids: FxHashMap<(Op, Type, usize), u32>,
 }
 
 impl Graph {
@@ -261,6 +266,36 @@ impl Graph {
     /// The node `id`.
     pub fn node(&self, id: Id) -> &Node {
         &self.nodes[id.index()]
+    }
+
+    /// The kind of node `id`: one number per (operator with its payload,
+    /// type, arity), the arity of a set ([`Op::is_set`]) counting as 0;
+    /// the first partition of `refine`. Editing arguments never changes a
+    /// node's kind, so it is computed once, when the node is made, instead
+    /// of hashing the operator of every reached node in every round.
+    pub fn kind(&self, id: Id) -> u32 {
+        self.kinds[id.index()]
+    }
+
+    /// The number of distinct kinds ([`Graph::kind`] is below it).
+    pub fn kind_count(&self) -> usize {
+        self.kind_ids.len()
+    }
+
+    /// Records the kind of the node just pushed.
+    fn push_kind(&mut self) {
+        let node = self.nodes.last().expect("a node was pushed");
+        let arity = if node.op.is_set() { 0 } else { node.args.len() };
+        let next = self.kind_ids.len() as u32;
+        let k = match self.kind_ids.get(&(node.op.clone(), node.ty, arity)) {
+            Some(&k) => k,
+            None => {
+                self.kind_ids
+                    .insert((node.op.clone(), node.ty, arity), next);
+                next
+            }
+        };
+        self.kinds.push(k);
     }
 
     /// Replaces argument `i` of `id` (used when substituting rewritten
@@ -303,6 +338,7 @@ impl Graph {
         }
         let id = Id(self.nodes.len() as u32);
         self.nodes.push(Node { op, ty, args });
+        self.push_kind();
         self.hashes.push(Some(hash));
         let hashes = &self.hashes;
         self.table
@@ -319,6 +355,7 @@ impl Graph {
             ty,
             args: smallvec![init, id],
         });
+        self.push_kind();
         self.hashes.push(None);
         id
     }

@@ -15,7 +15,7 @@
 use std::hash::BuildHasher;
 
 use hashbrown::HashTable;
-use rustc_hash::{FxBuildHasher, FxHashMap};
+use rustc_hash::FxBuildHasher;
 
 use super::graph::{Graph, Id, Op};
 
@@ -331,16 +331,11 @@ fn renumbered(mut cls: Classes, reached: Vec<Id>) -> Classes {
 /// the tests compare with).
 fn moore(g: &Graph, roots: &[Id]) -> Classes {
     let reached = reachable(g, roots);
-    let mut class = vec![u32::MAX; g.len()];
-    let mut table: FxHashMap<(&Op, crate::ir::Type, usize), u32> = FxHashMap::default();
-    for &n in &reached {
-        let node = g.node(n);
-        let arity = if node.op.is_set() { 0 } else { node.args.len() };
-        let next = table.len() as u32;
-        class[n.index()] = *table.entry((&node.op, node.ty, arity)).or_insert(next);
-    }
-    let mut count = table.len() as u32;
-    drop(table);
+    let Classes {
+        mut class,
+        mut count,
+        ..
+    } = initial(g, &reached);
     let mut sigs = Signatures::default();
     let mut next_class = vec![0u32; g.len()];
     let mut sig = Vec::new();
@@ -415,19 +410,23 @@ fn cut_order<'g>(g: &'g Graph, roots: &[Id], cut: &Cut) -> Result<Vec<Id>, &'g O
 }
 
 /// The first partition: one class per (operator, payload, type, arity);
-/// sets ignore their arity.
+/// sets ignore their arity ([`Graph::kind`]). Classes are numbered by
+/// first appearance along `order`.
 fn initial(g: &Graph, order: &[Id]) -> Classes {
     let mut class = vec![u32::MAX; g.len()];
-    let mut table: FxHashMap<(&Op, crate::ir::Type, usize), u32> = FxHashMap::default();
+    let mut of_kind = vec![u32::MAX; g.kind_count()];
+    let mut count = 0;
     for &n in order {
-        let node = g.node(n);
-        let arity = if node.op.is_set() { 0 } else { node.args.len() };
-        let next = table.len() as u32;
-        class[n.index()] = *table.entry((&node.op, node.ty, arity)).or_insert(next);
+        let c = &mut of_kind[g.kind(n) as usize];
+        if *c == u32::MAX {
+            *c = count;
+            count += 1;
+        }
+        class[n.index()] = *c;
     }
     Classes {
         class,
-        count: table.len() as u32,
+        count,
         reached: Vec::new(),
     }
 }
