@@ -423,7 +423,7 @@ impl Graph {
 
     /// A constant of type `ty` with bits `bits`.
     pub fn konst(&mut self, ty: Type, bits: u64) -> Id {
-        self.intern(Op::Const(bits), ty, Vec::new())
+        self.intern(Op::Const(bits), ty, Args::new())
     }
 
     /// The `bool` constant `b`.
@@ -475,7 +475,7 @@ impl Graph {
             Op::Bin(BinaryOp::BCmp(Cmp::Ne)) => {
                 self.cmp(BinaryOp::BCmp(Cmp::Eq), n.args[0], n.args[1])
             }
-            _ => self.intern(Op::Not, Type::Bool, vec![a]),
+            _ => self.intern(Op::Not, Type::Bool, Args::from_slice(&[a])),
         }
     }
 
@@ -525,14 +525,14 @@ impl Graph {
             other => (other, false),
         };
         let (a, b) = if s { (b, a) } else { (a, b) };
-        self.intern(Op::Bin(op), Type::Bool, vec![a, b])
+        self.intern(Op::Bin(op), Type::Bool, Args::from_slice(&[a, b]))
     }
 
     /// A binary operation of result type `ty`.
     pub fn bin(&mut self, op: BinaryOp, ty: Type, a: Id, b: Id) -> Id {
         match op {
             BinaryOp::ICmp(_) | BinaryOp::FCmp(_) | BinaryOp::BCmp(_) => self.cmp(op, a, b),
-            _ => self.intern(Op::Bin(op), ty, vec![a, b]),
+            _ => self.intern(Op::Bin(op), ty, Args::from_slice(&[a, b])),
         }
     }
 
@@ -548,7 +548,7 @@ impl Graph {
 
     fn junction(&mut self, op: Op, parts: &[Id]) -> Id {
         let unit = op == Op::And; // the neutral element
-        let mut out: Vec<Id> = Vec::with_capacity(parts.len());
+        let mut out = Args::with_capacity(parts.len());
         for &p in parts {
             let n = self.node(p);
             if n.op == op {
@@ -592,7 +592,7 @@ impl Graph {
         if !live.is_empty() && live.iter().all(|&(_, v)| v == live[0].1) {
             return live[0].1;
         }
-        let mut args = Vec::with_capacity(live.len() * 2);
+        let mut args = Args::with_capacity(live.len() * 2);
         let mut sorted = live;
         sorted.sort();
         for (g, v) in sorted {
