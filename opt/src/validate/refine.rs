@@ -569,6 +569,36 @@ mod tests {
     }
 
     proptest! {
+        /// The first partition, read off the kinds the graph numbers when
+        /// it makes nodes (`Graph::kind`), is the one a map over
+        /// (operator, type, arity; sets by operator and type) gives,
+        /// numbered alike, also after arguments were edited in place.
+        #[test]
+        fn first_partition_is_by_operator_type_and_arity(
+            ops in proptest::collection::vec((any::<u8>(), any::<u8>(), any::<u8>()), 1..40),
+            back in proptest::collection::vec((any::<u8>(), any::<u8>(), any::<u8>()), 0..8),
+        ) {
+            let (mut g, nodes) = build_cyclic(&ops, &back);
+            // Sets of other arities than the two `build_cyclic` makes.
+            let one = g.intern(Op::And, Type::Bool, vec![nodes[0]]);
+            let three = g.intern(Op::And, Type::Bool, vec![nodes[0], nodes[1], nodes[2]]);
+            let mut roots: Vec<Id> = nodes.iter().rev().take(4).copied().collect();
+            roots.extend([one, three]);
+            let order = reachable(&g, &roots);
+            let a = initial(&g, &order);
+            let mut table: rustc_hash::FxHashMap<(&Op, Type, usize), u32> = Default::default();
+            for &n in &order {
+                let node = g.node(n);
+                let arity = if node.op.is_set() { 0 } else { node.args.len() };
+                let next = table.len() as u32;
+                let c = *table.entry((&node.op, node.ty, arity)).or_insert(next);
+                prop_assert_eq!(a.class[n.index()], c);
+            }
+            prop_assert_eq!(a.count as usize, table.len());
+        }
+    }
+
+    proptest! {
         /// With cycles that avoid the μ's, the rounds with more arguments
         /// cut find Moore's coarsest congruence and number it alike.
         #[test]
