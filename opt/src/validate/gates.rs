@@ -154,10 +154,13 @@ impl Gates {
 
     fn compute(&mut self, g: &Graph, cls: &Classes, id: Id, key: Key, class: u32) -> Option<u32> {
         let n = g.node(id).clone();
-        match n.op {
-            Op::Eta(d) if self.exit(g, cls, d, n.args[0], n.args[1]).is_some() => {
-                self.exit(g, cls, d, n.args[0], n.args[1])
+        if let Op::Eta(d) = n.op {
+            // Computed once: the diagram of the exit value, else an atom.
+            if let Some(r) = self.exit(g, cls, d, n.args[0], n.args[1]) {
+                return Some(r);
             }
+        }
+        match n.op {
             Op::Const(k) => Some(if k != 0 { TRUE } else { FALSE }),
             Op::Not => {
                 let a = self.of(g, cls, n.args[0])?;

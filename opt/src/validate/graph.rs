@@ -240,6 +240,11 @@ pub struct Graph {
     /// R8's case-split copies: (value, gate) → the value copied under the
     /// gate, in order of creation (extra refinement roots).
     cases: Vec<((Id, Id), Id)>,
+    /// The kind of each node ([`Graph::kind`]), numbered in order of first
+    /// appearance.
+    kinds: Vec<u32>,
+    /// The number of each kind: (operator, type, arity, sets with arity 0).
+    kind_ids: FxHashMap<(Op, Type, usize), u32>,
 }
 
 impl Graph {
@@ -261,6 +266,36 @@ impl Graph {
     /// The node `id`.
     pub fn node(&self, id: Id) -> &Node {
         &self.nodes[id.index()]
+    }
+
+    /// The kind of node `id`: one number per (operator with its payload,
+    /// type, arity), the arity of a set ([`Op::is_set`]) counting as 0;
+    /// the first partition of `refine`. Editing arguments never changes a
+    /// node's kind, so it is computed once, when the node is made, instead
+    /// of hashing the operator of every reached node in every round.
+    pub fn kind(&self, id: Id) -> u32 {
+        self.kinds[id.index()]
+    }
+
+    /// The number of distinct kinds ([`Graph::kind`] is below it).
+    pub fn kind_count(&self) -> usize {
+        self.kind_ids.len()
+    }
+
+    /// Records the kind of the node just pushed.
+    fn push_kind(&mut self) {
+        let node = self.nodes.last().expect("a node was pushed");
+        let arity = if node.op.is_set() { 0 } else { node.args.len() };
+        let next = self.kind_ids.len() as u32;
+        let k = match self.kind_ids.get(&(node.op.clone(), node.ty, arity)) {
+            Some(&k) => k,
+            None => {
+                self.kind_ids
+                    .insert((node.op.clone(), node.ty, arity), next);
+                next
+            }
+        };
+        self.kinds.push(k);
     }
 
     /// Replaces argument `i` of `id` (used when substituting rewritten
@@ -303,6 +338,7 @@ impl Graph {
         }
         let id = Id(self.nodes.len() as u32);
         self.nodes.push(Node { op, ty, args });
+        self.push_kind();
         self.hashes.push(Some(hash));
         let hashes = &self.hashes;
         self.table
@@ -319,6 +355,7 @@ impl Graph {
             ty,
             args: smallvec![init, id],
         });
+        self.push_kind();
         self.hashes.push(None);
         id
     }
@@ -386,7 +423,7 @@ impl Graph {
 
     /// A constant of type `ty` with bits `bits`.
     pub fn konst(&mut self, ty: Type, bits: u64) -> Id {
-        self.intern(Op::Const(bits), ty, Vec::new())
+        self.intern(Op::Const(bits), ty, Args::new())
     }
 
     /// The `bool` constant `b`.
@@ -438,7 +475,7 @@ impl Graph {
             Op::Bin(BinaryOp::BCmp(Cmp::Ne)) => {
                 self.cmp(BinaryOp::BCmp(Cmp::Eq), n.args[0], n.args[1])
             }
-            _ => self.intern(Op::Not, Type::Bool, vec![a]),
+            _ => self.intern(Op::Not, Type::Bool, Args::from_slice(&[a])),
         }
     }
 
@@ -488,14 +525,14 @@ impl Graph {
             other => (other, false),
         };
         let (a, b) = if s { (b, a) } else { (a, b) };
-        self.intern(Op::Bin(op), Type::Bool, vec![a, b])
+        self.intern(Op::Bin(op), Type::Bool, Args::from_slice(&[a, b]))
     }
 
     /// A binary operation of result type `ty`.
     pub fn bin(&mut self, op: BinaryOp, ty: Type, a: Id, b: Id) -> Id {
         match op {
             BinaryOp::ICmp(_) | BinaryOp::FCmp(_) | BinaryOp::BCmp(_) => self.cmp(op, a, b),
-            _ => self.intern(Op::Bin(op), ty, vec![a, b]),
+            _ => self.intern(Op::Bin(op), ty, Args::from_slice(&[a, b])),
         }
     }
 
@@ -511,7 +548,7 @@ impl Graph {
 
     fn junction(&mut self, op: Op, parts: &[Id]) -> Id {
         let unit = op == Op::And; // the neutral element
-        let mut out: Vec<Id> = Vec::with_capacity(parts.len());
+        let mut out = Args::with_capacity(parts.len());
         for &p in parts {
             let n = self.node(p);
             if n.op == op {
@@ -555,7 +592,7 @@ impl Graph {
         if !live.is_empty() && live.iter().all(|&(_, v)| v == live[0].1) {
             return live[0].1;
         }
-        let mut args = Vec::with_capacity(live.len() * 2);
+        let mut args = Args::with_capacity(live.len() * 2);
         let mut sorted = live;
         sorted.sort();
         for (g, v) in sorted {

@@ -42,7 +42,7 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::{smallvec, SmallVec};
 
-use super::graph::{EffKind, Id, LoadKind, Op};
+use super::graph::{Args, EffKind, Id, LoadKind, Op};
 use super::relevance::Relevance;
 use super::rules::Rules;
 use crate::ir::{BinaryOp, Cmp, Type};
@@ -589,7 +589,7 @@ impl Rules<'_> {
             }
             return Some(mu);
         }
-        let mut args = Vec::with_capacity(succ.len());
+        let mut args = Args::with_capacity(succ.len());
         for (y, yc) in succ {
             args.push(self.copy(y, yc, depth + 1)?);
         }

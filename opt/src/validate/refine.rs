@@ -15,7 +15,7 @@
 use std::hash::BuildHasher;
 
 use hashbrown::HashTable;
-use rustc_hash::{FxBuildHasher, FxHashMap};
+use rustc_hash::FxBuildHasher;
 
 use super::graph::{Graph, Id, Op};
 
@@ -331,16 +331,11 @@ fn renumbered(mut cls: Classes, reached: Vec<Id>) -> Classes {
 /// the tests compare with).
 fn moore(g: &Graph, roots: &[Id]) -> Classes {
     let reached = reachable(g, roots);
-    let mut class = vec![u32::MAX; g.len()];
-    let mut table: FxHashMap<(&Op, crate::ir::Type, usize), u32> = FxHashMap::default();
-    for &n in &reached {
-        let node = g.node(n);
-        let arity = if node.op.is_set() { 0 } else { node.args.len() };
-        let next = table.len() as u32;
-        class[n.index()] = *table.entry((&node.op, node.ty, arity)).or_insert(next);
-    }
-    let mut count = table.len() as u32;
-    drop(table);
+    let Classes {
+        mut class,
+        mut count,
+        ..
+    } = initial(g, &reached);
     let mut sigs = Signatures::default();
     let mut next_class = vec![0u32; g.len()];
     let mut sig = Vec::new();
@@ -415,19 +410,23 @@ fn cut_order<'g>(g: &'g Graph, roots: &[Id], cut: &Cut) -> Result<Vec<Id>, &'g O
 }
 
 /// The first partition: one class per (operator, payload, type, arity);
-/// sets ignore their arity.
+/// sets ignore their arity ([`Graph::kind`]). Classes are numbered by
+/// first appearance along `order`.
 fn initial(g: &Graph, order: &[Id]) -> Classes {
     let mut class = vec![u32::MAX; g.len()];
-    let mut table: FxHashMap<(&Op, crate::ir::Type, usize), u32> = FxHashMap::default();
+    let mut of_kind = vec![u32::MAX; g.kind_count()];
+    let mut count = 0;
     for &n in order {
-        let node = g.node(n);
-        let arity = if node.op.is_set() { 0 } else { node.args.len() };
-        let next = table.len() as u32;
-        class[n.index()] = *table.entry((&node.op, node.ty, arity)).or_insert(next);
+        let c = &mut of_kind[g.kind(n) as usize];
+        if *c == u32::MAX {
+            *c = count;
+            count += 1;
+        }
+        class[n.index()] = *c;
     }
     Classes {
         class,
-        count: table.len() as u32,
+        count,
         reached: Vec::new(),
     }
 }
@@ -567,6 +566,36 @@ mod tests {
             }
         }
         (g, nodes)
+    }
+
+    proptest! {
+        /// The first partition, read off the kinds the graph numbers when
+        /// it makes nodes (`Graph::kind`), is the one a map over
+        /// (operator, type, arity; sets by operator and type) gives,
+        /// numbered alike, also after arguments were edited in place.
+        #[test]
+        fn first_partition_is_by_operator_type_and_arity(
+            ops in proptest::collection::vec((any::<u8>(), any::<u8>(), any::<u8>()), 1..40),
+            back in proptest::collection::vec((any::<u8>(), any::<u8>(), any::<u8>()), 0..8),
+        ) {
+            let (mut g, nodes) = build_cyclic(&ops, &back);
+            // Sets of other arities than the two `build_cyclic` makes.
+            let one = g.intern(Op::And, Type::Bool, vec![nodes[0]]);
+            let three = g.intern(Op::And, Type::Bool, vec![nodes[0], nodes[1], nodes[2]]);
+            let mut roots: Vec<Id> = nodes.iter().rev().take(4).copied().collect();
+            roots.extend([one, three]);
+            let order = reachable(&g, &roots);
+            let a = initial(&g, &order);
+            let mut table: rustc_hash::FxHashMap<(&Op, Type, usize), u32> = Default::default();
+            for &n in &order {
+                let node = g.node(n);
+                let arity = if node.op.is_set() { 0 } else { node.args.len() };
+                let next = table.len() as u32;
+                let c = *table.entry((&node.op, node.ty, arity)).or_insert(next);
+                prop_assert_eq!(a.class[n.index()], c);
+            }
+            prop_assert_eq!(a.count as usize, table.len());
+        }
     }
 
     proptest! {

@@ -296,13 +296,15 @@ impl Rules<'_> {
             .is_none_or(|&s| s != NONE)
     }
 
-    /// The terms whose presence in a node's set makes fact `f` relevant,
-    /// and for a loop-exit fact the bit of its loop's exit, which must be
-    /// in the set as well. An exit fact's terms are only those its own
-    /// loop's exit values can read: no `η` of that loop, no reader.
-    fn fact_terms(&mut self, f: Id) -> FactTerms {
-        if let Some(t) = self.range.rel.fact_terms.get(&f) {
-            return t.clone();
+    /// Computes into [`Relevance::fact_terms`] (once per fact; read there
+    /// without a copy) the terms whose presence in a node's set makes fact
+    /// `f` relevant, and for a loop-exit fact the bit of its loop's exit,
+    /// which must be in the set as well. An exit fact's terms are only
+    /// those its own loop's exit values can read: no `η` of that loop, no
+    /// reader.
+    fn fact_terms(&mut self, f: Id) {
+        if self.range.rel.fact_terms.contains_key(&f) {
+            return;
         }
         let mut exit = None;
         let mut ends: Vec<Id> = Vec::new();
@@ -347,9 +349,10 @@ impl Rules<'_> {
                 }
             })
             .collect();
-        let out = FactTerms { terms, exit };
-        self.range.rel.fact_terms.insert(f, out.clone());
-        out
+        self.range
+            .rel
+            .fact_terms
+            .insert(f, FactTerms { terms, exit });
     }
 
     /// Context `c` with only the facts relevant to the cone of `y`.
@@ -370,8 +373,10 @@ impl Rules<'_> {
         let width = self.range.rel.width;
         let mut kept = Vec::with_capacity(facts.len());
         for f in facts {
-            let ft = self.fact_terms(f);
-            let row = &self.range.rel.sets[s as usize * width..(s as usize + 1) * width];
+            self.fact_terms(f);
+            let rel = &self.range.rel;
+            let ft = &rel.fact_terms[&f];
+            let row = &rel.sets[s as usize * width..(s as usize + 1) * width];
             let has = |t: u32| row[(t / 64) as usize] & (1 << (t % 64)) != 0;
             if ft.terms.iter().any(|&t| has(t)) && ft.exit.is_none_or(has) {
                 kept.push(f);

@@ -26,7 +26,7 @@ use smallvec::SmallVec;
 use super::bdd::{FALSE, TRUE};
 use super::fold;
 use super::gates::{Atom, Gates};
-use super::graph::{EffKind, Graph, Id, LoadKind, Op};
+use super::graph::{Args, EffKind, Graph, Id, LoadKind, Op};
 use super::range::Strip;
 use super::refine::Classes;
 use crate::ir::{BinaryOp, Cmp, Type};
@@ -670,7 +670,7 @@ impl<'a> Rules<'a> {
         if !pure {
             return None;
         }
-        let args: Vec<Id> = vn
+        let args: Args = vn
             .args
             .iter()
             .map(|&x| {
@@ -679,7 +679,7 @@ impl<'a> Rules<'a> {
                     x
                 } else {
                     let t = self.g.node(x).ty;
-                    self.g.intern(Op::Eta(d), t, vec![c, x])
+                    self.g.intern(Op::Eta(d), t, Args::from_slice(&[c, x]))
                 }
             })
             .collect();
@@ -754,7 +754,7 @@ impl<'a> Rules<'a> {
             Op::Mu(e) if e == d => Some(self.r(node.args[0])),
             Op::Mu(_) | Op::Eta(_) => None,
             _ => {
-                let mut args = Vec::with_capacity(node.args.len());
+                let mut args = Args::with_capacity(node.args.len());
                 for &a in &node.args {
                     args.push(self.peel(a, d)?);
                 }
