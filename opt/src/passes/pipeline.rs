@@ -367,7 +367,7 @@ impl Pipeline {
         // pipeline that starts with `canon, inline`), not as lowered.
         let inlines = self.passes.iter().any(|p| p.reads_callees);
         let mut callees = if inlines {
-            InlineCandidates::new(program)
+            InlineCandidates::bottom_up(program)
         } else {
             InlineCandidates::default()
         };
