@@ -64,18 +64,24 @@ impl InlineCandidates {
         out
     }
 
-    /// No candidates yet, for a pipeline that visits `program` bottom up
-    /// and offers each function as it goes ([`InlineCandidates::refresh`]):
-    /// a callee is always optimized before its callers (only recursive
-    /// functions, which are never inlined, share a cycle with a caller), so
-    /// the lowered bodies [`InlineCandidates::new`] copies would never be
-    /// read, and copying and canonicalizing every function up front cost
-    /// a tenth of `-O2` on a program of many small functions.
-    pub fn bottom_up(program: &Program) -> InlineCandidates {
+    /// No candidates yet, for a pipeline that visits a program bottom up
+    /// and offers each function as it goes ([`InlineCandidates::refresh`]);
+    /// `recursive` tells which functions are recursive. A callee is always
+    /// optimized before its callers (only recursive functions, which are
+    /// never inlined, share a cycle with a caller), so the lowered bodies
+    /// [`InlineCandidates::new`] copies would never be read, and copying
+    /// and canonicalizing every function up front cost a tenth of `-O2` on
+    /// a program of many small functions.
+    pub fn bottom_up(recursive: SecondaryMap<FuncId, bool>) -> InlineCandidates {
         InlineCandidates {
-            recursive: crate::analysis::callgraph::recursive_functions(program),
+            recursive,
             bodies: FxHashMap::default(),
         }
+    }
+
+    /// Withdraws the body of `id` (no caller is left to inline it).
+    pub fn withdraw(&mut self, id: FuncId) {
+        self.bodies.remove(&id);
     }
 
     /// Function `id` is now `f` (right after its own inlining, in canonical
