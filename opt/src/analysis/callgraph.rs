@@ -109,6 +109,36 @@ pub fn recursive_functions(p: &Program) -> SecondaryMap<FuncId, bool> {
     out
 }
 
+/// What a bottom-up inliner needs of the call graph of a program, from one
+/// scan of its instructions.
+pub struct BottomUp {
+    /// Every function, callees before their callers ([`bottom_up_order`]).
+    pub order: Vec<FuncId>,
+    /// Whether each function is recursive ([`recursive_functions`]).
+    pub recursive: SecondaryMap<FuncId, bool>,
+    /// The distinct functions each function calls directly, by index.
+    pub callees: Vec<Vec<FuncId>>,
+}
+
+/// [`bottom_up_order`], [`recursive_functions`] and the direct callees of
+/// every function of `p` at once.
+pub fn bottom_up(p: &Program) -> BottomUp {
+    let edges = call_edges(p);
+    let comps = components(p, &edges);
+    let mut recursive: SecondaryMap<FuncId, bool> = SecondaryMap::with_capacity(p.funcs.len());
+    for scc in &comps {
+        let cyclic = scc.len() > 1 || edges[scc[0]].contains(&FuncId::new(scc[0]));
+        for &w in scc {
+            recursive[FuncId::new(w)] = cyclic;
+        }
+    }
+    BottomUp {
+        order: comps.into_iter().flatten().map(FuncId::new).collect(),
+        recursive,
+        callees: edges,
+    }
+}
+
 /// Every function of `p`, callees before their callers (bottom-up; the
 /// functions of one cycle in any order): the order in which an inliner
 /// sees each callee already optimized.
@@ -165,5 +195,16 @@ block0:
             pos(4) < pos(0) && pos(1) < pos(0) && pos(2) < pos(0),
             "{order:?}"
         );
+        // One scan gives the same order and recursion, and the callees.
+        let g = bottom_up(&p);
+        assert_eq!(g.order, bottom_up_order(&p));
+        assert_eq!(
+            (0..5)
+                .map(|i| g.recursive[FuncId::new(i)])
+                .collect::<Vec<_>>(),
+            got
+        );
+        assert_eq!(g.callees[0], [FuncId::new(1), FuncId::new(4)]);
+        assert!(g.callees[4].is_empty());
     }
 }

@@ -237,7 +237,7 @@ impl Editor<'_> {
         let InstKind::Call(_, args) = self.func.insts[call].kind.clone() else {
             return false;
         };
-        if callee.is_declaration() || !all_reach_return(callee) {
+        if callee.is_declaration() {
             return false;
         }
         let k = self.func.blocks[b]
@@ -245,6 +245,16 @@ impl Editor<'_> {
             .iter()
             .position(|&i| i == call)
             .expect("call is in its block");
+        if let [entry] = callee.layout[..] {
+            if let Terminator::Return(ret) = callee.blocks[entry].term {
+                self.splice_call(b, k, &args, callee, entry, ret);
+                self.finish("inline_call");
+                return true;
+            }
+        }
+        if !all_reach_return(callee) {
+            return false;
+        }
         // Split b after the call.
         let b2 = self.raw_new_block();
         let result = self.func.insts[call].result;
@@ -379,6 +389,58 @@ impl Editor<'_> {
         }
         self.finish("inline_call");
         true
+    }
+
+    /// [`Editor::inline_call`] of a callee that is one block ending in a
+    /// `return` (`entry`, returning `ret`): its instructions replace the
+    /// call at position `k` of block `b` and its returned value replaces
+    /// the call's result. The CFG does not change, so D and L need no
+    /// repair; only use lists and instruction blocks do. Splitting `b` as
+    /// the general case does would leave two blocks and a jump per inlined
+    /// call, which a callee inlined in turn would carry into every caller
+    /// of its own (a chain of calls inlined through n levels would bring
+    /// 2n blocks for straightening to merge again).
+    fn splice_call(
+        &mut self,
+        b: Block,
+        k: usize,
+        args: &[Value],
+        callee: &Function,
+        entry: Block,
+        ret: Option<Value>,
+    ) {
+        let call = self.func.blocks[b].insts[k];
+        let mut vmap = SecondaryMap::<Value, Option<Value>>::new();
+        for (&p, &a) in callee.blocks[entry].params.iter().zip(args) {
+            vmap[p] = Some(a);
+        }
+        let body = &callee.blocks[entry].insts;
+        let mut copies = Vec::with_capacity(body.len());
+        for &ci in body {
+            let data = &callee.insts[ci];
+            let mut kind = data.kind.clone();
+            kind.for_each_arg_mut(|v| *v = vmap[*v].expect("callee value defined before use"));
+            let inst = self.func.insts.push(InstData {
+                kind,
+                result: None,
+                loc: data.loc,
+            });
+            if let Some(r) = data.result {
+                let nr = self.new_value(callee.values[r].ty, ValueDef::Inst(inst));
+                vmap[r] = Some(nr);
+                self.func.insts[inst].result = Some(nr);
+            }
+            self.st.inst_block[inst] = b.into();
+            self.add_inst_uses(inst);
+            copies.push(inst);
+        }
+        if let (Some(r), Some(v)) = (self.func.insts[call].result, ret) {
+            let v = vmap[v].expect("returned value defined in the callee");
+            self.raw_replace_all_uses(r, v);
+        }
+        self.remove_inst_uses(call);
+        self.func.blocks[b].insts.splice(k..=k, copies);
+        self.st.inst_block[call] = None.into();
     }
 }
 

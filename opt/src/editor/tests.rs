@@ -353,3 +353,48 @@ fn batch_replacement_and_removal_agree_with_single_edits_at_every_batch_size() {
         verify_program(&batch).unwrap();
     }
 }
+
+#[test]
+fn inlining_a_one_block_callee_adds_no_block() {
+    // `inc` is one block: its body replaces the call where it stands, so
+    // the caller keeps its blocks and a callee inlined through many levels
+    // (a chain of such calls) does not bring a block per level.
+    let text = "
+file 0 \"t.wdl\"
+main fn1
+
+fn fn0 \"inc\"(int) -> int {
+block0(v0: int):
+    v1: int = iconst 1
+    v2: int = iadd v0, v1
+    return v2
+}
+
+fn fn1 \".main\"(int) -> int {
+block0(v0: int):
+    v1: int = call fn0 \"inc\"(v0)
+    v2: int = imul v1, v1
+    v3: bool = icmp gt v2, v0
+    br v3, block1, block2
+block1:
+    return v1
+block2:
+    return v2
+}
+";
+    let mut p = program(text);
+    let callee = p.funcs[f0()].clone();
+    let main = FuncId::from_u32(1);
+    let f = &mut p.funcs[main];
+    let mut ed = Editor::new(f);
+    let call = ed.insts(ed.entry())[0];
+    assert!(ed.inline_call(call, &callee));
+    ed.check().unwrap();
+    assert_eq!(ed.blocks().len(), 3, "the call's block was split");
+    assert!(ed.inst_block(call).is_none());
+    drop(ed);
+    verify_program(&p).unwrap();
+    let text = print_function(&p, main);
+    assert!(!text.contains("call"), "{text}");
+    assert!(text.contains("iadd v0, v"), "{text}");
+}

@@ -64,21 +64,51 @@ impl InlineCandidates {
         out
     }
 
-    /// Function `id` is now `f` (right after its own inlining; `None`
-    /// when it grew past the budget): offers `f` if it may be inlined and
-    /// withdraws the old body. Returns the new body when there is one.
+    /// No candidates yet, for a pipeline that visits a program bottom up
+    /// and offers each function as it goes ([`InlineCandidates::refresh`]);
+    /// `recursive` tells which functions are recursive. A callee is always
+    /// optimized before its callers (only recursive functions, which are
+    /// never inlined, share a cycle with a caller), so the lowered bodies
+    /// [`InlineCandidates::new`] copies would never be read, and copying
+    /// and canonicalizing every function up front cost a tenth of `-O2` on
+    /// a program of many small functions.
+    pub fn bottom_up(recursive: SecondaryMap<FuncId, bool>) -> InlineCandidates {
+        InlineCandidates {
+            recursive,
+            bodies: FxHashMap::default(),
+        }
+    }
+
+    /// Withdraws the body of `id` (no caller is left to inline it).
+    pub fn withdraw(&mut self, id: FuncId) {
+        self.bodies.remove(&id);
+    }
+
+    /// Function `id` is now `f` (right after its own inlining, in canonical
+    /// form, as an editor leaves it; `None` when it grew past the budget):
+    /// offers `f` if it may be inlined and withdraws the old body. Returns
+    /// the new body when there is one.
     pub fn refresh(&mut self, id: FuncId, f: Option<Function>) -> Option<&Function> {
         self.bodies.remove(&id);
-        self.offer(id, f?);
+        let f = f?;
+        debug_assert!(
+            canon::check_canonical(&f).is_ok(),
+            "offered a non-canonical body"
+        );
+        if self.may_offer(id, &f) {
+            self.bodies.insert(id, f);
+        }
         self.bodies.get(&id)
+    }
+
+    /// Whether `f` (the body of `id`) may be inlined.
+    fn may_offer(&self, id: FuncId, f: &Function) -> bool {
+        !f.is_declaration() && inline_cost(f) <= CALLEE_BUDGET && !self.recursive[id]
     }
 
     /// Adds `f` as the body of `id` if it may be inlined.
     fn offer(&mut self, id: FuncId, mut f: Function) {
-        if f.is_declaration() || inline_cost(&f) > CALLEE_BUDGET || self.recursive[id] {
-            return;
-        }
-        if canon::canonicalize(&mut f) {
+        if self.may_offer(id, &f) && canon::canonicalize(&mut f) {
             self.bodies.insert(id, f);
         }
     }

@@ -27,11 +27,12 @@
 use std::fmt;
 use std::time::{Duration, Instant};
 
+use cranelift_entity::EntityRef;
 use rustc_hash::FxHashMap;
 
 use super::inline::{inline_cost, InlineCandidates, CALLEE_BUDGET};
 use super::{find_pass, level_pipeline, FuncEnv, Pass, PassKind};
-use crate::analysis::callgraph::bottom_up_order;
+use crate::analysis::callgraph;
 use crate::canon;
 use crate::editor::Editor;
 use crate::ir::{print_function_as, verify_function_as, FuncId, Function, Program};
@@ -366,11 +367,29 @@ impl Pipeline {
         // callees inlined, nothing else changed: the same body under every
         // pipeline that starts with `canon, inline`), not as lowered.
         let inlines = self.passes.iter().any(|p| p.reads_callees);
-        let mut callees = if inlines {
-            InlineCandidates::new(program)
-        } else {
-            InlineCandidates::default()
+        let graph = inlines.then(|| callgraph::bottom_up(program));
+        let mut callees = match &graph {
+            Some(g) => InlineCandidates::bottom_up(g.recursive.clone()),
+            None => InlineCandidates::default(),
         };
+        // With one inlining pass, a body is read only while a caller of
+        // its function is still to be optimized (calls that inlining brings
+        // into a caller are not inlined by the same run): the callers left
+        // per function, so that each body is dropped after its last caller
+        // and the candidates do not hold a second copy of every small
+        // function of the program until the end.
+        let mut callers_left: Option<Vec<u32>> = graph
+            .as_ref()
+            .filter(|_| self.passes.iter().filter(|p| p.reads_callees).count() == 1)
+            .map(|g| {
+                let mut left = vec![0u32; program.funcs.len()];
+                for (f, cs) in g.callees.iter().enumerate() {
+                    for c in cs.iter().filter(|c| c.index() != f) {
+                        left[c.index()] += 1;
+                    }
+                }
+                left
+            });
         let mut run = Run {
             passes: &self.passes,
             options,
@@ -378,21 +397,31 @@ impl Pipeline {
             report: PassReport::default(),
             inlined: None,
         };
-        let ids: Vec<FuncId> = if inlines {
-            bottom_up_order(program)
-        } else {
-            program.funcs.keys().collect()
+        let ids: Vec<FuncId> = match &graph {
+            Some(g) => g.order.clone(),
+            None => program.funcs.keys().collect(),
         };
         for id in ids {
             if program.funcs[id].is_declaration() {
                 continue;
             }
-            if inlines {
+            if let Some(g) = &graph {
                 // Callers optimized later inline this function as its own
                 // inlining left it.
                 let result = run.one(program, instr, id, callees.bodies());
                 if let Some(body) = callees.refresh(id, run.inlined.take()) {
                     instr.inline_body(id, body);
+                }
+                if let Some(left) = callers_left.as_mut() {
+                    if left[id.index()] == 0 {
+                        callees.withdraw(id);
+                    }
+                    for &c in g.callees[id.index()].iter().filter(|&&c| c != id) {
+                        left[c.index()] -= 1;
+                        if left[c.index()] == 0 {
+                            callees.withdraw(c);
+                        }
+                    }
                 }
                 result?;
             } else {
@@ -542,6 +571,7 @@ impl Run<'_> {
             }
             i += 1;
         }
+        func.shrink_to_fit();
         Ok(())
     }
 
