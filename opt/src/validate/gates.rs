@@ -24,13 +24,21 @@
 //!   only on `x` where `¬c`) with every variable `v` renamed to the *exit
 //!   variable* `η_d(c, v)`. So `η_d(c, x)` is `true` when `¬c ⇒ x` (the
 //!   exit test of a loop inlined into another loop), and the exits of one
-//!   loop split over several blocks (`η(c, x1) ∨ η(c, x2)`) combine.
+//!   loop split over several blocks (`η(c, x1) ∨ η(c, x2)`) combine. A
+//!   variable `v` invariant in the loop (varying with no loop of depth
+//!   `≥ d`) is not renamed: `η_d(c, v) = v` (R4's η-invariance, Govereau
+//!   §2.4 rule 2.9), so `η_d(c, flag ∧ x)` and `flag ∧ η_d(c, x)` (the
+//!   exit of `while flag && i < n` before and after `unroll` gives each
+//!   copy its own exit edge) share the variable `flag`. Soundness: at
+//!   the exit tick `¬c` holds, where `x ↓ ¬c` agrees with `x`; its atoms
+//!   there are the exit variables, and the invariant ones their own value.
 
 use rustc_hash::FxHashMap;
 
 use super::bdd::{Bdd, FALSE, TRUE};
 use super::graph::{Graph, Id, Op};
 use super::refine::Classes;
+use super::rules::Depths;
 use crate::ir::{BinaryOp, Cmp, Type};
 
 /// Most diagram nodes per round.
@@ -130,7 +138,7 @@ impl Gates {
 
     /// The diagram of boolean node `id` (`None` when it is not boolean or
     /// the diagram grew too large).
-    pub fn of(&mut self, g: &Graph, cls: &Classes, id: Id) -> Option<u32> {
+    pub fn of(&mut self, g: &Graph, cls: &Classes, vd: &Depths, id: Id) -> Option<u32> {
         let n = g.node(id);
         if n.ty != Type::Bool {
             return None;
@@ -147,29 +155,37 @@ impl Gates {
         // Cycles only pass through μ, which is an atom, so the recursion
         // ends; the placeholder keeps a malformed graph from looping.
         self.memo.insert(key, None);
-        let r = self.compute(g, cls, id, key, class);
+        let r = self.compute(g, cls, vd, id, key, class);
         self.memo.insert(key, r);
         r
     }
 
-    fn compute(&mut self, g: &Graph, cls: &Classes, id: Id, key: Key, class: u32) -> Option<u32> {
+    fn compute(
+        &mut self,
+        g: &Graph,
+        cls: &Classes,
+        vd: &Depths,
+        id: Id,
+        key: Key,
+        class: u32,
+    ) -> Option<u32> {
         let n = g.node(id).clone();
         if let Op::Eta(d) = n.op {
             // Computed once: the diagram of the exit value, else an atom.
-            if let Some(r) = self.exit(g, cls, d, n.args[0], n.args[1]) {
+            if let Some(r) = self.exit(g, cls, vd, d, n.args[0], n.args[1]) {
                 return Some(r);
             }
         }
         match n.op {
             Op::Const(k) => Some(if k != 0 { TRUE } else { FALSE }),
             Op::Not => {
-                let a = self.of(g, cls, n.args[0])?;
+                let a = self.of(g, cls, vd, n.args[0])?;
                 self.bdd.not(a)
             }
             Op::And | Op::Or => {
                 let mut acc = if n.op == Op::And { TRUE } else { FALSE };
                 for &a in &n.args {
-                    let x = self.of(g, cls, a)?;
+                    let x = self.of(g, cls, vd, a)?;
                     acc = if n.op == Op::And {
                         self.bdd.and(acc, x)?
                     } else {
@@ -179,8 +195,8 @@ impl Gates {
                 Some(acc)
             }
             Op::Bin(BinaryOp::BCmp(cc @ (Cmp::Eq | Cmp::Ne))) => {
-                let a = self.of(g, cls, n.args[0])?;
-                let b = self.of(g, cls, n.args[1])?;
+                let a = self.of(g, cls, vd, n.args[0])?;
+                let b = self.of(g, cls, vd, n.args[1])?;
                 let both = self.bdd.and(a, b)?;
                 let (na, nb) = (self.bdd.not(a)?, self.bdd.not(b)?);
                 let neither = self.bdd.and(na, nb)?;
@@ -224,9 +240,17 @@ impl Gates {
     }
 
     /// The diagram of `η_d(c, x)`: `x ↓ ¬c` over exit variables.
-    pub fn exit(&mut self, g: &Graph, cls: &Classes, d: u16, c: Id, x: Id) -> Option<u32> {
-        let bx = self.of(g, cls, x)?;
-        let bc = self.of(g, cls, c)?;
+    pub fn exit(
+        &mut self,
+        g: &Graph,
+        cls: &Classes,
+        vd: &Depths,
+        d: u16,
+        c: Id,
+        x: Id,
+    ) -> Option<u32> {
+        let bx = self.of(g, cls, vd, x)?;
+        let bc = self.of(g, cls, vd, c)?;
         let nc = self.bdd.not(bc)?;
         if nc == FALSE {
             // The loop never exits: no value (keep the η opaque).
@@ -241,6 +265,17 @@ impl Gates {
             bdd, vars, atoms, ..
         } = self;
         bdd.rename(r, &mut |v| {
+            // An atom invariant in the loop is its own exit value (R4's
+            // η-invariance): it keeps its variable, so the diagram of the
+            // exit of `while flag && i < n` relates to `flag` tested
+            // outside the loop.
+            let invariant = match atoms[v as usize] {
+                Atom::Node(id) => vd.of(g, id) < d,
+                Atom::Exit(e, _, _) => e <= d,
+            };
+            if invariant {
+                return Some(v);
+            }
             let key = Key::Exit(d, ckey, v);
             if let Some(&(e, _)) = vars.get(&key) {
                 return Some(e);

@@ -57,7 +57,9 @@
 //!   continue condition, the middle ground §8.0.4 asks for.
 //! - **Unrolling** ([`unroll`]): a loop equals itself unrolled by two, by
 //!   splitting its μ streams into even and odd halves (the μ-unfolding of
-//!   §2.3.3 twice per trip); tried when nothing else rewrites.
+//!   §2.3.3 twice per trip); tried when nothing else rewrites, also
+//!   when the after side has no loop left (an unrolled loop that leaves
+//!   in its first trip is peeled away by R4).
 //! - **Factoring** ([`phiop`], R9): a pure operator common to every
 //!   branch of a φ moves out of it (φ and `map` are pointwise, §4.0.3),
 //!   so an exit value computed in each exiting block of an unrolled loop
@@ -74,6 +76,12 @@
 //!   observed only under the gates above it (φ is pointwise, §4.0.3), so
 //!   its gates are conjoined with them; the exit values of a loop that
 //!   returns through two loop levels then compare under the return's gate.
+//!   The condition is taken by its diagram, so a disjunction whose syntax
+//!   reads the φ but whose diagram does not still applies.
+//! - **Invariant atoms at exits** ([`gates`]): the diagram of a boolean
+//!   `η_d(c, x)` keeps atoms invariant in the loop as themselves (R4's
+//!   η-invariance inside the cofactor), so the exit gates of `while flag
+//!   && i < n` unrolled by two relate to `flag` tested outside.
 
 pub mod bdd;
 pub mod build;
@@ -102,6 +110,8 @@ mod soundness;
 mod testhost;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_exits;
 #[cfg(test)]
 mod tests_load;
 #[cfg(test)]

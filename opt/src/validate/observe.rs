@@ -30,7 +30,13 @@
 //!
 //! A φ whose observation condition reads the φ itself (its users' gates
 //! test its value) keeps its gates: the rewrite would make a cyclic
-//! equation with more than one solution.
+//! equation with more than one solution. The condition is a diagram over
+//! atoms, and any node with that diagram means the same, so the test is
+//! made on the first reached node with it: a disjunction such as
+//! `(¬e ∧ len(x) > 1) ∨ (¬e ∧ len(x) <= 1)`, with `x` read from the φ,
+//! is `¬e`, which does not read it (a loop that returns from its body
+//! under `e` and leaves through its test otherwise, whose exit token a
+//! later `if len(g) > 1 { pop(g) }` reads).
 //!
 //! **When.** Last, when nothing else (loop doubling included) rewrites,
 //! and at most once per φ node in a validation: R3 drops conjuncts common
@@ -109,7 +115,7 @@ impl Rules<'_> {
                 for pair in node.args.chunks(2) {
                     self.observe(&mut obs, pair[0], o);
                     let gate = self.r(pair[0]);
-                    let under = match self.gates.of(self.g, self.cls, gate) {
+                    let under = match self.gates.of(self.g, self.cls, &self.vd, gate) {
                         Some(b) => self.gates.bdd().and(o.bdd, b).map(|bdd| Obs {
                             bdd,
                             node: self.g.and(&[o.node, gate]),
@@ -134,11 +140,19 @@ impl Rules<'_> {
             if self.r(n) != n || self.g.node(n).ty != Type::Bool {
                 continue;
             }
-            if let Some(b) = self.gates.of(self.g, self.cls, n) {
+            if let Some(b) = self.gates.of(self.g, self.cls, &self.vd, n) {
                 by_bdd.entry(b).or_insert(n);
             }
         }
-        for (n, o) in phis {
+        for (n, mut o) in phis {
+            // The condition is its diagram; its node is the diagram's
+            // first reached node, when there is one, rather than
+            // the disjunction built while walking the users, which may
+            // name an atom the diagram has lost (a test of a value that
+            // reads the φ, under a gate that contradicts it).
+            if let Some(&x) = by_bdd.get(&o.bdd) {
+                o.node = x;
+            }
             // A condition that reads the φ itself would make its new gates
             // a cyclic equation, `x = φ{g ∧ O(x) → v}`, with more than one
             // solution; refinement would take matching cycles for equal.
@@ -151,7 +165,7 @@ impl Rules<'_> {
             let mut ok = true;
             for pair in node.args.chunks(2) {
                 let (gate, v) = (self.r(pair[0]), self.r(pair[1]));
-                let Some(b) = self.gates.of(self.g, self.cls, gate) else {
+                let Some(b) = self.gates.of(self.g, self.cls, &self.vd, gate) else {
                     ok = false;
                     break;
                 };

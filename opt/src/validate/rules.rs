@@ -227,7 +227,7 @@ impl<'a> Rules<'a> {
             if self.rep[c as usize] != n || self.g.node(n).ty != Type::Bool {
                 continue;
             }
-            let Some(b) = self.gates.of(self.g, self.cls, n) else {
+            let Some(b) = self.gates.of(self.g, self.cls, &self.vd, n) else {
                 continue;
             };
             let simple = b <= TRUE || self.gates.bdd().literal(b).is_some();
@@ -635,7 +635,7 @@ impl<'a> Rules<'a> {
         if ty == Type::Bool {
             // At the exit `c` is false: `η(c, x)` is decided when `¬c`
             // implies `x` or `¬x` (gates, ROBDD).
-            match self.gates.exit(self.g, self.cls, d, c, v) {
+            match self.gates.exit(self.g, self.cls, &self.vd, d, c, v) {
                 Some(TRUE) => return Some(self.g.boolean(true)),
                 Some(FALSE) => return Some(self.g.boolean(false)),
                 _ => {}

@@ -28,9 +28,13 @@
 //! **When.** The rule makes a graph larger and is an equivalence, not a
 //! simplification, so [`super::check`] tries it only when a round finds
 //! nothing else to rewrite, on the η's of a before-side loop that the
-//! after side does not have (its continue condition is not shared), when the after side has a μ of the
-//! same depth that the before side does not share. Shared μ's do not
-//! stop it: `for i in 0..3 {..}` and an outer `for i in 0..10 {..}` that
+//! after side does not have (its continue condition is not shared).
+//! The after side need not have a loop of that depth left: a loop that
+//! runs once (`for i in 0..1`, the generator's `while` loops that leave
+//! in their second test) is unrolled into a loop that leaves in its first
+//! trip, which R4's first-iteration peel (§2.4.2 step 4) removes from the
+//! after side, while the original needs doubling before the same peel
+//! applies. Shared μ's do not stop it: `for i in 0..3 {..}` and an outer `for i in 0..10 {..}` that
 //! the pass leaves alone share the stream `i = μ(0, i + 1)`. Each loop (and each
 //! loop made by the rule) is doubled at most once. Only innermost loops
 //! are doubled (a deeper μ or η inside refuses), as the unroll pass only
@@ -86,8 +90,6 @@ impl Rules<'_> {
         let mut out = FxHashMap::default();
         let before = self.classes_of(&roots[..2]);
         let after = self.classes_of(&roots[2..]);
-        // Depths at which the after side has a μ of its own.
-        let mut after_depths: FxHashSet<u16> = FxHashSet::default();
         let mut etas: Vec<Id> = Vec::new();
         for i in 0..self.cls.reached.len() {
             let n = self.cls.reached[i];
@@ -95,12 +97,9 @@ impl Rules<'_> {
             if self.rep[c as usize] != n {
                 continue;
             }
-            match self.g.node(n).op {
-                Op::Mu(d) if after.contains(&c) && !before.contains(&c) => {
-                    after_depths.insert(d);
-                }
-                Op::Eta(_) if before.contains(&c) && !after.contains(&c) => etas.push(n),
-                _ => {}
+            if matches!(self.g.node(n).op, Op::Eta(_)) && before.contains(&c) && !after.contains(&c)
+            {
+                etas.push(n);
             }
         }
         let made: FxHashSet<u32> = done
@@ -117,9 +116,6 @@ impl Rules<'_> {
             let Op::Eta(d) = self.g.node(n).op else {
                 continue;
             };
-            if !after_depths.contains(&d) {
-                continue;
-            }
             let Some(mus) = self.loop_mus(n, d) else {
                 continue;
             };
