@@ -32,9 +32,9 @@ use std::time::{Duration, Instant};
 
 use rustc_hash::FxHashMap;
 
-use super::inline::{inline_cost, InlineCandidates, CALLEE_BUDGET};
+use super::inline::{within_budget, InlineCandidates};
 use super::{find_pass, level_pipeline, FuncEnv, Pass, PassKind};
-use crate::analysis::callgraph::bottom_up_order;
+use crate::analysis::callgraph::recursive_and_bottom_up;
 use crate::canon;
 use crate::editor::Editor;
 use crate::ir::{print_function_as, verify_function_as, FuncId, Function, Program};
@@ -374,10 +374,11 @@ impl Pipeline {
         // callees inlined, nothing else changed: the same body under every
         // pipeline that starts with `canon, inline`), not as lowered.
         let inlines = self.passes.iter().any(|p| p.reads_callees);
-        let mut callees = if inlines {
-            InlineCandidates::new(program)
+        let (mut callees, ids) = if inlines {
+            let (recursive, order) = recursive_and_bottom_up(program);
+            (InlineCandidates::with_recursive(program, recursive), order)
         } else {
-            InlineCandidates::default()
+            (InlineCandidates::default(), program.funcs.keys().collect())
         };
         let mut run = Run {
             passes: &self.passes,
@@ -385,11 +386,6 @@ impl Pipeline {
             observe: instr.observes() || options.verify,
             report: PassReport::default(),
             inlined: None,
-        };
-        let ids: Vec<FuncId> = if inlines {
-            bottom_up_order(program)
-        } else {
-            program.funcs.keys().collect()
         };
         for id in ids {
             if program.funcs[id].is_declaration() {
@@ -565,7 +561,7 @@ impl Run<'_> {
                         });
                     }
                     idle.ran(pass, changed);
-                    if pass.reads_callees && inline_cost(ed.func()) <= CALLEE_BUDGET {
+                    if pass.reads_callees && within_budget(ed.func()) {
                         // Only a body small enough to be inlined is kept.
                         self.inlined = Some(ed.settled().clone());
                     }
