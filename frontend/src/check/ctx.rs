@@ -1,7 +1,7 @@
 //! Checker state, written-type resolution, diagnostics helpers and the
 //! assembly of the final [`Typed`] tables.
 
-use super::{Callee, FuncIdx, FuncInfo, GlobalIdx, GlobalInfo, LocalIdx, LocalInfo, Typed, Var};
+use super::{Callee, FuncIdx, FuncInfo, GlobalIdx, GlobalInfo, LocalInfo, Typed, Var};
 use crate::ast::{Expr, ExprId, Item, Module, Span, TypeExpr, TypeExprKind};
 use crate::diag::Diagnostic;
 use crate::Prelude;
@@ -27,8 +27,9 @@ pub(crate) enum BindKind {
 
 /// A local variable during checking.
 #[derive(Clone, Debug)]
-pub(crate) struct LocalSlot {
-    pub name: String,
+pub(crate) struct LocalSlot<'m> {
+    /// Its name, borrowed from the module.
+    pub name: &'m str,
     pub ty: Ty,
     pub kind: BindKind,
     pub span: Span,
@@ -80,10 +81,9 @@ pub(crate) struct FuncSlot {
 
 /// The per-body context: lexical scopes, result type, loop nesting.
 #[derive(Default)]
-pub(crate) struct BodyCtx<'m> {
-    /// Innermost scope last; empty for top-level code outside blocks. The
-    /// names are borrowed from the module (no copy per declaration).
-    pub scopes: Vec<FxHashMap<&'m str, LocalIdx>>,
+pub(crate) struct BodyCtx {
+    /// Innermost scope last; empty for top-level code outside blocks.
+    pub scopes: Vec<super::scope::Scope>,
     /// Result type of the enclosing function; `None` for top-level code.
     pub ret: Option<Ty>,
     /// Name of the enclosing function.
@@ -113,8 +113,8 @@ pub(crate) struct Checker<'m> {
     pub global_of_decl: FxHashMap<u32, GlobalIdx>,
     /// REPL redeclarations of prelude globals, by declaration id.
     pub redeclarations: FxHashMap<u32, Redeclaration<'m>>,
-    pub locals: Vec<LocalSlot>,
-    pub body: BodyCtx<'m>,
+    pub locals: Vec<LocalSlot<'m>>,
+    pub body: BodyCtx,
 }
 
 impl<'m> Checker<'m> {
@@ -199,7 +199,7 @@ impl<'m> Checker<'m> {
                 .locals
                 .into_iter()
                 .map(|l| LocalInfo {
-                    name: l.name,
+                    name_span: l.span,
                     ty: unit(l.ty),
                     mutable: l.kind == BindKind::Var,
                 })

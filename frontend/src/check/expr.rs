@@ -140,7 +140,7 @@ impl<'m> Checker<'m> {
                         .body
                         .scopes
                         .iter()
-                        .any(|s| s.contains_key(callee.name.as_str()))
+                        .any(|s| s.contains(callee.name.as_str(), &self.locals))
                         || self.global_by_name.contains_key(&callee.name)
                     {
                         d = d.with_note(format!(

@@ -22,7 +22,7 @@ mod stmt;
 #[cfg(test)]
 mod tests;
 
-use crate::ast::{DeclId, ExprId, Module};
+use crate::ast::{DeclId, ExprId, Module, Span};
 use crate::diag::Diagnostic;
 use crate::{Builtin, Prelude};
 use waddle_opt::ir::{Signature, Type};
@@ -76,7 +76,7 @@ pub struct ExternInfo {
     /// The symbol (the declared name).
     pub symbol: String,
     /// The declaration, for errors while resolving it.
-    pub span: crate::ast::Span,
+    pub span: Span,
 }
 
 /// A host function known to the checker: from the prelude (registered by
@@ -115,8 +115,9 @@ pub struct GlobalInfo {
 /// A local variable.
 #[derive(Clone, PartialEq, Debug)]
 pub struct LocalInfo {
-    /// Name.
-    pub name: String,
+    /// Where its name is declared (the name is the source text there; not
+    /// copied, as a program may declare millions of locals).
+    pub name_span: Span,
     /// Type.
     pub ty: Type,
     /// `true` for `var`.

@@ -18,7 +18,7 @@ impl<'m> Checker<'m> {
             .filter(|s| matches!(s.kind, StmtKind::Let { .. }))
             .count();
         if let Some(scope) = self.body.scopes.last_mut() {
-            scope.reserve(lets);
+            scope.reserve(lets, &self.locals);
         }
         for s in &b.stmts {
             self.stmt(s);

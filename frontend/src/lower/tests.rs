@@ -450,7 +450,7 @@ fn hand_built_ast() {
     };
     typed.decls.push(Some(x));
     typed.locals.push(LocalInfo {
-        name: "x".into(),
+        name_span: span,
         ty: Type::Int,
         mutable: true,
     });

@@ -98,15 +98,7 @@ fn call_edges(p: &Program) -> Vec<Vec<FuncId>> {
 /// For every function of `p`, whether it is recursive (on a cycle of
 /// direct calls).
 pub fn recursive_functions(p: &Program) -> SecondaryMap<FuncId, bool> {
-    let edges = call_edges(p);
-    let mut out: SecondaryMap<FuncId, bool> = SecondaryMap::with_capacity(p.funcs.len());
-    for scc in components(p, &edges) {
-        let cyclic = scc.len() > 1 || edges[scc[0]].contains(&FuncId::new(scc[0]));
-        for w in scc {
-            out[FuncId::new(w)] = cyclic;
-        }
-    }
-    out
+    bottom_up(p).recursive
 }
 
 /// What a bottom-up inliner needs of the call graph of a program, from one
@@ -143,9 +135,7 @@ pub fn bottom_up(p: &Program) -> BottomUp {
 /// functions of one cycle in any order): the order in which an inliner
 /// sees each callee already optimized.
 pub fn bottom_up_order(p: &Program) -> Vec<FuncId> {
-    let edges = call_edges(p);
-    let comps = components(p, &edges);
-    comps.into_iter().flatten().map(FuncId::new).collect()
+    bottom_up(p).order
 }
 
 #[cfg(test)]

@@ -52,12 +52,22 @@ pub struct InlineCandidates {
 impl InlineCandidates {
     /// The candidates of `program` as it is.
     pub fn new(program: &Program) -> InlineCandidates {
+        let recursive = crate::analysis::callgraph::recursive_functions(program);
+        InlineCandidates::with_recursive(program, recursive)
+    }
+
+    /// [`InlineCandidates::new`], given which functions are recursive
+    /// ([`crate::analysis::callgraph::recursive_functions`]).
+    pub fn with_recursive(
+        program: &Program,
+        recursive: SecondaryMap<FuncId, bool>,
+    ) -> InlineCandidates {
         let mut out = InlineCandidates {
-            recursive: crate::analysis::callgraph::recursive_functions(program),
+            recursive,
             bodies: FxHashMap::default(),
         };
         for (id, f) in program.funcs.iter() {
-            if inline_cost(f) <= CALLEE_BUDGET {
+            if within_budget(f) {
                 out.offer(id, f.clone());
             }
         }
@@ -103,7 +113,7 @@ impl InlineCandidates {
 
     /// Whether `f` (the body of `id`) may be inlined.
     fn may_offer(&self, id: FuncId, f: &Function) -> bool {
-        !f.is_declaration() && inline_cost(f) <= CALLEE_BUDGET && !self.recursive[id]
+        !f.is_declaration() && within_budget(f) && !self.recursive[id]
     }
 
     /// Adds `f` as the body of `id` if it may be inlined.
@@ -119,27 +129,41 @@ impl InlineCandidates {
     }
 }
 
-/// What inlining `f` costs: its instructions and terminators, except
+/// What inlining `f` costs, counted only up to `limit + 1` (a larger cost
+/// is reported as `limit + 1`): its instructions and terminators, except
 /// constants (an immediate operand or a frame constant once inlined) and
 /// unconditional jumps (a fall-through, or gone after straightening).
-pub fn inline_cost(f: &Function) -> usize {
+/// Counting stops early because the pipeline asks about every function,
+/// generated ones of millions of instructions too.
+pub fn inline_cost(f: &Function, limit: usize) -> usize {
     let free_term = |t: &Terminator| matches!(t, Terminator::Switch { value: None, .. });
-    f.layout
-        .iter()
-        .map(|&b| {
-            let data = &f.blocks[b];
-            let insts = (data.insts.iter())
-                .filter(|&&i| {
-                    let k = &f.insts[i].kind;
-                    !matches!(
-                        k,
-                        InstKind::IConst(_) | InstKind::FConst(_) | InstKind::BConst(_)
-                    )
-                })
-                .count();
-            insts + usize::from(!free_term(&data.term))
-        })
-        .sum()
+    let mut cost = 0;
+    for &b in &f.layout {
+        let data = &f.blocks[b];
+        cost += usize::from(!free_term(&data.term));
+        for &i in &data.insts {
+            let k = &f.insts[i].kind;
+            if !matches!(
+                k,
+                InstKind::IConst(_) | InstKind::FConst(_) | InstKind::BConst(_)
+            ) {
+                cost += 1;
+            }
+            if cost > limit {
+                return limit + 1;
+            }
+        }
+        if cost > limit {
+            return limit + 1;
+        }
+    }
+    cost
+}
+
+/// Whether `f` is small enough to inline ([`inline_cost`] at most
+/// [`CALLEE_BUDGET`]).
+pub fn within_budget(f: &Function) -> bool {
+    inline_cost(f, CALLEE_BUDGET) <= CALLEE_BUDGET
 }
 
 /// Inlines the eligible calls of the function being edited (`me`).
@@ -168,4 +192,32 @@ pub fn inline_calls(ed: &mut Editor, me: FuncId, callees: &FxHashMap<FuncId, Fun
         }
     }
     n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::parse_program;
+
+    #[test]
+    fn cost_counting_stops_past_the_limit() {
+        // Three instructions and a return; the constant is free.
+        let text = "\
+fn fn0 \"f\"(int) -> int {
+block0(v0: int):
+    v1: int = iconst 1
+    v2: int = iadd v0, v1
+    v3: int = imul v2, v2
+    v4: int = isub v3, v0
+    return v4
+}
+";
+        let p = parse_program(text).expect("parses");
+        let f = &p.funcs[FuncId::from_u32(0)];
+        assert_eq!(inline_cost(f, CALLEE_BUDGET), 4);
+        assert_eq!(inline_cost(f, 4), 4);
+        assert_eq!(inline_cost(f, 3), 4);
+        assert_eq!(inline_cost(f, 1), 2);
+        assert!(within_budget(f));
+    }
 }

@@ -10,7 +10,10 @@
 //!    and then repaired locally by the mutation primitives (Fritz ch. 6–9),
 //!    instead of being rebuilt for every pass;
 //! 3. closes the editor only around a [`PassKind::Rewrite`] pass, which
-//!    returns a canonical function.
+//!    returns a canonical function;
+//! 4. does not run an editing pass again that found nothing to change
+//!    while no pass has changed the function since (it would find nothing
+//!    again; in verifying mode it runs and must report no change).
 //!
 //! Canonical form and the maintained analyses are checked from scratch only
 //! when [`PipelineOptions::verify`] is set (by default in debug builds, as
@@ -30,7 +33,7 @@ use std::time::{Duration, Instant};
 use cranelift_entity::EntityRef;
 use rustc_hash::FxHashMap;
 
-use super::inline::{inline_cost, InlineCandidates, CALLEE_BUDGET};
+use super::inline::{within_budget, InlineCandidates};
 use super::{find_pass, level_pipeline, FuncEnv, Pass, PassKind};
 use crate::analysis::callgraph;
 use crate::canon;
@@ -195,6 +198,9 @@ pub struct PassTime {
     pub runs: u32,
     /// How many of those runs changed the function.
     pub changed: u32,
+    /// Positions where it did not run because it had found nothing to
+    /// change and no pass had changed the function since (not in `runs`).
+    pub skipped: u32,
 }
 
 /// What a pipeline run measured (times only with [`PipelineOptions::time`]).
@@ -219,6 +225,7 @@ impl PassReport {
                     cpu: Duration::ZERO,
                     runs: 0,
                     changed: 0,
+                    skipped: 0,
                 });
                 self.passes.len() - 1
             }
@@ -234,6 +241,7 @@ impl PassReport {
             row.cpu += p.cpu;
             row.runs += p.runs;
             row.changed += p.changed;
+            row.skipped += p.skipped;
         }
         self.total += other.total;
         self.functions += other.functions;
@@ -471,6 +479,37 @@ struct Run<'a> {
     inlined: Option<Function>,
 }
 
+/// The editing passes that ran on a function without changing it since
+/// the function last changed. Running one of them again would find
+/// nothing again: a pass is a deterministic function of the IR it sees
+/// (the inliner, which also reads its callees' bodies, is never counted
+/// here), and the IR is the one it left unchanged. Such a run is skipped
+/// (in verifying mode it runs, and must report no change): the `-O2`
+/// pipeline's second `sccp`, for one, finds nothing on most functions.
+#[derive(Default)]
+struct Idle {
+    passes: Vec<&'static str>,
+}
+
+impl Idle {
+    /// Whether `pass` found nothing to change since the function last
+    /// changed.
+    fn would_find_nothing(&self, pass: &Pass) -> bool {
+        matches!(pass.kind, PassKind::Edit(_))
+            && !pass.reads_callees
+            && self.passes.contains(&pass.name)
+    }
+
+    /// Records that `pass` ran and whether it `changed` the function.
+    fn ran(&mut self, pass: &Pass, changed: bool) {
+        if changed {
+            self.passes.clear();
+        } else if !self.passes.contains(&pass.name) {
+            self.passes.push(pass.name);
+        }
+    }
+}
+
 /// The program (holding a stand-in for the function being optimized) and
 /// the instrumentation, when the run observes functions.
 type Observer<'p, 'i> = Option<(&'p Program, &'i mut dyn Instrumentation)>;
@@ -520,6 +559,7 @@ impl Run<'_> {
             instr.begin_function(program, id);
         }
         let env = FuncEnv { id, callees };
+        let mut idle = Idle::default();
         let mut i = 0;
         while i < self.passes.len() {
             // A run of editing passes on one editor.
@@ -532,10 +572,29 @@ impl Run<'_> {
                     if let Some((program, instr)) = obs.as_mut() {
                         instr.before_pass(pass.name, program, id, ed.settled());
                     }
+                    let again = idle.would_find_nothing(pass);
+                    if again && !self.options.verify {
+                        self.report.row(pass.name).skipped += 1;
+                        if let Some((program, instr)) = obs.as_mut() {
+                            instr.after_pass(pass.name, program, id, ed.settled(), false);
+                        }
+                        i += 1;
+                        continue;
+                    }
                     let t = self.clock();
                     let changed = edit(&mut ed, &env);
                     self.account(pass.name, t, changed);
-                    if pass.reads_callees && inline_cost(ed.func()) <= CALLEE_BUDGET {
+                    if again && changed {
+                        return Err(PassError::Broken {
+                            pass: pass.name,
+                            func: ed.func().name.clone(),
+                            message: "changed the function although no pass had changed it \
+                                      since this pass last found nothing to change"
+                                .into(),
+                        });
+                    }
+                    idle.ran(pass, changed);
+                    if pass.reads_callees && within_budget(ed.func()) {
                         // Only a body small enough to be inlined is kept.
                         self.inlined = Some(ed.settled().clone());
                     }
@@ -561,6 +620,7 @@ impl Run<'_> {
             // verifying), so it is not canonicalized again.
             let changed = rewrite(func, &env);
             self.account(pass.name, t, changed);
+            idle.ran(pass, changed);
             if let Some((program, instr)) = obs.as_mut() {
                 // The checks need the analyses; an observer alone does not.
                 if self.options.verify {
@@ -608,7 +668,7 @@ impl Run<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::parse_program;
+    use crate::ir::{parse_program, print_program};
 
     const LOOP: &str = "\
 fn fn0 \"f\"(int) -> int {
@@ -645,6 +705,48 @@ block3:
         assert!(report.passes.iter().any(|r| r.name == "verify"));
         let table = report.to_string();
         assert!(table.contains("dce") && table.contains("total"), "{table}");
+    }
+
+    #[test]
+    fn a_pass_that_found_nothing_is_not_run_again_on_an_unchanged_function() {
+        // No constants for `sccp`, no copies for `copyprop`; `dce` removes
+        // `v2`.
+        const DEAD: &str = "\
+fn fn0 \"f\"(int) -> int {
+block0(v0: int):
+    v1: int = iadd v0, v0
+    v2: int = imul v0, v0
+    return v1
+}
+";
+        let names = ["sccp", "copyprop", "sccp", "dce", "sccp", "copyprop"];
+        let run = |verify: bool| {
+            let mut p = parse_program(DEAD).expect("parses");
+            let options = PipelineOptions {
+                verify,
+                time: false,
+            };
+            let report = Pipeline::from_names(&names)
+                .unwrap()
+                .run(&mut p, &options, &mut ())
+                .unwrap();
+            let counts = |name: &str| {
+                let r = report.passes.iter().find(|r| r.name == name).unwrap();
+                (r.runs, r.changed, r.skipped)
+            };
+            let counts = [counts("sccp"), counts("copyprop"), counts("dce")];
+            (counts, print_program(&p))
+        };
+        // The second `sccp` is skipped (only `copyprop`, which found
+        // nothing either, ran since the first); after `dce` changed the
+        // function, both run again.
+        let (counts, skipping) = run(false);
+        assert_eq!(counts, [(2, 0, 1), (2, 0, 0), (1, 1, 0)]);
+        // In verifying mode every pass runs, with the same result.
+        let (counts, verified) = run(true);
+        assert_eq!(counts, [(3, 0, 0), (2, 0, 0), (1, 1, 0)]);
+        assert_eq!(skipping, verified);
+        assert!(!skipping.contains("imul"), "{skipping}");
     }
 
     #[test]
