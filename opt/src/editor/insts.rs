@@ -121,6 +121,21 @@ impl Editor<'_> {
         result_ty: Type,
         loc: SrcLoc,
     ) -> (Inst, Option<Value>) {
+        let (inst, result) = self.new_inst(b, kind, result_ty, loc);
+        self.func.blocks[b].insts.insert(pos, inst);
+        self.finish("insert_inst");
+        (inst, result)
+    }
+
+    /// A new instruction with its result value, placed in `b` for the
+    /// block links and use lists but not yet in `b`'s instruction list.
+    fn new_inst(
+        &mut self,
+        b: Block,
+        kind: InstKind,
+        result_ty: Type,
+        loc: SrcLoc,
+    ) -> (Inst, Option<Value>) {
         let inst = self.func.insts.push(InstData {
             kind,
             result: None,
@@ -129,10 +144,8 @@ impl Editor<'_> {
         let result =
             (result_ty != Type::Unit).then(|| self.new_value(result_ty, ValueDef::Inst(inst)));
         self.func.insts[inst].result = result;
-        self.func.blocks[b].insts.insert(pos, inst);
         self.st.inst_block[inst] = b.into();
         self.add_inst_uses(inst);
-        self.finish("insert_inst");
         (inst, result)
     }
 
@@ -146,20 +159,10 @@ impl Editor<'_> {
         pos: usize,
         insts: Vec<(InstKind, Type, SrcLoc)>,
     ) -> Vec<(Inst, Option<Value>)> {
-        let mut made = Vec::with_capacity(insts.len());
-        for (kind, result_ty, loc) in insts {
-            let inst = self.func.insts.push(InstData {
-                kind,
-                result: None,
-                loc,
-            });
-            let result =
-                (result_ty != Type::Unit).then(|| self.new_value(result_ty, ValueDef::Inst(inst)));
-            self.func.insts[inst].result = result;
-            self.st.inst_block[inst] = b.into();
-            self.add_inst_uses(inst);
-            made.push((inst, result));
-        }
+        let made: Vec<(Inst, Option<Value>)> = insts
+            .into_iter()
+            .map(|(kind, result_ty, loc)| self.new_inst(b, kind, result_ty, loc))
+            .collect();
         self.func.blocks[b]
             .insts
             .splice(pos..pos, made.iter().map(|&(i, _)| i));
