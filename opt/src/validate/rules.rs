@@ -289,6 +289,13 @@ impl<'a> Rules<'a> {
         );
         let same = self.same(x, y);
         use BinaryOp::*;
+        // Only where no identity below applies first (it builds nodes).
+        let chain = match op {
+            IAdd | ISub if ty == Type::Int && !same && kx != Some(0) && ky != Some(0) => {
+                self.constant_chain(op, x, y)
+            }
+            _ => None,
+        };
         let zero = |s: &mut Self| s.g.konst(Type::Int, 0);
         match op {
             ICmp(cc) | BCmp(cc) if same => {
@@ -319,19 +326,8 @@ impl<'a> Rules<'a> {
             IRem if ky == Some(1) || ky == Some(-1) => Some(zero(self)),
             ISub | IXor if same => Some(zero(self)),
             IAnd | IOr | IMin | IMax if same => Some(x),
-            // R7, in `reassoc`'s orientation: `(a ± k1) ± k2 ↓ a ± k`, for
-            // an `a` that varies with no loop (where `reassoc` works; inside
-            // loops the doubling rule of `unroll` matches the copies of a
-            // body by their shape).
-            IAdd | ISub if ty == Type::Int && self.offset_step(op, x, y).is_some() => {
-                let (inner, k2) = self.offset_step(op, x, y)?;
-                let (a, k1) = self.offset_form(inner)?;
-                if self.depth_of(a) != 0 {
-                    return None;
-                }
-                let k = fold::binary(IAdd, Type::Int, Type::Int, k1, k2)?;
-                Some(self.offset(a, k))
-            }
+            // R7, in `reassoc`'s orientation ([`Rules::constant_chain`]).
+            IAdd | ISub if chain.is_some() => chain,
             // R7, in the optimizer's orientation: `a + a ↓ a << 1`,
             // `a * 2^k ↓ a << k`.
             IAdd if same => {
@@ -348,6 +344,20 @@ impl<'a> Rules<'a> {
             }
             _ => None,
         }
+    }
+
+    /// R7 in `reassoc`'s orientation: `(a ± k1) ± k2 ↓ a ± k`, for an `a`
+    /// that varies with no loop (where `reassoc` works; inside loops the
+    /// doubling rule of `unroll` matches the copies of a body by their
+    /// shape). The sum is the interpreter's.
+    fn constant_chain(&mut self, op: BinaryOp, x: Id, y: Id) -> Option<Id> {
+        let (inner, k2) = self.offset_step(op, x, y)?;
+        let (a, k1) = self.offset_form(inner)?;
+        if self.depth_of(a) != 0 {
+            return None;
+        }
+        let k = fold::binary(BinaryOp::IAdd, Type::Int, Type::Int, k1, k2)?;
+        Some(self.offset(a, k))
     }
 
     /// `x op y` as `(a, k)` meaning `a + k` (wrapping), when it is `a + k`,
