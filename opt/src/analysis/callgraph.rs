@@ -14,13 +14,18 @@ use cranelift_entity::{EntityRef, SecondaryMap};
 use crate::ir::{FuncId, InstKind, Program};
 
 /// The distinct functions `f` calls directly, in first-call order.
-fn callees(p: &Program, f: FuncId) -> Vec<FuncId> {
+/// `seen[c]` is `Some(f)` once `c` is among them: one mark per callee
+/// instead of a search of the list, so a function calling `n` distinct
+/// functions costs `O(n)`, not `O(n²)` (`seen` is shared by the scan of the
+/// whole program, marks of other callers are simply overwritten).
+fn callees(p: &Program, f: FuncId, seen: &mut SecondaryMap<FuncId, Option<FuncId>>) -> Vec<FuncId> {
     let func = &p.funcs[f];
     let mut out = Vec::new();
     for &b in &func.layout {
         for &i in &func.blocks[b].insts {
             if let InstKind::Call(c, _) = func.insts[i].kind {
-                if p.funcs.get(c).is_some() && !out.contains(&c) {
+                if p.funcs.get(c).is_some() && seen[c] != Some(f) {
+                    seen[c] = Some(f);
                     out.push(c);
                 }
             }
@@ -90,8 +95,9 @@ fn components(p: &Program, edges: &[Vec<FuncId>]) -> Vec<Vec<usize>> {
 
 /// The direct callees of every function of `p`, by index.
 fn call_edges(p: &Program) -> Vec<Vec<FuncId>> {
+    let mut seen = SecondaryMap::with_capacity(p.funcs.len());
     (0..p.funcs.len())
-        .map(|i| callees(p, FuncId::new(i)))
+        .map(|i| callees(p, FuncId::new(i), &mut seen))
         .collect()
 }
 
@@ -196,5 +202,36 @@ block0:
         );
         assert_eq!(g.callees[0], [FuncId::new(1), FuncId::new(4)]);
         assert!(g.callees[4].is_empty());
+    }
+
+    #[test]
+    fn callees_are_distinct_per_caller_in_first_call_order() {
+        // 0 calls 2, 1, 2, 1; 1 calls 2 twice (2 was already a callee of 0:
+        // each caller has its own set); 2 calls nothing.
+        let text = "\
+fn fn0 \".main\"() -> void {
+block0:
+    call fn2 \"b\"()
+    call fn1 \"a\"()
+    call fn2 \"b\"()
+    call fn1 \"a\"()
+    return
+}
+fn fn1 \"a\"() -> void {
+block0:
+    call fn2 \"b\"()
+    call fn2 \"b\"()
+    return
+}
+fn fn2 \"b\"() -> void {
+block0:
+    return
+}
+";
+        let p = parse_program(text).expect("parses");
+        let g = bottom_up(&p);
+        assert_eq!(g.callees[0], [FuncId::new(2), FuncId::new(1)]);
+        assert_eq!(g.callees[1], [FuncId::new(2)]);
+        assert!(g.callees[2].is_empty());
     }
 }
