@@ -56,9 +56,6 @@ impl Bits {
     fn clear(&mut self, i: usize) {
         self.0[i / 64] &= !(1 << (i % 64));
     }
-    fn get(&self, i: usize) -> bool {
-        self.0[i / 64] >> (i % 64) & 1 != 0
-    }
     fn union(&mut self, o: &Bits) {
         for (a, b) in self.0.iter_mut().zip(&o.0) {
             *a |= b;
@@ -67,6 +64,67 @@ impl Bits {
     fn intersect(&mut self, o: &Bits) {
         for (a, b) in self.0.iter_mut().zip(&o.0) {
             *a &= b;
+        }
+    }
+    /// The first `n` indices not in `self`.
+    fn complement(&self, n: usize) -> Bits {
+        let mut out = Bits(self.0.iter().map(|w| !w).collect());
+        if n % 64 != 0 {
+            if let Some(last) = out.0.last_mut() {
+                *last &= (1 << (n % 64)) - 1;
+            }
+        }
+        out
+    }
+    /// How many indices are in the set.
+    fn count(&self) -> usize {
+        self.0.iter().map(|w| w.count_ones() as usize).sum()
+    }
+    /// The indices in the set, ascending: a word at a time, so a sparse set
+    /// of `n` bits costs `n / 64` steps plus one per member.
+    fn ones(&self) -> impl Iterator<Item = usize> + '_ {
+        self.0.iter().enumerate().flat_map(|(k, &w)| {
+            let mut w = w;
+            std::iter::from_fn(move || {
+                (w != 0).then(|| {
+                    let b = w.trailing_zeros() as usize;
+                    w &= w - 1;
+                    k * 64 + b
+                })
+            })
+        })
+    }
+}
+
+/// The reference slots live after one safepoint, kept until the forward
+/// walk reaches it: as a bit set, or as a list of its members when that is
+/// smaller (a long block of safepoints with few references live across
+/// each would otherwise keep a set of every slot per safepoint,
+/// quadratic in the block's length).
+enum LiveAfter {
+    Dense(Bits),
+    Sparse(Vec<u32>),
+}
+
+impl LiveAfter {
+    fn new(live: &Bits) -> LiveAfter {
+        let members = live.count();
+        if members * 32 < live.0.len() * 64 {
+            LiveAfter::Sparse(live.ones().map(|d| d as u32).collect())
+        } else {
+            LiveAfter::Dense(live.clone())
+        }
+    }
+    fn to_bits(&self, n: usize) -> Bits {
+        match self {
+            LiveAfter::Dense(b) => b.clone(),
+            LiveAfter::Sparse(v) => {
+                let mut b = Bits::new(n);
+                for &d in v {
+                    b.set(d as usize);
+                }
+                b
+            }
         }
     }
 }
@@ -189,11 +247,11 @@ pub fn dead_ref_clears(
                 live.set(d);
             }
         });
-        let mut after: Vec<Option<Bits>> = vec![None; data.insts.len()];
+        let mut after: Vec<Option<LiveAfter>> = (data.insts.iter()).map(|_| None).collect();
         for (j, &i) in data.insts.iter().enumerate().rev() {
             let inst = func.inst(i);
             if may_collect(&inst.kind) {
-                after[j] = Some(live.clone());
+                after[j] = Some(LiveAfter::new(&live));
             }
             if let Some(d) = inst.result.and_then(idx) {
                 live.clear(d);
@@ -207,19 +265,17 @@ pub fn dead_ref_clears(
         for (j, &i) in data.insts.iter().enumerate() {
             let inst = func.inst(i);
             if let Some(live_after) = &after[j] {
-                let mut keep = live_after.clone();
+                let mut keep = live_after.to_bits(n);
                 inst.kind.for_each_arg(|v| {
                     if let Some(d) = idx(v) {
                         keep.set(d);
                     }
                 });
-                let mut clears = Vec::new();
-                for (d, &slot) in slots.iter().enumerate() {
-                    if dirty.get(d) && !keep.get(d) {
-                        dirty.clear(d);
-                        clears.push(slot);
-                    }
-                }
+                // Dirty and not kept: cleared (a word at a time).
+                let mut gone = keep.complement(n);
+                gone.intersect(&dirty);
+                dirty.intersect(&keep);
+                let mut clears: Vec<u32> = gone.ones().map(|d| slots[d]).collect();
                 if let Some(rec) = record.as_deref_mut() {
                     if !clears.is_empty() {
                         clears.sort_unstable();

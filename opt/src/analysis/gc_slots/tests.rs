@@ -186,3 +186,45 @@ block3:
     assert_eq!(entry, vec![5, 6, 7, 8, 9]);
     assert_eq!(before, vec![]);
 }
+
+#[test]
+fn bit_sets_answer_a_word_at_a_time_as_bit_by_bit() {
+    // complement, count and ones against a plain list, at sizes around
+    // word boundaries; and the sparse and dense forms of a live set agree.
+    for n in [0usize, 1, 5, 63, 64, 65, 127, 128, 130, 300] {
+        for stride in [1usize, 2, 3, 7, 64, 65] {
+            let members: Vec<usize> = (0..n).filter(|d| d % stride == 0).collect();
+            let mut b = Bits::new(n);
+            for &d in &members {
+                b.set(d);
+            }
+            assert_eq!(
+                b.ones().collect::<Vec<_>>(),
+                members,
+                "n {n} stride {stride}"
+            );
+            assert_eq!(b.count(), members.len());
+            let rest: Vec<usize> = (0..n).filter(|d| d % stride != 0).collect();
+            let c = b.complement(n);
+            assert_eq!(c.ones().collect::<Vec<_>>(), rest, "n {n} stride {stride}");
+            let again = LiveAfter::new(&b).to_bits(n);
+            assert!(again == b, "n {n} stride {stride}");
+        }
+    }
+}
+
+#[test]
+fn a_long_block_of_safepoints_clears_each_dead_string_once() {
+    // s = s + "k" a thousand times (one block): each concatenation's left
+    // operand is dead after it and is cleared before the next one.
+    let mut text = String::from("fn fn0 \"f\"(str) -> str {\nblock0(v0: str):\n");
+    for k in 1..=1000 {
+        text.push_str(&format!("    v{k}: str = str_concat v{}, v0\n", k - 1));
+    }
+    text.push_str("    return v1000\n}\n");
+    let clears = clears_of(&text);
+    // Safepoint k (instruction index k - 1) clears v(k-2), for k >= 3
+    // (v0 is read by every one of them).
+    let want: Vec<(usize, Vec<u32>)> = (3..=1000).map(|k| (k - 1, vec![k as u32 - 2])).collect();
+    assert_eq!(clears, want);
+}

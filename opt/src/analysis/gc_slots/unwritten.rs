@@ -111,20 +111,17 @@ pub fn frame_zeroing(func: &Function, blocks: &[Block], w: &FrameWrites<'_>) -> 
     let unwritten = solve(func, blocks, w, &preds, &entry, None);
     let mut to_entry = Bits::new(n);
     walk_all(func, blocks, w, &unwritten, None, &mut |k, _, missing| {
-        let count = (0..n).filter(|&d| missing.get(d)).count();
-        if in_loop[k] || count > w.max_inline {
+        if in_loop[k] || missing.count() > w.max_inline {
             to_entry.union(missing);
         }
     });
     entry.union(&to_entry);
-    out.entry = (0..n as u32)
-        .filter(|&d| to_entry.get(d as usize))
-        .collect();
+    out.entry = to_entry.ones().map(|d| d as u32).collect();
     // Pass 2: with those zeroed on entry, each remaining safepoint zeroes
     // what it may find unwritten, after which every word is.
     let zeroing = solve(func, blocks, w, &preds, &entry, Some(()));
     walk_all(func, blocks, w, &zeroing, Some(()), &mut |_, i, missing| {
-        let words: Vec<u32> = (0..n as u32).filter(|&d| missing.get(d as usize)).collect();
+        let words: Vec<u32> = missing.ones().map(|d| d as u32).collect();
         if !words.is_empty() {
             out.before.insert(i, words);
         }
@@ -144,13 +141,7 @@ fn solve(
     zero: Option<()>,
 ) -> Vec<Bits> {
     let n = w.words;
-    let full = {
-        let mut b = Bits::new(n);
-        for d in 0..n {
-            b.set(d);
-        }
-        b
-    };
+    let full = Bits::new(n).complement(n);
     let mut ins = vec![full.clone(); blocks.len()];
     let mut outs = vec![full.clone(); blocks.len()];
     let mut changed = true;
@@ -197,12 +188,7 @@ fn transfer(
     for &i in &data.insts {
         (w.before)(i, &mut |d| st.set(d as usize));
         if may_collect(&func.inst(i).kind) {
-            let mut missing = Bits::new(w.words);
-            for d in 0..w.words {
-                if !st.get(d) {
-                    missing.set(d);
-                }
-            }
+            let missing = st.complement(w.words);
             at(i, &missing);
             if zero.is_some() {
                 st.union(&missing);
