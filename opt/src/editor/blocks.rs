@@ -146,15 +146,7 @@ impl Editor<'_> {
             if !d.is_some_and(|d| self.st.preds[b].contains(&d) && !self.st.is_backedge(d, b)) {
                 self.reset_idom_to_nca(b);
             }
-            loop {
-                let mut changed = false;
-                for &c in &old_children {
-                    changed |= self.reset_idom_to_nca(c);
-                }
-                if !changed {
-                    break;
-                }
-            }
+            self.move_threaded_children(b, p, &old_children);
             for (r, r2) in map {
                 let outside: Vec<User> = self
                     .uses(r)
@@ -218,6 +210,71 @@ impl Editor<'_> {
             true
         } else {
             false
+        }
+    }
+
+    /// D for the old dominator children of `b` after `p`'s edge to `b`
+    /// moved to `b`'s copy (same successors; `b`'s own dominator already
+    /// repaired). A child keeps `b` unless a path from the copy reaches it
+    /// without passing `b`; then its dominators are those common to `b` and
+    /// `p`, so every such child moves to the same block, `nca(b, p)`
+    /// (grandchildren keep theirs: each new path to one runs through its
+    /// old parent, a path that existed from `b` before). Which children move
+    /// is reachability over the children alone: a child moves when a
+    /// forward predecessor lies outside `b`'s old subtree, or inside the
+    /// subtree of a child that moves. With the tree numbered, the child
+    /// holding a predecessor is a binary search away, so the repair costs
+    /// a renumbering plus `O(preds · log children)`, where recomputing each
+    /// child's `nca` of its predecessors walked up the tree per child:
+    /// cubic on a long `&&` chain, whose last join collects every threaded
+    /// copy as a child.
+    fn move_threaded_children(&mut self, b: Block, p: Block, children: &[Block]) {
+        if children.is_empty() {
+            return;
+        }
+        if !self.st.numbers_valid {
+            self.st.renumber(self.func);
+        }
+        let st = &self.st;
+        let (pre_b, post_b) = (st.pre[b], st.post[b]);
+        let inside = |q: Block| q != b && pre_b <= st.pre[q] && st.post[q] <= post_b;
+        let mut by_pre: Vec<(u32, usize)> = (children.iter().enumerate())
+            .map(|(k, &c)| (st.pre[c], k))
+            .collect();
+        by_pre.sort_unstable();
+        let holder = |q: Block| by_pre[by_pre.partition_point(|&(n, _)| n <= st.pre[q]) - 1].1;
+        let mut moves = vec![false; children.len()];
+        let mut dependents: Vec<Vec<usize>> = vec![Vec::new(); children.len()];
+        let mut work = Vec::new();
+        for (k, &c) in children.iter().enumerate() {
+            for &q in &st.preds[c] {
+                if q == b || st.is_backedge(q, c) {
+                    continue;
+                }
+                if inside(q) {
+                    dependents[holder(q)].push(k);
+                } else if !moves[k] {
+                    moves[k] = true;
+                    work.push(k);
+                }
+            }
+        }
+        while let Some(k) = work.pop() {
+            for &d in &dependents[k] {
+                if !moves[d] {
+                    moves[d] = true;
+                    work.push(d);
+                }
+            }
+        }
+        if !moves.contains(&true) {
+            return;
+        }
+        let x = self.st.nca(b, p);
+        for (k, &c) in children.iter().enumerate() {
+            if moves[k] {
+                self.st.set_idom(c, Some(x));
+            }
         }
     }
 

@@ -174,37 +174,79 @@ impl Editor<'_> {
     }
 
     /// Ramalingam–Reps deletion: the siblings of `b` get
-    /// `nca_D(forward preds)` until a fixpoint.
+    /// `nca_D(forward preds)` until a fixpoint. A sibling keeps `d` (their
+    /// common dominator) when its predecessors are `d` or lie under two
+    /// different siblings; only one whose predecessors all lie under one
+    /// sibling `w` moves, below `w`, and `w`'s subtree then takes in its own.
+    /// With the tree numbered once, the sibling holding a predecessor is a
+    /// binary search away (and a union-find follows the moves), so only
+    /// the siblings that move walk the tree: recomputing every sibling's
+    /// `nca` walked it per sibling and round, cubic on a long `&&` chain
+    /// whose joins gather every threaded copy.
     fn repair_siblings(&mut self, b: Block) {
         let Some(d) = self.idom(b) else {
             return;
         };
         let sibs = self.st.children[d].clone();
+        if !self.st.numbers_valid {
+            self.st.renumber(self.func);
+        }
+        // The numbers of this tree stay readable below while the moves
+        // mark them stale.
+        let mut by_pre: Vec<(u32, u32, usize)> = (sibs.iter().enumerate())
+            .map(|(k, &v)| (self.st.pre[v], self.st.post[v], k))
+            .collect();
+        by_pre.sort_unstable();
+        let mut top: Vec<usize> = (0..sibs.len()).collect();
+        fn find(top: &mut [usize], mut k: usize) -> usize {
+            while top[k] != k {
+                top[k] = top[top[k]];
+                k = top[k];
+            }
+            k
+        }
         loop {
             let mut changed = false;
-            for &v in &sibs {
+            for (k, &v) in sibs.iter().enumerate() {
+                if find(&mut top, k) != k {
+                    continue;
+                }
                 let fwd: Vec<Block> = self.st.preds[v]
                     .iter()
                     .copied()
                     .filter(|&p| !self.st.is_backedge(p, v))
                     .collect();
+                // The one sibling whose subtree holds every predecessor.
+                let mut under: Option<usize> = None;
+                for &q in &fwd {
+                    let pq = self.st.pre[q];
+                    let i = by_pre.partition_point(|&(n, _, _)| n <= pq);
+                    let holder = (i > 0 && q != d)
+                        .then(|| by_pre[i - 1])
+                        .filter(|&(_, post, _)| self.st.post[q] <= post)
+                        .map(|(_, _, h)| find(&mut top, h));
+                    match (holder, under) {
+                        (Some(h), None) if h != k => under = Some(h),
+                        (Some(h), Some(u)) if h == u => {}
+                        _ => {
+                            under = None;
+                            break;
+                        }
+                    }
+                }
+                if under.is_none() {
+                    continue;
+                }
                 let Some((&first, rest)) = fwd.split_first() else {
                     continue;
                 };
-                // Valid numbers make the walks below O(preds + depth) in
-                // all; stale ones cost the distance to the answer per
-                // predecessor (cubic on long `||` chains).
-                if rest.len() >= 8 && !self.st.numbers_valid {
-                    self.st.renumber(self.func);
-                }
                 let mut n = first;
                 for &p in rest {
                     n = self.st.nca(n, p);
                 }
-                if Some(n) != self.idom(v) {
-                    self.st.set_idom(v, Some(n));
-                    changed = true;
-                }
+                self.st.set_idom(v, Some(n));
+                top[k] = under.unwrap_or(k);
+                changed = true;
             }
             if !changed {
                 break;
