@@ -69,7 +69,7 @@ impl Bits {
     /// The first `n` indices not in `self`.
     fn complement(&self, n: usize) -> Bits {
         let mut out = Bits(self.0.iter().map(|w| !w).collect());
-        if n % 64 != 0 {
+        if !n.is_multiple_of(64) {
             if let Some(last) = out.0.last_mut() {
                 *last &= (1 << (n % 64)) - 1;
             }
