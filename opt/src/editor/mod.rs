@@ -42,6 +42,7 @@ mod tests;
 mod unroll;
 mod unswitch;
 
+pub use state::BlockList;
 pub use state::LoopId;
 
 use cranelift_entity::EntitySet;
@@ -158,9 +159,11 @@ impl<'f> Editor<'f> {
         self.func.layout[0]
     }
 
-    /// The distinct predecessors of `b`.
-    pub fn preds(&self, b: Block) -> Vec<Block> {
-        let mut out: Vec<Block> = Vec::new();
+    /// The distinct predecessors of `b` (inline up to four: passes ask for
+    /// them per block, and a heap list per call was a malloc and a free
+    /// each time).
+    pub fn preds(&self, b: Block) -> BlockList {
+        let mut out = BlockList::new();
         for &p in &self.st.preds[b] {
             if !out.contains(&p) {
                 out.push(p);
