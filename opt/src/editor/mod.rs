@@ -89,6 +89,20 @@ impl<'f> Editor<'f> {
     /// [`crate::canon::canonicalize`] first). Computes the analyses once.
     pub fn new(func: &'f mut Function) -> Editor<'f> {
         let st = State::compute(func);
+        Editor::with_state(func, st)
+    }
+
+    /// [`Editor::new`] for a function [`crate::canon::canonicalize_keeping`]
+    /// just returned, from the analyses it returned with it.
+    pub(crate) fn with_analyses(
+        func: &'f mut Function,
+        analyses: &crate::canon::Analyses,
+    ) -> Editor<'f> {
+        let st = State::compute_with(func, &analyses.dom, &analyses.forest);
+        Editor::with_state(func, st)
+    }
+
+    fn with_state(func: &'f mut Function, st: State) -> Editor<'f> {
         // The check after every primitive costs a from-scratch analysis, so
         // it is quadratic in the function's size: debug builds skip it on
         // huge functions (a 100 000-operand `||` chain would take hours).

@@ -75,6 +75,18 @@ pub(super) struct State {
 impl State {
     /// Computes every analysis of `func` from scratch.
     pub(super) fn compute(func: &Function) -> State {
+        if func.is_declaration() {
+            return State::default();
+        }
+        let cfg = ControlFlowGraph::compute(func);
+        let dom = DomTree::compute(func, &cfg);
+        let forest = LoopForest::compute(func, &cfg, &dom);
+        State::compute_with(func, &dom, &forest)
+    }
+
+    /// Computes every analysis of `func` from its dominator tree and loop
+    /// forest (which must be `func`'s).
+    pub(super) fn compute_with(func: &Function, dom: &DomTree, forest: &LoopForest) -> State {
         let mut s = State::default();
         if func.is_declaration() {
             return s;
@@ -110,13 +122,10 @@ impl State {
                 .term
                 .for_each_arg(|v| s.uses[v].push(User::Term(b)));
         }
-        let cfg = ControlFlowGraph::compute(func);
-        let dom = DomTree::compute(func, &cfg);
         for &b in dom.rpo() {
             s.idom[b] = dom.idom(b).into();
             s.children[b] = BlockList::from_slice(dom.children(b));
         }
-        let forest = LoopForest::compute(func, &cfg, &dom);
         let mut map = SecondaryMap::<crate::analysis::loops::Loop, PackedOption<LoopId>>::new();
         // Parents are created after children in the from-scratch forest, so
         // create ours in reverse to know the parent ids.
