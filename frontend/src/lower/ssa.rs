@@ -30,6 +30,7 @@
 use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::SecondaryMap;
 use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
 use waddle_opt::ir::{
     Block, BlockCall, Function, FunctionBuilder, InstKind, SrcLoc, Terminator, Type, Value,
     ValueDef,
@@ -49,14 +50,22 @@ pub(super) type Var = u32;
 /// one the function defines (`base`) up, so its size is the function's
 /// local count, not the program's (one vector per function would otherwise
 /// make lowering quadratic in the function count). A variable below `base`
-/// (top-level code's locals are spread over the program) lives in the map
-/// alone.
+/// (top-level code's locals are spread over the program) does without it.
+///
+/// A definition a variable left behind goes to its block's own slot when
+/// that is free or the variable's, and to the hash map only when the block
+/// already keeps another variable's: a function of a million `if`s
+/// assigning one variable leaves one definition in each of its millions of
+/// blocks, and a map of that size cost a cache miss per read and per
+/// write, where the slots are read in block order.
 #[derive(Default)]
 struct Defs {
     /// The first variable defined; `last[i]` is variable `base + i`.
     base: Option<Var>,
     /// Per variable from `base`, its latest (block, value).
     last: Vec<Option<(Block, Value)>>,
+    /// Per block, one (variable, value) it defines that is not in `last`.
+    in_block: SecondaryMap<Block, Option<(Var, Value)>>,
     /// Every other (variable, block) definition.
     older: FxHashMap<(Var, Block), Value>,
 }
@@ -74,14 +83,20 @@ impl Defs {
             .and_then(|i| self.last.get(i).copied().flatten());
         match latest {
             Some((b, v)) if b == block => Some(v),
-            _ => self.older.get(&(var, block)).copied(),
+            _ => match self.in_block.get(block).copied().flatten() {
+                Some((x, v)) if x == var => Some(v),
+                // A block whose slot is free never had a definition moved
+                // to the map.
+                None => None,
+                Some(_) => self.older.get(&(var, block)).copied(),
+            },
         }
     }
 
     fn insert(&mut self, var: Var, block: Block, value: Value) {
         let base = *self.base.get_or_insert(var);
         let Some(i) = var.checked_sub(base).map(|i| i as usize) else {
-            self.older.insert((var, block), value);
+            self.keep(var, block, value);
             return;
         };
         if i >= self.last.len() {
@@ -89,7 +104,22 @@ impl Defs {
         }
         if let Some((b, v)) = self.last[i].replace((block, value)) {
             if b != block {
-                self.older.insert((var, b), v);
+                self.keep(var, b, v);
+            }
+        }
+    }
+
+    /// Records a definition that is not (or no longer) a variable's latest:
+    /// in the block's slot if it is free or holds `var`, else in the map.
+    /// (A (variable, block) pair is in the map only while the slot holds
+    /// another variable, and a slot once taken stays taken.)
+    fn keep(&mut self, var: Var, block: Block, value: Value) {
+        let slot = &mut self.in_block[block];
+        match *slot {
+            None => *slot = Some((var, value)),
+            Some((x, _)) if x == var => *slot = Some((var, value)),
+            Some(_) => {
+                self.older.insert((var, block), value);
             }
         }
     }
@@ -122,11 +152,11 @@ pub(super) struct SsaBuilder<'a> {
     /// variable of other functions.
     var_types: &'a [Type],
     /// Distinct predecessors of every block, in edge creation order.
-    preds: SecondaryMap<Block, Vec<Block>>,
+    preds: SecondaryMap<Block, SmallVec<[Block; 4]>>,
     /// Blocks whose predecessor set is final.
     sealed: SecondaryMap<Block, bool>,
     /// Parameters created in unsealed blocks, filled when the block is sealed.
-    incomplete: SecondaryMap<Block, Vec<(Var, Value)>>,
+    incomplete: SecondaryMap<Block, SmallVec<[(Var, Value); 2]>>,
     /// The definition of each variable at the end of each block.
     defs: Defs,
     /// Replacement of a removed trivial parameter.
@@ -139,7 +169,7 @@ pub(super) struct SsaBuilder<'a> {
     /// Parameters whose edge arguments are all present.
     filled: SecondaryMap<Value, bool>,
     /// For each value, the parameters that receive it as an edge argument.
-    param_users: SecondaryMap<Value, Vec<Value>>,
+    param_users: SecondaryMap<Value, SmallVec<[Value; 4]>>,
     /// Zero constants materialized for reads of undefined variables.
     undef: FxHashMap<Var, Value>,
     /// The backward search's stack, kept between searches (empty between
@@ -619,5 +649,22 @@ mod tests {
         d.insert(1, a, v(8));
         assert_eq!((d.get(1, a), d.get(1, b)), (Some(v(8)), Some(v(7))));
         assert_eq!(d.last.len(), 1);
+        // Blocks `a` and `b` keep variable 3 in their slots, so the old
+        // definitions of 1 and 4 there are in the map; a fresh block's go
+        // to its slot.
+        let c = Block::from_u32(2);
+        d.insert(4, a, v(9));
+        d.insert(4, b, v(10));
+        d.insert(4, c, v(11));
+        d.insert(4, a, v(12));
+        assert_eq!(
+            (d.get(4, a), d.get(4, b), d.get(4, c)),
+            (Some(v(12)), Some(v(10)), Some(v(11)))
+        );
+        assert_eq!((d.get(1, a), d.get(1, b)), (Some(v(8)), Some(v(7))));
+        assert_eq!((d.get(3, a), d.get(3, b)), (Some(v(4)), Some(v(5))));
+        assert_eq!(d.in_block[c], Some((4, v(11))));
+        assert_eq!(d.older.len(), 4, "(1, a), (1, b), (4, a), (4, b)");
+        assert_eq!((d.get(5, c), d.get(4, Block::from_u32(3))), (None, None));
     }
 }

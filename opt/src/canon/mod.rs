@@ -42,8 +42,23 @@ use crate::ir::{Function, Program};
 /// are left as they are; the frontend never produces them, hand-written IR
 /// can). Without a from-scratch check: [`check_canonical`] verifies.
 pub fn canonicalize(func: &mut Function) -> bool {
+    canonicalize_keeping(func).0
+}
+
+/// The analyses [`canonicalize_keeping`] computed, valid for the function
+/// it returned them with (until the function is changed).
+pub(crate) struct Analyses {
+    pub(crate) dom: DomTree,
+    pub(crate) forest: LoopForest,
+}
+
+/// [`canonicalize`], also returning the dominator tree and loop forest
+/// of the result (`None` for a declaration), so that the editor the
+/// pipeline starts next does not compute them again: on a function of
+/// millions of blocks each is a few passes over large arrays.
+pub(crate) fn canonicalize_keeping(func: &mut Function) -> (bool, Option<Analyses>) {
     if func.is_declaration() {
-        return false;
+        return (false, None);
     }
     // The analyses are computed once and recomputed only after a step
     // changed the CFG: most functions (and everything the VSDG tier
@@ -56,17 +71,18 @@ pub fn canonicalize(func: &mut Function) -> bool {
     }
     let mut forest = LoopForest::compute(func, &cfg, &dom);
     let reducible = forest.is_reducible();
-    if forest.is_empty() {
-        // No loop: loop-simplified form and LCSSA hold trivially.
-        return reducible;
+    if !forest.is_empty() {
+        if simplify::simplify_loops(func, &cfg, &forest) {
+            cfg = ControlFlowGraph::compute(func);
+            dom = DomTree::compute(func, &cfg);
+            forest = LoopForest::compute(func, &cfg, &dom);
+        }
+        // LCSSA adds parameters and arguments, never blocks or edges: the
+        // analyses stay valid.
+        lcssa::form_lcssa(func, &cfg, &dom, &forest);
     }
-    if simplify::simplify_loops(func, &cfg, &forest) {
-        cfg = ControlFlowGraph::compute(func);
-        dom = DomTree::compute(func, &cfg);
-        forest = LoopForest::compute(func, &cfg, &dom);
-    }
-    lcssa::form_lcssa(func, &cfg, &dom, &forest);
-    reducible
+    // (No loop: loop-simplified form and LCSSA hold trivially.)
+    (reducible, Some(Analyses { dom, forest }))
 }
 
 /// Canonicalizes every function of `program`.

@@ -42,6 +42,7 @@ mod tests;
 mod unroll;
 mod unswitch;
 
+pub use state::BlockList;
 pub use state::LoopId;
 
 use cranelift_entity::EntitySet;
@@ -88,6 +89,20 @@ impl<'f> Editor<'f> {
     /// [`crate::canon::canonicalize`] first). Computes the analyses once.
     pub fn new(func: &'f mut Function) -> Editor<'f> {
         let st = State::compute(func);
+        Editor::with_state(func, st)
+    }
+
+    /// [`Editor::new`] for a function [`crate::canon::canonicalize_keeping`]
+    /// just returned, from the analyses it returned with it.
+    pub(crate) fn with_analyses(
+        func: &'f mut Function,
+        analyses: &crate::canon::Analyses,
+    ) -> Editor<'f> {
+        let st = State::compute_with(func, &analyses.dom, &analyses.forest);
+        Editor::with_state(func, st)
+    }
+
+    fn with_state(func: &'f mut Function, st: State) -> Editor<'f> {
         // The check after every primitive costs a from-scratch analysis, so
         // it is quadratic in the function's size: debug builds skip it on
         // huge functions (a 100 000-operand `||` chain would take hours).
@@ -158,9 +173,11 @@ impl<'f> Editor<'f> {
         self.func.layout[0]
     }
 
-    /// The distinct predecessors of `b`.
-    pub fn preds(&self, b: Block) -> Vec<Block> {
-        let mut out: Vec<Block> = Vec::new();
+    /// The distinct predecessors of `b` (inline up to four: passes ask for
+    /// them per block, and a heap list per call was a malloc and a free
+    /// each time).
+    pub fn preds(&self, b: Block) -> BlockList {
+        let mut out = BlockList::new();
         for &p in &self.st.preds[b] {
             if !out.contains(&p) {
                 out.push(p);

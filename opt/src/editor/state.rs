@@ -44,13 +44,18 @@ const NONE: u32 = u32::MAX;
 /// The uses of one value (see [`State::uses`]).
 pub(super) type UseList = smallvec::SmallVec<[User; 2]>;
 
+/// The predecessors or dominator-tree children of one block: inline up to
+/// four (as large as a `Vec`), so the maintained analyses of a function of
+/// a million blocks allocate nothing per block for them.
+pub type BlockList = smallvec::SmallVec<[Block; 4]>;
+
 /// The maintained analyses of one function.
 #[derive(Clone, Debug, Default)]
 pub(super) struct State {
     pub(super) in_layout: SecondaryMap<Block, bool>,
-    pub(super) preds: SecondaryMap<Block, Vec<Block>>,
+    pub(super) preds: SecondaryMap<Block, BlockList>,
     pub(super) idom: SecondaryMap<Block, PackedOption<Block>>,
-    pub(super) children: SecondaryMap<Block, Vec<Block>>,
+    pub(super) children: SecondaryMap<Block, BlockList>,
     pub(super) pre: SecondaryMap<Block, u32>,
     pub(super) post: SecondaryMap<Block, u32>,
     pub(super) numbers_valid: bool,
@@ -70,6 +75,18 @@ pub(super) struct State {
 impl State {
     /// Computes every analysis of `func` from scratch.
     pub(super) fn compute(func: &Function) -> State {
+        if func.is_declaration() {
+            return State::default();
+        }
+        let cfg = ControlFlowGraph::compute(func);
+        let dom = DomTree::compute(func, &cfg);
+        let forest = LoopForest::compute(func, &cfg, &dom);
+        State::compute_with(func, &dom, &forest)
+    }
+
+    /// Computes every analysis of `func` from its dominator tree and loop
+    /// forest (which must be `func`'s).
+    pub(super) fn compute_with(func: &Function, dom: &DomTree, forest: &LoopForest) -> State {
         let mut s = State::default();
         if func.is_declaration() {
             return s;
@@ -105,13 +122,10 @@ impl State {
                 .term
                 .for_each_arg(|v| s.uses[v].push(User::Term(b)));
         }
-        let cfg = ControlFlowGraph::compute(func);
-        let dom = DomTree::compute(func, &cfg);
         for &b in dom.rpo() {
             s.idom[b] = dom.idom(b).into();
-            s.children[b] = dom.children(b).to_vec();
+            s.children[b] = BlockList::from_slice(dom.children(b));
         }
-        let forest = LoopForest::compute(func, &cfg, &dom);
         let mut map = SecondaryMap::<crate::analysis::loops::Loop, PackedOption<LoopId>>::new();
         // Parents are created after children in the from-scratch forest, so
         // create ours in reverse to know the parent ids.
@@ -233,7 +247,7 @@ impl State {
             return;
         }
         if let Some(old) = self.idom[b].expand() {
-            self.children[old].retain(|&c| c != b);
+            self.children[old].retain(|c| *c != b);
         }
         self.idom[b] = new.into();
         if let Some(n) = new {

@@ -31,17 +31,36 @@ use crate::ir::{BinaryOp, Block, Cmp, Inst, InstKind, User, Value};
 /// of millions of instructions keep their table in a tenth of the memory
 /// (fewer cache misses per probe).
 pub fn gvn(ed: &mut Editor) -> usize {
-    run(ed).0
+    run(ed).removed
+}
+
+/// The most instructions of a block whose entries go to GVN's block-local
+/// table (see `run`).
+const LOCAL_MAX: usize = 64;
+
+/// What one GVN run did (the pass reports `removed`; the tests read the
+/// rest).
+#[derive(Debug, Default)]
+#[cfg_attr(not(test), allow(dead_code))]
+struct RunStats {
+    /// Instructions removed.
+    removed: usize,
+    /// Table probes made.
+    probes: usize,
+    /// Entries added to the function-wide table (not the block-local one).
+    shared: usize,
 }
 
 /// GVN; returns the instructions removed and the table probes made.
-fn run(ed: &mut Editor) -> (usize, usize) {
+fn run(ed: &mut Editor) -> RunStats {
     ed.refresh_numbers();
     let mut probes = 0;
+    let mut shared = 0;
     // Sized for the instructions that can enter it (see
     // `has_private_operand`): growing rehashes every key, and the one block
     // of a generated program holds millions, most of them private.
     let mut table: HashTable<Inst> = HashTable::with_capacity(candidates(ed));
+    let mut local: HashTable<Inst> = HashTable::new();
     let hasher = FxBuildHasher;
     let mut n = 0;
     // (block, entering?) events; the undo log records the entries added
@@ -70,6 +89,16 @@ fn run(ed: &mut Editor) -> (usize, usize) {
             continue;
         }
         undo_start.push(undo.len());
+        // A block with no dominator-tree children keeps its entries in
+        // `local`, emptied when it ends, not in `table`: nothing after the
+        // block looks them up, and the then/else blocks of a function of a
+        // million `if`s otherwise add and remove each entry in a table
+        // larger than the cache. A key is in at most one of the two tables
+        // (an instruction whose key is found in either is not entered), so
+        // probing `table` and then `local` finds what one table would.
+        // Only small blocks: `table` is sized for the whole function up
+        // front, `local` grows (and rehashes) as it fills.
+        let leaf = keeps_local(ed, b);
         for idx in 0..ed.insts(b).len() {
             let i = ed.insts(b)[idx];
             let data = ed.inst(i);
@@ -87,8 +116,10 @@ fn run(ed: &mut Editor) -> (usize, usize) {
             let kind = key(&data.kind, &subst, pending);
             let hash = hasher.hash_one(&kind);
             probes += 1;
+            let same = |&x: &Inst| key(&ed.inst(x).kind, &subst, pending) == kind;
             let found = table
-                .find(hash, |&x| key(&ed.inst(x).kind, &subst, pending) == kind)
+                .find(hash, same)
+                .or_else(|| local.find(hash, same))
                 .copied();
             if let Some(rep) = found {
                 let prev = ed.inst(rep).result.expect("a table entry has a result");
@@ -110,12 +141,17 @@ fn run(ed: &mut Editor) -> (usize, usize) {
             // moment, which is the key it was inserted with: the pending
             // replacements are of values defined after it.)
             let func = ed.func();
-            table.insert_unique(hash, i, |&x| {
-                hasher.hash_one(key(&func.insts[x].kind, &subst, pending))
-            });
+            let rehash = |&x: &Inst| hasher.hash_one(key(&func.insts[x].kind, &subst, pending));
+            if leaf {
+                local.insert_unique(hash, i, rehash);
+            } else {
+                table.insert_unique(hash, i, rehash);
+                undo.push((hash, i));
+                shared += 1;
+            }
             subst.entered[r] = true;
-            undo.push((hash, i));
         }
+        local.clear();
         ed.replace_all_uses_batch(&pairs);
         for &(r, _) in &pairs {
             subst.map[r] = None.into();
@@ -128,7 +164,17 @@ fn run(ed: &mut Editor) -> (usize, usize) {
             stack.push((c, true));
         }
     }
-    (n, probes)
+    RunStats {
+        removed: n,
+        probes,
+        shared,
+    }
+}
+
+/// Whether block `b` keeps its table entries in GVN's block-local table:
+/// a small block without dominator-tree children (see `run`).
+fn keeps_local(ed: &Editor, b: Block) -> bool {
+    ed.dom_children(b).is_empty() && ed.insts(b).len() <= LOCAL_MAX
 }
 
 /// Whether some operand of `kind` is *private*: used by this instruction
@@ -152,7 +198,8 @@ fn has_private_operand(ed: &Editor, kind: &InstKind, subst: &Subst) -> bool {
 
 /// About how many instructions will enter the table (the table's initial
 /// capacity): the pure ones that read no memory, are not string constants
-/// and have no private operand, walking the layout without replacements.
+/// and have no private operand, walking the layout without replacements,
+/// outside the blocks whose entries stay local ([`keeps_local`]).
 /// Replacements and a layout that is not in dominance order can make more
 /// enter; the table then grows.
 fn candidates(ed: &Editor) -> usize {
@@ -160,6 +207,9 @@ fn candidates(ed: &Editor) -> usize {
     let mut seen = Subst::new(func.values().len());
     let mut n = 0;
     for &b in func.layout() {
+        if keeps_local(ed, b) {
+            continue;
+        }
         for &i in ed.insts(b) {
             let data = &func.insts[i];
             let Some(r) = data.result else { continue };
@@ -305,7 +355,9 @@ mod tests {
         let f = &mut p.funcs[FuncId::from_u32(0)];
         assert!(canonicalize(f));
         let mut ed = Editor::new(f);
-        let (removed, probes) = run(&mut ed);
+        let RunStats {
+            removed, probes, ..
+        } = run(&mut ed);
         // The second chain goes entirely (4 instructions per link), the
         // third chain's constants (2 per link: they repeat the first
         // chain's), and the first chain's `iconst 3`s after the first
@@ -316,6 +368,62 @@ mod tests {
         // are pending) and the first sum; not the third chain's links nor
         // the last sum, which read a value that only they read.
         assert_eq!(probes, 3 * 2 * k + 2 * 2 * k + 1);
+    }
+
+    /// `k` statements `if x > c { x = x - c; } else { x = x + 1; }` as
+    /// lowered: per statement a join block (the comparison) and two leaf
+    /// blocks (the subtraction and the addition).
+    fn if_chain(k: usize) -> String {
+        let mut s = String::from(
+            "file 0 \"t.wdl\"\nmain fn0\n\nfn fn0 \"f\"(int) -> int {\nblock0(v0: int):\n",
+        );
+        let (mut x, mut v, mut b) = (0, 1, 0);
+        for j in 0..k {
+            let c = j % 5;
+            let _ = writeln!(s, "    v{v}: int = iconst {c}");
+            let _ = writeln!(s, "    v{}: bool = icmp gt v{x}, v{v}", v + 1);
+            let _ = writeln!(s, "    br v{}, block{}, block{}", v + 1, b + 1, b + 2);
+            let _ = writeln!(s, "block{}:", b + 1);
+            let _ = writeln!(s, "    v{}: int = iconst {c}", v + 2);
+            let _ = writeln!(s, "    v{}: int = isub v{x}, v{}", v + 3, v + 2);
+            let _ = writeln!(s, "    jump block{}(v{})", b + 3, v + 3);
+            let _ = writeln!(s, "block{}:", b + 2);
+            let _ = writeln!(s, "    v{}: int = iconst 1", v + 4);
+            let _ = writeln!(s, "    v{}: int = iadd v{x}, v{}", v + 5, v + 4);
+            let _ = writeln!(s, "    jump block{}(v{})", b + 3, v + 5);
+            let _ = writeln!(s, "block{}(v{}: int):", b + 3, v + 6);
+            x = v + 6;
+            v += 7;
+            b += 3;
+        }
+        let _ = writeln!(s, "    return v{x}\n}}");
+        s
+    }
+
+    #[test]
+    fn leaf_blocks_keep_their_entries_out_of_the_shared_table() {
+        let k = 100;
+        let mut p = parse_program(&if_chain(k)).unwrap_or_else(|e| panic!("parse: {e}"));
+        let f = &mut p.funcs[FuncId::from_u32(0)];
+        assert!(canonicalize(f));
+        let mut ed = Editor::new(f);
+        let stats = run(&mut ed);
+        // The leaves' constants repeat the join's (`iconst c`) or one of
+        // the five (`iconst 1`) after the first statements.
+        assert!(stats.removed >= k, "{stats:?}");
+        // Shared: the comparisons and the join blocks' five constants; the
+        // leaves' subtractions and additions stay in the local table.
+        assert!(stats.shared <= k + 5, "{stats:?}");
+        // Every subtraction and addition stays (none is redundant).
+        let count = |op: BinaryOp| {
+            let blocks = ed.blocks();
+            blocks
+                .iter()
+                .flat_map(|&b| ed.insts(b))
+                .filter(|&&i| matches!(ed.inst(i).kind, InstKind::Binary(o, ..) if o == op))
+                .count()
+        };
+        assert_eq!((count(BinaryOp::ISub), count(BinaryOp::IAdd)), (k, k));
     }
 
     #[test]

@@ -549,7 +549,9 @@ impl Run<'_> {
         callees: &FxHashMap<FuncId, Function>,
     ) -> Result<(), PassError> {
         let t = self.clock();
-        let canonical = canon::canonicalize(func);
+        // The first editor starts from canonicalization's analyses; a
+        // rewriting pass before it would make them stale.
+        let (canonical, mut analyses) = canon::canonicalize_keeping(func);
         self.account("canonicalize", t, false);
         if !canonical {
             return Ok(());
@@ -564,7 +566,10 @@ impl Run<'_> {
         while i < self.passes.len() {
             // A run of editing passes on one editor.
             if matches!(self.passes[i].kind, PassKind::Edit(_)) {
-                let mut ed = Editor::new(func);
+                let mut ed = match analyses.take() {
+                    Some(a) => Editor::with_analyses(func, &a),
+                    None => Editor::new(func),
+                };
                 while let Some(pass) = self.passes.get(i) {
                     let PassKind::Edit(edit) = pass.kind else {
                         break;
@@ -615,6 +620,7 @@ impl Run<'_> {
             if let Some((program, instr)) = obs.as_mut() {
                 instr.before_pass(pass.name, program, id, func);
             }
+            analyses = None;
             let t = self.clock();
             // A rewrite returns a canonical function (checked below when
             // verifying), so it is not canonicalized again.

@@ -26,6 +26,7 @@ mod tests;
 
 use std::collections::HashMap;
 
+use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::EntityRef;
 
 use super::code::{Code, Slot};
@@ -66,8 +67,10 @@ pub(super) struct Prep<'p> {
     pub(super) const_word: Vec<Option<ConstKind>>,
     /// Slot of each value.
     pub(super) slot_of: Vec<Slot>,
-    /// Coalesced results: value → the block parameter whose slot it uses.
-    alias: HashMap<Value, Value>,
+    /// Coalesced results: value → the block parameter whose slot it uses,
+    /// by value index (a function of a million joins coalesces millions of
+    /// results, and a hash map of them cost a cache miss per entry).
+    alias: Vec<PackedOption<Value>>,
     /// Loop headers by block index: back edges to them are
     /// [`super::code::Op::JumpBackOsr`].
     pub(super) osr_head: Vec<bool>,
@@ -162,7 +165,7 @@ impl<'p> Prep<'p> {
             uses,
             const_word,
             slot_of: vec![NO_SLOT; nvalues],
-            alias: HashMap::new(),
+            alias: vec![PackedOption::default(); nvalues],
             osr_head: Vec::new(),
         };
         prep.plan_coalescing();
@@ -249,7 +252,7 @@ impl<'p> Prep<'p> {
                 // by the jump at another position.
                 let read_later = read_until[pi] > at + 1 || passed[pi] > u32::from(v == p);
                 if !read_later {
-                    self.alias.insert(v, p);
+                    self.alias[v.index()] = p.into();
                 }
             }
             for x in touched.drain(..) {
@@ -307,7 +310,7 @@ impl<'p> Prep<'p> {
                 if self.slot_of[r.index()] != NO_SLOT {
                     continue;
                 }
-                if let Some(p) = self.alias.get(&r) {
+                if let Some(p) = self.alias[r.index()].expand() {
                     self.slot_of[r.index()] = self.slot_of[p.index()];
                 } else {
                     self.slot_of[r.index()] = next;
