@@ -7,12 +7,13 @@
 
 use crate::ast::{FileId, Span};
 use crate::diag::Diagnostic;
+use crate::name::Name;
 
 /// A lexical token kind.
 #[derive(Clone, PartialEq, Debug)]
 pub enum TokenKind {
     /// An identifier (not a keyword).
-    Ident(String),
+    Ident(Name),
     /// An integer literal that fits in `i64`.
     Int(i64),
     /// A float literal.
@@ -403,7 +404,7 @@ impl Lexer<'_> {
                             .iter()
                             .find(|(s, _)| *s == word)
                             .map(|(_, k)| k.clone())
-                            .unwrap_or_else(|| TokenKind::Ident(word.to_string())),
+                            .unwrap_or_else(|| TokenKind::Ident(Name::new(word))),
                     };
                     self.push(kind, start);
                 }
