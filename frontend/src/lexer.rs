@@ -289,7 +289,11 @@ impl<'a> TokenStream<'a> {
         if self.done {
             return;
         }
-        self.lx.run(limit.max(1));
+        // The lexer pushes onto `out` itself (it is empty between calls):
+        // appending its own buffer copied every token once more.
+        std::mem::swap(&mut self.lx.toks, out);
+        let limit = self.lx.toks.len().saturating_add(limit.max(1));
+        self.lx.run(limit);
         if self.lx.pos >= self.lx.src.len() {
             let end = self.lx.text.len() as u32;
             self.lx.toks.push(Token {
@@ -302,7 +306,7 @@ impl<'a> TokenStream<'a> {
             });
             self.done = true;
         }
-        out.append(&mut self.lx.toks);
+        std::mem::swap(&mut self.lx.toks, out);
     }
 
     /// Whether the file ends inside an unterminated string or block
