@@ -722,6 +722,28 @@ mod tests {
         (toks.into_iter().map(|t| t.kind).collect(), d)
     }
 
+    #[test]
+    fn lexing_onto_a_window_with_tokens_left_gives_the_tokens_of_the_whole_file() {
+        let src = "let a1 = b + 2.5; // c\n\"s\\n\" 0x 9999999999999999999 ?";
+        let (whole, whole_diags) = kinds(src);
+        for limit in [1, 2, 3, 7] {
+            // A parser's window: fill, consume all but the last token, fill.
+            let mut stream = TokenStream::new(src, FileId(0));
+            let (mut window, mut seen) = (Vec::new(), Vec::new());
+            loop {
+                stream.fill(&mut window, limit);
+                if window.len() <= 1 && stream.done {
+                    break;
+                }
+                seen.extend(window.drain(..window.len() - 1).map(|t| t.kind));
+            }
+            seen.extend(window.into_iter().map(|t| t.kind));
+            let (diags, _) = stream.finish();
+            assert_eq!(seen, whole, "limit {limit}");
+            assert_eq!(diags.len(), whole_diags.len(), "limit {limit}");
+        }
+    }
+
     fn ok(src: &str) -> Vec<TokenKind> {
         let (k, d) = kinds(src);
         assert!(d.is_empty(), "{src}: {d:?}");
