@@ -7,12 +7,13 @@
 
 use crate::ast::{FileId, Span};
 use crate::diag::Diagnostic;
+use crate::name::Name;
 
 /// A lexical token kind.
 #[derive(Clone, PartialEq, Debug)]
 pub enum TokenKind {
     /// An identifier (not a keyword).
-    Ident(String),
+    Ident(Name),
     /// An integer literal that fits in `i64`.
     Int(i64),
     /// A float literal.
@@ -288,7 +289,11 @@ impl<'a> TokenStream<'a> {
         if self.done {
             return;
         }
-        self.lx.run(limit.max(1));
+        // The lexer pushes onto `out` itself (it is empty between calls):
+        // appending its own buffer copied every token once more.
+        std::mem::swap(&mut self.lx.toks, out);
+        let limit = self.lx.toks.len().saturating_add(limit.max(1));
+        self.lx.run(limit);
         if self.lx.pos >= self.lx.src.len() {
             let end = self.lx.text.len() as u32;
             self.lx.toks.push(Token {
@@ -301,7 +306,7 @@ impl<'a> TokenStream<'a> {
             });
             self.done = true;
         }
-        out.append(&mut self.lx.toks);
+        std::mem::swap(&mut self.lx.toks, out);
     }
 
     /// Whether the file ends inside an unterminated string or block
@@ -403,7 +408,7 @@ impl Lexer<'_> {
                             .iter()
                             .find(|(s, _)| *s == word)
                             .map(|(_, k)| k.clone())
-                            .unwrap_or_else(|| TokenKind::Ident(word.to_string())),
+                            .unwrap_or_else(|| TokenKind::Ident(Name::new(word))),
                     };
                     self.push(kind, start);
                 }
@@ -715,6 +720,28 @@ mod tests {
         let mut d = Vec::new();
         let toks = lex(src, FileId(0), &mut d);
         (toks.into_iter().map(|t| t.kind).collect(), d)
+    }
+
+    #[test]
+    fn lexing_onto_a_window_with_tokens_left_gives_the_tokens_of_the_whole_file() {
+        let src = "let a1 = b + 2.5; // c\n\"s\\n\" 0x 9999999999999999999 ?";
+        let (whole, whole_diags) = kinds(src);
+        for limit in [1, 2, 3, 7] {
+            // A parser's window: fill, consume all but the last token, fill.
+            let mut stream = TokenStream::new(src, FileId(0));
+            let (mut window, mut seen) = (Vec::new(), Vec::new());
+            loop {
+                stream.fill(&mut window, limit);
+                if window.len() <= 1 && stream.done {
+                    break;
+                }
+                seen.extend(window.drain(..window.len() - 1).map(|t| t.kind));
+            }
+            seen.extend(window.into_iter().map(|t| t.kind));
+            let (diags, _) = stream.finish();
+            assert_eq!(seen, whole, "limit {limit}");
+            assert_eq!(diags.len(), whole_diags.len(), "limit {limit}");
+        }
     }
 
     fn ok(src: &str) -> Vec<TokenKind> {

@@ -12,6 +12,7 @@ pub mod check;
 pub mod diag;
 pub mod lexer;
 pub mod lower;
+pub mod name;
 pub mod parser;
 
 pub use parser::{MAX_DEPTH, MAX_SOURCE_BYTES};

@@ -2,7 +2,7 @@
 //! assembly of the final [`Typed`] tables.
 
 use super::{Callee, FuncIdx, FuncInfo, GlobalIdx, GlobalInfo, LocalInfo, Typed, Var};
-use crate::ast::{Expr, ExprId, Item, Module, Span, TypeExpr, TypeExprKind};
+use crate::ast::{Expr, ExprId, Item, Module, Name, Span, TypeExpr, TypeExprKind};
 use crate::diag::Diagnostic;
 use crate::Prelude;
 use rustc_hash::FxHashMap;
@@ -29,7 +29,7 @@ pub(crate) enum BindKind {
 #[derive(Clone, Debug)]
 pub(crate) struct LocalSlot<'m> {
     /// Its name, borrowed from the module.
-    pub name: &'m str,
+    pub name: &'m Name,
     pub ty: Ty,
     pub kind: BindKind,
     pub span: Span,

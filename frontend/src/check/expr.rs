@@ -101,8 +101,9 @@ impl<'m> Checker<'m> {
                 }
             }
             ExprKind::Binary { .. } => self.binary_chain(e),
-            ExprKind::Call { callee, args } => {
-                if let Some(&f) = self.func_by_name.get(&callee.name) {
+            ExprKind::Call(call) => {
+                let crate::ast::Call { callee, args } = &**call;
+                if let Some(&f) = self.func_by_name.get(callee.name.as_str()) {
                     self.calls[e.id.0 as usize] = Some(Callee::Func(f));
                     let slot = &self.funcs[f.0 as usize];
                     let (params, ret) = (slot.params.clone(), slot.ret);
@@ -118,7 +119,7 @@ impl<'m> Checker<'m> {
                 } else if let Some(b) = Builtin::from_name(&callee.name) {
                     self.calls[e.id.0 as usize] = Some(Callee::Builtin(b));
                     self.builtin(b, e, args)
-                } else if let Some(&h) = self.host_by_name.get(&callee.name) {
+                } else if let Some(&h) = self.host_by_name.get(callee.name.as_str()) {
                     self.calls[e.id.0 as usize] = Some(Callee::Host(h));
                     let sig = self.hosts[h as usize].sig.clone();
                     self.check_arity(&callee.name, sig.params.len(), e, args);
@@ -140,8 +141,8 @@ impl<'m> Checker<'m> {
                         .body
                         .scopes
                         .iter()
-                        .any(|s| s.contains(callee.name.as_str(), &self.locals))
-                        || self.global_by_name.contains_key(&callee.name)
+                        .any(|s| s.contains(callee.name.as_bytes(), &self.locals))
+                        || self.global_by_name.contains_key(callee.name.as_str())
                     {
                         d = d.with_note(format!(
                             "`{}` is a variable; only functions can be called",

@@ -41,7 +41,7 @@ impl Checker<'_> {
                 continue;
             };
             let name = &x.name.name;
-            if Builtin::from_name(name).is_some() || self.func_by_name.contains_key(name) {
+            if Builtin::from_name(name).is_some() || self.func_by_name.contains_key(name.as_str()) {
                 self.err(
                     Diagnostic::error(
                         format!(
@@ -54,7 +54,7 @@ impl Checker<'_> {
                 continue;
             }
             // Declaring again (a later REPL entry, a re-run) reuses the id.
-            let id = match self.host_by_name.get(name).copied() {
+            let id = match self.host_by_name.get(name.as_str()).copied() {
                 Some(h) if self.hosts[h as usize].sig == sig && self.redeclarable(h) => h,
                 Some(_) => {
                     self.err(
@@ -71,17 +71,17 @@ impl Checker<'_> {
                 None => {
                     let h = self.hosts.len() as u32;
                     self.hosts.push(HostFnInfo {
-                        name: name.clone(),
+                        name: name.to_string(),
                         sig: sig.clone(),
                     });
-                    self.host_by_name.insert(name.clone(), h);
+                    self.host_by_name.insert(name.to_string(), h);
                     h
                 }
             };
             self.externs.push(ExternInfo {
                 host: id,
                 lib: x.lib.clone(),
-                symbol: name.clone(),
+                symbol: name.to_string(),
                 span: x.span,
             });
         }

@@ -46,7 +46,7 @@ impl<'m> Checker<'m> {
             };
             let name = &f.name.name;
             let slot = FuncSlot {
-                name: name.clone(),
+                name: name.to_string(),
                 params,
                 ret,
                 item: Some(i),
@@ -67,7 +67,7 @@ impl<'m> Checker<'m> {
                 self.fn_of_item.insert(i, new_idx);
                 continue;
             }
-            if self.host_by_name.contains_key(name) {
+            if self.host_by_name.contains_key(name.as_str()) {
                 self.err(
                     Diagnostic::error(
                         format!("cannot define a function named `{name}`: it is a host function"),
@@ -79,7 +79,7 @@ impl<'m> Checker<'m> {
                 self.fn_of_item.insert(i, new_idx);
                 continue;
             }
-            match self.func_by_name.get(name).copied() {
+            match self.func_by_name.get(name.as_str()).copied() {
                 Some(old)
                     if (old.0 as usize) < prelude_len
                         && self.funcs[old.0 as usize].item.is_none() =>
@@ -110,7 +110,7 @@ impl<'m> Checker<'m> {
                     self.err(d);
                 }
                 None => {
-                    self.func_by_name.insert(name.clone(), new_idx);
+                    self.func_by_name.insert(name.to_string(), new_idx);
                 }
             }
             self.funcs.push(slot);
@@ -152,7 +152,7 @@ impl<'m> Checker<'m> {
             };
             let idx = GlobalIdx(self.globals.len() as u32);
             let written = ty.as_ref().map(|t| self.resolve_ty(t, false));
-            match self.global_by_name.get(&name.name).copied() {
+            match self.global_by_name.get(name.name.as_str()).copied() {
                 Some(old)
                     if self.repl
                         && self.globals[old.0 as usize].span.is_none()
@@ -189,11 +189,11 @@ impl<'m> Checker<'m> {
                     self.err(d);
                 }
                 None => {
-                    self.global_by_name.insert(name.name.clone(), idx);
+                    self.global_by_name.insert(name.name.to_string(), idx);
                 }
             }
             self.globals.push(GlobalSlot {
-                name: name.name.clone(),
+                name: name.name.to_string(),
                 ty: written,
                 mutable: *mutable,
                 span: Some(name.span),
@@ -332,7 +332,7 @@ impl<'m> Checker<'m> {
         self.body = BodyCtx {
             scopes: vec![Default::default()],
             ret: Some(slot.ret),
-            fn_name: f.name.name.clone(),
+            fn_name: f.name.name.to_string(),
             loops: 0,
         };
         for (p, ty) in f.params.iter().zip(slot.params.iter()) {

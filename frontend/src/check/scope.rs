@@ -21,31 +21,34 @@ pub(crate) struct Scope {
     table: HashTable<LocalIdx>,
 }
 
-fn hash(name: &str) -> u64 {
+/// A name's hash (of its bytes: an inline [`crate::ast::Name`] reads as
+/// bytes without the UTF-8 check of reading it as a `str`).
+fn hash(name: &[u8]) -> u64 {
     FxBuildHasher.hash_one(name)
 }
 
 impl Scope {
     /// The local `name` declares in this scope.
-    pub fn get(&self, name: &str, locals: &[LocalSlot<'_>]) -> Option<LocalIdx> {
+    pub fn get(&self, name: &[u8], locals: &[LocalSlot<'_>]) -> Option<LocalIdx> {
         self.table
-            .find(hash(name), |l| locals[l.0 as usize].name == name)
+            .find(hash(name), |l| locals[l.0 as usize].name.as_bytes() == name)
             .copied()
     }
 
     /// Whether this scope declares `name`.
-    pub fn contains(&self, name: &str, locals: &[LocalSlot<'_>]) -> bool {
+    pub fn contains(&self, name: &[u8], locals: &[LocalSlot<'_>]) -> bool {
         self.get(name, locals).is_some()
     }
 
     /// Makes `name` declare local `l` (already in `locals`); returns the
     /// local it declared before, if any.
-    fn insert(&mut self, name: &str, l: LocalIdx, locals: &[LocalSlot<'_>]) -> Option<LocalIdx> {
-        let rehash = |x: &LocalIdx| hash(locals[x.0 as usize].name);
-        match self
-            .table
-            .entry(hash(name), |x| locals[x.0 as usize].name == name, rehash)
-        {
+    fn insert(&mut self, name: &[u8], l: LocalIdx, locals: &[LocalSlot<'_>]) -> Option<LocalIdx> {
+        let rehash = |x: &LocalIdx| hash(locals[x.0 as usize].name.as_bytes());
+        match self.table.entry(
+            hash(name),
+            |x| locals[x.0 as usize].name.as_bytes() == name,
+            rehash,
+        ) {
             hashbrown::hash_table::Entry::Occupied(mut e) => {
                 Some(std::mem::replace(e.get_mut(), l))
             }
@@ -58,7 +61,8 @@ impl Scope {
 
     /// Makes room for `n` more names.
     pub fn reserve(&mut self, n: usize, locals: &[LocalSlot<'_>]) {
-        self.table.reserve(n, |x| hash(locals[x.0 as usize].name));
+        self.table
+            .reserve(n, |x| hash(locals[x.0 as usize].name.as_bytes()));
     }
 }
 
@@ -78,7 +82,7 @@ impl<'m> Checker<'m> {
     pub fn declare(&mut self, name: &'m Ident, ty: Ty, kind: BindKind) -> LocalIdx {
         let idx = LocalIdx(self.locals.len() as u32);
         self.locals.push(LocalSlot {
-            name: name.name.as_str(),
+            name: &name.name,
             ty,
             kind,
             span: name.span,
@@ -91,7 +95,7 @@ impl<'m> Checker<'m> {
             .scopes
             .last_mut()
             .expect("a scope was just ensured");
-        if let Some(old) = scope.insert(name.name.as_str(), idx, &self.locals) {
+        if let Some(old) = scope.insert(name.name.as_bytes(), idx, &self.locals) {
             let first = self.locals[old.0 as usize].span;
             self.err(
                 Diagnostic::error(
@@ -109,17 +113,17 @@ impl<'m> Checker<'m> {
     /// reporting "undefined variable".
     pub fn lookup(&mut self, name: &Ident) -> Option<(Var, Ty)> {
         for scope in self.body.scopes.iter().rev() {
-            if let Some(l) = scope.get(name.name.as_str(), &self.locals) {
+            if let Some(l) = scope.get(name.name.as_bytes(), &self.locals) {
                 return Some((Var::Local(l), self.locals[l.0 as usize].ty));
             }
         }
-        if let Some(&g) = self.global_by_name.get(&name.name) {
+        if let Some(&g) = self.global_by_name.get(name.name.as_str()) {
             let (g, t) = self.global_ref(g, name.span);
             return Some((Var::Global(g), t));
         }
         let mut d = Diagnostic::error(format!("undefined variable `{}`", name.name), name.span)
             .with_label("not found in this scope");
-        if self.func_by_name.contains_key(&name.name)
+        if self.func_by_name.contains_key(name.name.as_str())
             || crate::Builtin::from_name(&name.name).is_some()
         {
             d = d.with_note(format!(

@@ -3,7 +3,7 @@
 
 use super::ctx::{BindKind, Checker, Ty};
 use super::Var;
-use crate::ast::{Block, ElseBranch, Expr, ExprKind, Stmt, StmtKind};
+use crate::ast::{Block, ElseBranch, Expr, ExprKind, ForLoop, Stmt, StmtKind};
 use crate::diag::Diagnostic;
 use waddle_opt::ir::Type;
 
@@ -112,13 +112,14 @@ impl<'m> Checker<'m> {
                 self.block(body);
                 self.body.loops -= 1;
             }
-            StmtKind::For {
-                var,
-                decl,
-                lo,
-                hi,
-                body,
-            } => {
+            StmtKind::For(f) => {
+                let ForLoop {
+                    var,
+                    decl,
+                    lo,
+                    hi,
+                    body,
+                } = &**f;
                 for e in [lo, hi] {
                     let t = self.value(e, Some(Type::Int));
                     if let Some(t) = t.filter(|&t| t != Type::Int) {

@@ -390,9 +390,10 @@ fn repl_prelude_rules() {
     let StmtKind::Expr { expr, .. } = &s.kind else {
         panic!()
     };
-    let crate::ast::ExprKind::Call { args, .. } = &expr.kind else {
+    let crate::ast::ExprKind::Call(call) = &expr.kind else {
         panic!()
     };
+    let args = &call.args;
     assert_eq!(t.var(args[0].id), Var::Global(GlobalIdx(0)));
     let Item::Stmt(s) = &m.items[0] else { panic!() };
     let StmtKind::Let { init, .. } = &s.kind else {

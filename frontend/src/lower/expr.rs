@@ -47,7 +47,7 @@ impl FnLower<'_> {
                 self.emit_value(InstKind::Unary(uop, x), ty, SrcLoc::NONE)
             }
             ExprKind::Binary { .. } => self.binary_chain(e),
-            ExprKind::Call { callee, args } => return self.call(e, callee, args, ty),
+            ExprKind::Call(call) => return self.call(e, &call.callee, &call.args, ty),
             ExprKind::Index {
                 base,
                 index,

@@ -100,7 +100,7 @@ struct Shared<'a> {
 fn lower_fn(decl: &FnDecl, sig: Signature, shared: &Shared) -> Function {
     let ret = sig.ret;
     let typed = shared.typed;
-    let mut func = Function::new(decl.name.name.clone(), sig.clone());
+    let mut func = Function::new(decl.name.name.to_string(), sig.clone());
     FunctionBuilder::new(&mut func).set_loc(source_loc(shared.sources, decl.name.span));
     let mut cx = FnLower::new(func, ret, shared);
     let entry = cx.ssa.create_block();

@@ -10,7 +10,7 @@ use waddle_opt::ir::{BinaryOp, Block, BlockCall, Cmp, InstKind, SrcLoc, Type, Va
 
 use super::{FnLower, LoopTargets};
 use crate::ast::{
-    AssignOp, BinOp, Block as AstBlock, ElseBranch, Expr, ExprKind, Span, Stmt, StmtKind,
+    AssignOp, BinOp, Block as AstBlock, ElseBranch, Expr, ExprKind, ForLoop, Span, Stmt, StmtKind,
 };
 use crate::check::Var;
 
@@ -45,9 +45,10 @@ impl FnLower<'_> {
                 else_branch,
             } => self.if_stmt(cond, then_block, else_branch.as_ref()),
             StmtKind::While { cond, body } => self.while_stmt(cond, body),
-            StmtKind::For {
-                decl, lo, hi, body, ..
-            } => {
+            StmtKind::For(f) => {
+                let ForLoop {
+                    decl, lo, hi, body, ..
+                } = &**f;
                 let var = self.typed.decls.get(decl.0 as usize).copied().flatten();
                 self.for_stmt(var, lo, hi, body);
             }

@@ -374,7 +374,7 @@ fn hand_built_ast() {
     };
     let x = Var::Local(LocalIdx(0));
     let ident = |n: &str| Ident {
-        name: n.to_string(),
+        name: n.into(),
         span,
     };
     let zero = mk(ExprKind::Int(0), Type::Int, None, None);
@@ -407,10 +407,10 @@ fn hand_built_ast() {
     );
     let xr3 = mk(ExprKind::Name(ident("x")), Type::Int, Some(x), None);
     let print = mk(
-        ExprKind::Call {
+        ExprKind::Call(Box::new(crate::ast::Call {
             callee: ident("print"),
             args: vec![xr3],
-        },
+        })),
         Type::Unit,
         None,
         Some(Callee::Builtin(Builtin::Print)),

@@ -2,7 +2,7 @@
 //! "Expressions"; comparisons (level 3) do not chain.
 
 use super::{Parser, MAX_DEPTH};
-use crate::ast::{BinOp, Expr, ExprKind, Ident, UnOp};
+use crate::ast::{BinOp, Call, Expr, ExprKind, Ident, Name, UnOp};
 use crate::diag::Diagnostic;
 use crate::lexer::TokenKind;
 
@@ -177,7 +177,7 @@ impl Parser<'_, '_> {
                     _ => "str",
                 };
                 let ident = Ident {
-                    name: name.to_string(),
+                    name: Name::new(name),
                     span: start,
                 };
                 return self.call(ident);
@@ -222,7 +222,7 @@ impl Parser<'_, '_> {
         let args = self.expr_list(&TokenKind::RParen, "`,` or `)`");
         self.leave();
         let span = self.span_from(callee.span);
-        self.new_expr(ExprKind::Call { callee, args }, span)
+        self.new_expr(ExprKind::Call(Box::new(Call { callee, args })), span)
     }
 
     fn array(&mut self) -> Expr {

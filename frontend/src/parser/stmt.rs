@@ -2,8 +2,8 @@
 
 use super::Parser;
 use crate::ast::{
-    Block, ElseBranch, ExprKind, ExternFn, FnDecl, Ident, Item, Param, Stmt, StmtKind, TypeExpr,
-    TypeExprKind,
+    Block, ElseBranch, ExprKind, ExternFn, FnDecl, ForLoop, Ident, Item, Param, Stmt, StmtKind,
+    TypeExpr, TypeExprKind,
 };
 use crate::diag::Diagnostic;
 use crate::lexer::{Token, TokenKind};
@@ -342,13 +342,13 @@ impl Parser<'_, '_> {
         let hi = self.expr();
         let body = self.block_after_cond()?;
         let decl = self.new_decl();
-        Some(StmtKind::For {
+        Some(StmtKind::For(Box::new(ForLoop {
             var,
             decl,
             lo,
             hi,
             body,
-        })
+        })))
     }
 
     fn expr_stmt(&mut self, top: bool) -> Option<StmtKind> {

@@ -43,7 +43,7 @@ fn expr_of(src: &str) -> crate::ast::Expr {
 fn show(e: &crate::ast::Expr) -> String {
     match &e.kind {
         ExprKind::Int(v) => v.to_string(),
-        ExprKind::Name(i) => i.name.clone(),
+        ExprKind::Name(i) => i.name.to_string(),
         ExprKind::Binary { op, lhs, rhs, .. } => {
             format!(
                 "({} {} {})",
@@ -53,7 +53,8 @@ fn show(e: &crate::ast::Expr) -> String {
             )
         }
         ExprKind::Unary { op, operand } => format!("({op:?} {})", show(operand)),
-        ExprKind::Call { callee, args } => {
+        ExprKind::Call(call) => {
+            let crate::ast::Call { callee, args } = &**call;
             let a: Vec<String> = args.iter().map(show).collect();
             format!("{}({})", callee.name, a.join(", "))
         }

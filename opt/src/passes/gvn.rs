@@ -6,6 +6,7 @@
 //! read no memory take part. A replacement that would use a value outside
 //! its loop (breaking LCSSA) is skipped.
 
+use std::borrow::Cow;
 use std::hash::BuildHasher;
 
 use cranelift_entity::packed_option::PackedOption;
@@ -252,10 +253,17 @@ impl Subst {
 
 /// The table key of an instruction: its kind with the pending
 /// replacements `subst` applied to its operands (`pending`: whether there
-/// are any).
-fn key(kind: &InstKind, subst: &Subst, pending: bool) -> InstKind {
-    if !pending {
-        return mutant_key(kind);
+/// are any). Borrowed unless an operand is replaced: a key is made for
+/// every probe and every comparison in the table, and once a block has
+/// found one redundant instruction, copying each key (with a call's
+/// arguments) took more time than the comparisons.
+fn key<'k>(kind: &'k InstKind, subst: &Subst, pending: bool) -> Cow<'k, InstKind> {
+    let mut replaced = false;
+    if pending {
+        kind.for_each_arg(|v| replaced |= subst.get(v).is_some());
+    }
+    if !replaced {
+        return mutant_key(Cow::Borrowed(kind));
     }
     let mut k = kind.clone();
     k.for_each_arg_mut(|v| {
@@ -263,20 +271,20 @@ fn key(kind: &InstKind, subst: &Subst, pending: bool) -> InstKind {
             *v = n;
         }
     });
-    mutant_key(&k)
+    mutant_key(Cow::Owned(k))
 }
 
 /// The table key of an instruction: the instruction itself, except under
 /// the test-only fault N2, which wrongly treats `<` and `-` as commutative.
-fn mutant_key(kind: &InstKind) -> InstKind {
+fn mutant_key(kind: Cow<'_, InstKind>) -> Cow<'_, InstKind> {
     use super::fault::{on, Fault};
     match *kind {
         InstKind::Binary(op @ (BinaryOp::ICmp(Cmp::Lt) | BinaryOp::ISub), a, b)
             if on(Fault::GvnCommutes) && b < a =>
         {
-            InstKind::Binary(op, b, a)
+            Cow::Owned(InstKind::Binary(op, b, a))
         }
-        _ => kind.clone(),
+        _ => kind,
     }
 }
 
