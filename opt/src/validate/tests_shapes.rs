@@ -98,6 +98,123 @@ fn inlining_validates_by_unfolding_calls() {
     ));
 }
 
+/// The attempts (calls uninterpreted, calls unfolded) that `run` makes.
+fn attempts(run: impl FnOnce()) -> [usize; 2] {
+    ATTEMPTS.with(|n| n.set([0; 2]));
+    run();
+    ATTEMPTS.with(|n| n.get())
+}
+
+/// A function whose calls were inlined is validated with calls unfolded
+/// first: the attempt with calls uninterpreted would alarm, and runs only
+/// when unfolding does not validate (then both run, as before).
+#[test]
+fn inlined_calls_are_unfolded_first() {
+    let p = program(CALLS);
+    let callees = Callees::new(p.clone(), 1000);
+    let mut before = p.funcs[FuncId::from_u32(1)].clone();
+    crate::canon::canonicalize(&mut before);
+    let opts = Options::default();
+    assert!(Callees::calls_inlined(&before, &inlined_sum(false)));
+    let mut v = None;
+    let n = attempts(|| {
+        v = Some(validate_in(
+            &before,
+            &inlined_sum(false),
+            Some(&callees),
+            &opts,
+        ))
+    });
+    assert_eq!(v, Some(Verdict::Equal));
+    assert_eq!(n, [0, 1], "only the unfolded attempt runs");
+    let n = attempts(|| {
+        v = Some(validate_in(
+            &before,
+            &inlined_sum(true),
+            Some(&callees),
+            &opts,
+        ))
+    });
+    assert!(matches!(v, Some(Verdict::Alarm(_))), "{v:?}");
+    assert_eq!(n, [1, 1]);
+    // Calls that agree: the plain attempt first, and alone when it validates.
+    assert!(!Callees::calls_inlined(&before, &before));
+    let n = attempts(|| v = Some(validate_in(&before, &before, Some(&callees), &opts)));
+    assert_eq!(v, Some(Verdict::Equal));
+    assert_eq!(n, [1, 0]);
+}
+
+/// [`Callees::calls_inlined`]: fewer calls of some function and no more
+/// of any; a call copied (as unrolling does) is not inlining.
+#[test]
+fn calls_inlined_counts_static_calls() {
+    let p = program(CALLS);
+    let sum = p.funcs[FuncId::from_u32(1)].clone();
+    let main = p.funcs[FuncId::from_u32(2)].clone();
+    assert!(Callees::calls_inlined(&sum, &inlined_sum(false)));
+    assert!(!Callees::calls_inlined(&inlined_sum(false), &sum));
+    assert!(!Callees::calls_inlined(&main, &main));
+    let twice = f("fn fn2 \".main\"() -> void {
+block0:
+    v0: int = iconst 4
+    v1: int = call fn1 \"sum\"(v0)
+    v2: int = call fn1 \"sum\"(v1)
+    print v2
+    return
+}");
+    let other = f("fn fn2 \".main\"() -> void {
+block0:
+    v0: int = iconst 4
+    v1: int = call fn0 \"sq\"(v0)
+    print v1
+    return
+}");
+    assert!(Callees::calls_inlined(&twice, &main));
+    assert!(!Callees::calls_inlined(&main, &twice));
+    // One call of `sum` replaced by one of `sq`: not fewer calls overall.
+    assert!(!Callees::calls_inlined(&main, &other));
+}
+
+/// The two attempts of [`validate_in`] give the same verdict in either
+/// order (the order is only a matter of time), on correct and wrong
+/// inlining, recursion, and every function of a program optimized by the
+/// whole pipeline.
+#[test]
+fn either_attempt_order_gives_the_same_verdict() {
+    let p = program(CALLS);
+    let callees = Callees::new(p.clone(), 1000);
+    let opts = Options::default();
+    let mut before = p.funcs[FuncId::from_u32(1)].clone();
+    crate::canon::canonicalize(&mut before);
+    let mut pairs = vec![
+        (before.clone(), inlined_sum(false)),
+        (before.clone(), inlined_sum(true)),
+        (inlined_sum(false), before.clone()),
+        (before.clone(), before.clone()),
+    ];
+    let mut optimized = p.clone();
+    Pipeline::for_level(2)
+        .run(
+            &mut optimized,
+            &PipelineOptions {
+                verify: true,
+                time: false,
+            },
+            &mut (),
+        )
+        .unwrap();
+    for (id, fa) in optimized.funcs.iter() {
+        let mut fb = p.funcs[id].clone();
+        crate::canon::canonicalize(&mut fb);
+        pairs.push((fb, fa.clone()));
+    }
+    for (b, a) in &pairs {
+        let plain = validate_in_order(b, a, Order::PlainFirst(&callees), &opts);
+        let unfolded = validate_in_order(b, a, Order::UnfoldedFirst(&callees), &opts);
+        assert_eq!(plain, unfolded, "{}", a.name());
+    }
+}
+
 #[test]
 fn the_inline_pass_validates_pass_by_pass_and_as_a_pipeline() {
     let original = program(CALLS);

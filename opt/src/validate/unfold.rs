@@ -231,6 +231,19 @@ impl Callees {
                 .any(|&i| matches!(f.insts[i].kind, InstKind::Call(..)))
         })
     }
+
+    /// Whether `after` makes fewer static calls of some function than
+    /// `before` and no more of any (what inlining does, and not what
+    /// unrolling does, which copies calls). Then the two rarely validate
+    /// with calls uninterpreted (see [`super::validate_in`]).
+    pub fn calls_inlined(before: &Function, after: &Function) -> bool {
+        let b: FxHashMap<usize, u64> = call_counts(before).into_iter().collect();
+        let a = call_counts(after);
+        let count = |f: usize| b.get(&f).copied().unwrap_or(0);
+        let total_b: u64 = b.values().sum();
+        let total_a: u64 = a.iter().map(|&(_, n)| n).sum();
+        total_a < total_b && a.iter().all(|&(f, n)| n <= count(f))
+    }
 }
 
 /// The direct callees of `f`.
