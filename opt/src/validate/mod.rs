@@ -61,7 +61,8 @@
 //!   splitting its μ streams into even and odd halves (the μ-unfolding of
 //!   §2.3.3 twice per trip); tried when nothing else rewrites, also
 //!   when the after side has no loop left (an unrolled loop that leaves
-//!   in its first trip is peeled away by R4).
+//!   in its first trip is peeled away by R4), and when another loop that
+//!   both sides kept has the same induction variable and test.
 //! - **Factoring** ([`phiop`], R9): a pure operator common to every
 //!   branch of a φ moves out of it (φ and `map` are pointwise, §4.0.3),
 //!   so an exit value computed in each exiting block of an unrolled loop

@@ -28,7 +28,12 @@
 //! **When.** The rule makes a graph larger and is an equivalence, not a
 //! simplification, so [`super::check`] tries it only when a round finds
 //! nothing else to rewrite, on the η's of a before-side loop that the
-//! after side does not have (its continue condition is not shared).
+//! after side does not have: no η of the after side's own (one the before
+//! side does not share) leaves through the same continue condition. An η
+//! that both sides share may: `for i in 0..4 {..}` written twice, the
+//! first left alone by the pass (too large) or unfolded from a call both
+//! sides make, has the second's `i` and test, and the second, unrolled on
+//! the after side, must still be doubled.
 //! The after side need not have a loop of that depth left: a loop that
 //! runs once (`for i in 0..1`, the generator's `while` loops that leave
 //! in their second test) is unrolled into a loop that leaves in its first
@@ -102,6 +107,19 @@ impl Rules<'_> {
                 etas.push(n);
             }
         }
+        // The continue conditions of the after side's own loops: those of
+        // its η's that the before side does not share.
+        let mut after_conts: FxHashSet<u32> = FxHashSet::default();
+        for &n in &self.cls.reached {
+            let c = self.cls.of(n);
+            if self.rep[c as usize] == n
+                && matches!(self.g.node(n).op, Op::Eta(_))
+                && after.contains(&c)
+                && !before.contains(&c)
+            {
+                after_conts.insert(self.cls.of(self.r(self.g.node(n).args[0])));
+            }
+        }
         let made: FxHashSet<u32> = done
             .made
             .iter()
@@ -119,17 +137,20 @@ impl Rules<'_> {
             let Some(mus) = self.loop_mus(n, d) else {
                 continue;
             };
-            // A loop the after side still has (its continue condition is
-            // shared) is not doubled; its μ's may all be shared with
-            // unrelated loops of the after side (two loops `for i in 0..n`
-            // share their `i`, and a loop with no effects has no token).
+            // A loop the after side still has (an η of the after side's
+            // own has its continue condition) is not doubled; its μ's may
+            // all be shared with unrelated loops of the after side (two
+            // loops `for i in 0..n` share their `i`, and a loop with no
+            // effects has no token). A continue condition that only η's
+            // of both sides have belongs to another loop with the same
+            // test, which both sides kept.
             // A loop made by the rule is not doubled again, even once
             // refinement has merged it with the after side's loop (whose
             // node may then represent the class).
             let cont = self.r(self.g.node(n).args[0]);
             if mus.is_empty()
                 || mus.iter().any(|m| made.contains(&self.cls.of(*m)))
-                || after.contains(&self.cls.of(cont))
+                || after_conts.contains(&self.cls.of(cont))
             {
                 continue;
             }
