@@ -80,7 +80,9 @@
 //!   its gates are conjoined with them; the exit values of a loop that
 //!   returns through two loop levels then compare under the return's gate.
 //!   The condition is taken by its diagram, so a disjunction whose syntax
-//!   reads the φ but whose diagram does not still applies.
+//!   reads the φ but whose diagram does not still applies; an operand of
+//!   `a ∨ b` is observed where `b` is false (a boolean φ built as a
+//!   junction), when the rule leaves `b` as it is.
 //! - **Invariant atoms at exits** ([`gates`]): the diagram of a boolean
 //!   `η_d(c, x)` keeps atoms invariant in the loop as themselves (R4's
 //!   η-invariance inside the cofactor), so the exit gates of `while flag

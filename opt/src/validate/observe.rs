@@ -38,6 +38,19 @@
 //! under `e` and leaves through its test otherwise, whose exit token a
 //! later `if len(g) > 1 { pop(g) }` reads).
 //!
+//! **Junctions.** A boolean φ is built as a junction (`φ{p → true, ¬p →
+//! c}` is `p ∨ c`), so R11 also reads `∧` and `∨` as the selections they
+//! are: an operand of `a ∨ b` is observed only where `b` is false, of
+//! `a ∧ b` only where `b` is true (§4.0.3 again, pointwise). Only the
+//! operands the rule cannot change count as `b` (their cone reaches no
+//! φ the rule rewrites, `fixed_classes`), and each operand is observed
+//! where no *other* one of them decides the junction, so the junction
+//! keeps its value everywhere: where a fixed operand decides it, it does
+//! so after the rewrite too, and elsewhere every operand is observed.
+//! The shape: a loop that returns `true` from its body under `p` and
+//! after its exit returns `len(a) > k`, with `len(a)` read at the exit
+//! token, a φ over `p` whose `p` branch is never observed.
+//!
 //! **When.** Last, when nothing else (loop doubling included) rewrites,
 //! and at most once per φ node in a validation: R3 drops conjuncts common
 //! to every gate, which can undo the rewrite, so a φ the rule made or
@@ -100,6 +113,7 @@ impl Rules<'_> {
         let reps: Vec<Id> = (self.cls.reached.iter().rev().copied())
             .filter(|&n| self.r(n) == n && self.depth_of(n) == 0)
             .collect();
+        let fixed = self.fixed_classes();
         let mut phis: Vec<(Id, Obs)> = Vec::new();
         for &n in &reps {
             let c = self.cls.of(n);
@@ -124,6 +138,8 @@ impl Rules<'_> {
                     };
                     self.observe(&mut obs, pair[1], under.unwrap_or(everywhere));
                 }
+            } else if matches!(node.op, Op::And | Op::Or) && o.bdd != FALSE {
+                self.observe_junction(&mut obs, &node.op, &node.args, o, &fixed);
             } else {
                 for &a in &node.args {
                     self.observe(&mut obs, a, o);
@@ -199,6 +215,92 @@ impl Rules<'_> {
             }
         }
         out
+    }
+
+    /// The classes the rule cannot change: those whose representative's
+    /// cone reaches no depth-0 φ that is not boolean (the only nodes the
+    /// rule rewrites), through representatives. `reached` is a post-order,
+    /// so arguments come first except around loops; an argument not yet
+    /// decided counts as changeable.
+    fn fixed_classes(&self) -> FxHashSet<u32> {
+        let mut fixed: FxHashSet<u32> = FxHashSet::default();
+        for &n in &self.cls.reached {
+            if self.r(n) != n {
+                continue;
+            }
+            let node = self.g.node(n);
+            if node.op == Op::Phi && node.ty != Type::Bool && self.depth_of(n) == 0 {
+                continue;
+            }
+            let ok = node.args.iter().all(|&a| {
+                let r = self.r(a);
+                self.cls
+                    .class
+                    .get(r.index())
+                    .is_some_and(|&c| c != u32::MAX && fixed.contains(&c))
+            });
+            if ok {
+                fixed.insert(self.cls.of(n));
+            }
+        }
+        fixed
+    }
+
+    /// The observation conditions of the operands of a conjunction or
+    /// disjunction observed under `o`: an operand of `a ∨ b` matters only
+    /// where `b` is false (of `a ∧ b`, where `b` is true). Only operands
+    /// in `fixed` are assumed so (the rule leaves them as they are, so the
+    /// junction keeps its value wherever one of them decides it); each
+    /// operand is observed where no *other* fixed operand decides.
+    fn observe_junction(
+        &mut self,
+        obs: &mut FxHashMap<u32, Obs>,
+        op: &Op,
+        args: &[Id],
+        o: Obs,
+        fixed: &FxHashSet<u32>,
+    ) {
+        let is_or = *op == Op::Or;
+        // The fixed operands with a diagram, as (index, diagram of the
+        // operand's deciding value: ¬a for ∨, a for ∧).
+        let mut deciders: Vec<(usize, u32, Id)> = Vec::new();
+        for (i, &a) in args.iter().enumerate() {
+            let a = self.r(a);
+            let Some(&c) = self.cls.class.get(a.index()) else {
+                continue;
+            };
+            if c == u32::MAX || !fixed.contains(&c) {
+                continue;
+            }
+            let Some(b) = self.gates.of(self.g, self.cls, &self.vd, a) else {
+                continue;
+            };
+            let (b, node) = if is_or {
+                match self.gates.bdd().not(b) {
+                    Some(nb) => (nb, self.g.not(a)),
+                    None => continue,
+                }
+            } else {
+                (b, a)
+            };
+            deciders.push((i, b, node));
+        }
+        for (i, &a) in args.iter().enumerate() {
+            let mut under = Some(o);
+            for &(j, b, node) in &deciders {
+                if j == i {
+                    continue;
+                }
+                under = under.and_then(|u| {
+                    let bdd = self.gates.bdd().and(u.bdd, b)?;
+                    Some(Obs {
+                        bdd,
+                        node: self.g.and(&[u.node, node]),
+                    })
+                });
+            }
+            self.observe(obs, a, under.unwrap_or(o));
+        }
     }
 
     /// Whether a node of class `c` is among the nodes `root` depends on
