@@ -116,6 +116,8 @@ mod testhost;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_cover;
+#[cfg(test)]
 mod tests_exits;
 #[cfg(test)]
 mod tests_load;

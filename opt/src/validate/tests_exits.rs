@@ -14,7 +14,7 @@ use crate::interp::Interpreter;
 use crate::ir::{parse_program, FuncId, Program, Type};
 use crate::passes::{Pipeline, PipelineOptions};
 
-fn program(text: &str) -> Program {
+pub(super) fn program(text: &str) -> Program {
     match parse_program(text) {
         Ok(p) => p,
         Err(e) => panic!("{e}\n{text}"),
@@ -22,7 +22,7 @@ fn program(text: &str) -> Program {
 }
 
 /// Function 0 of `text` in canonical form, and after `passes`.
-fn before_after(text: &str, passes: &[&str]) -> (Function, Function) {
+pub(super) fn before_after(text: &str, passes: &[&str]) -> (Function, Function) {
     let mut p = program(text);
     let opts = PipelineOptions {
         verify: true,
@@ -41,7 +41,7 @@ fn before_after(text: &str, passes: &[&str]) -> (Function, Function) {
 }
 
 /// What `f` returns and prints on `args`.
-fn run(f: &Function, args: &[Word]) -> (Result<Word, TrapCode>, Vec<(Type, Word)>) {
+pub(super) fn run(f: &Function, args: &[Word]) -> (Result<Word, TrapCode>, Vec<(Type, Word)>) {
     let mut p = Program::default();
     p.funcs.push(f.clone());
     let mut host = ArrayHost::default();
