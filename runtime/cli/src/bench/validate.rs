@@ -10,7 +10,9 @@
 //! phase is timed `--runs` times and the median counts. Two ratios are
 //! printed: validation time over the whole compile (frontend + passes +
 //! machine code, what `waddle run -O2 --tier opt` spends before running)
-//! and over the optimizer pipeline alone (the strict comparison).
+//! and over the optimizer pipeline alone (the strict comparison). With
+//! `--cpu` each phase is timed in CPU time of this thread (every phase runs
+//! on it), which a shared, loaded machine disturbs far less than wall time.
 
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
@@ -18,7 +20,7 @@ use std::time::{Duration, Instant};
 use waddle_frontend::{compile, CompileOptions, SourceFile, SourceMap};
 use waddle_opt::canon::canonicalize;
 use waddle_opt::ir::Program;
-use waddle_opt::passes::{Pipeline, PipelineOptions};
+use waddle_opt::passes::{thread_cpu_time, Pipeline, PipelineOptions};
 use waddle_opt::validate::{validate_program, Options};
 
 use waddle_jit::{JitOptions, Tier};
@@ -45,11 +47,36 @@ impl Row {
     }
 }
 
+/// Times one phase: CPU time of this thread when `cpu` (and the platform
+/// has the clock), wall-clock time otherwise.
+pub struct Stopwatch {
+    wall: Instant,
+    cpu: Option<Duration>,
+}
+
+impl Stopwatch {
+    /// Starts timing.
+    pub fn start(cpu: bool) -> Stopwatch {
+        Stopwatch {
+            wall: Instant::now(),
+            cpu: if cpu { thread_cpu_time() } else { None },
+        }
+    }
+
+    /// The time since [`Stopwatch::start`].
+    pub fn elapsed(&self) -> Duration {
+        match (self.cpu, self.cpu.and_then(|_| thread_cpu_time())) {
+            (Some(a), Some(b)) => b.saturating_sub(a),
+            _ => self.wall.elapsed(),
+        }
+    }
+}
+
 /// The time Cranelift takes to compile every function of the optimized
 /// `program` to machine code with tier `opt`'s settings (`-O2`: Cranelift's
 /// optimizer on, no fuel checks, as `waddle run --tier opt` without
 /// `--fuel`); zero when this host has no Cranelift back end.
-pub fn codegen(program: &Program) -> Result<Duration, String> {
+pub fn codegen(program: &Program, cpu: bool) -> Result<Duration, String> {
     if !Tier::Opt.on_host() {
         return Ok(Duration::ZERO);
     }
@@ -57,7 +84,7 @@ pub fn codegen(program: &Program) -> Result<Duration, String> {
         fuel: false,
         ..JitOptions::default()
     };
-    let t = Instant::now();
+    let t = Stopwatch::start(cpu);
     let unit = waddle_jit::compile(Tier::Opt, program, &opts).map_err(|e| e.to_string())?;
     let spent = t.elapsed();
     drop(unit);
@@ -71,7 +98,7 @@ fn median(mut v: Vec<Duration>) -> Duration {
 }
 
 /// Measures one program `runs` times.
-fn measure(p: &BenchProgram, runs: u32) -> Result<Row, String> {
+fn measure(p: &BenchProgram, runs: u32, cpu: bool) -> Result<Row, String> {
     let source = std::fs::read_to_string(&p.wdl)
         .map_err(|e| format!("cannot read `{}`: {e}", p.wdl.display()))?;
     let pipeline = Pipeline::for_level(2);
@@ -84,7 +111,7 @@ fn measure(p: &BenchProgram, runs: u32) -> Result<Row, String> {
     for _ in 0..runs {
         let mut sources = SourceMap::default();
         sources.add(SourceFile::new(p.name.clone(), source.clone()));
-        let t = Instant::now();
+        let t = Stopwatch::start(cpu);
         let compiled = compile(&sources, &CompileOptions::default()).map_err(|d| {
             format!(
                 "`{}` does not compile:\n{}",
@@ -95,13 +122,13 @@ fn measure(p: &BenchProgram, runs: u32) -> Result<Row, String> {
         fe.push(t.elapsed());
         let lowered: Program = compiled.program;
         let mut optimized = lowered.clone();
-        let t = Instant::now();
+        let t = Stopwatch::start(cpu);
         pipeline
             .run(&mut optimized, &opts, &mut ())
             .map_err(|e| format!("`{}`: {e}", p.name))?;
         ps.push(t.elapsed());
-        cg.push(codegen(&optimized).map_err(|e| format!("`{}`: {e}", p.name))?);
-        let t = Instant::now();
+        cg.push(codegen(&optimized, cpu).map_err(|e| format!("`{}`: {e}", p.name))?);
+        let t = Stopwatch::start(cpu);
         let mut original = lowered;
         for f in original.funcs.values_mut() {
             if !f.is_declaration() {
@@ -137,7 +164,7 @@ pub fn ratio(a: Duration, b: Duration) -> String {
 pub fn run(programs: &[BenchProgram], args: &BenchArgs) -> Result<(), String> {
     let mut rows = Vec::new();
     for p in programs {
-        rows.push(measure(p, args.runs)?);
+        rows.push(measure(p, args.runs, args.cpu)?);
     }
     print!("{}", render(&rows));
     Ok(())

@@ -19,7 +19,7 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use waddle::tooling::{run_source, RunOptions};
 use waddle::Tier;
@@ -30,7 +30,7 @@ use waddle_opt::passes::{Pipeline, PipelineOptions};
 use waddle_opt::validate::{missing_rule, validate_program, Options, PassStats, Validator};
 
 use super::table::fmt_time;
-use super::validate::{codegen, ratio};
+use super::validate::{codegen, ratio, Stopwatch};
 use super::BenchArgs;
 
 /// The corpus directory: `explicit`, else the workspace's
@@ -138,7 +138,13 @@ fn behaves_alike(name: &str, source: &str) -> bool {
 }
 
 /// Measures one corpus program into `t`.
-fn measure(name: &str, source: &str, runs: u32, t: &mut Totals) -> Result<(), String> {
+fn measure(
+    name: &str,
+    source: &str,
+    runs: u32,
+    cpu: bool,
+    t: &mut Totals,
+) -> Result<(), String> {
     let pipeline = Pipeline::for_level(2);
     let opts = PipelineOptions {
         verify: false,
@@ -149,7 +155,7 @@ fn measure(name: &str, source: &str, runs: u32, t: &mut Totals) -> Result<(), St
     for _ in 0..runs {
         let mut sources = SourceMap::default();
         sources.add(SourceFile::new(name.to_string(), source.to_string()));
-        let start = Instant::now();
+        let start = Stopwatch::start(cpu);
         let Ok(compiled) = compile(&sources, &CompileOptions::default()) else {
             t.skipped += 1;
             return Ok(());
@@ -157,13 +163,13 @@ fn measure(name: &str, source: &str, runs: u32, t: &mut Totals) -> Result<(), St
         fe.push(start.elapsed());
         let lowered: Program = compiled.program;
         let mut optimized = lowered.clone();
-        let start = Instant::now();
+        let start = Stopwatch::start(cpu);
         pipeline
             .run(&mut optimized, &opts, &mut ())
             .map_err(|e| format!("`{name}`: {e}"))?;
         ps.push(start.elapsed());
-        cg.push(codegen(&optimized).map_err(|e| format!("`{name}`: {e}"))?);
-        let start = Instant::now();
+        cg.push(codegen(&optimized, cpu).map_err(|e| format!("`{name}`: {e}"))?);
+        let start = Stopwatch::start(cpu);
         let mut original = lowered.clone();
         for f in original.funcs.values_mut() {
             if !f.is_declaration() {
@@ -235,7 +241,7 @@ pub fn run(args: &BenchArgs) -> Result<(), String> {
     for (name, path) in programs(&dir, &args.names)? {
         let source = std::fs::read_to_string(&path)
             .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
-        measure(&name, &source, args.runs, &mut t)?;
+        measure(&name, &source, args.runs, args.cpu, &mut t)?;
     }
     print!("{}", render(&t));
     Ok(())
