@@ -138,13 +138,7 @@ fn behaves_alike(name: &str, source: &str) -> bool {
 }
 
 /// Measures one corpus program into `t`.
-fn measure(
-    name: &str,
-    source: &str,
-    runs: u32,
-    cpu: bool,
-    t: &mut Totals,
-) -> Result<(), String> {
+fn measure(name: &str, source: &str, runs: u32, cpu: bool, t: &mut Totals) -> Result<(), String> {
     let pipeline = Pipeline::for_level(2);
     let opts = PipelineOptions {
         verify: false,
