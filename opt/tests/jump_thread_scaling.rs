@@ -10,6 +10,7 @@
 //! (`Editor::dom_steps`): doubling the chain must not multiply it by 5 or
 //! more (cubic gives 8).
 
+use waddle_frontend::{compile, CompileOptions, SourceFile, SourceMap};
 use waddle_opt::canon::canonicalize;
 use waddle_opt::editor::Editor;
 use waddle_opt::ir::{parse_program, FuncId};
@@ -128,5 +129,48 @@ fn threading_a_long_and_chain_is_not_cubic() {
     assert!(
         large < small * 5,
         "dominator work grows faster than quadratically: {small} steps for 250 operands, {large} for 500"
+    );
+}
+
+/// Dominator steps of jump simplification on `reps` `else if` chains of
+/// 200 arms each, as the frontend lowers them (every arm's join jumps to
+/// the next: an instruction-free block with two predecessors each).
+fn else_if_steps(reps: usize) -> (u64, usize) {
+    let mut src = String::from("fn main(x: int) {\n    var c = 0;\n");
+    for r in 0..reps {
+        src += &format!("    if x == {r} {{ c += 1; }}\n");
+        for k in 1..200 {
+            src += &format!("    else if x == {} {{ c += {k}; }}\n", r * 1000 + k);
+        }
+    }
+    src += "    print(c);\n}\nmain(3);\n";
+    let mut sources = SourceMap::default();
+    sources.add(SourceFile::new("chains.wdl".to_string(), src));
+    let mut p = compile(&sources, &CompileOptions::default())
+        .expect("the chains compile")
+        .program;
+    let f = &mut p.funcs[FuncId::from_u32(0)];
+    canonicalize(f);
+    let mut ed = Editor::new(f);
+    ed.set_checking(false);
+    let before = ed.dom_steps();
+    let simplified = passes::jump_simplify(&mut ed);
+    ed.check()
+        .expect("the maintained analyses match fresh ones");
+    (ed.dom_steps() - before, simplified)
+}
+
+#[test]
+fn simplifying_else_if_chains_is_linear() {
+    // Each threaded join has one or two dominator children: repairing them
+    // by walks is linear, numbering the whole tree per thread was not
+    // (2 s for 50 chains, when the repair first numbered unconditionally).
+    let (small, n_small) = else_if_steps(10);
+    let (large, n_large) = else_if_steps(20);
+    eprintln!("dominator steps: {small} for 10 chains, {large} for 20");
+    assert!(n_small >= 1_900 && n_large >= 3_800, "{n_small} {n_large}");
+    assert!(
+        large < small * 3,
+        "dominator work grows faster than linearly: {small} steps for 10 chains, {large} for 20"
     );
 }

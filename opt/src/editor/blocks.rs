@@ -212,7 +212,14 @@ impl Editor<'_> {
             false
         }
     }
+}
 
+/// Up to this many dominator children (or siblings) a repair recomputes
+/// each one's `nca` by walking the tree; beyond it, numbering the tree once
+/// and deciding each child by binary search is cheaper.
+pub(super) const FEW_CHILDREN: usize = 8;
+
+impl Editor<'_> {
     /// D for the old dominator children of `b` after `p`'s edge to `b`
     /// moved to `b`'s copy (same successors; `b`'s own dominator already
     /// repaired). A child keeps `b` unless a path from the copy reaches it
@@ -229,8 +236,17 @@ impl Editor<'_> {
     /// cubic on a long `&&` chain, whose last join collects every threaded
     /// copy as a child.
     fn move_threaded_children(&mut self, b: Block, p: Block, children: &[Block]) {
-        if children.is_empty() {
-            return;
+        if children.len() <= FEW_CHILDREN {
+            // A few walks cost less than numbering the whole tree.
+            loop {
+                let mut changed = false;
+                for &c in children {
+                    changed |= self.reset_idom_to_nca(c);
+                }
+                if !changed {
+                    return;
+                }
+            }
         }
         if !self.st.numbers_valid {
             self.st.renumber(self.func);

@@ -188,6 +188,18 @@ impl Editor<'_> {
             return;
         };
         let sibs = self.st.children[d].clone();
+        if sibs.len() <= super::blocks::FEW_CHILDREN {
+            // A few walks cost less than numbering the whole tree.
+            loop {
+                let mut changed = false;
+                for &v in &sibs {
+                    changed |= self.reset_idom_to_nca(v);
+                }
+                if !changed {
+                    return;
+                }
+            }
+        }
         if !self.st.numbers_valid {
             self.st.renumber(self.func);
         }
