@@ -185,6 +185,21 @@ impl Editor<'_> {
         Some(nb)
     }
 
+    /// [`Self::reset_idom_to_nca`] over `blocks` until none changes: the
+    /// repair of a few children or siblings, where a walk each costs less
+    /// than numbering the whole tree.
+    pub(super) fn reset_idoms_to_nca(&mut self, blocks: &[Block]) {
+        loop {
+            let mut changed = false;
+            for &b in blocks {
+                changed |= self.reset_idom_to_nca(b);
+            }
+            if !changed {
+                return;
+            }
+        }
+    }
+
     /// Sets `idom(b) = nca_D(forward preds of b)`; whether it changed.
     pub(super) fn reset_idom_to_nca(&mut self, b: Block) -> bool {
         let fwd: Vec<Block> = self.st.preds[b]
@@ -237,16 +252,8 @@ impl Editor<'_> {
     /// copy as a child.
     fn move_threaded_children(&mut self, b: Block, p: Block, children: &[Block]) {
         if children.len() <= FEW_CHILDREN {
-            // A few walks cost less than numbering the whole tree.
-            loop {
-                let mut changed = false;
-                for &c in children {
-                    changed |= self.reset_idom_to_nca(c);
-                }
-                if !changed {
-                    return;
-                }
-            }
+            self.reset_idoms_to_nca(children);
+            return;
         }
         if !self.st.numbers_valid {
             self.st.renumber(self.func);

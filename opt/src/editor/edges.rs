@@ -189,16 +189,8 @@ impl Editor<'_> {
         };
         let sibs = self.st.children[d].clone();
         if sibs.len() <= super::blocks::FEW_CHILDREN {
-            // A few walks cost less than numbering the whole tree.
-            loop {
-                let mut changed = false;
-                for &v in &sibs {
-                    changed |= self.reset_idom_to_nca(v);
-                }
-                if !changed {
-                    return;
-                }
-            }
+            self.reset_idoms_to_nca(&sibs);
+            return;
         }
         if !self.st.numbers_valid {
             self.st.renumber(self.func);
