@@ -160,13 +160,38 @@ pub struct Stmt {
     pub span: Span,
 }
 
-/// The else part of an `if`.
+/// One `else if cond { ... }` arm of an `if` statement. A chain of them is
+/// a list, not a nesting, so its length is not bounded by the nesting limit
+/// and no compiler phase recurses along it.
 #[derive(Clone, PartialEq, Debug)]
-pub enum ElseBranch {
-    /// `else { ... }`
-    Block(Block),
-    /// `else if ...` (the nested statement is an `If`).
-    If(Box<Stmt>),
+pub struct ElseIf {
+    /// The arm's condition.
+    pub cond: Expr,
+    /// The arm's block.
+    pub block: Block,
+    /// From the arm's `if` to the end of its block.
+    pub span: Span,
+}
+
+/// The `else if` arms of an `if`, in source order. One pointer wide and
+/// no allocation without arms, so an `if` keeps `Stmt` at its size; reads
+/// as a slice.
+#[derive(Clone, PartialEq, Debug, Default)]
+pub struct ElseIfs(Option<Box<Vec<ElseIf>>>);
+
+impl ElseIfs {
+    /// Appends an arm.
+    pub fn push(&mut self, arm: ElseIf) {
+        self.0.get_or_insert_with(Box::default).push(arm);
+    }
+}
+
+impl std::ops::Deref for ElseIfs {
+    type Target = [ElseIf];
+
+    fn deref(&self) -> &[ElseIf] {
+        self.0.as_deref().map_or(&[], Vec::as_slice)
+    }
 }
 
 /// Assignment operators: `=` is `None`, `op=` is `Some(op)`.
@@ -199,14 +224,16 @@ pub enum StmtKind {
         /// Right-hand side.
         value: Expr,
     },
-    /// `if cond { } else ...`
+    /// `if cond { } else if cond { } ... else { }`
     If {
         /// Condition.
         cond: Expr,
         /// Then block.
         then_block: Block,
-        /// Else part.
-        else_branch: Option<ElseBranch>,
+        /// The `else if` arms, in source order.
+        else_ifs: ElseIfs,
+        /// The final `else` block.
+        else_block: Option<Block>,
     },
     /// `while cond { }`
     While {

@@ -48,9 +48,39 @@ fn flat_chains_of_100000_terms_compile() {
 }
 
 #[test]
+fn else_if_chains_of_20000_arms_compile() {
+    // An `else if` chain is a list of arms, not nesting: it was once
+    // rejected past ~250 arms as "nested too deeply".
+    on_small_stack(|| {
+        let n = 20_000;
+        let mut src = String::from("fn f(x: int) -> int {\n    if x == 0 { return 0; }");
+        for i in 1..n {
+            src += &format!(" else if x == {i} {{ return {i}; }}");
+        }
+        src += " else { return -1; }\n}\nprint(f(7));\n";
+        compile_src(&src).expect("compiles");
+        // Without a final `else` the function may fall off its end.
+        let open = src.replace(" else { return -1; }", "");
+        let errors = compile_src(&open).expect_err("missing return");
+        assert!(errors.iter().any(|m| m.contains("return")), "{errors:?}");
+    });
+}
+
+#[test]
 fn nesting_is_still_limited() {
     on_small_stack(|| {
         let src = format!("print(1 + {}1{});", "(".repeat(1000), ")".repeat(1000));
+        let errors = compile_src(&src).expect_err("too deep");
+        assert!(
+            errors.iter().any(|m| m.contains("nested too deeply")),
+            "{errors:?}"
+        );
+        // Nesting inside an `else if` arm counts from the chain's depth.
+        let src = format!(
+            "var x = 1;\nif x == 0 {{ }} else if x == 1 {{ {}x = 2;{} }}\n",
+            "{".repeat(1000),
+            "}".repeat(1000)
+        );
         let errors = compile_src(&src).expect_err("too deep");
         assert!(
             errors.iter().any(|m| m.contains("nested too deeply")),

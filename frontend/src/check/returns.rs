@@ -3,7 +3,7 @@
 //! whose branches all do; a `while true` loop with no `break` of its own.
 //! `for` and other `while` loops never count.
 
-use crate::ast::{Block, ElseBranch, ExprKind, Stmt, StmtKind};
+use crate::ast::{Block, ExprKind, Stmt, StmtKind};
 
 /// Whether executing the block always ends in a `return` (or never ends).
 pub(crate) fn block_returns(b: &Block) -> bool {
@@ -17,14 +17,13 @@ pub(crate) fn stmt_returns(s: &Stmt) -> bool {
         StmtKind::Block(b) => block_returns(b),
         StmtKind::If {
             then_block,
-            else_branch: Some(els),
+            else_ifs,
+            else_block: Some(els),
             ..
         } => {
             block_returns(then_block)
-                && match els {
-                    ElseBranch::Block(b) => block_returns(b),
-                    ElseBranch::If(s) => stmt_returns(s),
-                }
+                && else_ifs.iter().all(|arm| block_returns(&arm.block))
+                && block_returns(els)
         }
         StmtKind::While { cond, body } => {
             matches!(cond.kind, ExprKind::Bool(true)) && !block_breaks(body)
@@ -45,15 +44,13 @@ fn stmt_breaks(s: &Stmt) -> bool {
         StmtKind::Block(b) => block_breaks(b),
         StmtKind::If {
             then_block,
-            else_branch,
+            else_ifs,
+            else_block,
             ..
         } => {
             block_breaks(then_block)
-                || match else_branch {
-                    Some(ElseBranch::Block(b)) => block_breaks(b),
-                    Some(ElseBranch::If(s)) => stmt_breaks(s),
-                    None => false,
-                }
+                || else_ifs.iter().any(|arm| block_breaks(&arm.block))
+                || else_block.as_ref().is_some_and(block_breaks)
         }
         _ => false,
     }

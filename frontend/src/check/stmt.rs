@@ -3,7 +3,7 @@
 
 use super::ctx::{BindKind, Checker, Ty};
 use super::Var;
-use crate::ast::{Block, ElseBranch, Expr, ExprKind, ForLoop, Stmt, StmtKind};
+use crate::ast::{Block, Expr, ExprKind, ForLoop, Stmt, StmtKind};
 use crate::diag::Diagnostic;
 use waddle_opt::ir::Type;
 
@@ -96,14 +96,17 @@ impl<'m> Checker<'m> {
             StmtKind::If {
                 cond,
                 then_block,
-                else_branch,
+                else_ifs,
+                else_block,
             } => {
                 self.cond(cond);
                 self.block(then_block);
-                match else_branch {
-                    Some(ElseBranch::Block(b)) => self.block(b),
-                    Some(ElseBranch::If(s)) => self.stmt(s),
-                    None => {}
+                for arm in else_ifs.iter() {
+                    self.cond(&arm.cond);
+                    self.block(&arm.block);
+                }
+                if let Some(b) = else_block {
+                    self.block(b);
                 }
             }
             StmtKind::While { cond, body } => {

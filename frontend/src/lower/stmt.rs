@@ -10,7 +10,7 @@ use waddle_opt::ir::{BinaryOp, Block, BlockCall, Cmp, InstKind, SrcLoc, Type, Va
 
 use super::{FnLower, LoopTargets};
 use crate::ast::{
-    AssignOp, BinOp, Block as AstBlock, ElseBranch, Expr, ExprKind, ForLoop, Span, Stmt, StmtKind,
+    AssignOp, BinOp, Block as AstBlock, ElseIf, Expr, ExprKind, ForLoop, Span, Stmt, StmtKind,
 };
 use crate::check::Var;
 
@@ -42,8 +42,9 @@ impl FnLower<'_> {
             StmtKind::If {
                 cond,
                 then_block,
-                else_branch,
-            } => self.if_stmt(cond, then_block, else_branch.as_ref()),
+                else_ifs,
+                else_block,
+            } => self.if_stmt(cond, then_block, else_ifs, else_block.as_ref()),
             StmtKind::While { cond, body } => self.while_stmt(cond, body),
             StmtKind::For(f) => {
                 let ForLoop {
@@ -158,32 +159,49 @@ impl FnLower<'_> {
         self.binary(op, ty, old, r, op_span)
     }
 
-    /// `if cond { .. } else ..`: branch, the arms, and a join block that
-    /// exists only if some arm falls through.
-    fn if_stmt(&mut self, cond: &Expr, then_block: &AstBlock, else_branch: Option<&ElseBranch>) {
-        let c = self.value(cond);
-        let from = self.cur_block();
-        let then_b = self.ssa.create_block();
-        let else_b = else_branch.map(|_| self.ssa.create_block());
+    /// `if c0 { b0 } else if c1 { b1 } ... else { bn }`: each condition is
+    /// tested in the previous condition's false block, each arm falls into
+    /// one join block, which stays unreachable if no arm falls through. The
+    /// chain is lowered in a loop, so its length costs no native stack.
+    fn if_stmt(
+        &mut self,
+        cond: &Expr,
+        then_block: &AstBlock,
+        else_ifs: &[ElseIf],
+        else_block: Option<&AstBlock>,
+    ) {
+        let arms = std::iter::once((cond, then_block))
+            .chain(else_ifs.iter().map(|arm| (&arm.cond, &arm.block)));
         let join = self.ssa.create_block();
-        let else_b = else_b.unwrap_or(join);
-        self.ssa.branch(
-            from,
-            c,
-            BlockCall::new(then_b, vec![]),
-            BlockCall::new(else_b, vec![]),
-        );
-        self.ssa.seal(then_b);
-        self.cur = Some(then_b);
-        self.block(then_block);
-        self.fall_into(join);
-        if let Some(eb) = else_branch {
+        let last = else_ifs.len();
+        for (i, (cond, block)) in arms.enumerate() {
+            let c = self.value(cond);
+            let from = self.cur_block();
+            let then_b = self.ssa.create_block();
+            let has_else = i < last || else_block.is_some();
+            let else_b = if has_else {
+                self.ssa.create_block()
+            } else {
+                join
+            };
+            self.ssa.branch(
+                from,
+                c,
+                BlockCall::new(then_b, vec![]),
+                BlockCall::new(else_b, vec![]),
+            );
+            self.ssa.seal(then_b);
+            self.cur = Some(then_b);
+            self.block(block);
+            self.fall_into(join);
+            if !has_else {
+                break;
+            }
             self.ssa.seal(else_b);
             self.cur = Some(else_b);
-            match eb {
-                ElseBranch::Block(b) => self.block(b),
-                ElseBranch::If(s) => self.stmt(s),
-            }
+        }
+        if let Some(b) = else_block {
+            self.block(b);
             self.fall_into(join);
         }
         self.ssa.seal(join);

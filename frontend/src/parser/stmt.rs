@@ -2,8 +2,8 @@
 
 use super::Parser;
 use crate::ast::{
-    Block, ElseBranch, ExprKind, ExternFn, FnDecl, ForLoop, Ident, Item, Param, Stmt, StmtKind,
-    TypeExpr, TypeExprKind,
+    Block, ElseIf, ElseIfs, ExprKind, ExternFn, FnDecl, ForLoop, Ident, Item, Param, Stmt,
+    StmtKind, TypeExpr, TypeExprKind,
 };
 use crate::diag::Diagnostic;
 use crate::lexer::{Token, TokenKind};
@@ -307,23 +307,34 @@ impl Parser<'_, '_> {
         r
     }
 
+    /// The rest of an `if` statement after its `if`: the whole `else if`
+    /// chain is parsed in a loop, at the nesting depth of its first `if`.
     fn if_rest(&mut self, start: crate::ast::Span) -> Option<Stmt> {
         let cond = self.expr();
         let then_block = self.block_after_cond()?;
-        let else_branch = if self.eat(&TokenKind::Else) {
+        let mut else_ifs = ElseIfs::default();
+        let mut else_block = None;
+        while self.eat(&TokenKind::Else) {
             if self.at(&TokenKind::If) {
-                Some(ElseBranch::If(Box::new(self.if_stmt()?)))
+                let arm_start = self.bump().span;
+                let cond = self.expr();
+                let block = self.block_after_cond()?;
+                else_ifs.push(ElseIf {
+                    cond,
+                    block,
+                    span: self.span_from(arm_start),
+                });
             } else {
-                Some(ElseBranch::Block(self.block_after_cond()?))
+                else_block = Some(self.block_after_cond()?);
+                break;
             }
-        } else {
-            None
-        };
+        }
         Some(Stmt {
             kind: StmtKind::If {
                 cond,
                 then_block,
-                else_branch,
+                else_ifs,
+                else_block,
             },
             span: self.span_from(start),
         })
