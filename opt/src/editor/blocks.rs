@@ -86,7 +86,7 @@ impl Editor<'_> {
         let Some(b) = self.jump_target(p) else {
             return false;
         };
-        if b == p || !self.func.blocks[b].insts.is_empty() || self.preds(b).len() < 2 {
+        if b == p || !self.func.blocks[b].insts.is_empty() || !self.has_several_preds(b) {
             return false;
         }
         if self.loop_headed_by(b).is_some() {

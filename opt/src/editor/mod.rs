@@ -46,6 +46,7 @@ pub use state::BlockList;
 pub use state::LoopId;
 
 use cranelift_entity::EntitySet;
+use rustc_hash::FxHashSet;
 
 use crate::ir::{
     Block, Function, Inst, InstData, InstKind, Terminator, Type, User, Value, ValueDef,
@@ -73,6 +74,10 @@ pub struct Stats {
 /// re-check from scratch after every primitive; [`Editor::set_checking`]
 /// overrides it.
 pub const DEBUG_CHECK_MAX_INSTS: usize = 20_000;
+
+/// Up to this many incoming edges, [`Editor::preds`] removes duplicates by
+/// scanning its short list; past it, through a hash set.
+const FEW_PREDS: usize = 16;
 
 /// A function in canonical form with its maintained analyses.
 pub struct Editor<'f> {
@@ -176,14 +181,31 @@ impl<'f> Editor<'f> {
     /// The distinct predecessors of `b` (inline up to four: passes ask for
     /// them per block, and a heap list per call was a malloc and a free
     /// each time).
+    /// A join of many arms (a long `else if` chain assigning a variable)
+    /// removes duplicates through a set instead of a scan per edge.
     pub fn preds(&self, b: Block) -> BlockList {
+        let edges = &self.st.preds[b];
         let mut out = BlockList::new();
-        for &p in &self.st.preds[b] {
-            if !out.contains(&p) {
-                out.push(p);
+        if edges.len() <= FEW_PREDS {
+            for &p in edges {
+                if !out.contains(&p) {
+                    out.push(p);
+                }
             }
+        } else {
+            let mut seen = FxHashSet::default();
+            out.extend(edges.iter().copied().filter(|&p| seen.insert(p)));
         }
         out
+    }
+
+    /// Whether `b` has two or more distinct predecessors, without listing
+    /// them (jump threading asks this of a join once per incoming edge).
+    pub fn has_several_preds(&self, b: Block) -> bool {
+        let edges = &self.st.preds[b];
+        edges
+            .first()
+            .is_some_and(|&f| edges.iter().any(|&p| p != f))
     }
 
     /// The distinct successors of `b`.

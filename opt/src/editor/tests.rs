@@ -398,3 +398,37 @@ block2:
     assert!(!text.contains("call"), "{text}");
     assert!(text.contains("iadd v0, v"), "{text}");
 }
+
+#[test]
+fn preds_of_a_large_join_are_distinct_in_first_edge_order() {
+    // block0 switches to 40 arms; arm k jumps to the join, and the switch
+    // also reaches the join directly through duplicate cases, so the join
+    // has repeated edges past the short-list threshold.
+    let arms = 40;
+    let mut text = String::from("fn fn0 \"f\"(int) -> int {\nblock0(v0: int):\n    switch v0 [");
+    let cases: Vec<String> = (0..arms)
+        .map(|k| format!("{k}: block{}", k + 2))
+        .chain((arms..arms + 3).map(|k| format!("{k}: block1")))
+        .collect();
+    text += &cases.join(", ");
+    text += "] default block1\nblock1:\n    return v0\n";
+    for k in 0..arms {
+        text += &format!("block{}:\n    jump block1\n", k + 2);
+    }
+    text += "}\n";
+    let mut p = program(&text);
+    let f = &mut p.funcs[f0()];
+    let ed = Editor::new(f);
+    let join = Block::from_u32(1);
+    let preds = ed.preds(join);
+    let mut distinct = preds.to_vec();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!(distinct.len(), preds.len(), "{preds:?}");
+    assert_eq!(preds.len(), arms + 1);
+    assert!(ed.has_several_preds(join));
+    assert!(!ed.has_several_preds(Block::from_u32(2)));
+    assert!(!ed.has_several_preds(ed.entry()));
+    // First-edge order: the switch block comes first, as its edges do.
+    assert_eq!(preds[0], ed.entry());
+}

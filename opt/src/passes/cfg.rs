@@ -161,7 +161,7 @@ fn known_from_branch(ed: &Editor, p: crate::ir::Block, c: Value) -> Option<i64> 
 /// one more predecessor (the conditions of [`Editor::can_thread`] on `b`).
 fn threadable_target(ed: &Editor, b: crate::ir::Block) -> bool {
     ed.insts(b).is_empty()
-        && ed.preds(b).len() >= 2
+        && ed.has_several_preds(b)
         && ed.loop_headed_by(b).is_none()
         && ed.succs(b).iter().all(|&s| ed.loop_headed_by(s).is_none())
 }
