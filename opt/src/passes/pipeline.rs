@@ -419,7 +419,10 @@ impl Pipeline {
                 let result = run.one(program, instr, id, callees.bodies());
                 // Copied again now that the function's scratch is freed:
                 // see `settle`.
-                let inlined = run.inlined.take().map(|body| body.clone());
+                let mut inlined = run.inlined.take();
+                if let Some(body) = inlined.as_mut() {
+                    settle(body);
+                }
                 if let Some(body) = callees.refresh(id, inlined) {
                     instr.inline_body(id, body);
                 }
