@@ -351,8 +351,8 @@ impl Editor<'_> {
         self.raw_set_term(b, Terminator::Return(None));
         self.raw_set_term(b2, term);
         // Copy the callee.
-        let mut bmap = SecondaryMap::<Block, Option<Block>>::new();
-        let mut vmap = SecondaryMap::<Value, Option<Value>>::new();
+        let mut bmap = SecondaryMap::<Block, Option<Block>>::with_capacity(callee.blocks.len());
+        let mut vmap = SecondaryMap::<Value, Option<Value>>::with_capacity(callee.values.len());
         for &cb in &callee.layout {
             let nb = self.raw_new_block();
             bmap[cb] = Some(nb);
@@ -490,11 +490,15 @@ impl Editor<'_> {
         ret: Option<Value>,
     ) {
         let call = self.func.blocks[b].insts[k];
-        let mut vmap = SecondaryMap::<Value, Option<Value>>::new();
+        // Sized once: grown by doubling, the map and the arenas cost a
+        // reallocation per doubling for every inlined call.
+        let mut vmap = SecondaryMap::<Value, Option<Value>>::with_capacity(callee.values.len());
         for (&p, &a) in callee.blocks[entry].params.iter().zip(args) {
             vmap[p] = Some(a);
         }
         let body = &callee.blocks[entry].insts;
+        self.func.insts.reserve(body.len());
+        self.func.values.reserve(body.len());
         let mut copies = Vec::with_capacity(body.len());
         for &ci in body {
             let data = &callee.insts[ci];

@@ -82,16 +82,6 @@ pub struct Function {
 }
 
 impl Function {
-    /// Gives back the arenas' spare capacity: an arena that inlining grew
-    /// by doubling keeps up to half of it unused for as long as the
-    /// function lives (the whole program's life, after the passes).
-    pub(crate) fn shrink_to_fit(&mut self) {
-        self.blocks.shrink_to_fit();
-        self.insts.shrink_to_fit();
-        self.values.shrink_to_fit();
-        self.layout.shrink_to_fit();
-    }
-
     /// An empty function (no blocks: a declaration until blocks are added).
     pub fn new(name: impl Into<String>, sig: Signature) -> Function {
         Function {

@@ -417,7 +417,13 @@ impl Pipeline {
                 // Callers optimized later inline this function as its own
                 // inlining left it.
                 let result = run.one(program, instr, id, callees.bodies());
-                if let Some(body) = callees.refresh(id, run.inlined.take()) {
+                // Copied again now that the function's scratch is freed:
+                // see `settle`.
+                let mut inlined = run.inlined.take();
+                if let Some(body) = inlined.as_mut() {
+                    settle(body);
+                }
+                if let Some(body) = callees.refresh(id, inlined) {
                     instr.inline_body(id, body);
                 }
                 if let Some(left) = callers_left.as_mut() {
@@ -442,8 +448,21 @@ impl Pipeline {
 }
 
 impl Run<'_> {
-    /// Runs the passes on function `id` of `program`.
+    /// Runs the passes on function `id` of `program`, then [`settle`]s it.
     fn one(
+        &mut self,
+        program: &mut Program,
+        instr: &mut dyn Instrumentation,
+        id: FuncId,
+        callees: &FxHashMap<FuncId, Function>,
+    ) -> Result<(), PassError> {
+        let result = self.edit(program, instr, id, callees);
+        settle(&mut program.funcs[id]);
+        result
+    }
+
+    /// Runs the passes on function `id` of `program`.
+    fn edit(
         &mut self,
         program: &mut Program,
         instr: &mut dyn Instrumentation,
@@ -464,6 +483,25 @@ impl Run<'_> {
             self.function(None, id, &mut program.funcs[id], callees)
         }
     }
+}
+
+/// Replaces `f`, whose passes have just run, by a copy of itself.
+///
+/// The passes grow `f`'s arenas by doubling, next to their own scratch
+/// (editor tables, work lists, maps), and free that scratch when they are
+/// done. Kept in place, the function's arenas stay behind as islands in
+/// the freed region: every function leaves such islands, and the free
+/// lists of the allocator fill with fragments spread over the whole heap.
+/// On a program of 100 000 small functions, taking a fragment from those
+/// lists missed the cache on almost every allocation, and the allocator's
+/// share of `-O2` grew with the program (glibc's `_int_malloc` took 3.1 µs
+/// per function at 10 000 functions and 9.3 µs at 100 000, `unlink_chunk`
+/// 1.7 and 4.5). A copy made after the scratch is gone is allocated all
+/// together, at its exact size (no spare capacity either, which
+/// `shrink_to_fit` gave back before), and the freed region coalesces. The
+/// body offered to the inliner is copied again for the same reason.
+fn settle(f: &mut Function) {
+    *f = f.clone();
 }
 
 /// The state of one pipeline run.
@@ -637,7 +675,6 @@ impl Run<'_> {
             }
             i += 1;
         }
-        func.shrink_to_fit();
         Ok(())
     }
 
@@ -770,6 +807,35 @@ block0(v0: int):
             }
             spins += 1;
             assert!(spins < 100_000_000, "the thread's CPU time never advanced");
+        }
+    }
+
+    #[test]
+    fn optimized_functions_are_settled_at_their_exact_size() {
+        // `f2` inlines `f1`, which inlined `f0`: splicing grows the block's
+        // instruction list and the arenas by doubling.
+        let mut text =
+            String::from("fn fn0 \"f0\"(int) -> int {\nblock0(v0: int):\n    return v0\n}\n");
+        for k in 1..4 {
+            text += &format!(
+                "fn fn{k} \"f{k}\"(int) -> int {{\nblock0(v0: int):\n    \
+                 v1: int = call fn{} \"f{}\"(v0)\n    v2: int = iconst 1\n    \
+                 v3: int = iadd v1, v2\n    return v3\n}}\n",
+                k - 1,
+                k - 1
+            );
+        }
+        let mut p = parse_program(&text).expect("parses");
+        Pipeline::for_level(2)
+            .run(&mut p, &PipelineOptions::default(), &mut ())
+            .unwrap();
+        for f in p.funcs.values() {
+            for &b in &f.layout {
+                let data = &f.blocks[b];
+                assert_eq!(data.insts.capacity(), data.insts.len(), "{}", f.name);
+                assert_eq!(data.params.capacity(), data.params.len(), "{}", f.name);
+            }
+            assert_eq!(f.layout.capacity(), f.layout.len(), "{}", f.name);
         }
     }
 
