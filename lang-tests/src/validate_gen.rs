@@ -178,6 +178,50 @@ mod tests {
         }
     }
 
+    /// Property: every small generated program with a function validated
+    /// only by its chain prints and ends the same on the interpreter at
+    /// `-O0` and at `-O2`, and the chain only ever adds to the single
+    /// comparison's verdicts.
+    #[test]
+    fn chained_verdicts_of_generated_programs_run_alike() {
+        let limits = Limits {
+            fuel: Some(20_000_000),
+            memory_limit: None,
+        };
+        let mut chained = 0;
+        for seed in 1..=SMALL_SEEDS {
+            let name = format!("gen-{seed}.wdl");
+            let source = generate(seed, &GenConfig::small());
+            let (single, chain) = both_ways(&name, source.clone());
+            assert_eq!(chain.equal, single.equal + chain.chained, "{name}");
+            if chain.chained == 0 {
+                continue;
+            }
+            chained += chain.chained;
+            let o0 = run(
+                &Config::host(waddle::Tier::Interp, 0),
+                limits,
+                &name,
+                &source,
+            );
+            let o2 = run(
+                &Config::host(waddle::Tier::Interp, 2),
+                limits,
+                &name,
+                &source,
+            );
+            assert_eq!(
+                (o0.stdout, o0.exit_code),
+                (o2.stdout, o2.exit_code),
+                "{name} runs differently at -O2"
+            );
+        }
+        assert!(chained >= 2, "only {chained} chained functions");
+    }
+
+    /// Small generated programs [`chained_verdicts_of_generated_programs_run_alike`] checks.
+    const SMALL_SEEDS: u64 = 60;
+
     /// The corpus program whose `.main` validates pass by pass only.
     #[test]
     fn the_corpus_composition_case_is_chained() {
