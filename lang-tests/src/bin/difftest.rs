@@ -184,9 +184,10 @@ fn validate(args: &Args) -> i32 {
     }
     let pct = 100.0 * f64::from(v.validated) / f64::from(v.funcs.max(1));
     println!(
-        "validated {} of {} functions ({pct:.1}%) of {} programs (seeds {}..{})",
+        "validated {} of {} functions ({pct:.1}%; {} by per-pass chain) of {} programs (seeds {}..{})",
         v.validated,
         v.funcs,
+        v.chained,
         v.programs,
         args.seed,
         args.seed + args.count

@@ -156,6 +156,9 @@ pub struct ProgramValidation {
     pub total: u32,
     /// Functions validated `Equal`.
     pub equal: u32,
+    /// Of those, the functions validated only by their per-pass chain
+    /// ([`super::validate_pipeline`]; always 0 from [`validate_program`]).
+    pub chained: u32,
     /// The others, with reasons.
     pub findings: Vec<Finding>,
     /// The ids of the functions that did not validate.

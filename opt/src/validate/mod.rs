@@ -44,6 +44,11 @@
 //! may still alarm).
 //!
 //! # Beyond the thesis
+//! - **Per-pass chains** ([`validate_pipeline`], `chain`): a function
+//!   whose single before/after comparison fails is validated pass by pass
+//!   over the states the pipeline took it through, and counts as
+//!   validated when every link is `Equal` (transitivity; reported apart,
+//!   [`ProgramValidation::chained`]).
 //! - **Calls** ([`unfold`]): with the program before the transformation
 //!   ([`validate_in`], [`Validator::set_program`], [`validate_program`]),
 //!   calls of non-recursive functions are unfolded on both sides, so
@@ -91,6 +96,7 @@
 pub mod bdd;
 pub mod build;
 pub mod cfg;
+mod chain;
 mod cones;
 pub mod fold;
 pub mod gates;
@@ -138,6 +144,7 @@ use graph::{Graph, Id, Op, Side};
 use refine::{refine, Classes};
 use rules::Rules;
 
+pub use chain::validate_pipeline;
 pub use instrument::{validate_program, Finding, PassStats, ProgramValidation, Validator};
 pub use report::Report;
 pub use unfold::Callees;

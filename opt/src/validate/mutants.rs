@@ -30,11 +30,40 @@ fn run(program: &str, passes: &[&str]) -> (u32, u32, u32, Vec<String>) {
     (e, a, u, v.findings.into_iter().map(|f| f.message).collect())
 }
 
+/// Runs `passes` and then `dce` over `program` and validates the result
+/// with [`validate_pipeline`] (single comparison, then per-pass chains);
+/// returns (functions, validated, validated by chain).
+fn whole(program: &str, passes: &[&str]) -> (u32, u32, u32) {
+    let before = parse_program(program).expect("parses");
+    let mut canonical = before.clone();
+    for f in canonical.funcs.values_mut() {
+        if !f.is_declaration() {
+            crate::canon::canonicalize(f);
+        }
+    }
+    let names: Vec<&str> = passes.iter().copied().chain(["dce"]).collect();
+    let pipeline = Pipeline::from_names(&names).expect("registered");
+    let opts = PipelineOptions {
+        verify: false,
+        time: false,
+    };
+    let mut after = before;
+    pipeline.run(&mut after, &opts, &mut ()).expect("runs");
+    let v = validate_pipeline(&canonical, &after, &pipeline, &Options::default());
+    (v.total, v.equal, v.chained)
+}
+
 #[track_caller]
 fn caught(fault: Fault, program: &str, passes: &[&str]) {
     let (_, alarms, unsupported, msgs) = inject(fault, || run(program, passes));
     assert!(alarms >= 1, "{fault:?} not caught: {msgs:?}");
     assert_eq!(unsupported, 0, "{msgs:?}");
+    // Neither the single comparison nor a per-pass chain (which runs the
+    // faulty pass again) lets the planted bug through.
+    let (total, equal, _) = inject(fault, || whole(program, passes));
+    assert!(equal < total, "{fault:?} validated over the pipeline");
+    let (total, equal, chained) = whole(program, passes);
+    assert_eq!((equal, chained), (total, 0), "correct pipeline alarms");
     let (_, alarms, unsupported, msgs) = run(program, passes);
     assert_eq!(
         (alarms, unsupported),

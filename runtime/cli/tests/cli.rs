@@ -433,6 +433,25 @@ fn validate_reports_and_guards() {
     assert_eq!(out.status.code(), Some(1));
 }
 
+/// A function that validates only pass by pass is reported as such, and
+/// validated tier-up keeps it optimized.
+#[test]
+fn validate_counts_per_pass_chains_apart() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../lang-tests/tests/programs/functions/inlined_constant_chains.wdl"
+    );
+    let expected = std::fs::read_to_string(path.replace(".wdl", ".out")).unwrap();
+    for mode in ["--validate", "--validate=guard"] {
+        let out = waddle(&["run", "--tier", "opt", mode, path]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        assert_eq!(text(&out.stdout), expected);
+        let err = text(&out.stderr);
+        assert!(err.contains("(1 by per-pass chain)"), "{err}");
+        assert!(!err.contains("validation: `.main`"), "{err}");
+    }
+}
+
 #[test]
 fn repl_over_a_pipe() {
     use std::io::Write;

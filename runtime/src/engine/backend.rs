@@ -43,21 +43,27 @@ pub(crate) fn run_pipeline(
     Ok(PassLog {
         report: trace.time.then_some(report),
         printed: print.out,
-        validation: original.map(|o| validate(o, program, trace.validate)),
+        validation: original.map(|o| validate(o, program, &pipeline, trace.validate)),
     })
 }
 
 /// Validates every function of `program` against `original` (the program
-/// before the pipeline); in [`Validation::Guard`] mode a function that
-/// does not validate gets its canonical original back.
-fn validate(mut original: Program, program: &mut Program, mode: Validation) -> ValidationLog {
+/// before `pipeline` ran), by the single before/after comparison and, for
+/// a function that fails it, pass by pass; in [`Validation::Guard`] mode a
+/// function that validates neither way gets its canonical original back.
+fn validate(
+    mut original: Program,
+    program: &mut Program,
+    pipeline: &Pipeline,
+    mode: Validation,
+) -> ValidationLog {
     for f in original.funcs.values_mut() {
         if !f.is_declaration() {
             waddle_opt::canon::canonicalize(f);
         }
     }
     let opts = waddle_opt::validate::Options::default();
-    let result = waddle_opt::validate::validate_program(&original, program, &opts);
+    let result = waddle_opt::validate::validate_pipeline(&original, program, pipeline, &opts);
     let mut findings = Vec::new();
     for (f, &id) in result.findings.iter().zip(&result.failed) {
         let kept = if mode == Validation::Guard {
@@ -71,6 +77,7 @@ fn validate(mut original: Program, program: &mut Program, mode: Validation) -> V
     ValidationLog {
         total: result.total,
         validated: result.equal,
+        chained: result.chained,
         findings,
     }
 }

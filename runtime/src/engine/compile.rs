@@ -61,6 +61,10 @@ pub struct ValidationLog {
     pub total: u32,
     /// Functions validated.
     pub validated: u32,
+    /// Of those, the functions whose single before/after comparison
+    /// failed and whose per-pass chain validated
+    /// (`waddle_opt::validate::validate_pipeline`).
+    pub chained: u32,
     /// One line per function that did not validate (and, in
     /// [`Validation::Guard`] mode, was kept unoptimized).
     pub findings: Vec<String>,
@@ -87,6 +91,7 @@ impl PassLog {
             (Some(mine), Some(theirs)) => {
                 mine.total += theirs.total;
                 mine.validated += theirs.validated;
+                mine.chained += theirs.chained;
                 mine.findings.extend(theirs.findings);
             }
             (mine @ None, theirs) => *mine = theirs,
@@ -111,9 +116,13 @@ impl PassLog {
                 out.push('\n');
             }
             out.push_str(&format!(
-                "validated {} of {} functions\n",
+                "validated {} of {} functions",
                 v.validated, v.total
             ));
+            if v.chained > 0 {
+                out.push_str(&format!(" ({} by per-pass chain)", v.chained));
+            }
+            out.push('\n');
         }
         out
     }

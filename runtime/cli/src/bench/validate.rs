@@ -5,8 +5,10 @@
 //! In this process, for each program: the frontend lowers it, the `-O2`
 //! pass pipeline optimizes it, Cranelift compiles the optimized program to
 //! machine code as tier `opt` does ([`codegen`]), and
-//! `waddle_opt::validate::validate_program` checks every optimized function
-//! against its canonical original (as `waddle run --validate` does). Each
+//! `waddle_opt::validate::validate_pipeline` checks every optimized function
+//! against its canonical original, pass by pass when the single comparison
+//! fails (as `waddle run --validate` does; the `chain` column counts the
+//! functions only the per-pass chain validated). Each
 //! phase is timed `--runs` times and the median counts. Two ratios are
 //! printed: validation time over the whole compile (frontend + passes +
 //! machine code, what `waddle run -O2 --tier opt` spends before running)
@@ -21,7 +23,7 @@ use waddle_frontend::{compile, CompileOptions, SourceFile, SourceMap};
 use waddle_opt::canon::canonicalize;
 use waddle_opt::ir::Program;
 use waddle_opt::passes::{thread_cpu_time, Pipeline, PipelineOptions};
-use waddle_opt::validate::{validate_program, Options};
+use waddle_opt::validate::{validate_pipeline, Options};
 
 use waddle_jit::{JitOptions, Tier};
 
@@ -34,6 +36,8 @@ struct Row {
     name: String,
     funcs: u32,
     validated: u32,
+    /// Of `validated`, the functions validated by their per-pass chain.
+    chained: u32,
     frontend: Duration,
     passes: Duration,
     codegen: Duration,
@@ -107,7 +111,7 @@ fn measure(p: &BenchProgram, runs: u32, cpu: bool) -> Result<Row, String> {
         time: false,
     };
     let (mut fe, mut ps, mut cg, mut va) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let (mut funcs, mut validated) = (0, 0);
+    let (mut funcs, mut validated, mut chained) = (0, 0, 0);
     for _ in 0..runs {
         let mut sources = SourceMap::default();
         sources.add(SourceFile::new(p.name.clone(), source.clone()));
@@ -135,15 +139,17 @@ fn measure(p: &BenchProgram, runs: u32, cpu: bool) -> Result<Row, String> {
                 canonicalize(f);
             }
         }
-        let result = validate_program(&original, &optimized, &Options::default());
+        let result = validate_pipeline(&original, &optimized, &pipeline, &Options::default());
         va.push(t.elapsed());
         funcs = result.total;
         validated = result.equal;
+        chained = result.chained;
     }
     Ok(Row {
         name: p.name.clone(),
         funcs,
         validated,
+        chained,
         frontend: median(fe),
         passes: median(ps),
         codegen: median(cg),
@@ -178,9 +184,10 @@ fn render(rows: &[Row]) -> String {
     );
     let _ = writeln!(
         out,
-        "{:<14} {:>9} {:>10} {:>10} {:>10} {:>10} {:>10} {:>12} {:>10}",
+        "{:<14} {:>9} {:>5} {:>10} {:>10} {:>10} {:>10} {:>10} {:>12} {:>10}",
         "program",
         "validated",
+        "chain",
         "frontend",
         "passes",
         "codegen",
@@ -193,6 +200,7 @@ fn render(rows: &[Row]) -> String {
         name: "total".into(),
         funcs: 0,
         validated: 0,
+        chained: 0,
         frontend: Duration::ZERO,
         passes: Duration::ZERO,
         codegen: Duration::ZERO,
@@ -201,6 +209,7 @@ fn render(rows: &[Row]) -> String {
     for r in rows {
         total.funcs += r.funcs;
         total.validated += r.validated;
+        total.chained += r.chained;
         total.frontend += r.frontend;
         total.passes += r.passes;
         total.codegen += r.codegen;
@@ -209,9 +218,10 @@ fn render(rows: &[Row]) -> String {
     for r in rows.iter().chain(std::iter::once(&total)) {
         let _ = writeln!(
             out,
-            "{:<14} {:>9} {:>10} {:>10} {:>10} {:>10} {:>10} {:>12} {:>10}",
+            "{:<14} {:>9} {:>5} {:>10} {:>10} {:>10} {:>10} {:>10} {:>12} {:>10}",
             r.name,
             format!("{}/{}", r.validated, r.funcs),
+            r.chained,
             fmt_time(r.frontend.as_secs_f64()),
             fmt_time(r.passes.as_secs_f64()),
             fmt_time(r.codegen.as_secs_f64()),

@@ -27,7 +27,7 @@ use waddle_frontend::{compile, CompileOptions, SourceFile, SourceMap};
 use waddle_opt::canon::canonicalize;
 use waddle_opt::ir::Program;
 use waddle_opt::passes::{Pipeline, PipelineOptions};
-use waddle_opt::validate::{missing_rule, validate_program, Options, PassStats, Validator};
+use waddle_opt::validate::{missing_rule, validate_pipeline, Options, PassStats, Validator};
 
 use super::table::fmt_time;
 use super::validate::{codegen, ratio, Stopwatch};
@@ -104,6 +104,8 @@ struct Totals {
     skipped: u32,
     funcs: u32,
     validated: u32,
+    /// Of `validated`, the functions validated by their per-pass chain.
+    chained: u32,
     frontend: Duration,
     passes: Duration,
     codegen: Duration,
@@ -170,7 +172,7 @@ fn measure(name: &str, source: &str, runs: u32, cpu: bool, t: &mut Totals) -> Re
                 canonicalize(f);
             }
         }
-        let result = validate_program(&original, &optimized, &Options::default());
+        let result = validate_pipeline(&original, &optimized, &pipeline, &Options::default());
         va.push(start.elapsed());
         last = Some((lowered, result));
     }
@@ -180,6 +182,7 @@ fn measure(name: &str, source: &str, runs: u32, cpu: bool, t: &mut Totals) -> Re
     t.programs += 1;
     t.funcs += result.total;
     t.validated += result.equal;
+    t.chained += result.chained;
     t.frontend += median(fe);
     t.passes += median(ps);
     t.codegen += median(cg);
@@ -258,10 +261,11 @@ fn render(t: &Totals) -> String {
     );
     let _ = writeln!(
         out,
-        "whole pipeline: validated {} of {} functions ({})",
+        "whole pipeline: validated {} of {} functions ({}; {} by per-pass chain)",
         t.validated,
         t.funcs,
-        percent(t.validated, t.funcs)
+        percent(t.validated, t.funcs),
+        t.chained
     );
     let compile = t.frontend + t.passes + t.codegen;
     let _ = writeln!(
