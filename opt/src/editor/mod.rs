@@ -243,11 +243,19 @@ impl<'f> Editor<'f> {
     /// them per block, and a heap list per call was a malloc and a free
     /// each time).
     pub fn preds(&self, b: Block) -> BlockList {
+        let all = &self.st.preds[b];
         let mut out = BlockList::new();
-        for &p in &self.st.preds[b] {
-            if !out.contains(&p) {
-                out.push(p);
+        if all.len() <= 16 {
+            for &p in all {
+                if !out.contains(&p) {
+                    out.push(p);
+                }
             }
+        } else {
+            // A join of many edges (a long `&&`/`||` chain): the scan per
+            // predecessor above is quadratic in their number.
+            let mut seen = rustc_hash::FxHashSet::default();
+            out.extend(all.iter().copied().filter(|&p| seen.insert(p)));
         }
         out
     }
