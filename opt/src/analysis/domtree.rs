@@ -1,11 +1,11 @@
 //! The dominator tree of a function.
 //!
-//! Construction uses the engineered iterative algorithm of Cooper, Harvey and
-//! Kennedy ("A Simple, Fast Dominance Algorithm", 2001), as described in
-//! Fritz §5.1.1: blocks are visited in reverse post-order and each block's
-//! immediate dominator is the nearest common ancestor, in the tree built so
-//! far, of its already-processed predecessors; iteration repeats until no
-//! immediate dominator changes (one or two passes on reducible graphs).
+//! Construction uses the simple Lengauer–Tarjan algorithm (Fritz §5.1.2,
+//! [`lengauer_tarjan`]), O(m log n) on every graph. It replaced the
+//! iterative algorithm of Cooper, Harvey and Kennedy (§5.1.1), which is
+//! quadratic on a join whose predecessors lie at increasing depths: the
+//! function a long `&&` chain leaves after jump threading took 1.5 s to
+//! build at 20 000 operands.
 //!
 //! Dominance queries are O(1): after construction the tree is numbered with
 //! DFS pre- and post-order numbers, and `a` dominates `b` iff `a`'s interval
@@ -104,37 +104,12 @@ impl DomTree {
         self.rpo = post;
     }
 
-    /// Cooper–Harvey–Kennedy fixed point over the reverse post-order.
+    /// Immediate dominators by Lengauer–Tarjan ([`lengauer_tarjan`]).
     fn compute_idoms(&mut self, cfg: &ControlFlowGraph) {
-        // Internally the entry is its own idom; indices are RPO numbers.
-        let n = self.rpo.len();
-        let mut doms: Vec<u32> = vec![NONE; n];
-        if n == 0 {
+        // Indices are RPO numbers; the entry is its own idom.
+        let doms = lengauer_tarjan::idoms(&self.rpo, self.rpo_num.as_values_slice(), cfg);
+        if doms.is_empty() {
             return;
-        }
-        doms[0] = 0;
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for i in 1..n {
-                let b = self.rpo[i];
-                let mut new_idom = NONE;
-                for &p in cfg.preds(b) {
-                    let pn = self.rpo_num[p];
-                    if pn == NONE || doms[pn as usize] == NONE {
-                        continue;
-                    }
-                    new_idom = if new_idom == NONE {
-                        pn
-                    } else {
-                        intersect(&doms, pn, new_idom)
-                    };
-                }
-                if new_idom != NONE && doms[i] != new_idom {
-                    doms[i] = new_idom;
-                    changed = true;
-                }
-            }
         }
         for (i, &d) in doms.iter().enumerate().skip(1) {
             let b = self.rpo[i];
@@ -212,19 +187,6 @@ impl DomTree {
     }
 }
 
-/// Nearest common ancestor of two RPO-numbered nodes in the partial tree
-/// `doms` (Cooper et al.'s `intersect`).
-fn intersect(doms: &[u32], mut a: u32, mut b: u32) -> u32 {
-    while a != b {
-        while a > b {
-            a = doms[a as usize];
-        }
-        while b > a {
-            b = doms[b as usize];
-        }
-    }
-    a
-}
-
+mod lengauer_tarjan;
 #[cfg(test)]
 mod tests;

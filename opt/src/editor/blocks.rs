@@ -65,10 +65,12 @@ impl Editor<'_> {
         self.st.in_layout[b] = false;
         self.layout_dirty = true;
         if self.incremental() {
-            for c in self.st.children[b].clone() {
-                self.st.set_idom(c, Some(a));
+            if self.repairs_dom() {
+                for c in self.st.children[b].clone() {
+                    self.st.set_idom(c, Some(a));
+                }
+                self.st.set_idom(b, None);
             }
-            self.st.set_idom(b, None);
             self.st.innermost[b] = None.into();
         } else {
             self.rebuild();
@@ -135,18 +137,21 @@ impl Editor<'_> {
         self.raw_set_term(p, pt);
         if self.incremental() {
             self.st.innermost[nb] = self.st.innermost[b];
-            let old_children = self.st.children[b].clone();
-            self.st.set_idom(nb, Some(p));
-            // `b` only lost the predecessor `p`: its old immediate dominator
-            // still dominates the others, and stays the nearest common one
-            // while it is a predecessor itself (every `||`/`&&` operand
-            // threaded into a long chain's join: without this shortcut
-            // each thread walked the whole chain, quadratic in its length).
-            let d = self.st.idom[b].expand();
-            if !d.is_some_and(|d| self.st.preds[b].contains(&d) && !self.st.is_backedge(d, b)) {
-                self.reset_idom_to_nca(b);
+            if self.repairs_dom() {
+                let old_children = self.st.children[b].clone();
+                self.st.set_idom(nb, Some(p));
+                // `b` only lost the predecessor `p`: its old immediate
+                // dominator still dominates the others, and stays the
+                // nearest common one while it is a predecessor itself (every
+                // `||`/`&&` operand threaded into a long chain's join:
+                // without this shortcut each thread walked the whole chain,
+                // quadratic in its length).
+                let d = self.st.idom[b].expand();
+                if !d.is_some_and(|d| self.st.preds[b].contains(&d) && !self.st.is_backedge(d, b)) {
+                    self.reset_idom_to_nca(b);
+                }
+                self.move_threaded_children(b, p, &old_children);
             }
-            self.move_threaded_children(b, p, &old_children);
             for (r, r2) in map {
                 let outside: Vec<User> = self
                     .uses(r)
@@ -311,6 +316,7 @@ impl Editor<'_> {
     /// must reach a `return` (otherwise its loops would need ejection);
     /// returns false when it does not.
     pub fn inline_call(&mut self, call: Inst, callee: &Function) -> bool {
+        self.ensure_dom();
         let Some(b) = self.inst_block(call) else {
             return false;
         };

@@ -78,6 +78,9 @@ impl Editor<'_> {
             l = self.st.loop_nca(l, self.st.innermost[s].expand());
         }
         self.st.innermost[nb] = l.into();
+        if !self.repairs_dom() {
+            return nb;
+        }
         // D: idom(b'') = nca(sources); target moves under b'' when b'' is its
         // only forward predecessor.
         let mut d = sources[0];
@@ -118,23 +121,28 @@ impl Editor<'_> {
             self.finish("fold_switch");
             return;
         }
-        let mut done = Vec::new();
-        for t in removed {
-            if done.contains(&t) {
-                continue;
+        let mut done: Vec<Block> = Vec::new();
+        for &t in &removed {
+            if !done.contains(&t) {
+                done.push(t);
             }
-            done.push(t);
+        }
+        // With one edge lost, a target that keeps a forward predecessor
+        // stays reachable (see `still_reaches_latches`).
+        let single = done.len() == 1;
+        for t in done {
             if !self.is_live(b) {
                 break;
             }
-            self.post_delete_edge(b, t);
+            self.post_delete_edge(b, t, single);
         }
         self.finish("fold_switch");
     }
 
     /// Repairs D and F after the last edge (or one of several) from `a` to
-    /// `b` was removed from `a`'s terminator (Fritz §8.2.2).
-    pub(super) fn post_delete_edge(&mut self, a: Block, b: Block) {
+    /// `b` was removed from `a`'s terminator (Fritz §8.2.2); `single`: no
+    /// other target was removed from it at the same time.
+    pub(super) fn post_delete_edge(&mut self, a: Block, b: Block, single: bool) {
         if self.st.preds[b].contains(&a) || !self.is_live(b) {
             return; // multiplicity case (§8.2.1): nothing changes
         }
@@ -158,16 +166,53 @@ impl Editor<'_> {
         while let Some(l) = chain.filter(|&l| !self.st.loops[l].alive) {
             chain = self.st.loops[l].parent;
         }
-        if self.is_live(a) {
+        if self.is_live(a) && !(single && !killed && self.still_reaches_latches(a, b, chain)) {
             self.eject_chain(chain);
         }
+    }
+
+    /// Whether every block of every loop of `chain` (the loops around the
+    /// deleted edge `(a, b)`) provably still reaches its loop's latch, so
+    /// that ejection would move nothing: without this, each edge deletion
+    /// inside a loop walked the whole loop body (quadratic for a long `||`
+    /// as a `while` condition, where jump threading folds an edge per
+    /// operand).
+    ///
+    /// It holds when `(a, b)` is the only edge `a` lost, a forward edge (no
+    /// loop died with it), `b` is still live,
+    /// `a`'s innermost loop `i` is the first of the chain (so it contains
+    /// `b`), and `a` keeps a successor `t` inside `i`:
+    /// - `t` reached `i`'s latch before (the forest was exact), by a path
+    ///   that avoids `a`: otherwise `a -> t -> .. -> a` is a cycle of `i`'s
+    ///   body that avoids its header, which in a reducible CFG lies in a
+    ///   loop nested in `i`, and `a`'s innermost loop is `i`. So `a`, and
+    ///   every block that reached `a`, still reaches `i`'s latch;
+    /// - `b` is live, so it kept a forward predecessor, which `b` does not
+    ///   dominate and which is therefore reachable without the one deleted
+    ///   edge; so `b` is reachable, hence (dominated by `i`'s header)
+    ///   reachable from that header inside `i`: a path through `(a, b)` to
+    ///   an outer loop's latch can go `a -> t .. latch -> header .. b` and
+    ///   on as before.
+    fn still_reaches_latches(&self, a: Block, b: Block, chain: Option<LoopId>) -> bool {
+        let Some(i) = chain else {
+            return true;
+        };
+        self.is_live(b)
+            && self.st.innermost[a].expand() == Some(i)
+            && self.st.loop_contains(i, b)
+            && self.func.blocks[a]
+                .term
+                .successors()
+                .any(|c| c.block != b && self.is_live(c.block) && self.st.loop_contains(i, c.block))
     }
 
     /// Dominator repair after `b` lost a forward predecessor.
     fn forward_edge_deleted(&mut self, b: Block) {
         let has_fwd = self.st.preds[b].iter().any(|&p| !self.st.is_backedge(p, b));
         if has_fwd {
-            self.repair_siblings(b);
+            if self.repairs_dom() {
+                self.repair_siblings(b);
+            }
         } else {
             self.remove_region(b);
         }
@@ -261,15 +306,22 @@ impl Editor<'_> {
     /// Removes the blocks dominated by `b` (now unreachable), then deletes
     /// their edges to the rest of the function one at a time.
     fn remove_region(&mut self, b: Block) {
-        let mut region = vec![b];
-        let mut i = 0;
-        while i < region.len() {
-            let x = region[i];
-            i += 1;
-            region.extend(self.st.children[x].iter().copied());
-        }
+        let region = if self.st.dom_stale {
+            self.unreachable_from(b)
+        } else {
+            let mut region = vec![b];
+            let mut i = 0;
+            while i < region.len() {
+                let x = region[i];
+                i += 1;
+                region.extend(self.st.children[x].iter().copied());
+            }
+            region
+        };
         let set: FxHashSet<Block> = region.iter().copied().collect();
-        self.st.set_idom(b, None);
+        if self.repairs_dom() {
+            self.st.set_idom(b, None);
+        }
         let mut out_edges: Vec<(Block, Block)> = Vec::new();
         for &r in &region {
             // Loops headed inside the region vanish with it.
@@ -333,6 +385,42 @@ impl Editor<'_> {
         }
     }
 
+    /// The blocks `b` dominates, found without the dominator tree (stale in
+    /// a deferred batch): `b` and every block whose forward predecessors
+    /// all lie in the set. In a reducible CFG a block's immediate dominator
+    /// is the `nca` of its forward predecessors, so this closure is `b`'s
+    /// dominator subtree. Costs the region and the edges leaving it.
+    fn unreachable_from(&self, b: Block) -> Vec<Block> {
+        let mut region = vec![b];
+        let mut inside = FxHashSet::default();
+        inside.insert(b);
+        // Forward predecessors of a candidate still outside the region.
+        let mut waiting: rustc_hash::FxHashMap<Block, usize> = Default::default();
+        let mut i = 0;
+        while i < region.len() {
+            let x = region[i];
+            i += 1;
+            for c in self.func.blocks[x].term.successors() {
+                let s = c.block;
+                if inside.contains(&s) || self.st.is_backedge(x, s) {
+                    continue;
+                }
+                let left = waiting.entry(s).or_insert_with(|| {
+                    self.st.preds[s]
+                        .iter()
+                        .filter(|&&p| !self.st.is_backedge(p, s))
+                        .count()
+                });
+                *left -= 1;
+                if *left == 0 {
+                    inside.insert(s);
+                    region.push(s);
+                }
+            }
+        }
+        region
+    }
+
     /// Destroys loop `l` (its backedge is gone): its blocks and child loops
     /// move to its parent.
     pub(super) fn kill_loop(&mut self, l: LoopId) {
@@ -363,6 +451,7 @@ impl Editor<'_> {
         while i < out.len() {
             let x = out[i];
             i += 1;
+            self.st.loop_steps.set(self.st.loop_steps.get() + 1);
             for c in self.func.blocks[x].term.successors() {
                 let s = c.block;
                 if !seen.contains(&s) && self.is_live(s) && self.st.loop_contains(l, s) {

@@ -144,6 +144,8 @@ impl Editor<'_> {
         if outside.is_empty() {
             return;
         }
+        // The exits' dominance below; a deferred batch recomputes it.
+        self.ensure_dom();
         let ty = self.value_type(v);
         let mut defs = Vec::new();
         let exits: Vec<Block> = {

@@ -65,6 +65,22 @@ impl Editor<'_> {
         for v in self.term_args(b) {
             self.remove_use(v, User::Term(b));
         }
+        let same_targets = self.func.blocks[b]
+            .term
+            .successors()
+            .map(|c| c.block)
+            .eq(term.successors().map(|c| c.block));
+        if same_targets {
+            // Only arguments changed (copy propagation, dead parameters):
+            // the predecessor lists stay, which matters for a join of
+            // thousands of edges, where each removal searched and shifted
+            // its whole list.
+            self.func.blocks[b].term = term;
+            for v in self.term_args(b) {
+                self.add_use(v, User::Term(b));
+            }
+            return;
+        }
         let old: Vec<Block> = self.func.blocks[b]
             .term
             .successors()
@@ -72,7 +88,10 @@ impl Editor<'_> {
             .collect();
         for t in old {
             let ps = &mut self.st.preds[t];
-            if let Some(pos) = ps.iter().position(|&p| p == b) {
+            // From the back: the edge that goes is most often one that came
+            // last (a threaded copy straightened away), and a long chain's
+            // join has thousands of predecessors to scan from the front.
+            if let Some(pos) = ps.iter().rposition(|&p| p == b) {
                 ps.remove(pos);
             }
         }

@@ -86,6 +86,9 @@ pub struct Editor<'f> {
     mode: Mode,
     checking: bool,
     layout_dirty: bool,
+    /// Inside [`Editor::with_deferred_dominators`]: primitives skip their
+    /// dominator repairs and mark the tree stale.
+    defer_dom: bool,
     stats: Stats,
 }
 
@@ -118,6 +121,7 @@ impl<'f> Editor<'f> {
             mode: Mode::Incremental,
             checking,
             layout_dirty: false,
+            defer_dom: false,
             stats: Stats::default(),
         }
     }
@@ -142,6 +146,68 @@ impl<'f> Editor<'f> {
     /// catch super-linear behaviour without timing anything.
     pub fn dom_steps(&self) -> u64 {
         self.st.dom_steps.get()
+    }
+
+    /// Blocks visited so far by the loop forest's ejection walks (claimed
+    /// loop bodies after an edge deletion): a work count like
+    /// [`Editor::dom_steps`].
+    pub fn loop_steps(&self) -> u64 {
+        self.st.loop_steps.get()
+    }
+
+    /// Runs `f` with the dominator repairs of every primitive deferred to
+    /// its end, where the tree is recomputed once (O(n)); the loop forest,
+    /// predecessors and use lists stay maintained after each edit.
+    ///
+    /// For passes whose edits move many dominator children each: jump
+    /// threading a long `&&` chain re-parents every threaded copy gathered
+    /// so far at every step, Θ(n²) idom changes in all (the tree itself
+    /// changes that much, so no local repair can be linear). Inside `f` the
+    /// dominator tree must not be read: [`Editor::idom`],
+    /// [`Editor::dom_children`], [`Editor::dominates`] and
+    /// [`Editor::dom_preorder`] panic while it is stale. Primitives that
+    /// need it themselves (ejection's LCSSA repair, loop transforms)
+    /// recompute it first, so they stay correct, only slower.
+    pub fn with_deferred_dominators<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
+        let outer = self.defer_dom;
+        self.defer_dom = self.incremental();
+        let r = f(self);
+        self.defer_dom = outer;
+        if !outer {
+            self.ensure_dom();
+            if self.checking {
+                self.finish_check("with_deferred_dominators");
+            }
+        }
+        r
+    }
+
+    /// Whether primitives repair the dominator tree (outside a deferred
+    /// batch); inside one, marks the tree stale instead.
+    fn repairs_dom(&mut self) -> bool {
+        if self.defer_dom {
+            self.st.dom_stale = true;
+            self.st.numbers_valid = false;
+            false
+        } else {
+            true
+        }
+    }
+
+    /// Recomputes the dominator tree if a deferred batch left it stale.
+    fn ensure_dom(&mut self) {
+        if self.st.dom_stale {
+            self.compact_layout();
+            self.st.recompute_dom(self.func);
+        }
+    }
+
+    /// Panics when the dominator tree is read inside a deferred batch.
+    fn assert_dom_fresh(&self) {
+        assert!(
+            !self.st.dom_stale,
+            "the dominator tree was read inside `with_deferred_dominators`"
+        );
     }
 
     /// The function (read-only). Blocks removed by a primitive may still
@@ -226,23 +292,27 @@ impl<'f> Editor<'f> {
 
     /// The immediate dominator of `b` (None for the entry).
     pub fn idom(&self, b: Block) -> Option<Block> {
+        self.assert_dom_fresh();
         self.st.idom[b].expand()
     }
 
     /// The dominator-tree children of `b`.
     pub fn dom_children(&self, b: Block) -> &[Block] {
+        self.assert_dom_fresh();
         &self.st.children[b]
     }
 
     /// Whether `a` dominates `b`: O(1) after [`Editor::refresh_numbers`],
     /// O(depth) while the numbers are stale.
     pub fn dominates(&self, a: Block, b: Block) -> bool {
+        self.assert_dom_fresh();
         self.st.dominates(a, b)
     }
 
     /// Renumbers the dominator tree so that dominance queries are O(1)
     /// until the next structural edit.
     pub fn refresh_numbers(&mut self) {
+        self.assert_dom_fresh();
         if !self.st.numbers_valid {
             self.st.renumber(self.func);
         }
@@ -250,6 +320,7 @@ impl<'f> Editor<'f> {
 
     /// Blocks in a pre-order of the dominator tree (parents before children).
     pub fn dom_preorder(&self) -> Vec<Block> {
+        self.assert_dom_fresh();
         let mut out = Vec::new();
         let mut stack = vec![self.entry()];
         while let Some(b) = stack.pop() {
@@ -448,6 +519,14 @@ impl<'f> Editor<'f> {
     fn finish(&mut self, primitive: &str) {
         self.stats.edits += 1;
         if self.checking {
+            self.finish_check(primitive);
+        }
+    }
+
+    /// The check of [`Editor::finish`] (the dominator tree only when it is
+    /// not stale).
+    fn finish_check(&mut self, primitive: &str) {
+        {
             self.compact_layout();
             if let Err(e) = state::compare(self.func, &self.st) {
                 panic!("analyses broken by primitive `{primitive}`: {e}");
@@ -470,6 +549,7 @@ impl<'f> Editor<'f> {
     /// Verifies the maintained analyses against a fresh computation (for
     /// tests): the first difference, or canonical-form violation.
     pub fn check(&mut self) -> Result<(), String> {
+        self.ensure_dom();
         self.compact_layout();
         state::compare(self.func, &self.st)?;
         crate::canon::check_canonical(self.func)

@@ -26,6 +26,7 @@ impl Editor<'_> {
     /// Peels the first iteration of loop `l`. Returns false when `l` is
     /// not a live loop.
     pub fn peel_loop(&mut self, l: LoopId) -> bool {
+        self.ensure_dom();
         if !self.st.loops[l].alive {
             return false;
         }

@@ -22,6 +22,7 @@ use super::Editor;
 impl Editor<'_> {
     /// Unrolls loop `l` by two. Always applicable to a live loop.
     pub fn unroll_loop(&mut self, l: LoopId) -> bool {
+        self.ensure_dom();
         if !self.st.loops[l].alive {
             return false;
         }

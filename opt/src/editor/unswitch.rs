@@ -130,6 +130,7 @@ impl Editor<'_> {
     /// ending block `b` of its body, whose condition is defined outside
     /// `l`. Returns false (nothing changed) when the preconditions fail.
     pub fn unswitch_loop(&mut self, l: LoopId, b: Block) -> bool {
+        self.ensure_dom();
         let Terminator::Switch {
             value: Some(c),
             cases,
@@ -166,6 +167,7 @@ impl Editor<'_> {
         l: LoopId,
         c: Value,
     ) -> Option<SecondaryMap<Block, Option<Block>>> {
+        self.ensure_dom();
         if self.def_block(c).is_none_or(|d| self.loop_contains(l, d)) {
             return None;
         }

@@ -72,17 +72,20 @@ pub fn straighten(ed: &mut Editor) -> usize {
 /// block `b` with several predecessors gets its own copy of `b`, which is
 /// then straightened into `p` (§9.3 case 1).
 pub fn jump_simplify(ed: &mut Editor) -> usize {
-    let mut n = 0;
-    for p in ed.dom_preorder().into_iter().rev() {
-        if !ed.is_live(p) || !ed.can_thread(p) {
-            continue;
+    let order = ed.dom_preorder();
+    ed.with_deferred_dominators(|ed| {
+        let mut n = 0;
+        for p in order.into_iter().rev() {
+            if !ed.is_live(p) || !ed.can_thread(p) {
+                continue;
+            }
+            if ed.thread_jump(p).is_some() {
+                ed.straighten(p);
+                n += 1;
+            }
         }
-        if ed.thread_jump(p).is_some() {
-            ed.straighten(p);
-            n += 1;
-        }
-    }
-    n
+        n
+    })
 }
 
 /// Jump threading: where `p` jumps to an instruction-free block `b` that
@@ -94,7 +97,16 @@ pub fn jump_simplify(ed: &mut Editor) -> usize {
 /// and threaded the same way.
 pub fn jump_thread(ed: &mut Editor) -> usize {
     let mut n = thread_condition_edges(ed);
-    for p in ed.dom_preorder().into_iter().rev() {
+    let order = ed.dom_preorder();
+    n += ed.with_deferred_dominators(|ed| thread_known_edges(ed, order));
+    n
+}
+
+/// The main loop of [`jump_thread`] over the blocks of `order`, deepest
+/// first.
+fn thread_known_edges(ed: &mut Editor, order: Vec<crate::ir::Block>) -> usize {
+    let mut n = 0;
+    for p in order.into_iter().rev() {
         if !ed.is_live(p) || !ed.can_thread(p) {
             continue;
         }
@@ -169,8 +181,14 @@ fn threadable_target(ed: &Editor, b: crate::ir::Block) -> bool {
 /// Threads edges `p -> b(.., c, ..)` of a branch `br c` where `b` switches
 /// on the parameter receiving `c`.
 fn thread_condition_edges(ed: &mut Editor) -> usize {
+    let order = ed.dom_preorder();
+    ed.with_deferred_dominators(|ed| thread_condition_edges_in(ed, order))
+}
+
+/// [`thread_condition_edges`] over the blocks of `order`, deepest first.
+fn thread_condition_edges_in(ed: &mut Editor, order: Vec<crate::ir::Block>) -> usize {
     let mut n = 0;
-    for p in ed.dom_preorder().into_iter().rev() {
+    for p in order.into_iter().rev() {
         if !ed.is_live(p) {
             continue;
         }
