@@ -335,6 +335,7 @@ fn validate_prints_validated_functions_and_time_ratios() {
     assert_eq!(
         header[2..],
         [
+            "chain",
             "frontend",
             "passes",
             "codegen",
@@ -356,6 +357,8 @@ fn validate_prints_validated_functions_and_time_ratios() {
         let (v, n) = r[1].split_once('/').expect("validated N/M");
         let (v, n): (u32, u32) = (v.parse().unwrap(), n.parse().unwrap());
         assert!(n > 0 && v <= n, "{text}");
+        let chained: u32 = r[2].parse().expect("functions validated by chain");
+        assert!(chained <= v, "{text}");
         // A program whose functions validate at once may print 0.00 against
         // the whole compile; the total validates sieve, which takes longer.
         for ratio in &r[r.len() - 2..] {
