@@ -29,6 +29,7 @@ pub struct Bdd {
     nodes: Vec<BNode>,
     unique: FxHashMap<BNode, u32>,
     and_memo: FxHashMap<(u32, u32), u32>,
+    or_memo: FxHashMap<(u32, u32), u32>,
     not_memo: FxHashMap<u32, u32>,
     limit: usize,
 }
@@ -53,6 +54,7 @@ impl Bdd {
             ],
             unique: FxHashMap::default(),
             and_memo: FxHashMap::default(),
+            or_memo: FxHashMap::default(),
             not_memo: FxHashMap::default(),
             limit,
         }
@@ -150,11 +152,54 @@ impl Bdd {
         Some(r)
     }
 
-    /// `a ∨ b` (as `¬(¬a ∧ ¬b)`).
+    /// `a ∨ b`, by its own apply (not as `¬(¬a ∧ ¬b)`, whose two outer
+    /// negations copy the whole diagram of a growing disjunction at every
+    /// step of a long `||` chain).
     pub fn or(&mut self, a: u32, b: u32) -> Option<u32> {
-        let (na, nb) = (self.not(a)?, self.not(b)?);
-        let r = self.and(na, nb)?;
-        self.not(r)
+        if a == TRUE || b == TRUE {
+            return Some(TRUE);
+        }
+        if a == FALSE || a == b {
+            return Some(b);
+        }
+        if b == FALSE {
+            return Some(a);
+        }
+        let key = (a.min(b), a.max(b));
+        if let Some(&r) = self.or_memo.get(&key) {
+            return Some(r);
+        }
+        let (va, vb) = (self.var_of(a), self.var_of(b));
+        let v = va.min(vb);
+        let (na, nb) = (self.nodes[a as usize], self.nodes[b as usize]);
+        let (a0, a1) = if va == v { (na.lo, na.hi) } else { (a, a) };
+        let (b0, b1) = if vb == v { (nb.lo, nb.hi) } else { (b, b) };
+        let lo = self.or(a0, b0)?;
+        let hi = self.or(a1, b1)?;
+        let r = self.mk(v, lo, hi)?;
+        self.or_memo.insert(key, r);
+        Some(r)
+    }
+
+    /// The conjunction (`and` true) or disjunction (`and` false) of
+    /// `parts`, combined from the operand tested last to the one tested
+    /// first: an operand whose top variable is above every variable of
+    /// the result so far then costs one node, so a conjunction of `n`
+    /// literals (a path condition) costs `n` nodes, where combining them
+    /// in another order may copy the growing result at each step (`n²/2`
+    /// nodes, and `n³/6` over the `n` path conditions of a chain). The
+    /// result is the same diagram in any order (Bryant 1986).
+    pub fn junction(&mut self, and: bool, parts: &mut [u32]) -> Option<u32> {
+        parts.sort_unstable_by_key(|&p| std::cmp::Reverse(self.var_of(p)));
+        let mut acc = if and { TRUE } else { FALSE };
+        for &p in parts.iter() {
+            acc = if and {
+                self.and(acc, p)?
+            } else {
+                self.or(acc, p)?
+            };
+        }
+        Some(acc)
     }
 
     /// The generalized cofactor `f ↓ c` (Coudert and Madre 1990): `f`

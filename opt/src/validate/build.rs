@@ -31,7 +31,7 @@
 //!   its parameters, entry token and loop depths taken from the call site.
 
 use cranelift_entity::SecondaryMap;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::cfg::{Cfg, Edge, LoopId, RNode};
 use super::graph::{EffKind, Graph, Id, LoadKind, Op, Origin, Side};
@@ -66,9 +66,17 @@ struct Region {
     ins: Vec<Vec<Arc>>,
     /// Immediate dominator of each member in the region graph.
     idom: Vec<usize>,
-    /// Path conditions from a member: the source's position, and the
-    /// condition of each member up to where the sweep got.
-    pc: FxHashMap<usize, Vec<Option<Id>>>,
+    /// Successors of each member in the region graph (positions).
+    succ: Vec<Vec<usize>>,
+    /// Whether control may leave the region at each member: a return, a
+    /// back edge, an edge out of the region, or a collapsed loop (whose
+    /// exits are gated by η's).
+    leaves: Vec<bool>,
+    /// Memo of [`Builder::sure_from_idom`] per member.
+    sure: Vec<Option<bool>>,
+    /// Path conditions from a member to a member (positions), `None`
+    /// for a member not reachable from the first ([`Builder::pc`]).
+    pc: FxHashMap<(usize, usize), Option<Id>>,
 }
 
 /// Builds the denotation of `f` into `g`, or says why `f` is not supported.
@@ -495,12 +503,21 @@ impl Builder<'_> {
         let pos: FxHashMap<RNode, usize> =
             members.iter().enumerate().map(|(i, &n)| (n, i)).collect();
         let mut ins: Vec<Vec<Arc>> = vec![Vec::new(); members.len()];
+        let mut succ: Vec<Vec<usize>> = vec![Vec::new(); members.len()];
+        let mut leaves = vec![false; members.len()];
         for &n in &members {
             let mut loop_targets: Vec<Block> = Vec::new();
-            for e in self.cfg.out_edges(r, n) {
+            let out = self.cfg.out_edges(r, n);
+            leaves[pos[&n]] = match n {
+                RNode::Block(b) => out.is_empty() || out.len() != self.cfg.succs[b].len(),
+                RNode::Loop(_) => true,
+            };
+            for e in out {
                 let Some(t) = self.cfg.rnode_at(r, e.to) else {
+                    leaves[pos[&n]] = true;
                     continue; // leaves the region
                 };
+                succ[pos[&n]].push(pos[&t]);
                 if matches!(n, RNode::Loop(_)) {
                     if loop_targets.contains(&e.to) {
                         continue;
@@ -538,61 +555,120 @@ impl Builder<'_> {
                 pos,
                 ins,
                 idom,
+                sure: vec![None; succ.len()],
+                succ,
+                leaves,
                 pc: FxHashMap::default(),
             },
         );
     }
 
     /// `pc_d(x)`: the path condition from member `d` (a position) to member
-    /// `x` of region `r`, by a topological sweep extended on demand.
+    /// `x` of region `r`: the disjunction over `x`'s incoming arcs from
+    /// members at or after `d` of their source's condition and the arc's.
+    /// Computed on demand, for the members `x` depends on only, and
+    /// memoized per `(d, member)`; a member that control reaches for sure
+    /// from its immediate dominator `p` ([`Builder::sure_from_idom`]) has
+    /// `p`'s condition. Without that, each join of an `else if` chain of
+    /// `n` arms got the disjunction of the paths through all inner arms,
+    /// and a sweep over every member after each dominator the conjunction
+    /// of the path to each (`n³/6` argument slots for the chain).
     fn pc(&mut self, r: Option<LoopId>, d: usize, x: RNode) -> Result<Id, String> {
         self.region(r);
         let target = self.regions[&r].pos[&x];
         if target < d {
             return Err("path condition against the topological order".into());
         }
-        loop {
-            let reg = self.regions.get_mut(&r).expect("region built");
-            let conds = reg.pc.entry(d).or_default();
-            if conds.len() > target - d {
-                return conds[target - d]
-                    .ok_or_else(|| "member not reachable from its dominator".into());
+        // The members `target` depends on, then each in topological order
+        // (the order of the sweep this replaces: nodes are made in the
+        // same relative order, and the rules' outcome can depend on it).
+        let mut need: Vec<usize> = Vec::new();
+        let mut stack = vec![target];
+        let mut seen: FxHashSet<usize> = FxHashSet::default();
+        while let Some(i) = stack.pop() {
+            if self.regions[&r].pc.contains_key(&(d, i)) || !seen.insert(i) {
+                continue;
             }
-            let i = d + conds.len();
+            need.push(i);
+            if i == d {
+                continue;
+            }
+            let p = self.regions[&r].idom[i];
+            if p >= d && p < i && self.sure_from_idom(r, i) {
+                stack.push(p);
+            } else {
+                let reg = &self.regions[&r];
+                stack.extend(
+                    reg.ins[i]
+                        .iter()
+                        .map(|a| reg.pos[&a.src])
+                        .filter(|&q| q >= d),
+                );
+            }
+        }
+        need.sort_unstable();
+        for i in need {
             if i == d {
                 let t = self.g.boolean(true);
-                self.regions
-                    .get_mut(&r)
-                    .unwrap()
-                    .pc
-                    .get_mut(&d)
-                    .unwrap()
-                    .push(Some(t));
+                self.regions.get_mut(&r).unwrap().pc.insert((d, i), Some(t));
+                continue;
+            }
+            let p = self.regions[&r].idom[i];
+            if p >= d && p < i && self.sure_from_idom(r, i) {
+                let reg = self.regions.get_mut(&r).unwrap();
+                let v = reg.pc[&(d, p)];
+                reg.pc.insert((d, i), v);
                 continue;
             }
             let arcs = self.regions[&r].ins[i].clone();
             let mut terms = Vec::new();
             for arc in arcs {
-                let p = self.regions[&r].pos[&arc.src];
-                if p < d {
+                let q = self.regions[&r].pos[&arc.src];
+                if q < d {
                     continue;
                 }
-                let Some(pcp) = self.regions[&r].pc[&d][p - d] else {
+                let Some(pcq) = self.regions[&r].pc[&(d, q)] else {
                     continue;
                 };
                 let target_block = arc.edge.to;
                 let e = self.arc_cond(arc, target_block)?;
-                terms.push(self.g.and(&[pcp, e]));
+                terms.push(self.g.and(&[pcq, e]));
             }
             let v = (!terms.is_empty()).then(|| self.g.or(&terms));
-            self.regions
-                .get_mut(&r)
-                .unwrap()
-                .pc
-                .get_mut(&d)
-                .unwrap()
-                .push(v);
+            self.regions.get_mut(&r).unwrap().pc.insert((d, i), v);
         }
+        self.regions[&r].pc[&(d, target)]
+            .ok_or_else(|| "member not reachable from its dominator".into())
+    }
+
+    /// Whether every path of region `r` from the immediate dominator of
+    /// member `i` reaches `i`: no member on the way lets control leave the
+    /// region (a return, a back edge, an exit, a collapsed loop whose exit
+    /// gates are η's). Then the disjunction of the path conditions from
+    /// the dominator to `i` is a tautology (each block's edge conditions
+    /// are exhaustive). Memoized per member; a walk of the members between
+    /// the two.
+    fn sure_from_idom(&mut self, r: Option<LoopId>, i: usize) -> bool {
+        let reg = &self.regions[&r];
+        if let Some(s) = reg.sure[i] {
+            return s;
+        }
+        let p = reg.idom[i];
+        let mut seen = vec![false; reg.members.len()];
+        let mut work = vec![p];
+        let mut sure = true;
+        while let Some(m) = work.pop() {
+            if m == i || std::mem::replace(&mut seen[m], true) {
+                continue;
+            }
+            if reg.leaves[m] || m > i {
+                sure = false;
+                break;
+            }
+            work.extend(reg.succ[m].iter().copied());
+        }
+        self.regions.get_mut(&r).unwrap().sure[i] = Some(sure);
+        sure
     }
 
     /// The denotation from the return blocks.

@@ -34,6 +34,7 @@
 //!   there are the exit variables, and the invariant ones their own value.
 
 use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
 
 use super::bdd::{Bdd, FALSE, TRUE};
 use super::graph::{Graph, Id, Op};
@@ -117,8 +118,9 @@ impl Gates {
                 }
             }
         }
+        let edges: usize = cls.reached.iter().map(|&n| g.node(n).args.len()).sum();
         Gates {
-            bdd: Bdd::new(LIMIT),
+            bdd: Bdd::new(LIMIT.max(4 * edges)),
             vars: FxHashMap::default(),
             atoms: Vec::new(),
             partner,
@@ -183,16 +185,11 @@ impl Gates {
                 self.bdd.not(a)
             }
             Op::And | Op::Or => {
-                let mut acc = if n.op == Op::And { TRUE } else { FALSE };
+                let mut parts = SmallVec::<[u32; 8]>::with_capacity(n.args.len());
                 for &a in &n.args {
-                    let x = self.of(g, cls, vd, a)?;
-                    acc = if n.op == Op::And {
-                        self.bdd.and(acc, x)?
-                    } else {
-                        self.bdd.or(acc, x)?
-                    };
+                    parts.push(self.of(g, cls, vd, a)?);
                 }
-                Some(acc)
+                self.bdd.junction(n.op == Op::And, &mut parts)
             }
             Op::Bin(BinaryOp::BCmp(cc @ (Cmp::Eq | Cmp::Ne))) => {
                 let a = self.of(g, cls, vd, n.args[0])?;

@@ -122,6 +122,8 @@ mod testhost;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_chains;
+#[cfg(test)]
 mod tests_cover;
 #[cfg(test)]
 mod tests_exits;
@@ -330,6 +332,24 @@ thread_local! {
     static ATTEMPTS: std::cell::Cell<[usize; 2]> = const { std::cell::Cell::new([0; 2]) };
 }
 
+#[cfg(test)]
+thread_local! {
+    /// The work of the validation attempts this thread ran: rounds,
+    /// graph nodes made, argument slots of those nodes, and diagram nodes
+    /// made over all rounds (`tests_chains` bounds their growth).
+    static WORK: std::cell::Cell<[usize; 4]> = const { std::cell::Cell::new([0; 4]) };
+}
+
+/// Adds to [`WORK`] (tests only).
+#[cfg(test)]
+pub(crate) fn count_work(i: usize, n: usize) {
+    WORK.with(|w| {
+        let mut a = w.get();
+        a[i] += n;
+        w.set(a);
+    });
+}
+
 /// One validation attempt, unfolding calls when `callees` is given.
 fn check(
     before: &Function,
@@ -385,6 +405,8 @@ fn check(
             return Verdict::Equal;
         }
         let cases = g.case_count();
+        #[cfg(test)]
+        count_work(0, 1);
         let subst = {
             let mut rules = Rules::new(&mut g, &cls, opts.strict);
             let mut subst = rewrite(&mut rules, &cls);
@@ -420,6 +442,8 @@ fn check(
                 // are observed (R11).
                 subst = rules.restrict_observed(&all, &mut observed);
             }
+            #[cfg(test)]
+            count_work(3, rules.gates.bdd().len());
             subst
         };
         // A new case-split copy (R8) is compared in the next round.

@@ -31,6 +31,12 @@ use super::range::Strip;
 use super::refine::Classes;
 use crate::ir::{BinaryOp, Cmp, Type};
 
+/// Most terms of a disjunction that [`Rules::simplify_or`] searches for
+/// absorption and resolution: the search compares every pair of terms
+/// after each change, so a long `||` chain (hundreds of terms of hundreds
+/// of literals) would cost the fourth power of its length per round.
+const SIMPLIFY_OR_TERMS: usize = 32;
+
 /// The key of [`Rules::floors`]: load kind, address, token, fuel.
 pub(super) type FloorKey = (LoadKind, SmallVec<[Id; 2]>, Id, u8);
 
@@ -215,11 +221,22 @@ impl<'a> Rules<'a> {
 
     /// R3 by diagrams: every boolean node of the round gets the
     /// canonical node of its ROBDD ([`Gates`]): the constant or the atom of
-    /// a literal (whatever other rule applied), or else, when no rule
-    /// rewrote it, the first class with the same diagram. Adds the
-    /// replacements to `subst`.
+    /// a literal (whatever other rule applied), or else the first class
+    /// with the same diagram that no rule rewrote, or else, when every
+    /// class with that diagram was rewritten, the rewrite of the first of
+    /// them. Adds the replacements to `subst`.
+    ///
+    /// A rewritten class is merged too: otherwise two gates that the
+    /// syntactic rules keep rewriting (the disjunctions of a long `||`
+    /// chain, flattened one level per round, and the gates of the other
+    /// side, simplified one literal per round) would meet only once both
+    /// stopped changing, after rounds in proportion to the chain's length
+    /// (64 rounds ran out at 70 operands). Every class of one diagram
+    /// goes to one target that is not itself replaced (a class no rule
+    /// rewrote, or a rewrite's result), so no two classes trade places.
     pub fn merge_gates(&mut self, subst: &mut FxHashMap<u32, Id>) {
         let mut first: FxHashMap<u32, Id> = FxHashMap::default();
+        let mut rewritten: FxHashMap<u32, Id> = FxHashMap::default();
         let mut todo: Vec<(Id, u32)> = Vec::new();
         for i in 0..self.cls.reached.len() {
             let n = self.cls.reached[i];
@@ -231,8 +248,12 @@ impl<'a> Rules<'a> {
                 continue;
             };
             let simple = b <= TRUE || self.gates.bdd().literal(b).is_some();
-            if subst.contains_key(&c) && !simple {
-                continue;
+            if !simple {
+                if let Some(&m) = subst.get(&c) {
+                    rewritten.entry(b).or_insert(m);
+                    todo.push((n, b));
+                    continue;
+                }
             }
             first.entry(b).or_insert(n);
             todo.push((n, b));
@@ -250,7 +271,10 @@ impl<'a> Rules<'a> {
                             self.g.not(a)
                         }
                     }
-                    None => first[&b],
+                    None => match first.get(&b) {
+                        Some(&f) => f,
+                        None => rewritten[&b],
+                    },
                 },
             };
             if !self.same(target, n) {
@@ -515,9 +539,15 @@ impl<'a> Rules<'a> {
 
     /// Absorption (`a ∨ (a ∧ b) = a`) and resolution
     /// (`(S ∧ c) ∨ (S ∧ ¬c) = S`) over the disjuncts.
+    ///
+    /// The terms are sorted sets ([`Rules::conjuncts`]; removing elements
+    /// keeps them sorted), so membership is a binary search. The search is
+    /// over pairs of terms, repeated after each change: on a disjunction
+    /// of more than [`SIMPLIFY_OR_TERMS`] terms it is skipped, and the
+    /// diagrams ([`Rules::merge_gates`]) decide such a gate alone.
     fn simplify_or(&mut self, parts: Vec<Id>) -> Vec<Id> {
         let mut terms: Vec<Vec<Id>> = parts.iter().map(|&p| self.conjuncts(p)).collect();
-        let mut changed = true;
+        let mut changed = terms.len() <= SIMPLIFY_OR_TERMS;
         let mut fuel = 64;
         while changed && fuel > 0 {
             changed = false;
@@ -528,7 +558,7 @@ impl<'a> Rules<'a> {
                         continue;
                     }
                     // Absorption: terms[i] ⊆ terms[j] makes j redundant.
-                    if terms[i].iter().all(|x| terms[j].contains(x)) {
+                    if terms[i].iter().all(|x| terms[j].binary_search(x).is_ok()) {
                         terms.remove(j);
                         changed = true;
                         break 'search;
@@ -537,12 +567,12 @@ impl<'a> Rules<'a> {
                     let missing: Vec<Id> = terms[i]
                         .iter()
                         .copied()
-                        .filter(|x| !terms[j].contains(x))
+                        .filter(|x| terms[j].binary_search(x).is_err())
                         .collect();
                     if let [l] = missing[..] {
                         let nl = self.g.not(l);
                         let nl = self.r(nl);
-                        if let Some(pos) = terms[j].iter().position(|&x| x == nl) {
+                        if let Ok(pos) = terms[j].binary_search(&nl) {
                             terms[j].remove(pos);
                             changed = true;
                             break 'search;
@@ -553,12 +583,12 @@ impl<'a> Rules<'a> {
                         let di: Vec<Id> = terms[i]
                             .iter()
                             .copied()
-                            .filter(|x| !terms[j].contains(x))
+                            .filter(|x| terms[j].binary_search(x).is_err())
                             .collect();
                         let dj: Vec<Id> = terms[j]
                             .iter()
                             .copied()
-                            .filter(|x| !terms[i].contains(x))
+                            .filter(|x| terms[i].binary_search(x).is_err())
                             .collect();
                         if di.len() == 1 && dj.len() == 1 && self.complement(di[0], dj[0]) {
                             let keep: Vec<Id> =
