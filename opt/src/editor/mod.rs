@@ -68,12 +68,23 @@ pub enum Mode {
 pub struct Stats {
     /// Primitive applications that changed the function.
     pub edits: u64,
+    /// Dominator trees recomputed from scratch after a batch deferred its
+    /// repairs (0 while every repair stayed local).
+    pub dom_recomputations: u64,
 }
 
 /// Largest function (in [`Function::inst_count`]) that debug builds
 /// re-check from scratch after every primitive; [`Editor::set_checking`]
 /// overrides it.
 pub const DEBUG_CHECK_MAX_INSTS: usize = 20_000;
+
+/// Dominator-repair steps per block a [`Editor::with_dominator_budget`]
+/// batch spends locally before it defers the rest to one recomputation
+/// (several passes over the tree's size: ordinary functions never reach it).
+pub const BATCH_REPAIR_STEPS_PER_BLOCK: u64 = 8;
+
+/// The smallest such budget, for tiny functions.
+const BATCH_REPAIR_MIN_STEPS: u64 = 256;
 
 /// Up to this many incoming edges, [`Editor::preds`] removes duplicates by
 /// scanning its short list; past it, through a hash set.
@@ -89,6 +100,8 @@ pub struct Editor<'f> {
     /// Inside [`Editor::with_deferred_dominators`]: primitives skip their
     /// dominator repairs and mark the tree stale.
     defer_dom: bool,
+    /// Inside a batch: the dominator steps after which it defers.
+    batch_limit: Option<u64>,
     stats: Stats,
 }
 
@@ -122,6 +135,7 @@ impl<'f> Editor<'f> {
             checking,
             layout_dirty: false,
             defer_dom: false,
+            batch_limit: None,
             stats: Stats::default(),
         }
     }
@@ -169,15 +183,38 @@ impl<'f> Editor<'f> {
     /// need it themselves (ejection's LCSSA repair, loop transforms)
     /// recompute it first, so they stay correct, only slower.
     pub fn with_deferred_dominators<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
-        let outer = self.defer_dom;
-        self.defer_dom = self.incremental();
+        self.batch(0, f)
+    }
+
+    /// Runs `f` as a batch that repairs the dominator tree locally, as
+    /// every primitive does, while the repairs cost at most
+    /// [`BATCH_REPAIR_STEPS_PER_BLOCK`] steps per block of the function;
+    /// past that budget the rest of the batch defers its repairs as in
+    /// [`Editor::with_deferred_dominators`] and the tree is recomputed once
+    /// at the end. Ordinary functions keep their tree repaired locally,
+    /// never rebuilt; a long `&&` chain, whose tree changes Θ(n²) times,
+    /// costs O(n). Inside `f` the tree must not be read either way.
+    pub fn with_dominator_budget<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
+        let budget = BATCH_REPAIR_STEPS_PER_BLOCK * self.func.blocks.len() as u64;
+        self.batch(budget.max(BATCH_REPAIR_MIN_STEPS), f)
+    }
+
+    /// A batch that defers dominator repairs once they have cost `budget`
+    /// steps (0: at once).
+    fn batch<R>(&mut self, budget: u64, f: impl FnOnce(&mut Self) -> R) -> R {
+        if self.batch_limit.is_some() {
+            return f(self); // nested: the outer batch decides
+        }
+        if self.incremental() {
+            self.batch_limit = Some(self.st.dom_steps.get() + budget);
+            self.defer_dom = budget == 0;
+        }
         let r = f(self);
-        self.defer_dom = outer;
-        if !outer {
-            self.ensure_dom();
-            if self.checking {
-                self.finish_check("with_deferred_dominators");
-            }
+        self.batch_limit = None;
+        self.defer_dom = false;
+        self.ensure_dom();
+        if self.checking {
+            self.finish_check("with_deferred_dominators");
         }
         r
     }
@@ -185,6 +222,13 @@ impl<'f> Editor<'f> {
     /// Whether primitives repair the dominator tree (outside a deferred
     /// batch); inside one, marks the tree stale instead.
     fn repairs_dom(&mut self) -> bool {
+        if !self.defer_dom
+            && self
+                .batch_limit
+                .is_some_and(|limit| self.st.dom_steps.get() > limit)
+        {
+            self.defer_dom = true;
+        }
         if self.defer_dom {
             self.st.dom_stale = true;
             self.st.numbers_valid = false;
@@ -197,6 +241,7 @@ impl<'f> Editor<'f> {
     /// Recomputes the dominator tree if a deferred batch left it stale.
     fn ensure_dom(&mut self) {
         if self.st.dom_stale {
+            self.stats.dom_recomputations += 1;
             self.compact_layout();
             self.st.recompute_dom(self.func);
         }

@@ -73,7 +73,7 @@ pub fn straighten(ed: &mut Editor) -> usize {
 /// then straightened into `p` (§9.3 case 1).
 pub fn jump_simplify(ed: &mut Editor) -> usize {
     let order = ed.dom_preorder();
-    ed.with_deferred_dominators(|ed| {
+    ed.with_dominator_budget(|ed| {
         let mut n = 0;
         for p in order.into_iter().rev() {
             if !ed.is_live(p) || !ed.can_thread(p) {
@@ -98,7 +98,7 @@ pub fn jump_simplify(ed: &mut Editor) -> usize {
 pub fn jump_thread(ed: &mut Editor) -> usize {
     let mut n = thread_condition_edges(ed);
     let order = ed.dom_preorder();
-    n += ed.with_deferred_dominators(|ed| thread_known_edges(ed, order));
+    n += ed.with_dominator_budget(|ed| thread_known_edges(ed, order));
     n
 }
 
@@ -182,7 +182,7 @@ fn threadable_target(ed: &Editor, b: crate::ir::Block) -> bool {
 /// on the parameter receiving `c`.
 fn thread_condition_edges(ed: &mut Editor) -> usize {
     let order = ed.dom_preorder();
-    ed.with_deferred_dominators(|ed| thread_condition_edges_in(ed, order))
+    ed.with_dominator_budget(|ed| thread_condition_edges_in(ed, order))
 }
 
 /// [`thread_condition_edges`] over the blocks of `order`, deepest first.
