@@ -127,46 +127,33 @@ impl Bdd {
 
     /// `a ∧ b`.
     pub fn and(&mut self, a: u32, b: u32) -> Option<u32> {
-        if a == FALSE || b == FALSE {
-            return Some(FALSE);
-        }
-        if a == TRUE || a == b {
-            return Some(b);
-        }
-        if b == TRUE {
-            return Some(a);
-        }
-        let key = (a.min(b), a.max(b));
-        if let Some(&r) = self.and_memo.get(&key) {
-            return Some(r);
-        }
-        let (va, vb) = (self.var_of(a), self.var_of(b));
-        let v = va.min(vb);
-        let (na, nb) = (self.nodes[a as usize], self.nodes[b as usize]);
-        let (a0, a1) = if va == v { (na.lo, na.hi) } else { (a, a) };
-        let (b0, b1) = if vb == v { (nb.lo, nb.hi) } else { (b, b) };
-        let lo = self.and(a0, b0)?;
-        let hi = self.and(a1, b1)?;
-        let r = self.mk(v, lo, hi)?;
-        self.and_memo.insert(key, r);
-        Some(r)
+        self.apply(true, a, b)
     }
 
     /// `a ∨ b`, by its own apply (not as `¬(¬a ∧ ¬b)`, whose two outer
     /// negations copy the whole diagram of a growing disjunction at every
     /// step of a long `||` chain).
     pub fn or(&mut self, a: u32, b: u32) -> Option<u32> {
-        if a == TRUE || b == TRUE {
-            return Some(TRUE);
+        self.apply(false, a, b)
+    }
+
+    /// Bryant's apply for `a ∧ b` (`and` true) or `a ∨ b` (`and` false):
+    /// both split on the lower top variable and differ only in their
+    /// absorbing and neutral terminals and their memo table.
+    fn apply(&mut self, and: bool, a: u32, b: u32) -> Option<u32> {
+        let (absorbing, neutral) = if and { (FALSE, TRUE) } else { (TRUE, FALSE) };
+        if a == absorbing || b == absorbing {
+            return Some(absorbing);
         }
-        if a == FALSE || a == b {
+        if a == neutral || a == b {
             return Some(b);
         }
-        if b == FALSE {
+        if b == neutral {
             return Some(a);
         }
         let key = (a.min(b), a.max(b));
-        if let Some(&r) = self.or_memo.get(&key) {
+        let memo = if and { &self.and_memo } else { &self.or_memo };
+        if let Some(&r) = memo.get(&key) {
             return Some(r);
         }
         let (va, vb) = (self.var_of(a), self.var_of(b));
@@ -174,10 +161,15 @@ impl Bdd {
         let (na, nb) = (self.nodes[a as usize], self.nodes[b as usize]);
         let (a0, a1) = if va == v { (na.lo, na.hi) } else { (a, a) };
         let (b0, b1) = if vb == v { (nb.lo, nb.hi) } else { (b, b) };
-        let lo = self.or(a0, b0)?;
-        let hi = self.or(a1, b1)?;
+        let lo = self.apply(and, a0, b0)?;
+        let hi = self.apply(and, a1, b1)?;
         let r = self.mk(v, lo, hi)?;
-        self.or_memo.insert(key, r);
+        let memo = if and {
+            &mut self.and_memo
+        } else {
+            &mut self.or_memo
+        };
+        memo.insert(key, r);
         Some(r)
     }
 
@@ -193,11 +185,7 @@ impl Bdd {
         parts.sort_unstable_by_key(|&p| std::cmp::Reverse(self.var_of(p)));
         let mut acc = if and { TRUE } else { FALSE };
         for &p in parts.iter() {
-            acc = if and {
-                self.and(acc, p)?
-            } else {
-                self.or(acc, p)?
-            };
+            acc = self.apply(and, acc, p)?;
         }
         Some(acc)
     }
