@@ -61,6 +61,7 @@ pub fn render(diags: &[Diagnostic], sources: &SourceMap) -> String {
             .map(|f| ariadne::Source::from(f.text.clone()))
             .collect(),
         names: sources.files.iter().map(|f| f.name.clone()).collect(),
+        excerpt: None,
     };
     let mut out = String::new();
     for d in diags {
@@ -110,25 +111,67 @@ fn render_one(d: &Diagnostic, sources: &SourceMap, cache: &mut Files) -> String 
         .with_index_type(IndexType::Byte)
         .with_label_attach(LabelAttach::Start);
     let primary = clamp(d.span);
-    let mut report = Report::build(ReportKind::Error, primary.clone())
+    let secondary: Vec<_> = d
+        .secondary
+        .iter()
+        .filter(|(sp, _)| (sp.file.0 as usize) < sources.files.len())
+        .map(|(sp, text)| (clamp(*sp), text))
+        .collect();
+    // Long lines are quoted as a window around the labels: ariadne would
+    // print a 200 kB line whole.
+    let (true_line, true_col) = file.line_col(primary.1.start as u32);
+    let excerpt = {
+        let mut spans = vec![primary.1.clone()];
+        spans.extend(
+            secondary
+                .iter()
+                .filter(|(s, _)| s.0 == primary.0)
+                .map(|(s, _)| s.1.clone()),
+        );
+        Excerpt::new(&file.text, &spans)
+    };
+    let place = |(f, r): (u32, std::ops::Range<usize>)| match &excerpt {
+        Some(x) if f == primary.0 => (f, x.map(r.start)..x.map(r.end)),
+        _ => (f, r),
+    };
+    // A secondary label cut away with its part of the line is left out.
+    let secondary: Vec<_> = secondary
+        .into_iter()
+        .filter(|(s, _)| s.0 != primary.0 || excerpt.as_ref().is_none_or(|x| x.keeps(s.1.start)))
+        .collect();
+    let mut report = Report::build(ReportKind::Error, place(primary.clone()))
         .with_config(config)
         .with_message(&d.message)
-        .with_label(labelled(Label::new(primary), &d.label).with_order(0));
-    for (i, (sp, text)) in d.secondary.iter().enumerate() {
-        if (sp.file.0 as usize) < sources.files.len() {
-            report =
-                report.with_label(labelled(Label::new(clamp(*sp)), text).with_order(i as i32 + 1));
-        }
+        .with_label(labelled(Label::new(place(primary.clone())), &d.label).with_order(0));
+    for (i, (sp, text)) in secondary.into_iter().enumerate() {
+        report = report.with_label(labelled(Label::new(place(sp)), text).with_order(i as i32 + 1));
     }
     for n in &d.notes {
         report = report.with_note(n);
     }
     let mut buf = Vec::new();
-    if report.finish().write(&mut *cache, &mut buf).is_err() {
-        let (line, col) = file.line_col(d.span.start);
-        return format!("error: {}\n --> {}:{line}:{col}\n", d.message, file.name);
+    cache.excerpt = excerpt
+        .as_ref()
+        .map(|x| (primary.0, ariadne::Source::from(x.text.clone())));
+    let written = report.finish().write(&mut *cache, &mut buf);
+    cache.excerpt = None;
+    if written.is_err() {
+        return format!(
+            "error: {}\n --> {}:{true_line}:{true_col}\n",
+            d.message, file.name
+        );
     }
-    let text = caretize(&String::from_utf8_lossy(&buf));
+    let mut text = caretize(&String::from_utf8_lossy(&buf));
+    if let Some(x) = &excerpt {
+        // The excerpt shifted columns: the headers name the real place.
+        let at = x.map(primary.1.start);
+        let line_start = x.text[..at].rfind('\n').map_or(0, |i| i + 1);
+        let shown_col = x.text[line_start..at].chars().count() + 1;
+        text = text.replace(
+            &format!("-[ {}:{true_line}:{shown_col} ]", file.name),
+            &format!("-[ {}:{true_line}:{true_col} ]", file.name),
+        );
+    }
     // ariadne spells the kind `Error`; the language contract wants `error`.
     match text.strip_prefix("Error:") {
         Some(rest) => format!("error:{rest}"),
@@ -172,17 +215,125 @@ fn labelled(
     l.with_message(if text.is_empty() { "here" } else { text })
 }
 
+/// Longest source line quoted whole, in bytes.
+const MAX_QUOTED_LINE: usize = 160;
+/// Bytes kept on each side of a label on a line longer than that.
+const EXCERPT_MARGIN: usize = 60;
+
+/// A copy of a file's text in which every line longer than
+/// [`MAX_QUOTED_LINE`] that holds a label start is cut to a window around
+/// the first such start, marked with `...`; `map` moves byte offsets of the
+/// original into the copy.
+struct Excerpt {
+    text: String,
+    /// Per cut line, in order: the original line `[start, end)`, the kept
+    /// window `[from, to)` and where the window starts in the copy.
+    cuts: Vec<Cut>,
+}
+
+/// One shortened line of an [`Excerpt`].
+struct Cut {
+    line: std::ops::Range<usize>,
+    window: std::ops::Range<usize>,
+    copy_at: usize,
+}
+
+impl Excerpt {
+    /// The excerpt of `text` for labels at `spans` (byte ranges in `text`),
+    /// or `None` when no labelled line is too long.
+    fn new(text: &str, spans: &[std::ops::Range<usize>]) -> Option<Excerpt> {
+        let mut lines: Vec<(std::ops::Range<usize>, usize)> = Vec::new();
+        for sp in spans {
+            let start = text[..sp.start].rfind('\n').map_or(0, |i| i + 1);
+            let end = text[sp.start..]
+                .find('\n')
+                .map_or(text.len(), |i| sp.start + i);
+            if end - start > MAX_QUOTED_LINE && !lines.iter().any(|(l, _)| l.start == start) {
+                lines.push((start..end, sp.start));
+            }
+        }
+        if lines.is_empty() {
+            return None;
+        }
+        lines.sort_by_key(|(l, _)| l.start);
+        let boundary_down = |mut i: usize| {
+            while !text.is_char_boundary(i) {
+                i -= 1;
+            }
+            i
+        };
+        let mut out = String::with_capacity(text.len());
+        let mut cuts = Vec::with_capacity(lines.len());
+        let mut done = 0;
+        for (line, anchor) in lines {
+            let from = boundary_down(anchor.saturating_sub(EXCERPT_MARGIN).max(line.start));
+            let to = boundary_down((anchor + EXCERPT_MARGIN).min(line.end));
+            out.push_str(&text[done..line.start]);
+            if from > line.start {
+                out.push_str("...");
+            }
+            let copy_at = out.len();
+            out.push_str(&text[from..to]);
+            if to < line.end {
+                out.push_str("...");
+            }
+            done = line.end;
+            cuts.push(Cut {
+                line,
+                window: from..to,
+                copy_at,
+            });
+        }
+        out.push_str(&text[done..]);
+        Some(Excerpt { text: out, cuts })
+    }
+
+    /// Whether byte `pos` of the original is quoted (not cut away).
+    fn keeps(&self, pos: usize) -> bool {
+        self.cuts
+            .iter()
+            .find(|c| c.line.start <= pos && pos <= c.line.end)
+            .is_none_or(|c| c.window.contains(&pos))
+    }
+
+    /// Where byte `pos` of the original lands in the copy (clamped into
+    /// the window on a cut line).
+    fn map(&self, pos: usize) -> usize {
+        let mut shift: isize = 0;
+        for c in &self.cuts {
+            if pos < c.line.start {
+                break;
+            }
+            if pos <= c.line.end {
+                return c.copy_at + pos.clamp(c.window.start, c.window.end) - c.window.start;
+            }
+            let copy_end = c.copy_at
+                + (c.window.end - c.window.start)
+                + if c.window.end < c.line.end { 3 } else { 0 };
+            shift = copy_end as isize - c.line.end as isize;
+        }
+        (pos as isize + shift) as usize
+    }
+}
+
 /// An `ariadne` source cache over the files of a [`SourceMap`], keyed by
 /// file index and displayed by file name.
 struct Files {
     sources: Vec<ariadne::Source<String>>,
     names: Vec<String>,
+    /// While one diagnostic is written: a file's text with long lines cut.
+    excerpt: Option<(u32, ariadne::Source<String>)>,
 }
 
 impl ariadne::Cache<u32> for Files {
     type Storage = String;
 
     fn fetch(&mut self, id: &u32) -> Result<&ariadne::Source<String>, impl std::fmt::Debug> {
+        if let Some((file, source)) = &self.excerpt {
+            if file == id {
+                return Ok(source);
+            }
+        }
         self.sources
             .get(*id as usize)
             .ok_or_else(|| format!("no source file {id}"))
@@ -251,5 +402,46 @@ mod tests {
         let out = render(&[Diagnostic::error("empty", span(0, 0))], &empty);
         assert!(out.starts_with("error: empty"), "{out}");
         assert!(out.contains("prog.wdl:1:1"), "{out}");
+    }
+
+    #[test]
+    fn long_lines_are_quoted_as_a_window_with_the_true_position() {
+        // A 200 kB line: the error at column 100 001 quotes ~120 bytes.
+        let line = format!("let x = {}y{};", "(".repeat(100_000), ")".repeat(100_000));
+        let sm = map(&format!("fn main() {{\n{line}\n}}\n"));
+        let at = 12 + 8 + 100_000;
+        let d = Diagnostic::error("undefined variable `y`", span(at, at + 1))
+            .with_secondary(span(12, 15), "this `let`")
+            .with_secondary(span(at + 2, at + 3), "near")
+            .with_secondary(span(0, 2), "in this function");
+        let out = render(&[d], &sm);
+        println!("{out}");
+        assert!(out.len() < 1200, "{} bytes", out.len());
+        assert!(out.contains("prog.wdl:2:100009"), "{out}");
+        assert!(
+            out.contains(" | ...((((") && out.contains("(((y)))"),
+            "{out}"
+        );
+        assert!(out.trim_end().lines().all(|l| l.len() < 200), "{out}");
+        assert!(
+            !out.contains(":2:64 ]"),
+            "every header names the true column: {out}"
+        );
+        assert!(out.contains('^'), "{out}");
+        assert!(out.contains("fn main"), "{out}");
+        assert!(out.contains("near"), "{out}");
+        // A label outside the window is left out rather than misplaced.
+        assert!(!out.contains("this `let`"), "{out}");
+        // Multi-byte characters near the cut and a span running past the
+        // line end stay on character boundaries.
+        let line = format!("let s = \"{}\"; z", "é".repeat(200));
+        let sm = map(&line);
+        let z = line.len() as u32 - 1;
+        let out = render(
+            &[Diagnostic::error("undefined variable `z`", span(z, z + 5))],
+            &sm,
+        );
+        assert!(out.contains("prog.wdl:1:213"), "{out}");
+        assert!(out.contains("\"; z"), "{out}");
     }
 }
