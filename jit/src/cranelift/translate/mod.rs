@@ -9,31 +9,29 @@
 //! cases with arguments) go through small edge blocks. Trap paths are cold
 //! blocks that write the trap record and jump to one shared exit block that
 //! returns a zero result (the protocol of [`crate::abi`]).
-//! Instructions are in [`inst`].
+//! Instructions are in [`inst`], the entry checks and counters in
+//! [`prologue`], trap paths, helper calls and the exit in [`trap`].
 
 mod branch;
 mod gc_live;
 mod guard;
 mod inline;
 mod inst;
+mod prologue;
 pub(crate) mod segment;
 mod tail;
+mod trap;
 
 pub(crate) use inline::Sites;
 
 use std::collections::HashMap;
 
-use cranelift_codegen::ir::{
-    self, condcodes::IntCC, types, AbiParam, BlockArg, InstBuilder, MemFlagsData, SigRef,
-};
+use cranelift_codegen::ir::{self, types, AbiParam, BlockArg, InstBuilder, MemFlagsData, SigRef};
 use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
 use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::{EntityRef, SecondaryMap};
 use cranelift_frontend::{FunctionBuilder, Switch};
-use waddle_opt::abi::{
-    TrapCode, VMCTX_DEPTH_LEFT_OFFSET, VMCTX_FUEL_OFFSET, VMCTX_HELPERS_OFFSET,
-    VMCTX_STACK_LIMIT_OFFSET, VMCTX_TRAP_CODE_OFFSET,
-};
+use waddle_opt::abi::{TrapCode, VMCTX_DEPTH_LEFT_OFFSET};
 use waddle_opt::ir::{
     Block, BlockCall, FuncId, Function, InstKind, Program, SrcLoc, Terminator, Type, Value,
 };
@@ -526,347 +524,12 @@ impl<'a, 'b> Translator<'a, 'b> {
         self.vals[v].expect("a value is translated before its uses")
     }
 
-    /// Stack-limit check, entry fuel tick, jump to the Waddle entry block.
-    fn prologue(&mut self, entry: ir::Block) {
-        let tail_depth = self.tail_prologue();
-        let sp = self.b.ins().get_stack_pointer(types::I64);
-        let ctx = self.ctx();
-        let limit = self
-            .b
-            .ins()
-            .load(types::I64, flags(), ctx, VMCTX_STACK_LIMIT_OFFSET);
-        let below = self.b.ins().icmp(IntCC::UnsignedLessThan, sp, limit);
-        let overflow = self.b.create_block();
-        self.b.set_cold_block(overflow);
-        let body = self.b.create_block();
-        self.b.ins().brif(below, overflow, &[], body, &[]);
-        self.b.switch_to_block(overflow);
-        self.store_trap_code(TrapCode::StackOverflow as u32);
-        self.b.ins().jump(self.exit, &[]);
-        self.b.switch_to_block(body);
-        if self.recursive {
-            self.take_depth(overflow, tail_depth.map(|d| (d, 0)));
-        }
-        self.fuel_tick(None);
-        self.counter_tick(false);
-        self.start_tail_loop();
-        let params: Vec<BlockArg> = self.b.block_params(entry)[1..]
-            .iter()
-            .map(|&v| BlockArg::Value(v))
-            .collect();
-        let first = self.block_of(self.func.entry());
-        self.b.ins().jump(first, &params);
-    }
-
-    /// Takes one frame from `VmCtx::depth_left` (remembered in
-    /// `depth_on_entry` for the returns), branching to `overflow` when none
-    /// is left.
-    ///
-    /// `known`: the counter's value when the caller knows it, as a value
-    /// `d` and an offset `k` (the counter is `d - k`): an inlined copy's
-    /// caller's value after its prologue minus the frames of the copies it
-    /// is in, since every call in between gave back what it took. Checks
-    /// compare `d` with a constant and stores compute `d - k` where they
-    /// are, so only `d` stays live across calls (Cranelift would otherwise
-    /// keep one `d - k` per copy in a register through the calls).
-    fn take_depth(&mut self, overflow: ir::Block, known: Option<(ir::Value, i64)>) {
-        let (d, k) = match known {
-            Some(dk) => dk,
-            None => {
-                let ctx = self.ctx();
-                let d = self
-                    .b
-                    .ins()
-                    .load(types::I64, flags(), ctx, VMCTX_DEPTH_LEFT_OFFSET);
-                (d, 0)
-            }
-        };
-        let none_left = self.depth_none_left(d, k);
-        let take = self.b.create_block();
-        self.b.ins().brif(none_left, overflow, &[], take, &[]);
-        self.b.switch_to_block(take);
-        let d1 = self.b.ins().iadd_imm_s(d, -(k + 1));
-        let ctx = self.ctx();
-        self.b
-            .ins()
-            .store(flags(), d1, ctx, VMCTX_DEPTH_LEFT_OFFSET);
-        self.depth_on_entry = Some((d, k));
-    }
-
-    /// Whether a counter of `d - k` has no frame left (`d - k < 1`).
-    fn depth_none_left(&mut self, d: ir::Value, k: i64) -> ir::Value {
-        self.b
-            .ins()
-            .icmp_imm_s(IntCC::SignedLessThan, d, k.saturating_add(1))
-    }
-
-    /// Charges one unit of fuel; when the batch runs out, calls the fuel
-    /// helper. A failure points at `loc` when given, else at the caller.
-    fn fuel_tick(&mut self, loc: Option<SrcLoc>) {
-        if !self.env.fuel {
-            return;
-        }
-        let ctx = self.ctx();
-        let f = self
-            .b
-            .ins()
-            .load(types::I64, flags(), ctx, VMCTX_FUEL_OFFSET);
-        let f1 = self.b.ins().iadd_imm_s(f, -1);
-        let ctx = self.ctx();
-        self.b.ins().store(flags(), f1, ctx, VMCTX_FUEL_OFFSET);
-        let refill = self.b.create_block();
-        self.b.set_cold_block(refill);
-        let cont = self.b.create_block();
-        self.b.ins().brif(f1, cont, &[], refill, &[]);
-        self.b.switch_to_block(refill);
-        let ctx = self.ctx();
-        self.call_helper(Helper::Fuel, &[ctx], loc);
-        self.b.ins().jump(cont, &[]);
-        self.b.switch_to_block(cont);
-    }
-
-    /// Counts a call (`back_edge` false, in the prologue) or a loop back
-    /// edge of the function in its tiering counter, if the unit has
-    /// counters: a load, a decrement, a store and a branch; when the
-    /// counter runs out, a cold call of [`Helper::TierUp`], which tells the
-    /// host (it may promote the function; this frame goes on here) and
-    /// re-arms the counter.
-    fn counter_tick(&mut self, back_edge: bool) {
-        let Some(base) = self.env.counters else {
-            return;
-        };
-        let cell = crate::tables::tier_counter_cell(base, self.fid.index(), back_edge);
-        let addr = self.b.ins().iconst(types::I64, cell as i64);
-        let c = self.b.ins().load(types::I64, flags(), addr, 0);
-        let c1 = self.b.ins().iadd_imm_s(c, -1);
-        self.b.ins().store(flags(), c1, addr, 0);
-        let slow = self.b.create_block();
-        self.b.set_cold_block(slow);
-        let cont = self.b.create_block();
-        self.b.ins().brif(c1, cont, &[], slow, &[]);
-        self.b.switch_to_block(slow);
-        let func = self
-            .b
-            .ins()
-            .iconst(types::I32, i64::from(self.fid.as_u32()));
-        let back = self.b.ins().iconst(types::I32, i64::from(back_edge));
-        let ctx = self.ctx();
-        self.call_helper(Helper::TierUp, &[ctx, func, back, addr], None);
-        self.b.ins().jump(cont, &[]);
-        self.b.switch_to_block(cont);
-    }
-
-    /// Writes `code` into the trap record.
-    fn store_trap_code(&mut self, code: u32) {
-        let c = self.b.ins().iconst(types::I32, i64::from(code));
-        let ctx = self.ctx();
-        self.b.ins().store(flags(), c, ctx, VMCTX_TRAP_CODE_OFFSET);
-    }
-
-    /// Reports this frame, stopped at `loc`, to the trap record: the
-    /// [`Helper::TrapFrame`] helper takes `loc` as the trap's location when
-    /// none is set yet and adds the frame to the stack trace (trap paths
-    /// only, so the normal path pays nothing).
-    fn trap_frame(&mut self, loc: SrcLoc) {
-        let fields = [self.fid.as_u32(), loc.file, loc.line, loc.col];
-        let ctx = self.ctx();
-        let mut args = vec![ctx];
-        for v in fields {
-            args.push(self.b.ins().iconst(types::I32, i64::from(v)));
-        }
-        self.call_helper(Helper::TrapFrame, &args, None);
-    }
-
-    /// Reports the frame stopped at `loc` and, in inlined self calls
-    /// (`sites`, innermost first), the caller's frame at each call.
-    /// With a tail loop, then the frames of its iterations ([`tail`]).
-    fn trap_frames(&mut self, loc: SrcLoc, sites: Sites) {
-        self.trap_frame(loc);
-        for site in sites.iter() {
-            self.trap_frame(site);
-        }
-        self.tail_frames();
-    }
-
-    /// The cold block that raises `code` at `loc`.
-    fn trap_block(&mut self, code: TrapCode, loc: SrcLoc) -> ir::Block {
-        let key = (code as u32, loc, self.inline_sites);
-        if let Some(&bl) = self.trap_blocks.get(&key) {
-            return bl;
-        }
-        let bl = self.b.create_block();
-        self.b.set_cold_block(bl);
-        self.pending
-            .push(Pending::Trap(bl, code, loc, self.inline_sites));
-        self.trap_blocks.insert(key, bl);
-        bl
-    }
-
-    /// Branches to a trap raising `code` at `loc` when `cond` is non-zero;
-    /// continues in a fresh block otherwise.
-    fn trap_if(&mut self, cond: ir::Value, code: TrapCode, loc: SrcLoc) {
-        let tb = self.trap_block(code, loc);
-        let cont = self.b.create_block();
-        self.b.ins().brif(cond, tb, &[], cont, &[]);
-        self.b.switch_to_block(cont);
-    }
-
-    /// Raises `code` at `loc` unconditionally; later instructions of the
-    /// block are translated into an unreachable block.
-    fn trap_always(&mut self, code: TrapCode, loc: SrcLoc) {
-        let tb = self.trap_block(code, loc);
-        self.b.ins().jump(tb, &[]);
-        let dead = self.b.create_block();
-        self.b.switch_to_block(dead);
-    }
-
-    /// After a call that may have recorded a trap: returns (setting `loc`
-    /// if no location is recorded yet, or leaving it for the caller when
-    /// `loc` is `None`) when the record holds one.
-    fn check_trap(&mut self, loc: Option<SrcLoc>) {
-        let ctx = self.ctx();
-        let code = self
-            .b
-            .ins()
-            .load(types::I32, flags(), ctx, VMCTX_TRAP_CODE_OFFSET);
-        let target = match loc {
-            None => self.exit,
-            Some(loc) => self.propagate_block(loc),
-        };
-        let cont = self.b.create_block();
-        self.b.ins().brif(code, target, &[], cont, &[]);
-        self.b.switch_to_block(cont);
-    }
-
-    /// The cold block that reports this frame at `loc` to the trap record
-    /// (which takes `loc` unless a location is already set), then exits.
-    fn propagate_block(&mut self, loc: SrcLoc) -> ir::Block {
-        let key = (loc, self.inline_sites);
-        if let Some(&bl) = self.propagate_blocks.get(&key) {
-            return bl;
-        }
-        let bl = self.b.create_block();
-        self.b.set_cold_block(bl);
-        self.pending
-            .push(Pending::Propagate(bl, loc, self.inline_sites));
-        self.propagate_blocks.insert(key, bl);
-        bl
-    }
-
-    /// Calls a runtime helper; helpers that can fail are followed by a trap
-    /// check pointing at `loc` (or at the caller when `None`).
-    fn call_helper(
-        &mut self,
-        h: Helper,
-        args: &[ir::Value],
-        loc: Option<SrcLoc>,
-    ) -> Option<ir::Value> {
-        let sig = match self.helper_sigs.get(&h) {
-            Some(&s) => s,
-            None => {
-                let hs = h.sig();
-                let mut sig = ir::Signature::new(self.env.call_conv);
-                sig.params
-                    .extend(hs.params.iter().map(|&t| AbiParam::new(t)));
-                sig.returns.extend(hs.ret.map(AbiParam::new));
-                let s = self.b.import_signature(sig);
-                self.helper_sigs.insert(h, s);
-                s
-            }
-        };
-        let addr = self.helper_addr(h);
-        let call = self.b.ins().call_indirect(sig, addr, args);
-        let result = self.b.inst_results(call).first().copied();
-        if h.may_trap() {
-            self.check_trap(loc);
-        }
-        result
-    }
-
-    /// The code address of helper `h`: a constant, or entry `h` of the
-    /// context's helper table under [`Addressing::Tables`].
-    fn helper_addr(&mut self, h: Helper) -> ir::Value {
-        match self.env.addressing {
-            Addressing::Absolute => self.b.ins().iconst(types::I64, h.addr() as i64),
-            Addressing::Tables => {
-                let ctx = self.ctx();
-                let table = self
-                    .b
-                    .ins()
-                    .load(types::I64, flags(), ctx, VMCTX_HELPERS_OFFSET);
-                let off = word_offset(h as usize).unwrap_or(i32::MAX);
-                self.b
-                    .ins()
-                    .load(types::I64, flags().with_readonly(), table, off)
-            }
-        }
-    }
-
     /// The zero value of native type `t`.
     fn zero(&mut self, t: types::Type) -> ir::Value {
         if t == types::F64 {
             self.b.ins().f64const(0.0)
         } else {
             self.b.ins().iconst(t, 0)
-        }
-    }
-
-    /// Fills the blocks queued in `pending` (filling one may queue more).
-    fn fill_pending(&mut self) {
-        while let Some(p) = self.pending.pop() {
-            match p {
-                Pending::Trap(bl, code, loc, site) => {
-                    self.b.switch_to_block(bl);
-                    self.store_trap_code(code as u32);
-                    self.trap_frames(loc, site);
-                    self.b.ins().jump(self.exit, &[]);
-                }
-                Pending::Propagate(bl, loc, site) => {
-                    self.b.switch_to_block(bl);
-                    self.trap_frames(loc, site);
-                    self.b.ins().jump(self.exit, &[]);
-                }
-                Pending::Edge(bl, target, args, tick, site) => {
-                    self.b.switch_to_block(bl);
-                    if tick {
-                        let outer = std::mem::replace(&mut self.inline_sites, site);
-                        self.fuel_tick(Some(self.func.loc()));
-                        self.inline_sites = outer;
-                        self.counter_tick(true);
-                    }
-                    self.b.ins().jump(target, &args);
-                }
-            }
-        }
-    }
-
-    /// Fills the shared exit block: return a zero result (after unwinding
-    /// the self calls to the shell, which never returns here, under
-    /// `unwind`).
-    fn finish_exit(&mut self) {
-        self.b.switch_to_block(self.exit);
-        if let Some(table) = self.unwind {
-            let mut sig = ir::Signature::new(self.env.call_conv);
-            sig.params
-                .extend([AbiParam::new(types::I64), AbiParam::new(types::I64)]);
-            let sig = self.b.import_signature(sig);
-            let addr = self
-                .b
-                .ins()
-                .iconst(types::I64, super::unwind::entry_addr() as i64);
-            let table = self.b.ins().iconst(types::I64, table as i64);
-            let ctx = self.ctx();
-            self.b.ins().call_indirect(sig, addr, &[ctx, table]);
-        }
-        self.restore_pinned();
-        match native_type(self.func.sig().ret) {
-            Some(t) => {
-                let z = self.zero(t);
-                self.b.ins().return_(&[z]);
-            }
-            None => {
-                self.b.ins().return_(&[]);
-            }
         }
     }
 
