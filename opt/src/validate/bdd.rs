@@ -185,7 +185,19 @@ impl Bdd {
         parts.sort_unstable_by_key(|&p| std::cmp::Reverse(self.var_of(p)));
         let mut acc = if and { TRUE } else { FALSE };
         for &p in parts.iter() {
-            acc = self.apply(and, acc, p)?;
+            acc = match self.literal(p) {
+                // A literal above every variable of `acc`: the node `apply`
+                // would make, without its memo (a path condition is a
+                // conjunction of literals, rebuilt in every round).
+                Some((v, pos)) if v < self.var_of(acc) && acc > TRUE => {
+                    let other = if and { FALSE } else { TRUE };
+                    match (and, pos) {
+                        (true, true) | (false, false) => self.mk(v, other, acc)?,
+                        _ => self.mk(v, acc, other)?,
+                    }
+                }
+                _ => self.apply(and, acc, p)?,
+            };
         }
         Some(acc)
     }
@@ -354,6 +366,30 @@ mod tests {
             // Renaming every variable to a fresh one and back is the identity.
             let up = b.rename(x, &mut |v| Some(v + 10)).unwrap();
             prop_assert_eq!(b.rename(up, &mut |v| Some(v - 10)).unwrap(), x);
+        }
+    }
+
+    proptest! {
+        /// `junction` builds a conjunction or disjunction of literals node
+        /// by node (without `apply`) as the same diagram `apply` makes.
+        #[test]
+        fn a_junction_of_literals_is_the_applied_diagram(
+            lits in proptest::collection::vec((0u32..8, any::<bool>()), 0..10),
+            and in any::<bool>(),
+        ) {
+            let mut b = Bdd::new(1 << 16);
+            let mut parts: Vec<u32> = lits
+                .iter()
+                .map(|&(v, pos)| {
+                    let x = b.var(v).unwrap();
+                    if pos { x } else { b.not(x).unwrap() }
+                })
+                .collect();
+            let mut folded = if and { TRUE } else { FALSE };
+            for &p in &parts {
+                folded = b.apply(and, folded, p).unwrap();
+            }
+            prop_assert_eq!(b.junction(and, &mut parts), Some(folded));
         }
     }
 

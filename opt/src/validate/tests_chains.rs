@@ -189,3 +189,33 @@ fn a_long_else_if_chain_validates_with_bounded_work() {
 fn a_loop_on_a_long_or_validates_in_few_rounds_and_quadratic_work() {
     bounded("while ||", or_loop, 20);
 }
+
+/// The complement probes ([`super::graph::PROBES`]) of validating the
+/// chain of `n` made by `make`.
+fn probes(make: fn(usize) -> String, n: usize) -> usize {
+    let (before, after) = optimized(&make(n));
+    super::graph::PROBES.with(|p| p.set(0));
+    assert!(validate(&before, &after).is_equal(), "chain of {n}");
+    super::graph::PROBES.with(|p| p.get())
+}
+
+/// Conjunctions that extend a complement-free one compare only their new
+/// arguments with the rest, and a conjunction rebuilt as it was is found
+/// as it was: the complement search stays linear in the chain's length.
+/// It compared every argument of every path condition in every round
+/// before (quadratic: the `k`-th return's condition has `k` literals).
+#[test]
+fn complement_search_is_linear_in_a_long_chain() {
+    for (name, make, n) in [
+        ("||", or_chain as fn(usize) -> String, 20),
+        ("else if", else_if_chain, 10),
+        ("while ||", or_loop, 20),
+    ] {
+        let (small, large) = (probes(make, n), probes(make, 4 * n));
+        println!("{name}: probes {n}: {small}, {}: {large}", 4 * n);
+        assert!(
+            large <= 6 * small.max(1),
+            "{name}: complement probes {small} -> {large}"
+        );
+    }
+}

@@ -144,6 +144,47 @@ fn inlined_calls_are_unfolded_first() {
     assert_eq!(n, [1, 0]);
 }
 
+/// The rounds (all attempts) of `run` ([`WORK`]).
+fn rounds(run: impl FnOnce()) -> usize {
+    WORK.with(|w| w.set([0; 4]));
+    run();
+    WORK.with(|w| w.get()[0])
+}
+
+/// The plain attempt that follows an unfolded attempt that alarmed runs at
+/// most [`Options::fallback_rounds`] rounds: it judges calls that were
+/// inlined as uninterpreted, and on the corpus never validated after more
+/// than 5 rounds. The verdict is the unfolded attempt's alarm either way.
+#[test]
+fn the_plain_attempt_after_an_unfolded_alarm_has_a_round_budget() {
+    let p = program(CALLS);
+    let callees = Callees::new(p.clone(), 1000);
+    let mut before = p.funcs[FuncId::from_u32(1)].clone();
+    crate::canon::canonicalize(&mut before);
+    let bad = inlined_sum(true);
+    let with = |fallback_rounds: usize| {
+        let opts = Options {
+            fallback_rounds,
+            ..Options::default()
+        };
+        let mut v = None;
+        let n = rounds(|| v = Some(validate_in(&before, &bad, Some(&callees), &opts)));
+        assert!(matches!(v, Some(Verdict::Alarm(_))), "{v:?}");
+        n
+    };
+    let unfolded = rounds(|| {
+        check(&before, &bad, Some(&callees), &Options::default());
+    });
+    let full = with(64);
+    assert!(
+        full > unfolded + 1,
+        "the plain attempt takes {} rounds",
+        full - unfolded
+    );
+    assert_eq!(with(1), unfolded + 1);
+    assert!(with(FALLBACK_PLAIN_ROUNDS) <= unfolded + FALLBACK_PLAIN_ROUNDS);
+}
+
 /// [`Callees::calls_inlined`]: fewer calls of some function and no more
 /// of any; a call copied (as unrolling does) is not inlining.
 #[test]
