@@ -137,6 +137,8 @@ mod tests_shapes;
 mod tests_thread;
 #[cfg(test)]
 mod tests_unroll;
+#[cfg(test)]
+mod tests_vsdg;
 
 use rustc_hash::FxHashMap;
 
