@@ -90,8 +90,16 @@ use super::graph::{Id, Op};
 use super::rules::Rules;
 use crate::ir::Type;
 
-/// Most branches R10 makes one φ (larger nests stay nested).
-const MAX_FLAT: usize = 16;
+/// Most branches R10 makes one φ (larger nests stay nested), counted
+/// before any node is made. Large enough for any nest a program spells
+/// out (the parser nests at most `MAX_DEPTH` = 256 levels; an `else if`
+/// arm with an inner chain of three adds three branches per level), and
+/// a bound on the work where φ's share children (a nest of shared φ's
+/// flattens to exponentially many branches). It was 16: a 20-level
+/// `if .. else { if .. }` nest then stayed nested on one side while the
+/// VSDG round trip's code, which returns from each arm, gives the other
+/// side one flat φ, and the two never met.
+const MAX_FLAT: usize = 1024;
 
 impl Rules<'_> {
     /// R10 on the φ `n` of type `ty` with resolved arguments `a`: the
@@ -101,8 +109,21 @@ impl Rules<'_> {
         if !self.flatten || ty == Type::Bool {
             return None;
         }
-        let mut out: Vec<(Id, Id)> = Vec::with_capacity(a.len());
-        let mut nested = false;
+        // The size first, so a nest too large to flatten makes no nodes.
+        let (mut size, mut nested) = (0, false);
+        for c in a.chunks(2) {
+            let vn = self.g.node(self.r(c[1]));
+            if vn.op == Op::Phi && vn.ty == ty && !self.same(c[1], n) {
+                nested = true;
+                size += vn.args.len() / 2;
+            } else {
+                size += 1;
+            }
+        }
+        if !nested || size > MAX_FLAT {
+            return None;
+        }
+        let mut out: Vec<(Id, Id)> = Vec::with_capacity(size);
         for c in a.chunks(2) {
             let (g, v) = (self.r(c[0]), self.r(c[1]));
             let vn = self.g.node(v);
@@ -110,15 +131,11 @@ impl Rules<'_> {
                 out.push((g, v));
                 continue;
             }
-            nested = true;
             let inner: Vec<Id> = vn.args.iter().map(|&x| self.r(x)).collect();
             for ic in inner.chunks(2) {
                 let gate = self.g.and(&[g, ic[0]]);
                 out.push((gate, ic[1]));
             }
-        }
-        if !nested || out.len() > MAX_FLAT {
-            return None;
         }
         Some(self.g.phi(ty, &out))
     }

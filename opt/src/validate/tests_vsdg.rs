@@ -1,6 +1,8 @@
 //! Shapes the VSDG round trip (tier T3, `--tier full`) gives code that the
 //! `-O2` pipeline does not, and the rules that validate them: a
-//! comparison of a γ output moved into the γ (R12, `phiop`).
+//! comparison of a γ output moved into the γ (R12, `phiop`), and an
+//! `if .. else { if .. }` nest whose arms each return after the round
+//! trip (R10 on a nest deeper than it used to flatten).
 
 use super::*;
 use crate::ir::{parse_program, Program};
@@ -146,6 +148,78 @@ fn a_comparison_moved_into_a_gamma_by_hand_validates_and_wrong_ones_alarm() {
         assert!(
             matches!(validate(&before, &after), Verdict::Alarm(_)),
             "{wrong}"
+        );
+    }
+}
+
+/// `fn arm(x: int) -> int { var c = -1; if x == 0 { c = 0; } else { if x
+/// == 7 { c = 1; } else { .. } } return c; }` with `n` levels, as the
+/// frontend lowers it (one join per level) when `nested`, else as the
+/// round trip returns it (each arm returns; the last returns `wrong_last`
+/// instead of `-1` when given).
+fn arms(n: usize, nested: bool, wrong_last: Option<i64>) -> String {
+    // Blocks: level k tests in `block{k}`, sets in `block{n+k}`, joins in
+    // `block{2n+k}`. Values: level k `v{3k+1..3k+3}`, `-1` in
+    // `v{3n+1}`, the join parameters after it.
+    let mut s = String::from("fn fn0 \"arm\"(int) -> int {\n");
+    let (minus1, join) = (3 * n + 1, |k: usize| 3 * n + 2 + k);
+    for k in 0..n {
+        let (c, t, v) = (3 * k + 1, 3 * k + 2, 3 * k + 3);
+        if k == 0 {
+            s += "block0(v0: int):\n";
+        } else {
+            s += &format!("block{k}:\n");
+        }
+        s += &format!("    v{c}: int = iconst {}\n", 7 * k);
+        s += &format!("    v{t}: bool = icmp eq v0, v{c}\n");
+        let next = if k + 1 < n {
+            format!("block{}", k + 1)
+        } else {
+            let last = if nested {
+                format!("block{}(v{minus1})", 2 * n + k)
+            } else {
+                format!("block{}", 3 * n)
+            };
+            s += &format!("    v{minus1}: int = iconst {}\n", wrong_last.unwrap_or(-1));
+            last
+        };
+        s += &format!("    br v{t}, block{}, {next}\n", n + k);
+        s += &format!("block{}:\n    v{v}: int = iconst {k}\n", n + k);
+        if nested {
+            s += &format!("    jump block{}(v{v})\n", 2 * n + k);
+        } else {
+            s += &format!("    return v{v}\n");
+        }
+    }
+    if nested {
+        for k in (0..n).rev() {
+            let p = join(k);
+            s += &format!("block{}(v{p}: int):\n", 2 * n + k);
+            if k == 0 {
+                s += &format!("    return v{p}\n");
+            } else {
+                s += &format!("    jump block{}(v{p})\n", 2 * n + k - 1);
+            }
+        }
+    } else {
+        s += &format!("block{}:\n    return v{minus1}\n", 3 * n);
+    }
+    s + "}"
+}
+
+/// A 40-level nest against its arms returning one by one: R10 flattens
+/// the nest into the other side's one φ of 41 branches (it stopped at 16,
+/// and this alarmed from 16 levels on). A wrong last value alarms.
+#[test]
+fn a_deep_if_else_nest_validates_against_returning_arms() {
+    for n in [4, 16, 17, 40] {
+        let before = func(&arms(n, true, None));
+        let after = func(&arms(n, false, None));
+        assert_eq!(validate(&before, &after), Verdict::Equal, "{n} levels");
+        let wrong = func(&arms(n, false, Some(5)));
+        assert!(
+            matches!(validate(&before, &wrong), Verdict::Alarm(_)),
+            "{n} levels, wrong last value"
         );
     }
 }
