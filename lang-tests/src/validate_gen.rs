@@ -128,12 +128,21 @@ mod tests {
     /// `source` lowered (canonical) and optimized by the `-O2` pipeline,
     /// validated by the single comparison and by `validate_pipeline`.
     fn both_ways(name: &str, source: String) -> (ProgramValidation, ProgramValidation) {
+        both_ways_over(name, source, ValidatedPipeline::O2)
+    }
+
+    /// [`both_ways`] over the pipeline `which`.
+    fn both_ways_over(
+        name: &str,
+        source: String,
+        which: ValidatedPipeline,
+    ) -> (ProgramValidation, ProgramValidation) {
         let mut sources = SourceMap::default();
         sources.add(SourceFile::new(name.to_string(), source));
         let lowered: Program = compile(&sources, &CompileOptions::default())
             .expect("compiles")
             .program;
-        let pipeline = Pipeline::for_level(2);
+        let pipeline = Pipeline::from_names(&which.passes()).expect("registered");
         let opts = PipelineOptions {
             verify: false,
             time: false,
@@ -255,6 +264,30 @@ mod tests {
         );
         let source = std::fs::read_to_string(path).expect("readable");
         chained("inlined_constant_chains.wdl", source, ".main");
+    }
+
+    /// The corpus program of shapes the VSDG round trip changes (a deep
+    /// `if .. else { if .. }` nest, arms with inner chains, a flag compared
+    /// after the branch that set it): every function validates by the
+    /// single comparison over both pipelines. Before R12 and the larger
+    /// R10 nests, `nested` and `flags` alarmed over the full pipeline and
+    /// `mixed` over both.
+    #[test]
+    fn the_vsdg_shapes_validate_over_both_pipelines() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/programs/control/nested_arms.wdl"
+        );
+        let source = std::fs::read_to_string(path).expect("readable");
+        for which in [ValidatedPipeline::O2, ValidatedPipeline::Full] {
+            let (single, _) = both_ways_over("nested_arms.wdl", source.clone(), which);
+            assert_eq!(single.total, 5, "{which:?}");
+            assert_eq!(
+                single.equal, single.total,
+                "{which:?}: {:?}",
+                single.findings
+            );
+        }
     }
 
     /// Every function is counted once, as validated or as a failure with
