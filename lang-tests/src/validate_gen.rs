@@ -1,6 +1,7 @@
 //! Translation validation over generated programs (issue 14's target
 //! "≥ 90 % of generated programs' functions", digest §5.7 T3): each program
-//! of [`crate::gen`] is lowered, optimized by the `-O2` pipeline and every
+//! of [`crate::gen`] is lowered, optimized by the `-O2` pipeline (or tier
+//! T3's, with the VSDG round trip: [`ValidatedPipeline`]) and every
 //! optimized function is validated against its canonical original, as
 //! `waddle run --validate` does (the single before/after comparison, then
 //! pass by pass for a function that fails it; the functions validated by
@@ -10,10 +11,29 @@ use std::time::{Duration, Instant};
 
 use waddle_frontend::{compile, CompileOptions, SourceFile, SourceMap};
 use waddle_opt::canon::canonicalize;
-use waddle_opt::passes::{Pipeline, PipelineOptions};
+use waddle_opt::passes::{level_pipeline, vsdg_pipeline, Pipeline, PipelineOptions};
 use waddle_opt::validate::{validate_pipeline, Options};
 
 use crate::gen::{generate, GenConfig};
+
+/// The pipeline [`validate_generated`] validates.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ValidatedPipeline {
+    /// Tier T2's `-O2` pipeline.
+    O2,
+    /// Tier T3's: `-O2`, the VSDG round trip and its cleanup.
+    Full,
+}
+
+impl ValidatedPipeline {
+    /// Its passes, in order.
+    pub fn passes(self) -> Vec<&'static str> {
+        match self {
+            ValidatedPipeline::O2 => level_pipeline(2).to_vec(),
+            ValidatedPipeline::Full => vsdg_pipeline(2),
+        }
+    }
+}
 
 /// A generated function that did not validate.
 #[derive(Clone, Debug)]
@@ -38,7 +58,7 @@ pub struct GenValidation {
     /// Of those, the functions validated only by their per-pass chain
     /// (`validate_pipeline`'s fallback).
     pub chained: u32,
-    /// Time in the `-O2` pipeline.
+    /// Time in the pipeline.
     pub passes: Duration,
     /// Time validating.
     pub validate: Duration,
@@ -46,16 +66,17 @@ pub struct GenValidation {
     pub failures: Vec<GenFailure>,
 }
 
-/// Validates the `-O2` optimization of the programs of seeds
+/// Validates the optimization by `which` of the programs of seeds
 /// `first..first + count` under `config`; `Err` when a generated program
 /// does not compile or the pipeline fails (both are bugs).
 pub fn validate_generated(
     first: u64,
     count: u64,
     config: &GenConfig,
+    which: ValidatedPipeline,
 ) -> Result<GenValidation, String> {
     let mut out = GenValidation::default();
-    let pipeline = Pipeline::for_level(2);
+    let pipeline = Pipeline::from_names(&which.passes()).map_err(|e| e.to_string())?;
     let opts = PipelineOptions {
         verify: false,
         time: false,
@@ -107,12 +128,21 @@ mod tests {
     /// `source` lowered (canonical) and optimized by the `-O2` pipeline,
     /// validated by the single comparison and by `validate_pipeline`.
     fn both_ways(name: &str, source: String) -> (ProgramValidation, ProgramValidation) {
+        both_ways_over(name, source, ValidatedPipeline::O2)
+    }
+
+    /// [`both_ways`] over the pipeline `which`.
+    fn both_ways_over(
+        name: &str,
+        source: String,
+        which: ValidatedPipeline,
+    ) -> (ProgramValidation, ProgramValidation) {
         let mut sources = SourceMap::default();
         sources.add(SourceFile::new(name.to_string(), source));
         let lowered: Program = compile(&sources, &CompileOptions::default())
             .expect("compiles")
             .program;
-        let pipeline = Pipeline::for_level(2);
+        let pipeline = Pipeline::from_names(&which.passes()).expect("registered");
         let opts = PipelineOptions {
             verify: false,
             time: false,
@@ -236,17 +266,47 @@ mod tests {
         chained("inlined_constant_chains.wdl", source, ".main");
     }
 
+    /// The corpus program of shapes the VSDG round trip changes (a deep
+    /// `if .. else { if .. }` nest, arms with inner chains, a flag compared
+    /// after the branch that set it): every function validates by the
+    /// single comparison over both pipelines. Before R12 and the larger
+    /// R10 nests, `nested` and `flags` alarmed over the full pipeline and
+    /// `mixed` over both.
+    #[test]
+    fn the_vsdg_shapes_validate_over_both_pipelines() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/programs/control/nested_arms.wdl"
+        );
+        let source = std::fs::read_to_string(path).expect("readable");
+        for which in [ValidatedPipeline::O2, ValidatedPipeline::Full] {
+            let (single, _) = both_ways_over("nested_arms.wdl", source.clone(), which);
+            assert_eq!(single.total, 5, "{which:?}");
+            assert_eq!(
+                single.equal, single.total,
+                "{which:?}: {:?}",
+                single.findings
+            );
+        }
+    }
+
     /// Every function is counted once, as validated or as a failure with
-    /// its reason, and the figures are deterministic.
+    /// its reason, and the figures are deterministic, over both pipelines
+    /// (the same functions).
     #[test]
     fn every_function_is_validated_or_listed_with_a_reason() {
         let c = GenConfig::small();
-        let a = validate_generated(1, 3, &c).expect("generated programs compile");
-        assert_eq!(a.programs, 3);
-        assert!(a.funcs > 0);
-        assert_eq!(a.validated as usize + a.failures.len(), a.funcs as usize);
-        assert!(a.failures.iter().all(|f| !f.message.is_empty()));
-        let b = validate_generated(1, 3, &c).expect("generated programs compile");
-        assert_eq!((a.funcs, a.validated), (b.funcs, b.validated));
+        let mut funcs = Vec::new();
+        for which in [ValidatedPipeline::O2, ValidatedPipeline::Full] {
+            let a = validate_generated(1, 3, &c, which).expect("generated programs compile");
+            assert_eq!(a.programs, 3);
+            assert!(a.funcs > 0);
+            assert_eq!(a.validated as usize + a.failures.len(), a.funcs as usize);
+            assert!(a.failures.iter().all(|f| !f.message.is_empty()));
+            let b = validate_generated(1, 3, &c, which).expect("generated programs compile");
+            assert_eq!((a.funcs, a.validated), (b.funcs, b.validated));
+            funcs.push(a.funcs);
+        }
+        assert_eq!(funcs[0], funcs[1]);
     }
 }

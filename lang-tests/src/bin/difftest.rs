@@ -25,7 +25,7 @@ use waddle_lang_tests::difftest::{
     self, aarch64_configs, host_configs, same_problem, signature, Config, Limits,
 };
 use waddle_lang_tests::gen::{generate, GenConfig};
-use waddle_lang_tests::validate_gen::validate_generated;
+use waddle_lang_tests::validate_gen::{validate_generated, ValidatedPipeline};
 
 /// Differential testing of every tier against the interpreter.
 #[derive(Parser, Debug, Clone)]
@@ -79,6 +79,10 @@ struct Args {
     /// validate.
     #[arg(long)]
     validate: bool,
+    /// With `--validate`: the pipeline of this tier (`opt`: `-O2`; `full`:
+    /// `-O2`, the VSDG round trip and its cleanup).
+    #[arg(long, requires = "validate", value_parser = ["opt", "full"], default_value = "opt")]
+    validate_tier: String,
     /// Internal: serve requests from the parent on stdin.
     #[arg(long, hide = true)]
     worker: bool,
@@ -172,7 +176,12 @@ fn main() {
 
 /// `--validate`: the validated % of the programs' functions.
 fn validate(args: &Args) -> i32 {
-    let v = match validate_generated(args.seed, args.count, &args.gen_config()) {
+    let which = if args.validate_tier == "full" {
+        ValidatedPipeline::Full
+    } else {
+        ValidatedPipeline::O2
+    };
+    let v = match validate_generated(args.seed, args.count, &args.gen_config(), which) {
         Ok(v) => v,
         Err(e) => {
             eprintln!("error: {e}");
@@ -184,13 +193,14 @@ fn validate(args: &Args) -> i32 {
     }
     let pct = 100.0 * f64::from(v.validated) / f64::from(v.funcs.max(1));
     println!(
-        "validated {} of {} functions ({pct:.1}%; {} by per-pass chain) of {} programs (seeds {}..{})",
+        "validated {} of {} functions ({pct:.1}%; {} by per-pass chain) of {} programs (seeds {}..{}, {} pipeline)",
         v.validated,
         v.funcs,
         v.chained,
         v.programs,
         args.seed,
-        args.seed + args.count
+        args.seed + args.count,
+        args.validate_tier
     );
     println!(
         "time: passes {:.3} s, validate {:.3} s (validate/passes {:.2})",

@@ -137,6 +137,8 @@ mod tests_shapes;
 mod tests_thread;
 #[cfg(test)]
 mod tests_unroll;
+#[cfg(test)]
+mod tests_vsdg;
 
 use rustc_hash::FxHashMap;
 
@@ -350,7 +352,11 @@ pub fn missing_rule(pass: &str) -> &'static str {
         "unswitch" => "the case split on a loop-invariant condition (P12, no rule)",
         "jt" | "js" => "path gates relative to different dominators after threading",
         "licm" => "a load hoisted over a nested loop that allocates",
-        "vsdg" => "exit gates of nested loops after the VSDG round trip",
+        "vsdg" => {
+            "an effect the VSDG round trip duplicated into the arms of a branch \
+             (a token φ of one effect per arm against the effect after a token φ), \
+             or exit gates of nested loops"
+        }
         _ => "not examined",
     }
 }

@@ -60,13 +60,46 @@
 //! meet only with the operator on one side of the φ. The rule is oriented
 //! to shrink the graph (one operator node for `n`), as the thesis orients
 //! its general rules (§2.4).
+//!
+//! # R12, an operator on constants moves into a φ where it folds
+//! `op(φ{g_i → a_i}, k) ↓ φ{g_i → op(a_i, k)}` when the other arguments
+//! `k` are constants and some `a_i` is a constant: `op(a_i, k)` folds
+//! there (R1, by the interpreter; when an operation would trap the rule
+//! does not fire), and is a new node elsewhere. Not on boolean φ's (R3
+//! makes them disjunctions).
+//!
+//! **Soundness.** R9's equation read the other way: at a tick where `g_i`
+//! holds both sides are `op(a_i, k)`; where no gate holds the φ is not
+//! observed, and pure operators are total (traps are effects), so the
+//! operator observes nothing there either. R9 factors only a φ whose
+//! every branch applies the operator, and a folded branch is a constant,
+//! so R9 and R12 cannot undo each other; each R12 step moves an operator
+//! one φ down, so it ends.
+//!
+//! **Why.** The VSDG round trip moves an operator on a γ's output into
+//! the γ's regions, where it folds in a region that gives a constant:
+//! `c = x == 0 ? 0 : 1; if c == 0 {..}` becomes a γ with a boolean output
+//! `x == 0 ? true : false` that the branch tests, and `(len(a) == 0 ? 0 :
+//! a[0]) & 7` becomes `len(a) == 0 ? 0 : a[0] & 7`. The original keeps the
+//! operator over the φ (for the comparison, an atom to the gate
+//! diagrams, while the other side's `φ{x = 0 → true, x ≠ 0 → false}` is
+//! R3's disjunction `x = 0`); moved into the φ, both sides meet.
 
+use super::fold;
 use super::graph::{Id, Op};
 use super::rules::Rules;
 use crate::ir::Type;
 
-/// Most branches R10 makes one φ (larger nests stay nested).
-const MAX_FLAT: usize = 16;
+/// Most branches R10 makes one φ (larger nests stay nested), counted
+/// before any node is made. Large enough for any nest a program spells
+/// out (the parser nests at most `MAX_DEPTH` = 256 levels; an `else if`
+/// arm with an inner chain of three adds three branches per level), and
+/// a bound on the work where φ's share children (a nest of shared φ's
+/// flattens to exponentially many branches). It was 16: a 20-level
+/// `if .. else { if .. }` nest then stayed nested on one side while the
+/// VSDG round trip's code, which returns from each arm, gives the other
+/// side one flat φ, and the two never met.
+const MAX_FLAT: usize = 1024;
 
 impl Rules<'_> {
     /// R10 on the φ `n` of type `ty` with resolved arguments `a`: the
@@ -76,8 +109,21 @@ impl Rules<'_> {
         if !self.flatten || ty == Type::Bool {
             return None;
         }
-        let mut out: Vec<(Id, Id)> = Vec::with_capacity(a.len());
-        let mut nested = false;
+        // The size first, so a nest too large to flatten makes no nodes.
+        let (mut size, mut nested) = (0, false);
+        for c in a.chunks(2) {
+            let vn = self.g.node(self.r(c[1]));
+            if vn.op == Op::Phi && vn.ty == ty && !self.same(c[1], n) {
+                nested = true;
+                size += vn.args.len() / 2;
+            } else {
+                size += 1;
+            }
+        }
+        if !nested || size > MAX_FLAT {
+            return None;
+        }
+        let mut out: Vec<(Id, Id)> = Vec::with_capacity(size);
         for c in a.chunks(2) {
             let (g, v) = (self.r(c[0]), self.r(c[1]));
             let vn = self.g.node(v);
@@ -85,17 +131,56 @@ impl Rules<'_> {
                 out.push((g, v));
                 continue;
             }
-            nested = true;
             let inner: Vec<Id> = vn.args.iter().map(|&x| self.r(x)).collect();
             for ic in inner.chunks(2) {
                 let gate = self.g.and(&[g, ic[0]]);
                 out.push((gate, ic[1]));
             }
         }
-        if !nested || out.len() > MAX_FLAT {
+        Some(self.g.phi(ty, &out))
+    }
+
+    /// R12 on the pure operator `op` of type `ty` with resolved
+    /// arguments `a`: one of them a φ with a constant branch, the others
+    /// constants.
+    pub(super) fn fold_into_phi(&mut self, op: &Op, ty: Type, a: &[Id]) -> Option<Id> {
+        if !matches!(op, Op::Un(_) | Op::Bin(_)) {
             return None;
         }
-        Some(self.g.phi(ty, &out))
+        let pos = a
+            .iter()
+            .position(|&x| self.g.node(x).op == Op::Phi && self.g.node(x).ty != Type::Bool)?;
+        let mut ks: Vec<u64> = Vec::with_capacity(a.len());
+        for (i, &x) in a.iter().enumerate() {
+            ks.push(if i == pos { 0 } else { self.konst(x)? });
+        }
+        let types: Vec<Type> = a.iter().map(|&x| self.g.node(x).ty).collect();
+        let phi = self.g.node(a[pos]).args.clone();
+        if !phi.chunks(2).any(|c| self.konst(c[1]).is_some()) {
+            return None;
+        }
+        let mut branches: Vec<(Id, Id)> = Vec::with_capacity(phi.len() / 2);
+        for c in phi.chunks(2) {
+            let (g, x) = (self.r(c[0]), self.r(c[1]));
+            let v = match self.konst(x) {
+                Some(k) => {
+                    ks[pos] = k;
+                    let v = match op {
+                        Op::Un(u) => fold::unary(*u, types[0], ks[0])?,
+                        Op::Bin(b) => fold::binary(*b, types[0], types[1], ks[0], ks[1])?,
+                        _ => return None,
+                    };
+                    self.g.konst(ty, v)
+                }
+                None => {
+                    let mut args: Vec<Id> = a.to_vec();
+                    args[pos] = x;
+                    self.g.intern(op.clone(), ty, args)
+                }
+            };
+            branches.push((g, v));
+        }
+        Some(self.g.phi(ty, &branches))
     }
 
     /// R9 on a φ of type `ty` with resolved arguments `a`

@@ -16,6 +16,7 @@
 //! | R9 | a pure operator common to every branch of a φ is factored out (`phiop`) | §4.0.3 (φ, `map` pointwise) |
 //! | R10 | nested φ's flatten: `φ{G → φ{h_j → v_j}} ↓ φ{G ∧ h_j → v_j}` (`phiop`) | §4.0.3 (φ pointwise) |
 //! | R11 | a φ outside every loop gets its gates conjoined with where it is observed: `φ{g_j → v_j} ↓ φ{g_j ∧ O → v_j}` (`observe`) | §4.0.3 (φ pointwise) |
+//! | R12 | an operator on constants moves into a φ with a constant branch, where it folds: `op(φ{g_i → a_i}, k) ↓ φ{g_i → op(a_i, k)}` (`phiop`) | §4.0.3 (φ pointwise) |
 //!
 //! In strict-termination mode (digest §5.2) R4's μ and η rules do not
 //! fire on tokens, so deleting a loop that might not terminate alarms.
@@ -126,17 +127,22 @@ impl<'a> Rules<'a> {
         let (node_op, ty) = (self.g.node(n).op.clone(), self.g.node(n).ty);
         let a: SmallVec<[Id; 4]> = self.g.node(n).args.iter().map(|&x| self.r(x)).collect();
         let out = match &node_op {
-            Op::Un(op) => {
-                let k = self.konst(a[0])?;
-                let t = self.g.node(a[0]).ty;
-                let v = fold::unary(*op, t, k)?;
-                Some(self.g.konst(ty, v))
-            }
-            Op::Bin(op) => self.binary(*op, ty, a[0], a[1]).or_else(|| {
-                (ty == Type::Bool)
-                    .then(|| self.pull_exit(&node_op, &a))
-                    .flatten()
-            }),
+            Op::Un(op) => match self.konst(a[0]) {
+                Some(k) => {
+                    let t = self.g.node(a[0]).ty;
+                    let v = fold::unary(*op, t, k)?;
+                    Some(self.g.konst(ty, v))
+                }
+                None => self.fold_into_phi(&node_op, ty, &a),
+            },
+            Op::Bin(op) => self
+                .binary(*op, ty, a[0], a[1])
+                .or_else(|| {
+                    (ty == Type::Bool)
+                        .then(|| self.pull_exit(&node_op, &a))
+                        .flatten()
+                })
+                .or_else(|| self.fold_into_phi(&node_op, ty, &a)),
             Op::StrLen => match &self.g.node(a[0]).op {
                 Op::Str(s) => {
                     let len = s.len() as u64;

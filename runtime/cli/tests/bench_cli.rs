@@ -467,3 +467,56 @@ fn validate_corpus_lists_every_function_that_does_not_validate() {
     assert!(!text.contains("group/sum.wdl: sum:"), "{text}");
     assert!(!text.contains("group/fill.wdl: fill:"), "{text}");
 }
+
+/// `--validate --corpus --tiers opt,full`: one report per pipeline, the
+/// full one with the VSDG round trip's row; a comparison of a φ that the
+/// round trip moves into its γ validates on both (R12). A tier without a
+/// pipeline of its own is an error.
+#[test]
+fn validate_corpus_measures_the_full_pipeline_too() {
+    let dir = temp_suite("validate-corpus-full");
+    std::fs::create_dir_all(dir.join("group")).unwrap();
+    std::fs::write(
+        dir.join("group/gamma.wdl"),
+        "fn f(x: int) {\n    var y = 0;\n    while y < 2 {\n        var c = 1;\n        \
+         if x == 0 { c = 0; }\n        if c == 0 { print(y); }\n        y = y + 1;\n    }\n}\n\
+         f(0);\nf(1);\n",
+    )
+    .unwrap();
+    let run = |tiers: &str| {
+        waddle(&[
+            "bench",
+            "--validate",
+            "--corpus",
+            "--runs",
+            "1",
+            "--tiers",
+            tiers,
+            "--dir",
+            dir.to_str().unwrap(),
+        ])
+    };
+    let out = run("opt,full");
+    let bad = run("interp");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let (o2, full) = text
+        .split_once("lang-test corpus (full: -O2 + VSDG round trip)")
+        .unwrap_or_else(|| panic!("a full section: {text}"));
+    assert!(o2.contains("lang-test corpus (-O2)"), "{text}");
+    assert!(!o2.lines().any(|l| l.starts_with("vsdg ")), "{text}");
+    assert!(full.lines().any(|l| l.starts_with("vsdg ")), "{text}");
+    for part in [o2, full] {
+        assert!(part.contains("validated 2 of 2 functions"), "{text}");
+        assert!(
+            part.contains("functions that do not validate (0)"),
+            "{text}"
+        );
+    }
+    assert_eq!(bad.status.code(), Some(1), "{bad:?}");
+    assert!(
+        String::from_utf8_lossy(&bad.stderr).contains("not `interp`"),
+        "{bad:?}"
+    );
+}

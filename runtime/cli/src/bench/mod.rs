@@ -111,7 +111,8 @@ pub struct BenchArgs {
     /// suite (every `.wdl` under `--dir`, default
     /// `lang-tests/tests/programs`; NAMES filters by path), and print the
     /// validated % per pass and every function that does not validate
-    /// with the reason.
+    /// with the reason; `--tiers opt,full` selects the pipelines (T2's
+    /// `-O2`, T3's with the VSDG round trip; default `opt`).
     #[arg(long, requires = "validate")]
     pub corpus: bool,
     /// With `--scaling`: compile each shape at `N` and `2N` only and print

@@ -1,6 +1,7 @@
 //! `waddle bench --validate --corpus`: the metrics of issue 14 on the
 //! lang-test corpus (digest §5.7 T3): functions validated over the whole
-//! `-O2` pipeline, validated changed runs per pass, validation time as a
+//! `-O2` pipeline (or, with `--tiers full`, of tier T3's: `-O2`, the VSDG
+//! round trip and its cleanup), validated changed runs per pass, validation time as a
 //! multiple of compile time (the whole compile to machine code: frontend,
 //! passes and Cranelift, as in [`super::validate`]; and of the passes
 //! alone), and every function that does not validate with the reason.
@@ -12,7 +13,7 @@
 //! with the per-pass [`Validator`] attached (untimed) to find the passes
 //! whose own validation fails on each function. A function that does not
 //! validate is classified by running its program on the interpreter at
-//! `-O0` and at `-O2`: when the output and exit status agree the alarm is a
+//! `-O0` and after the measured pipeline: when the output and exit status agree the alarm is a
 //! *missing rule* (named after the pass that alarms, see
 //! [`waddle_opt::validate::missing_rule`]); when they differ it is an
 //! *optimizer bug*.
@@ -26,7 +27,7 @@ use waddle::Tier;
 use waddle_frontend::{compile, CompileOptions, SourceFile, SourceMap};
 use waddle_opt::canon::canonicalize;
 use waddle_opt::ir::Program;
-use waddle_opt::passes::{Pipeline, PipelineOptions};
+use waddle_opt::passes::{level_pipeline, vsdg_pipeline, Pipeline, PipelineOptions};
 use waddle_opt::validate::{missing_rule, validate_pipeline, Options, PassStats, Validator};
 
 use super::table::fmt_time;
@@ -120,28 +121,70 @@ fn median(mut v: Vec<Duration>) -> Duration {
     v.get(v.len() / 2).copied().unwrap_or_default()
 }
 
+/// A pipeline `--validate --corpus` measures: the `-O2` pipeline of tier
+/// T2 (`--tiers opt`, the default) or tier T3's (`--tiers full`).
+pub struct Measured {
+    /// How the report names it.
+    pub label: &'static str,
+    /// Its passes, in order.
+    pub passes: Vec<&'static str>,
+}
+
+/// The pipelines `--tiers` selects (`opt`, `full`; `opt` when not given);
+/// `Err` names a tier without a pipeline of its own.
+pub fn measured(tiers: Option<&[String]>) -> Result<Vec<Measured>, String> {
+    let Some(tiers) = tiers else {
+        return Ok(vec![measured_tier("opt")?]);
+    };
+    tiers.iter().map(|t| measured_tier(t)).collect()
+}
+
+fn measured_tier(tier: &str) -> Result<Measured, String> {
+    match tier {
+        "opt" => Ok(Measured {
+            label: "-O2",
+            passes: level_pipeline(2).to_vec(),
+        }),
+        "full" => Ok(Measured {
+            label: "full: -O2 + VSDG round trip",
+            passes: vsdg_pipeline(2),
+        }),
+        _ => Err(format!(
+            "`--validate --corpus` measures the pipelines of tiers `opt` and `full`, not `{tier}`"
+        )),
+    }
+}
+
 /// Whether `source` prints the same and exits the same on the interpreter
-/// at `-O0` and at `-O2` (with a fuel budget, so a long program ends).
-fn behaves_alike(name: &str, source: &str) -> bool {
-    let run = |opt_level| {
+/// at `-O0` and after the passes `passes` (with a fuel budget, so a long
+/// program ends).
+fn behaves_alike(name: &str, source: &str, passes: &[&str]) -> bool {
+    let run = |passes: Option<Vec<String>>| {
         let o = run_source(
             name,
             source,
             &RunOptions {
                 tier: Tier::Interp,
-                opt_level,
+                passes,
                 fuel: Some(50_000_000),
                 ..RunOptions::default()
             },
         );
         (o.stdout, o.exit_code)
     };
-    run(0) == run(2)
+    run(None) == run(Some(passes.iter().map(|p| p.to_string()).collect()))
 }
 
-/// Measures one corpus program into `t`.
-fn measure(name: &str, source: &str, runs: u32, cpu: bool, t: &mut Totals) -> Result<(), String> {
-    let pipeline = Pipeline::for_level(2);
+/// Measures one corpus program into `t` over the pipeline `m`.
+fn measure(
+    name: &str,
+    source: &str,
+    m: &Measured,
+    args: &BenchArgs,
+    t: &mut Totals,
+) -> Result<(), String> {
+    let (runs, cpu) = (args.runs, args.cpu);
+    let pipeline = Pipeline::from_names(&m.passes).map_err(|e| e.to_string())?;
     let opts = PipelineOptions {
         verify: false,
         time: false,
@@ -210,7 +253,7 @@ fn measure(name: &str, source: &str, runs: u32, cpu: bool, t: &mut Totals) -> Re
     if result.findings.is_empty() {
         return Ok(());
     }
-    let agrees = behaves_alike(name, source);
+    let agrees = behaves_alike(name, source, &m.passes);
     for f in result.findings {
         let mut passes: Vec<&'static str> = v
             .findings
@@ -234,13 +277,20 @@ fn measure(name: &str, source: &str, runs: u32, cpu: bool, t: &mut Totals) -> Re
 /// corpus cannot be read or a pipeline fails.
 pub fn run(args: &BenchArgs) -> Result<(), String> {
     let dir = find_dir(args.dir.as_deref())?;
-    let mut t = Totals::default();
+    let pipelines = measured(args.tiers.as_deref())?;
+    let mut sources = Vec::new();
     for (name, path) in programs(&dir, &args.names)? {
         let source = std::fs::read_to_string(&path)
             .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
-        measure(&name, &source, args.runs, args.cpu, &mut t)?;
+        sources.push((name, source));
     }
-    print!("{}", render(&t));
+    for m in &pipelines {
+        let mut t = Totals::default();
+        for (name, source) in &sources {
+            measure(name, source, m, args, &mut t)?;
+        }
+        print!("{}", render(&t, m.label));
+    }
     Ok(())
 }
 
@@ -252,11 +302,11 @@ fn percent(a: u32, b: u32) -> String {
     format!("{:.1}%", 100.0 * f64::from(a) / f64::from(b))
 }
 
-fn render(t: &Totals) -> String {
+fn render(t: &Totals, label: &str) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "translation validation on the lang-test corpus (-O2): {} programs ({} skipped)",
+        "translation validation on the lang-test corpus ({label}): {} programs ({} skipped)",
         t.programs, t.skipped
     );
     let _ = writeln!(
@@ -319,7 +369,7 @@ fn render(t: &Totals) -> String {
     );
     for f in &t.failures {
         let reason = if !f.agrees {
-            "OPTIMIZER BUG: the program behaves differently at -O0 and -O2".to_string()
+            format!("OPTIMIZER BUG: the program behaves differently at -O0 and {label}")
         } else if f.passes.is_empty() {
             "missing rule: every pass validates alone, the composition does not".to_string()
         } else {
