@@ -20,23 +20,21 @@
 //!
 //! In strict-termination mode (digest §5.2) R4's μ and η rules do not
 //! fire on tokens, so deleting a loop that might not terminate alarms.
+//!
+//! This module holds the dispatch ([`Rules::apply`]), arithmetic (R1, R2,
+//! R7) and R3 on φ; R3's gate algebra is in [`super::junction`], R4 on
+//! loops in [`super::loops`], R6 and the loop side of R5 in
+//! [`super::checks`].
 
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
-use super::bdd::{FALSE, TRUE};
 use super::fold;
-use super::gates::{Atom, Gates};
-use super::graph::{Args, EffKind, Graph, Id, LoadKind, Op};
+use super::gates::Gates;
+use super::graph::{EffKind, Graph, Id, LoadKind, Op};
 use super::range::Strip;
 use super::refine::Classes;
 use crate::ir::{BinaryOp, Cmp, Type};
-
-/// Most terms of a disjunction that [`Rules::simplify_or`] searches for
-/// absorption and resolution: the search compares every pair of terms
-/// after each change, so a long `||` chain (hundreds of terms of hundreds
-/// of literals) would cost the fourth power of its length per round.
-const SIMPLIFY_OR_TERMS: usize = 32;
 
 /// The key of [`Rules::floors`]: load kind, address, token, fuel.
 pub(super) type FloorKey = (LoadKind, SmallVec<[Id; 2]>, Id, u8);
@@ -54,7 +52,7 @@ pub struct Rules<'a> {
     pub vd: Depths,
     /// Strict-termination mode.
     pub strict: bool,
-    peeled: FxHashMap<(Id, u16), Option<Id>>,
+    pub(super) peeled: FxHashMap<(Id, u16), Option<Id>>,
     /// Memo of R5's walk down a token chain (`loads`): (kind, address,
     /// token, fuel) → the lowest token read alike.
     pub(super) floors: FxHashMap<FloorKey, Id>,
@@ -110,7 +108,7 @@ impl<'a> Rules<'a> {
         self.g.const_of(self.r(id))
     }
 
-    fn boolean(&self, id: Id) -> Option<bool> {
+    pub(super) fn boolean(&self, id: Id) -> Option<bool> {
         self.g.bool_of(self.r(id))
     }
 
@@ -223,82 +221,6 @@ impl<'a> Rules<'a> {
             _ => None,
         }?;
         (!self.same(out, n)).then_some(out)
-    }
-
-    /// R3 by diagrams: every boolean node of the round gets the
-    /// canonical node of its ROBDD ([`Gates`]): the constant or the atom of
-    /// a literal (whatever other rule applied), or else the first class
-    /// with the same diagram that no rule rewrote, or else, when every
-    /// class with that diagram was rewritten, the rewrite of the first of
-    /// them. Adds the replacements to `subst`.
-    ///
-    /// A rewritten class is merged too: otherwise two gates that the
-    /// syntactic rules keep rewriting (the disjunctions of a long `||`
-    /// chain, flattened one level per round, and the gates of the other
-    /// side, simplified one literal per round) would meet only once both
-    /// stopped changing, after rounds in proportion to the chain's length
-    /// (64 rounds ran out at 70 operands). Every class of one diagram
-    /// goes to one target that is not itself replaced (a class no rule
-    /// rewrote, or a rewrite's result), so no two classes trade places.
-    pub fn merge_gates(&mut self, subst: &mut FxHashMap<u32, Id>) {
-        let mut first: FxHashMap<u32, Id> = FxHashMap::default();
-        let mut rewritten: FxHashMap<u32, Id> = FxHashMap::default();
-        let mut todo: Vec<(Id, u32)> = Vec::new();
-        for i in 0..self.cls.reached.len() {
-            let n = self.cls.reached[i];
-            let c = self.cls.of(n);
-            if self.rep[c as usize] != n || self.g.node(n).ty != Type::Bool {
-                continue;
-            }
-            let Some(b) = self.gates.of(self.g, self.cls, &self.vd, n) else {
-                continue;
-            };
-            let simple = b <= TRUE || self.gates.bdd().literal(b).is_some();
-            if !simple {
-                if let Some(&m) = subst.get(&c) {
-                    rewritten.entry(b).or_insert(m);
-                    todo.push((n, b));
-                    continue;
-                }
-            }
-            first.entry(b).or_insert(n);
-            todo.push((n, b));
-        }
-        for (n, b) in todo {
-            let target = match b {
-                FALSE => self.g.boolean(false),
-                TRUE => self.g.boolean(true),
-                _ => match self.gates.bdd().literal(b) {
-                    Some((v, pos)) => {
-                        let a = self.atom_node(v);
-                        if pos {
-                            a
-                        } else {
-                            self.g.not(a)
-                        }
-                    }
-                    None => match first.get(&b) {
-                        Some(&f) => f,
-                        None => rewritten[&b],
-                    },
-                },
-            };
-            if !self.same(target, n) {
-                subst.insert(self.cls.of(n), target);
-            }
-        }
-    }
-
-    /// The node variable `v` of the gate diagrams stands for.
-    fn atom_node(&mut self, v: u32) -> Id {
-        match self.gates.atom(v) {
-            Atom::Node(id) => self.r(id),
-            Atom::Exit(d, c, w) => {
-                let inner = self.atom_node(w);
-                let c = self.r(c);
-                self.g.intern(Op::Eta(d), Type::Bool, vec![c, inner])
-            }
-        }
     }
 
     /// The effect whose token `tok` is, if any.
@@ -431,193 +353,6 @@ impl<'a> Rules<'a> {
         }
     }
 
-    /// R3 on `And`/`Or`: rebuilt from representatives (flattening,
-    /// constants, complements), then absorption and resolution for `Or`.
-    fn junction(&mut self, n: Id, op: &Op, a: &[Id]) -> Option<Id> {
-        let mut parts: Vec<Id> = a.to_vec();
-        if *op == Op::Or {
-            parts = self.simplify_or(parts);
-            // (A ∧ X) ∨ (A ∧ Y) = A ∧ (X ∨ Y).
-            let sets: Vec<Vec<Id>> = parts.iter().map(|&p| self.conjuncts(p)).collect();
-            if sets.len() >= 2 {
-                let common: Vec<Id> = sets[0]
-                    .iter()
-                    .copied()
-                    .filter(|c| sets[1..].iter().all(|s| s.contains(c)))
-                    .collect();
-                if !common.is_empty() {
-                    let rest: Vec<Id> = sets
-                        .iter()
-                        .map(|set| {
-                            let r: Vec<Id> = set
-                                .iter()
-                                .copied()
-                                .filter(|c| !common.contains(c))
-                                .collect();
-                            self.g.and(&r)
-                        })
-                        .collect();
-                    let mut all = common;
-                    all.push(self.g.or(&rest));
-                    return Some(self.g.and(&all));
-                }
-            }
-        }
-        if *op == Op::And {
-            parts = self.simplify_and(parts);
-        }
-        let m = if *op == Op::And {
-            self.g.and(&parts)
-        } else {
-            self.g.or(&parts)
-        };
-        let mnode = self.g.node(m);
-        if mnode.op == *op {
-            let mut x: Vec<Id> = mnode.args.iter().map(|&i| self.r(i)).collect();
-            let mut y: Vec<Id> = self.g.node(n).args.iter().map(|&i| self.r(i)).collect();
-            x.sort();
-            x.dedup();
-            y.sort();
-            y.dedup();
-            if x == y {
-                return None;
-            }
-        }
-        Some(m)
-    }
-
-    /// The conjuncts of a gate (a literal is a one-element conjunction),
-    /// as sorted representatives.
-    fn conjuncts(&self, x: Id) -> Vec<Id> {
-        let node = self.g.node(x);
-        let mut v: Vec<Id> = if node.op == Op::And {
-            node.args.iter().map(|&i| self.r(i)).collect()
-        } else {
-            vec![self.r(x)]
-        };
-        v.sort();
-        v.dedup();
-        v
-    }
-
-    /// The duals of [`Rules::simplify_or`] over the conjuncts, against
-    /// the conjuncts that are not disjunctions: absorption (`a ∧ (a ∨ b)
-    /// = a`) and resolution (`a ∧ (¬a ∨ b) = a ∧ b`). The negation of a
-    /// simplified disjunction (`¬(a ∨ (¬a ∧ b))`, the else gate of a
-    /// short-circuit `||` in negation normal form) is then the same node
-    /// as the negation of its simplified form (`¬a ∧ ¬b`).
-    fn simplify_and(&mut self, parts: Vec<Id>) -> Vec<Id> {
-        let lits: Vec<Id> = (parts.iter())
-            .filter(|&&p| self.g.node(p).op != Op::Or)
-            .map(|&p| self.r(p))
-            .collect();
-        let mut out = Vec::with_capacity(parts.len());
-        for &p in &parts {
-            if self.g.node(p).op != Op::Or {
-                out.push(p);
-                continue;
-            }
-            let ds: Vec<Id> = self.g.node(p).args.iter().map(|&d| self.r(d)).collect();
-            if ds.iter().any(|d| lits.contains(d)) {
-                continue;
-            }
-            let mut keep = Vec::with_capacity(ds.len());
-            for &d in &ds {
-                let mut resolved = false;
-                for &l in &lits {
-                    if self.complement(l, d) {
-                        resolved = true;
-                        break;
-                    }
-                }
-                if !resolved {
-                    keep.push(d);
-                }
-            }
-            if keep.len() == ds.len() {
-                out.push(p);
-            } else {
-                out.push(self.g.or(&keep));
-            }
-        }
-        out
-    }
-
-    /// Absorption (`a ∨ (a ∧ b) = a`) and resolution
-    /// (`(S ∧ c) ∨ (S ∧ ¬c) = S`) over the disjuncts.
-    ///
-    /// The terms are sorted sets ([`Rules::conjuncts`]; removing elements
-    /// keeps them sorted), so membership is a binary search. The search is
-    /// over pairs of terms, repeated after each change: on a disjunction
-    /// of more than [`SIMPLIFY_OR_TERMS`] terms it is skipped, and the
-    /// diagrams ([`Rules::merge_gates`]) decide such a gate alone.
-    fn simplify_or(&mut self, parts: Vec<Id>) -> Vec<Id> {
-        let mut terms: Vec<Vec<Id>> = parts.iter().map(|&p| self.conjuncts(p)).collect();
-        let mut changed = terms.len() <= SIMPLIFY_OR_TERMS;
-        let mut fuel = 64;
-        while changed && fuel > 0 {
-            changed = false;
-            fuel -= 1;
-            'search: for i in 0..terms.len() {
-                for j in 0..terms.len() {
-                    if i == j {
-                        continue;
-                    }
-                    // Absorption: terms[i] ⊆ terms[j] makes j redundant.
-                    if terms[i].iter().all(|x| terms[j].binary_search(x).is_ok()) {
-                        terms.remove(j);
-                        changed = true;
-                        break 'search;
-                    }
-                    // S∧l ∨ S∧¬l∧T = S∧l ∨ S∧T (resolution when T is empty).
-                    let missing: Vec<Id> = terms[i]
-                        .iter()
-                        .copied()
-                        .filter(|x| terms[j].binary_search(x).is_err())
-                        .collect();
-                    if let [l] = missing[..] {
-                        let nl = self.g.not(l);
-                        let nl = self.r(nl);
-                        if let Ok(pos) = terms[j].binary_search(&nl) {
-                            terms[j].remove(pos);
-                            changed = true;
-                            break 'search;
-                        }
-                    }
-                    // Resolution on one complementary literal.
-                    if terms[i].len() == terms[j].len() {
-                        let di: Vec<Id> = terms[i]
-                            .iter()
-                            .copied()
-                            .filter(|x| terms[j].binary_search(x).is_err())
-                            .collect();
-                        let dj: Vec<Id> = terms[j]
-                            .iter()
-                            .copied()
-                            .filter(|x| terms[i].binary_search(x).is_err())
-                            .collect();
-                        if di.len() == 1 && dj.len() == 1 && self.complement(di[0], dj[0]) {
-                            let keep: Vec<Id> =
-                                terms[i].iter().copied().filter(|&x| x != di[0]).collect();
-                            let (lo, hi) = (i.min(j), i.max(j));
-                            terms.remove(hi);
-                            terms[lo] = keep;
-                            changed = true;
-                            break 'search;
-                        }
-                    }
-                }
-            }
-        }
-        terms.into_iter().map(|t| self.g.and(&t)).collect()
-    }
-
-    /// Whether `x` and `y` are each other's negation.
-    fn complement(&mut self, x: Id, y: Id) -> bool {
-        let nx = self.g.not(x);
-        self.same(nx, y)
-    }
-
     /// R3 on φ.
     fn phi(&mut self, n: Id, ty: Type, a: &[Id]) -> Option<Id> {
         let mut branches: Vec<(Id, Id)> = Vec::with_capacity(a.len() / 2);
@@ -672,149 +407,9 @@ impl<'a> Rules<'a> {
         (m != n).then_some(m)
     }
 
-    /// R4 on η.
-    fn eta(&mut self, d: u16, ty: Type, c: Id, v: Id) -> Option<Id> {
-        let tok_ok = !(self.strict && ty == Type::Unit);
-        if tok_ok && self.depth_of(v) < d {
-            return Some(v);
-        }
-        if ty == Type::Bool {
-            // At the exit `c` is false: `η(c, x)` is decided when `¬c`
-            // implies `x` or `¬x` (gates, ROBDD).
-            match self.gates.exit(self.g, self.cls, &self.vd, d, c, v) {
-                Some(TRUE) => return Some(self.g.boolean(true)),
-                Some(FALSE) => return Some(self.g.boolean(false)),
-                _ => {}
-            }
-        }
-        if let Some(c0) = self.peel(c, d) {
-            if self.boolean(c0) == Some(false) {
-                return self.peel(v, d);
-            }
-        }
-        // η selects one iteration's value, so it commutes with every pure
-        // operator: pushed inward, an η of a value stands only on μ, loads
-        // and effects, whichever way a pass or the VSDG sequentializer
-        // placed the exit computations. A boolean η is the opposite: it is
-        // pulled outward over the whole condition (`pull_exit`), where its
-        // diagram sees the exit condition (`Gates::exit`).
-        if ty == Type::Bool {
-            return None;
-        }
-        let vn = self.g.node(v).clone();
-        let pure = matches!(
-            vn.op,
-            Op::Un(_)
-                | Op::Bin(_)
-                | Op::StrLen
-                | Op::StrCmp(_)
-                | Op::Not
-                | Op::And
-                | Op::Or
-                | Op::Phi
-        );
-        if !pure {
-            return None;
-        }
-        let args: Args = vn
-            .args
-            .iter()
-            .map(|&x| {
-                let x = self.r(x);
-                if self.depth_of(x) < d {
-                    x
-                } else {
-                    let t = self.g.node(x).ty;
-                    self.g.intern(Op::Eta(d), t, Args::from_slice(&[c, x]))
-                }
-            })
-            .collect();
-        Some(self.g.intern(vn.op.clone(), ty, args))
-    }
-
-    /// R4, a boolean of exit values is an exit value:
-    /// `op(η_d(c, x), k) ↓ η_d(c, op(x, k))` for a boolean pure `op` whose
-    /// loop-varying arguments are η's of one exit `(d, c)` through pure
-    /// operators and whose other arguments are invariant at depth `d`.
-    fn pull_exit(&mut self, op: &Op, a: &[Id]) -> Option<Id> {
-        let (d, c) = a.iter().find_map(|&x| self.find_exit(x, 4))?;
-        let mut args = Vec::with_capacity(a.len());
-        for &x in a {
-            args.push(self.unexit(x, d, c, 8)?);
-        }
-        let inner = self.g.intern(op.clone(), Type::Bool, args);
-        Some(self.g.intern(Op::Eta(d), Type::Bool, vec![c, inner]))
-    }
-
-    /// An η of a value at the leaves of the pure expression `x`.
-    fn find_exit(&self, x: Id, fuel: u8) -> Option<(u16, Id)> {
-        let x = self.r(x);
-        let n = self.g.node(x);
-        match n.op {
-            Op::Eta(d) if n.ty != Type::Bool && n.ty != Type::Unit => Some((d, self.r(n.args[0]))),
-            Op::Un(_) | Op::Bin(_) | Op::StrLen if fuel > 0 => {
-                n.args.iter().find_map(|&y| self.find_exit(y, fuel - 1))
-            }
-            _ => None,
-        }
-    }
-
-    /// `x'` with `η_d(c, x') = x`, for `x` built by pure operators from
-    /// η's of the exit `(d, c)` and values invariant at depth `d`.
-    fn unexit(&mut self, x: Id, d: u16, c: Id, fuel: u8) -> Option<Id> {
-        let x = self.r(x);
-        let n = self.g.node(x).clone();
-        if n.op == Op::Eta(d) && self.same(n.args[0], c) {
-            return Some(self.r(n.args[1]));
-        }
-        if self.depth_of(x) < d {
-            return Some(x);
-        }
-        match n.op {
-            Op::Un(_) | Op::Bin(_) | Op::StrLen | Op::StrCmp(_) | Op::Not | Op::And | Op::Or
-                if fuel > 0 =>
-            {
-                let mut args = Vec::with_capacity(n.args.len());
-                for &y in &n.args {
-                    args.push(self.unexit(y, d, c, fuel - 1)?);
-                }
-                Some(self.g.intern(n.op, n.ty, args))
-            }
-            _ => None,
-        }
-    }
-
-    /// `x₀`: `x` on the first iteration of the depth-`d` loop (each
-    /// `μ_d(i, n)` replaced by `i`), when it has no deeper loop inside.
-    fn peel(&mut self, x: Id, d: u16) -> Option<Id> {
-        let x = self.r(x);
-        if self.depth_of(x) < d {
-            return Some(x);
-        }
-        if let Some(&p) = self.peeled.get(&(x, d)) {
-            return p;
-        }
-        self.peeled.insert((x, d), None);
-        let node = self.g.node(x).clone();
-        let out = match node.op {
-            Op::Mu(e) if e == d => Some(self.r(node.args[0])),
-            Op::Mu(_) | Op::Eta(_) => None,
-            _ => {
-                let mut args = Args::with_capacity(node.args.len());
-                for &a in &node.args {
-                    args.push(self.peel(a, d)?);
-                }
-                let fresh = self.g.intern(node.op.clone(), node.ty, args);
-                Some(self.settle(fresh))
-            }
-        };
-        self.peeled.insert((x, d), out);
-        out
-    }
-
     /// Applies the rules to a node built during this round (whose
     /// arguments are already simplified) until none applies.
-    fn settle(&mut self, mut x: Id) -> Id {
+    pub(super) fn settle(&mut self, mut x: Id) -> Id {
         for _ in 0..8 {
             match self.apply(x) {
                 Some(y) if y != x => x = y,
@@ -823,136 +418,6 @@ impl<'a> Rules<'a> {
         }
         x
     }
-
-    /// Whether no effect on the token cycle of the depth-`d` loop whose
-    /// token is `mu` may change what the load reads.
-    pub(super) fn loop_preserves(&self, kind: LoadKind, addr: &[Id], mu: Id, d: u16) -> bool {
-        self.cycle_all(mu, d, |k, ea| {
-            !self.clobbers(kind, addr, k, ea) && self.forward(kind, addr, k, ea).is_none()
-        })
-    }
-
-    /// Whether every effect on the token cycle of the depth-`d` loop whose
-    /// token is `mu` satisfies `ok` (given its kind and resolved
-    /// arguments). An unknown node on the cycle, or a cycle too large to
-    /// walk, answers `false`.
-    fn cycle_all(&self, mu: Id, d: u16, ok: impl Fn(EffKind, &[Id]) -> bool) -> bool {
-        let init = self.r(self.g.node(mu).args[0]);
-        let mut seen: Vec<Id> = Vec::new();
-        let mut work = vec![self.r(self.g.node(mu).args[1])];
-        while let Some(t) = work.pop() {
-            if t == mu || t == init || seen.contains(&t) {
-                continue;
-            }
-            if seen.len() > 4096 {
-                return false;
-            }
-            seen.push(t);
-            let tn = self.g.node(t);
-            match &tn.op {
-                Op::Proj(1) => {
-                    let e = self.g.node(self.r(tn.args[0]));
-                    let Op::Eff(k) = e.op else { return false };
-                    let ea: Vec<Id> = e.args.iter().map(|&x| self.r(x)).collect();
-                    if !ok(k, &ea) {
-                        return false;
-                    }
-                    work.push(ea[ea.len() - 1]);
-                }
-                Op::Phi => work.extend(tn.args.chunks(2).map(|c| self.r(c[1]))),
-                Op::Mu(e) if *e > d => work.extend(tn.args.iter().map(|&x| self.r(x))),
-                Op::Eta(e) if *e > d => work.push(self.r(tn.args[1])),
-                _ => return false,
-            }
-        }
-        true
-    }
-
-    /// R6 on the token of a check: it passes for sure (a non-zero constant
-    /// divisor, `assert true`) or passed earlier on the chain.
-    fn check_passes(&mut self, e: Id) -> Option<Id> {
-        let en = self.g.node(e).clone();
-        let Op::Eff(k) = en.op else { return None };
-        if !k.is_check() {
-            return None;
-        }
-        let ea: Vec<Id> = en.args.iter().map(|&x| self.r(x)).collect();
-        let tok = ea[ea.len() - 1];
-        match k {
-            EffKind::DivCheck if self.konst(ea[0]).is_some_and(|k| k != 0) => return Some(tok),
-            EffKind::Assert if self.boolean(ea[0]) == Some(true) => return Some(tok),
-            _ => {}
-        }
-        // The same check earlier on the chain, with nothing in between
-        // that could change its outcome (array lengths for bounds checks).
-        let key = &ea[..ea.len() - 1];
-        self.passed_before(k, key, tok).then_some(tok)
-    }
-
-    /// Whether the check `k` with arguments `key` passed on every path
-    /// that leads to the token `tok`, with no effect since that could
-    /// change its outcome: the walk goes down the token chain, through a
-    /// loop's exit (`η`) into its last iteration, from a loop header (`μ`)
-    /// to the token before the loop when the loop's cycle resizes no array,
-    /// and into every branch of a token `φ` (each must reach the check; a
-    /// loop unrolled by two exits through a `φ` of two `η`'s).
-    fn passed_before(&self, k: EffKind, key: &[Id], tok: Id) -> bool {
-        let mut seen: Vec<Id> = Vec::new();
-        let mut work = vec![tok];
-        let mut steps = 0;
-        while let Some(t) = work.pop() {
-            steps += 1;
-            if steps > 256 {
-                return false;
-            }
-            if seen.contains(&t) {
-                continue;
-            }
-            seen.push(t);
-            let tn = self.g.node(t);
-            match tn.op {
-                Op::Eta(_) => work.push(self.r(tn.args[1])),
-                Op::Mu(d) => {
-                    if k == EffKind::BoundsCheck && self.cycle_resizes(t, d) {
-                        return false;
-                    }
-                    work.push(self.r(tn.args[0]));
-                }
-                Op::Phi => work.extend(tn.args.chunks(2).map(|c| self.r(c[1]))),
-                Op::Proj(1) => {
-                    let p = self.g.node(self.r(tn.args[0]));
-                    let Op::Eff(pk) = p.op else { return false };
-                    let pa: Vec<Id> = p.args.iter().map(|&x| self.r(x)).collect();
-                    if pk == k && pa.len() == key.len() + 1 && pa[..key.len()] == *key {
-                        continue;
-                    }
-                    if k == EffKind::BoundsCheck && may_resize(pk) {
-                        return false;
-                    }
-                    work.push(pa[pa.len() - 1]);
-                }
-                _ => return false,
-            }
-        }
-        true
-    }
-}
-
-impl Rules<'_> {
-    /// Whether an effect on the token cycle of the depth-`d` loop whose
-    /// token is `mu` may change an array's length (or do anything).
-    fn cycle_resizes(&self, mu: Id, d: u16) -> bool {
-        !self.cycle_all(mu, d, |k, _| !may_resize(k))
-    }
-}
-
-/// Whether an effect of kind `k` may change an array's length: push, pop,
-/// and calls (which may run either).
-fn may_resize(k: EffKind) -> bool {
-    matches!(
-        k,
-        EffKind::ArrayPush | EffKind::ArrayPop | EffKind::Call(_) | EffKind::HostCall(_)
-    )
 }
 
 /// The deepest loop each node varies with: `μ_d` varies at `d`, `η_d` at
