@@ -360,7 +360,8 @@ pub fn spawn_limited(
         .rev()
         .find(|l| l.starts_with('{'))
         .and_then(|l| serde_json::from_str::<ChildReport>(l).ok());
-    if let Some(limit) = limit.filter(|&l| run.signal == Some(9) && run.wall >= l) {
+    let past = |l: Duration| run.wall >= l || run.cpu.is_some_and(|c| c >= l);
+    if let Some(limit) = limit.filter(|&l| run.signal == Some(9) && past(l)) {
         let timed_out = format!("timed out after {} s", limit.as_secs());
         return match parsed.filter(|r| r.partial && r.ok) {
             // The engine run finished, the replay did not: its figures

@@ -239,7 +239,7 @@ pub fn run(
     let dir = std::env::temp_dir().join(format!("waddle-scaling-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     println!(
-        "compile time per unit (engine CPU time: frontend, -O2 passes, codegen, linking; limit {} s per run;\n\
+        "compile time per unit (engine CPU time: frontend, -O2 passes, codegen, linking; limit {} s CPU per run;\n\
          cells under {} s: best of {REPEATS} runs; phase columns: one replay, wall time)",
         limit.as_secs(),
         REPEAT_BELOW.as_secs(),
