@@ -499,9 +499,10 @@ impl Run<'_> {
 /// 1.7 and 4.5). A copy made after the scratch is gone is allocated all
 /// together, at its exact size (no spare capacity either, which
 /// `shrink_to_fit` gave back before), and the freed region coalesces. The
-/// body offered to the inliner is copied again for the same reason.
+/// body offered to the inliner is copied again for the same reason. A
+/// large function is shrunk in place instead ([`Function::settle`]).
 fn settle(f: &mut Function) {
-    *f = f.clone();
+    f.settle();
 }
 
 /// The state of one pipeline run.

@@ -48,6 +48,12 @@ pub struct ChildReport {
     /// `VmHWM` after the engine run (before the replay), in KiB, when the
     /// system reports it.
     pub peak_rss_kib: Option<u64>,
+    /// The engine run's figures only: the child prints this report before
+    /// it replays the phases, so a child killed during the replay (which
+    /// compiles the program a second time) still reports what the engine
+    /// took; the complete report follows as the last line.
+    #[serde(default)]
+    pub partial: bool,
 }
 
 /// Entry point of `--child TIER`; prints the report and returns 0 (1 for a
@@ -67,12 +73,11 @@ pub fn main(tier: &str, args: &BenchArgs) -> i32 {
     let report = match std::fs::read_to_string(file) {
         Ok(source) => {
             let name = file.clone();
-            run_on_big_stack(move || measure(&name, &source, tier, size)).unwrap_or_else(|msg| {
-                ChildReport {
+            run_on_big_stack(move || measure_emitting(&name, &source, tier, size, true))
+                .unwrap_or_else(|msg| ChildReport {
                     error: Some(format!("internal error: {msg}")),
                     ..ChildReport::default()
-                }
-            })
+                })
         }
         Err(e) => ChildReport {
             error: Some(format!("cannot read `{file}`: {e}")),
@@ -98,7 +103,14 @@ pub fn main(tier: &str, args: &BenchArgs) -> i32 {
 }
 
 /// Runs and times `source` on `tier` with problem size `size`.
+#[cfg(test)]
 pub fn measure(name: &str, source: &str, tier: Tier, size: i64) -> ChildReport {
+    measure_emitting(name, source, tier, size, false)
+}
+
+/// [`measure`]; with `emit`, prints the engine run's report (marked
+/// [`ChildReport::partial`]) on standard output before the replay.
+fn measure_emitting(name: &str, source: &str, tier: Tier, size: i64, emit: bool) -> ChildReport {
     let Some((decls, _)) = suite::split_main_call(source) else {
         return ChildReport {
             error: Some(format!("`{name}` must end with a line `main(N);`")),
@@ -118,6 +130,18 @@ pub fn measure(name: &str, source: &str, tier: Tier, size: i64) -> ChildReport {
             report.output = String::from_utf8_lossy(&output).into_owned();
             report.error = Some(e.render().trim_end().to_string());
             return report;
+        }
+    }
+    if emit {
+        let partial = ChildReport {
+            partial: true,
+            ..report.clone()
+        };
+        if let Ok(line) = serde_json::to_string(&partial) {
+            use std::io::Write as _;
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "{line}");
+            let _ = out.flush();
         }
     }
     if let Err(e) = replay_phases(name, source, tier, &mut report.phases) {
@@ -330,15 +354,22 @@ pub fn spawn_limited(
         Ok(r) => r,
         Err(e) => return Measurement::failed(e),
     };
-    if let Some(limit) = limit.filter(|&l| run.signal == Some(9) && run.wall >= l) {
-        return Measurement::failed(format!("timed out after {} s", limit.as_secs()));
-    }
     let text = String::from_utf8_lossy(&run.stdout);
     let parsed = text
         .lines()
         .rev()
         .find(|l| l.starts_with('{'))
         .and_then(|l| serde_json::from_str::<ChildReport>(l).ok());
+    let past = |l: Duration| run.wall >= l || run.cpu.is_some_and(|c| c >= l);
+    if let Some(limit) = limit.filter(|&l| run.signal == Some(9) && past(l)) {
+        let timed_out = format!("timed out after {} s", limit.as_secs());
+        return match parsed.filter(|r| r.partial && r.ok) {
+            // The engine run finished, the replay did not: its figures
+            // stand, the phase columns are missing.
+            Some(report) => partial_measurement(report, cpu_time, &timed_out),
+            None => Measurement::failed(timed_out),
+        };
+    }
     let Some(report) = parsed else {
         return Measurement::failed(format!("the child failed ({})", run.failure()));
     };
@@ -368,11 +399,59 @@ pub fn spawn_limited(
     }
 }
 
+/// The measurement of a child killed by the limit during its replay, from
+/// its [`ChildReport::partial`] report: `ok`, with the engine's times, no
+/// phase breakdown, and the replay's fate as its `error`.
+fn partial_measurement(report: ChildReport, cpu_time: bool, timed_out: &str) -> Measurement {
+    let p = &report.phases;
+    let (time_s, compile_s) = if cpu_time {
+        (
+            p.exec_cpu_s.unwrap_or(p.exec_s),
+            p.engine_compile_cpu_s.unwrap_or(p.engine_compile_s),
+        )
+    } else {
+        (p.exec_s, p.engine_compile_s)
+    };
+    Measurement {
+        ok: true,
+        error: Some(format!("phase replay {timed_out}")),
+        output: report.output,
+        time_s,
+        whole_s: Some(compile_s + time_s),
+        peak_rss_kib: report.peak_rss_kib,
+        phases: Some(report.phases),
+        ..Measurement::default()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     const FIB: &str = "// bench: quick=10\nfn fib(n: int) -> int {\n    if n < 2 { return n; }\n    return fib(n - 1) + fib(n - 2);\n}\nfn main(n: int) { print(fib(n)); }\nmain(20);\n";
+
+    #[test]
+    fn a_child_killed_during_the_replay_keeps_its_engine_figures() {
+        let engine = ChildReport {
+            ok: true,
+            output: "42\n".into(),
+            phases: Phases {
+                engine_compile_s: 3.0,
+                engine_compile_cpu_s: Some(2.5),
+                ..Phases::default()
+            },
+            partial: true,
+            ..ChildReport::default()
+        };
+        let m = partial_measurement(engine, true, "timed out after 120 s");
+        assert!(m.ok);
+        assert_eq!(
+            m.error.as_deref(),
+            Some("phase replay timed out after 120 s")
+        );
+        assert_eq!(m.whole_s, Some(2.5));
+        assert_eq!(m.phases.map(|p| p.engine_compile_s), Some(3.0));
+    }
 
     #[test]
     fn the_interpreter_child_measures_and_captures() {

@@ -123,7 +123,8 @@ pub struct BenchArgs {
     /// With `--doubling`: `N` for every shape (default: a size per shape).
     #[arg(long, requires = "doubling", value_name = "N")]
     pub at: Option<usize>,
-    /// Time limit per `--scaling` measurement, in seconds.
+    /// Time limit per `--scaling` measurement, in seconds of CPU time (a
+    /// child is also stopped after four times as much wall time).
     #[arg(long, default_value_t = 120, value_name = "SECS")]
     pub timeout: u64,
     /// Internal: measure one program on TIER in this process.

@@ -56,7 +56,11 @@ pub fn run(cmd: Command) -> Result<ChildRun, String> {
     run_limited(cmd, None)
 }
 
-/// [`run`], killing the child (`SIGKILL`) once it has run for `limit`.
+/// [`run`], killing the child (`SIGKILL`) once it has used `limit` of CPU
+/// time, or run for [`WALL_FACTOR`] times `limit` of wall time (where the
+/// child's CPU time is unknown: once it has run for `limit`). On a machine
+/// shared with other work a wall-clock limit measured the load: a child
+/// that needed 60 s of CPU was killed at 120 s of wall time.
 pub fn run_limited(mut cmd: Command, limit: Option<Duration>) -> Result<ChildRun, String> {
     cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -103,12 +107,27 @@ struct Watchdog {
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
+/// How many times its CPU-time limit a child may run in wall time.
+pub const WALL_FACTOR: u32 = 4;
+
+/// How often the watchdog reads the child's CPU time.
+const POLL: Duration = Duration::from_millis(100);
+
 impl Watchdog {
     fn start(pid: u32, limit: Duration) -> Watchdog {
         let (done, wait) = std::sync::mpsc::channel::<()>();
         let thread = std::thread::spawn(move || {
-            if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = wait.recv_timeout(limit) {
-                kill(pid);
+            let start = Instant::now();
+            while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = wait.recv_timeout(POLL) {
+                let wall = start.elapsed();
+                let over = match child_cpu_time(pid) {
+                    Some(cpu) => cpu >= limit || wall >= limit * WALL_FACTOR,
+                    None => wall >= limit,
+                };
+                if over {
+                    kill(pid);
+                    return;
+                }
             }
         });
         Watchdog {
@@ -126,6 +145,27 @@ impl Drop for Watchdog {
             let _ = t.join();
         }
     }
+}
+
+/// User + system CPU time of the running process `pid` (from
+/// `/proc/PID/stat`), where the system reports it.
+#[cfg(all(target_os = "linux", target_pointer_width = "64"))]
+fn child_cpu_time(pid: u32) -> Option<Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The fields after the command name (in parentheses, which may hold
+    // spaces): state is field 3, utime 14 and stime 15.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    // SAFETY: `sysconf` only reads a configuration value.
+    let hz = unsafe { sys::sysconf(sys::SC_CLK_TCK) };
+    (hz > 0).then(|| Duration::from_secs_f64(ticks as f64 / hz as f64))
+}
+
+/// The CPU time of a running child is not known here.
+#[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
+fn child_cpu_time(_pid: u32) -> Option<Duration> {
+    None
 }
 
 /// Sends `SIGKILL` to `pid`.
@@ -193,6 +233,13 @@ mod sys {
 
     /// `CLOCK_PROCESS_CPUTIME_ID`.
     pub const CLOCK_PROCESS_CPUTIME_ID: c_int = 2;
+
+    extern "C" {
+        pub fn sysconf(name: c_int) -> c_long;
+    }
+
+    /// `_SC_CLK_TCK` (the unit of `/proc/PID/stat`'s CPU times) on Linux.
+    pub const SC_CLK_TCK: c_int = 2;
 
     /// `errno` value of an interrupted call.
     pub const EINTR: i32 = 4;
@@ -310,6 +357,24 @@ pub fn own_peak_rss_kib() -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(all(target_os = "linux", target_pointer_width = "64"))]
+    #[test]
+    fn the_limit_counts_cpu_time_not_waiting() {
+        // A child that waits uses no CPU: it outlives a limit shorter than
+        // its wait (up to `WALL_FACTOR` times the limit in wall time).
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", "sleep 1; echo done"]);
+        let run = run_limited(cmd, Some(Duration::from_millis(500))).unwrap();
+        assert_eq!(run.signal, None, "{}", run.failure());
+        assert_eq!(run.stdout, b"done\n");
+        // A busy child is stopped once its CPU time reaches the limit.
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", "while :; do :; done"]);
+        let run = run_limited(cmd, Some(Duration::from_millis(300))).unwrap();
+        assert_eq!(run.signal, Some(9));
+        assert!(run.cpu.is_some_and(|c| c >= Duration::from_millis(300)));
+    }
 
     #[test]
     fn captures_output_and_status() {

@@ -18,7 +18,16 @@
 //! (CPU time where available) and, per shape and tier, the ratio of the
 //! per-unit time at the largest size to the smallest: 1.0 is linear, 2.0
 //! the target ceiling. A child
-//! that runs past the time limit is killed and reported as such.
+//! that runs past the time limit is killed and reported as such; one
+//! killed while it replays the phases (a second compile of the program)
+//! keeps its engine figures, without the phase columns.
+//!
+//! A cell whose compile takes less than [`REPEAT_BELOW`] is measured
+//! [`REPEATS`] times and the fastest run counts: on a shared machine the
+//! small sizes, which take milliseconds, swung 2x between identical runs
+//! (funcs 1k: 26–59 µs per unit), and the smallest size is every ratio's
+//! denominator. The larger sizes run once: load only slows a run, so their
+//! ratio errs on the high side.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -28,6 +37,13 @@ use super::child;
 use super::report::Measurement;
 use super::table::fmt_time;
 use waddle::Tier;
+
+/// Cells whose compile takes less than this are measured [`REPEATS`]
+/// times (the fastest counts).
+pub const REPEAT_BELOW: Duration = Duration::from_secs(1);
+
+/// Runs of a cell below [`REPEAT_BELOW`].
+pub const REPEATS: usize = 3;
 
 /// The generated program shapes, in order.
 pub const SHAPES: [Shape; 5] = [
@@ -223,8 +239,10 @@ pub fn run(
     let dir = std::env::temp_dir().join(format!("waddle-scaling-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     println!(
-        "compile time per unit (engine CPU time: frontend, -O2 passes, codegen, linking; limit {} s per run)",
-        limit.as_secs()
+        "compile time per unit (engine CPU time: frontend, -O2 passes, codegen, linking; limit {} s CPU per run;\n\
+         cells under {} s: best of {REPEATS} runs; phase columns: one replay, wall time)",
+        limit.as_secs(),
+        REPEAT_BELOW.as_secs(),
     );
     println!("{}", row_header());
     warm_up(exe, shapes, tiers, quick, &dir, limit)?;
@@ -235,7 +253,7 @@ pub fn run(
             std::fs::write(&file, shape.generate(size))
                 .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
             for &tier in tiers {
-                let m = child::spawn_limited(exe, tier, &file, 1, false, Some(limit));
+                let m = measure_cell(exe, tier, &file, limit);
                 let p = Point {
                     shape,
                     size,
@@ -251,6 +269,28 @@ pub fn run(
     let _ = std::fs::remove_dir(&dir);
     print!("{}", render_summary(&points, shapes, tiers));
     Ok(points.iter().all(|p| p.m.ok))
+}
+
+/// One cell: a child, and [`REPEATS`] in all when its compile took less
+/// than [`REPEAT_BELOW`]; the fastest successful run counts.
+fn measure_cell(exe: &Path, tier: Tier, file: &Path, limit: Duration) -> Measurement {
+    let mut best = child::spawn_limited(exe, tier, file, 1, false, Some(limit));
+    let fast = |m: &Measurement| {
+        let compile = m.phases.as_ref().filter(|_| m.ok).map(compile_s);
+        compile.filter(|&c| c < REPEAT_BELOW.as_secs_f64())
+    };
+    if fast(&best).is_none() {
+        return best;
+    }
+    for _ in 1..REPEATS {
+        let m = child::spawn_limited(exe, tier, file, 1, false, Some(limit));
+        if let (Some(a), Some(b)) = (fast(&m), fast(&best)) {
+            if a < b {
+                best = m;
+            }
+        }
+    }
+    best
 }
 
 /// Runs the first cell once without counting it: the first child of a run
@@ -293,6 +333,14 @@ fn render_row(p: &Point) -> String {
         let why = p.m.error.as_deref().unwrap_or("failed");
         return format!("{head} {why}");
     };
+    if let Some(why) = &p.m.error {
+        // The engine run finished, the phase replay did not.
+        return format!(
+            "{head} {:>9} {:>9.2} ({why})",
+            fmt_time(compile_s(ph)),
+            compile_s(ph) * 1e6 / p.size as f64,
+        );
+    }
     format!(
         "{head} {:>9} {:>9.2} {:>9} {:>9} {:>9} {:>9}",
         fmt_time(compile_s(ph)),
@@ -351,6 +399,28 @@ mod tests {
             assert_eq!(out.exit_code, 0, "{}: {}", shape.name(), out.stderr);
             assert_eq!(out.stdout.iter().filter(|&&b| b == b'\n').count(), 1);
         }
+    }
+
+    #[test]
+    fn a_cell_without_its_replay_shows_the_engine_time() {
+        let p = Point {
+            shape: Shape::Locals,
+            size: 1_000,
+            tier: Tier::Full,
+            m: Measurement {
+                ok: true,
+                error: Some("phase replay timed out after 120 s".into()),
+                phases: Some(super::super::report::Phases {
+                    engine_compile_s: 0.5,
+                    ..Default::default()
+                }),
+                ..Measurement::failed(String::new())
+            },
+        };
+        let row = render_row(&p);
+        assert!(row.contains("500.00 (phase replay timed out"), "{row}");
+        let text = render_summary(&[p.clone(), p], &[Shape::Locals], &[Tier::Full]);
+        assert!(text.contains("locals         1.00"), "{text}");
     }
 
     #[test]
