@@ -12,58 +12,16 @@
 //! allocator; the count is per thread, so the harness's other threads do
 //! not disturb it.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
 use waddle_opt::canon::canonicalize;
 use waddle_opt::editor::Editor;
 use waddle_opt::ir::{parse_program, FuncId, InstKind};
 
-struct Counting;
+#[path = "alloc/counting.rs"]
+mod counting;
 
-thread_local! {
-    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
-}
-
-fn count() {
-    // `try_with`: the thread-local may already be gone while a thread exits.
-    let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
-}
-
-// SAFETY: every method forwards to `System` with the same arguments and
-// only adds to a thread-local counter, which does not allocate.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        count();
-        // SAFETY: the caller's contract for `alloc`, passed on unchanged.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: `ptr` came from `System` with `layout` (every allocation
-        // of this allocator is `System`'s).
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        count();
-        // SAFETY: the caller's contract for `alloc_zeroed`, passed on.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        count();
-        // SAFETY: `ptr` came from `System` with `layout`; the caller's
-        // contract for `realloc` is passed on.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static COUNTING: Counting = Counting;
-
+/// Allocations and reallocations of this thread so far.
 fn allocations() -> u64 {
-    ALLOCATIONS.with(Cell::get)
+    counting::allocations() + counting::reallocations()
 }
 
 /// A caller of `g`, whose one block adds `n` independent sums of its

@@ -11,52 +11,13 @@
 //! allocator; the count is per thread, so the harness's other threads do
 //! not disturb it.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
 use waddle_opt::ir::{parse_program, FuncId, Function};
 
-struct Counting;
+#[path = "alloc/counting.rs"]
+mod counting;
 
-thread_local! {
-    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
-}
-
-fn count() {
-    // `try_with`: the thread-local may already be gone while a thread exits.
-    let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
-}
-
-// SAFETY: every method forwards to `System` with the same arguments and
-// only adds to a thread-local counter, which does not allocate.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        count();
-        // SAFETY: the caller's contract for `alloc`, passed on unchanged.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: `ptr` came from `System` with `layout` (every allocation
-        // of this allocator is `System`'s).
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        count();
-        // SAFETY: the caller's contract for `alloc_zeroed`, passed on.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-
-    // `realloc` (shrinking in place) is not a fresh allocation: not counted.
-}
-
-#[global_allocator]
-static COUNTING: Counting = Counting;
-
-fn allocations() -> u64 {
-    ALLOCATIONS.with(Cell::get)
-}
+// Fresh allocations only: `realloc` (shrinking in place) is not one.
+use counting::allocations;
 
 /// One block of `n` chained additions: a straight-line function like
 /// `--scaling locals`.
