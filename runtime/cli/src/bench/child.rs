@@ -373,15 +373,7 @@ pub fn spawn_limited(
     let Some(report) = parsed else {
         return Measurement::failed(format!("the child failed ({})", run.failure()));
     };
-    let p = &report.phases;
-    let (time_s, compile_s) = if cpu_time {
-        (
-            p.exec_cpu_s.unwrap_or(p.exec_s),
-            p.engine_compile_cpu_s.unwrap_or(p.engine_compile_s),
-        )
-    } else {
-        (p.exec_s, p.engine_compile_s)
-    };
+    let (time_s, compile_s) = run_and_compile_s(&report.phases, cpu_time);
     Measurement {
         ok: report.ok && run.success(),
         error: report
@@ -399,19 +391,24 @@ pub fn spawn_limited(
     }
 }
 
-/// The measurement of a child killed by the limit during its replay, from
-/// its [`ChildReport::partial`] report: `ok`, with the engine's times, no
-/// phase breakdown, and the replay's fate as its `error`.
-fn partial_measurement(report: ChildReport, cpu_time: bool, timed_out: &str) -> Measurement {
-    let p = &report.phases;
-    let (time_s, compile_s) = if cpu_time {
+/// The child's run and compile times from its phases: CPU time where it
+/// was measured and `cpu_time` asks for it, else wall time.
+fn run_and_compile_s(p: &Phases, cpu_time: bool) -> (f64, f64) {
+    if cpu_time {
         (
             p.exec_cpu_s.unwrap_or(p.exec_s),
             p.engine_compile_cpu_s.unwrap_or(p.engine_compile_s),
         )
     } else {
         (p.exec_s, p.engine_compile_s)
-    };
+    }
+}
+
+/// The measurement of a child killed by the limit during its replay, from
+/// its [`ChildReport::partial`] report: `ok`, with the engine's times, no
+/// phase breakdown, and the replay's fate as its `error`.
+fn partial_measurement(report: ChildReport, cpu_time: bool, timed_out: &str) -> Measurement {
+    let (time_s, compile_s) = run_and_compile_s(&report.phases, cpu_time);
     Measurement {
         ok: true,
         error: Some(format!("phase replay {timed_out}")),
