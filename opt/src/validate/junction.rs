@@ -103,11 +103,7 @@ impl Rules<'_> {
             // (A ∧ X) ∨ (A ∧ Y) = A ∧ (X ∨ Y).
             let sets: Vec<Vec<Id>> = parts.iter().map(|&p| self.conjuncts(p)).collect();
             if sets.len() >= 2 {
-                let common: Vec<Id> = sets[0]
-                    .iter()
-                    .copied()
-                    .filter(|c| sets[1..].iter().all(|s| s.contains(c)))
-                    .collect();
+                let common = common_conjuncts(&sets);
                 if !common.is_empty() {
                     let rest: Vec<Id> = sets
                         .iter()
@@ -280,4 +276,13 @@ impl Rules<'_> {
         let nx = self.g.not(x);
         self.same(nx, y)
     }
+}
+
+/// The conjuncts that every one of `sets` contains (`sets` is not empty).
+pub(super) fn common_conjuncts(sets: &[Vec<Id>]) -> Vec<Id> {
+    sets[0]
+        .iter()
+        .copied()
+        .filter(|c| sets[1..].iter().all(|s| s.contains(c)))
+        .collect()
 }

@@ -381,11 +381,7 @@ impl<'a> Rules<'a> {
         // disjunction of its gates: conjuncts common to every gate are
         // implied there and can go.
         let sets: Vec<Vec<Id>> = branches.iter().map(|b| self.conjuncts(b.0)).collect();
-        let common: Vec<Id> = sets[0]
-            .iter()
-            .copied()
-            .filter(|c| sets[1..].iter().all(|s| s.contains(c)))
-            .collect();
+        let common = super::junction::common_conjuncts(&sets);
         if !common.is_empty() {
             for (b, set) in branches.iter_mut().zip(&sets) {
                 let rest: Vec<Id> = set
