@@ -244,6 +244,22 @@ fn compile_error_exit_1_runs_nothing() {
 }
 
 #[test]
+fn an_error_on_a_huge_line_quotes_a_window_of_it() {
+    // 5 000 nested parentheses on one 10 kB line: the nesting limit is
+    // reported at its real column without printing the whole line.
+    let line = format!("let x: int = {}1{};", "(".repeat(5_000), ")".repeat(5_000));
+    let p = program("deep.wdl", &format!("print(1);\n{line}\n"));
+    let out = waddle(&["run", p.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let err = text(&out.stderr);
+    assert!(err.contains("nested too deeply"), "{err}");
+    assert!(err.contains("deep.wdl:2:270"), "{err}");
+    assert!(err.contains("...((("), "{err}");
+    assert!(err.len() < 1_000, "{} bytes: {err}", err.len());
+}
+
+#[test]
 fn fuel_flag() {
     let p = program("fuel.wdl", "print(1);\nwhile true { }\n");
     let out = waddle(&["run", "--fuel", "1000", p.to_str().unwrap()]);
