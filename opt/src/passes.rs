@@ -23,6 +23,7 @@
 //! | `straighten` | straightening (§9.1) |
 //! | `licm` | loop-invariant code motion into the dedicated preheader |
 //! | `gvn` | value numbering over the dominator tree |
+//! | `carry` | a value the body computes for the next iteration is carried there ([`carry`]) |
 //! | `inline` | function inlining with a size budget (§9.4) |
 //! | `reassoc` | `(x + k1) + k2` becomes `x + (k1 + k2)` |
 //! | `unswitch` | loop unswitching (§9.5) |
@@ -36,6 +37,7 @@
 //! and name it in a pipeline below if it should run by default.
 
 mod bce;
+mod carry;
 mod cfg;
 pub(crate) mod fault;
 mod gvn;
@@ -51,6 +53,7 @@ mod unroll;
 mod unswitch;
 
 pub use bce::bce;
+pub use carry::carry;
 pub use cfg::{if_simplify, jump_simplify, jump_thread, straighten};
 pub use gvn::gvn;
 pub use inline::{candidates as inline_candidates, inline_calls};
@@ -173,6 +176,13 @@ pub const PASSES: &[Pass] = &[
         reads_callees: false,
     },
     Pass {
+        name: "carry",
+        about:
+            "loop-carried reuse: a value the body computes for the next iteration is carried there",
+        kind: PassKind::Edit(|ed, _| carry(ed) > 0),
+        reads_callees: false,
+    },
+    Pass {
         name: "sink",
         about: "code sinking toward the uses, a copy per disjoint group of uses",
         kind: PassKind::Edit(|ed, _| sink(ed) > 0),
@@ -270,6 +280,7 @@ pub const O1_PIPELINE: &[&str] = &[
     "unroll",
     "straighten",
     "gvn",
+    "carry",
     "copyprop",
     "dce",
     "sink",

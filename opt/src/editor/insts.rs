@@ -11,7 +11,7 @@ use crate::ir::{
     Block, Inst, InstData, InstKind, SrcLoc, Terminator, Type, User, ValueData, ValueDef,
 };
 
-use super::Editor;
+use super::{Editor, LoopId};
 use crate::ir::Value;
 
 /// The operands of one instruction or terminator, inline up to four.
@@ -465,6 +465,21 @@ impl Editor<'_> {
             }
         }
         self.finish("move_inst");
+    }
+
+    /// Appends a parameter of type `ty` to the header of loop `l`, passed
+    /// `entry` on the edge from the preheader and `next` on the edge from
+    /// the latch: a new loop-carried value (`carry`). `entry` must
+    /// dominate the end of the preheader and `next` the end of the latch;
+    /// nothing else changes, so every analysis stays valid (the header's
+    /// predecessors and the loop's blocks are the same).
+    pub fn add_loop_param(&mut self, l: LoopId, ty: Type, entry: Value, next: Value) -> Value {
+        let (h, ph, latch) = (self.header(l), self.preheader(l), self.latch(l));
+        let p = self.raw_add_param(h, ty);
+        self.raw_add_edge_arg(ph, h, entry);
+        self.raw_add_edge_arg(latch, h, next);
+        self.finish("add_loop_param");
+        p
     }
 
     /// Removes parameter `idx` of `b` (not the entry block) and the

@@ -88,6 +88,10 @@
 //!   reads the φ but whose diagram does not still applies; an operand of
 //!   `a ∨ b` is observed where `b` is false (a boolean φ built as a
 //!   junction), when the rule leaves `b` as it is.
+//! - **Carried values** (`carry`, R13): `μ(op(a₀, k), op(a', k))`
+//!   becomes `op(μ(a₀, a'), k)` when that μ exists (a pure operator is
+//!   `map` over streams, §4.0.3), so a value the `carry` pass passes to
+//!   the next iteration meets the operation it replaced.
 //! - **Invariant atoms at exits** ([`gates`]): the diagram of a boolean
 //!   `η_d(c, x)` keeps atoms invariant in the loop as themselves (R4's
 //!   η-invariance inside the cofactor), so the exit gates of `while flag
@@ -95,6 +99,7 @@
 
 pub mod bdd;
 pub mod build;
+mod carry;
 pub mod cfg;
 mod chain;
 mod checks;
@@ -124,6 +129,8 @@ mod soundness;
 mod testhost;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_carry;
 #[cfg(test)]
 mod tests_chains;
 #[cfg(test)]

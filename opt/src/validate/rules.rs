@@ -17,6 +17,7 @@
 //! | R10 | nested φ's flatten: `φ{G → φ{h_j → v_j}} ↓ φ{G ∧ h_j → v_j}` (`phiop`) | §4.0.3 (φ pointwise) |
 //! | R11 | a φ outside every loop gets its gates conjoined with where it is observed: `φ{g_j → v_j} ↓ φ{g_j ∧ O → v_j}` (`observe`) | §4.0.3 (φ pointwise) |
 //! | R12 | an operator on constants moves into a φ with a constant branch, where it folds: `op(φ{g_i → a_i}, k) ↓ φ{g_i → op(a_i, k)}` (`phiop`) | §4.0.3 (φ pointwise) |
+//! | R13 | a μ of an operator becomes the operator on existing μ's: `μ_d(op(a₀, k), op(a', k)) ↓ op(μ_d(a₀, a'), k)` (`carry`) | §2.3.3, §4.0.3 (`map` pointwise) |
 //!
 //! In strict-termination mode (digest §5.2) R4's μ and η rules do not
 //! fire on tokens, so deleting a loop that might not terminate alarms.
@@ -64,6 +65,9 @@ pub struct Rules<'a> {
     /// case split included, rewrites, as flattening a two-way φ takes away
     /// the shape the case split compares.
     pub(super) flatten: bool,
+    /// The round's μ's by (depth, next value's class), for R13
+    /// (`carry`), computed at its first use.
+    pub(super) mus: Option<super::carry::MuByNext>,
 }
 
 impl<'a> Rules<'a> {
@@ -89,6 +93,7 @@ impl<'a> Rules<'a> {
             gates,
             range: Strip::default(),
             flatten: false,
+            mus: None,
         }
     }
 
@@ -191,11 +196,12 @@ impl<'a> Rules<'a> {
                 .or_else(|| self.factor_phi(ty, &a))
                 .or_else(|| self.strip_checks(n))
                 .or_else(|| self.case_split(n)),
-            Op::Mu(_) => {
+            Op::Mu(d) => {
                 let tok_ok = !(self.strict && ty == Type::Unit);
                 (tok_ok && (self.same(a[1], n) || self.same(a[1], a[0])))
                     .then_some(a[0])
                     .or_else(|| self.strip_checks(n))
+                    .or_else(|| self.uncarry(n, *d, ty, &a))
             }
             Op::Eta(d) => self
                 .eta(*d, ty, a[0], a[1])
