@@ -240,7 +240,7 @@ pub fn run(
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     println!(
         "compile time per unit (engine CPU time: frontend, -O2 passes, codegen, linking; limit {} s CPU per run;\n\
-         cells under {} s: best of {REPEATS} runs; sys: the compile's system share of its CPU time, mostly page faults;\n\
+         cells under {} s: best of {REPEATS} runs; sys: the compile's system share of its CPU time (mostly page faults; from 0.1 s);\n\
          KiB/unit: memory faulted in while compiling; phase columns: one replay, wall time)",
         limit.as_secs(),
         REPEAT_BELOW.as_secs(),
@@ -337,13 +337,20 @@ fn row_header() -> String {
     )
 }
 
+/// Compile CPU time (seconds) from which the system share is shown: the
+/// kernel splits CPU time into user and system by timer ticks (4 ms at
+/// 250 Hz), so a compile of a few ticks showed 0 % or 100 %.
+const SYS_SHARE_FROM: f64 = 0.1;
+
 /// The engine compile's memory columns: its system share of the compile's
 /// CPU time and the memory it faulted in per unit (`-` where unknown). At
 /// the largest sizes the memory system, not the instruction count, is
 /// what grows (issue 12), and these show how much.
 fn memory_cols(ph: &Phases, size: usize) -> String {
     let sys = match (ph.engine_compile_sys_s, ph.engine_compile_cpu_s) {
-        (Some(sys), Some(cpu)) if cpu > 0.0 => format!("{:.0}%", 100.0 * sys / cpu),
+        (Some(sys), Some(cpu)) if cpu >= SYS_SHARE_FROM => {
+            format!("{:.0}%", 100.0 * sys / cpu)
+        }
         _ => "-".to_string(),
     };
     let faulted = ph
@@ -476,6 +483,19 @@ mod tests {
         };
         let row = render_row(&p);
         assert!(row.contains("500.00   20%      4.00 "), "{row}");
+        // A compile of a few timer ticks has no meaningful split.
+        let short = Phases {
+            engine_compile_cpu_s: Some(0.002),
+            engine_compile_sys_s: Some(0.002),
+            engine_compile_faulted_bytes: Some(4096),
+            ..Default::default()
+        };
+        assert_eq!(
+            memory_cols(&short, 1)
+                .split_whitespace()
+                .collect::<Vec<_>>(),
+            ["-", "4.00"]
+        );
         // Unknown figures (an old child, another platform) show as `-`.
         let ph = Phases::default();
         assert_eq!(
