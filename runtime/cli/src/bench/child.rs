@@ -165,6 +165,7 @@ fn run_engine(
         // No budget to enforce: native loops run without fuel ticks.
         .interruptible(false);
     let engine = Engine::new(&config).map_err(|e| (Vec::new(), e))?;
+    let memory_start = process::own_memory_usage();
     let cpu_start = process::process_cpu_time();
     let start = Instant::now();
     let mut store = Store::with_output(&engine, OutputSink::Capture);
@@ -172,6 +173,10 @@ fn run_engine(
     phases.engine_compile_s = secs(start.elapsed());
     if let (Some(a), Some(b)) = (cpu_start, process::process_cpu_time()) {
         phases.engine_compile_cpu_s = Some(secs(b.saturating_sub(a)));
+    }
+    if let (Some(a), Some(b)) = (memory_start, process::own_memory_usage()) {
+        phases.engine_compile_sys_s = Some(secs(b.sys.saturating_sub(a.sys)));
+        phases.engine_compile_faulted_bytes = Some(b.faulted_bytes.saturating_sub(a.faulted_bytes));
     }
     let instance = match compiled {
         Ok(i) => i,

@@ -238,6 +238,20 @@ mod sys {
         pub fn sysconf(name: c_int) -> c_long;
     }
 
+    extern "C" {
+        pub fn getrusage(who: c_int, usage: *mut Rusage) -> c_int;
+    }
+
+    /// `RUSAGE_SELF`.
+    pub const RUSAGE_SELF: c_int = 0;
+
+    /// Index of `ru_minflt` in [`Rusage::rest`] (after `ru_ixrss`,
+    /// `ru_idrss`, `ru_isrss`).
+    pub const MINFLT: usize = 3;
+
+    /// `_SC_PAGESIZE` on Linux.
+    pub const SC_PAGESIZE: c_int = 30;
+
     /// `_SC_CLK_TCK` (the unit of `/proc/PID/stat`'s CPU times) on Linux.
     pub const SC_CLK_TCK: c_int = 2;
 
@@ -309,6 +323,40 @@ pub fn process_cpu_time() -> Option<Duration> {
     None
 }
 
+/// What this process has used so far of what a compile's memory traffic
+/// costs: system CPU time (mostly page faults) and the memory faulted in
+/// (minor faults, each a fresh page).
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct MemoryUsage {
+    /// System CPU time of the process (all threads).
+    pub sys: Duration,
+    /// Bytes of minor page faults (faults times the page size).
+    pub faulted_bytes: u64,
+}
+
+/// [`MemoryUsage`] of this process so far, where known.
+#[cfg(all(target_os = "linux", target_pointer_width = "64"))]
+pub fn own_memory_usage() -> Option<MemoryUsage> {
+    let mut usage = sys::Rusage::default();
+    // SAFETY: `usage` is valid for writes of a `struct rusage`.
+    let r = unsafe { sys::getrusage(sys::RUSAGE_SELF, &mut usage) };
+    // SAFETY: `sysconf` only reads its argument.
+    let page = unsafe { sys::sysconf(sys::SC_PAGESIZE) };
+    (r == 0 && page > 0).then(|| MemoryUsage {
+        sys: Duration::new(
+            usage.ru_stime.tv_sec.max(0) as u64,
+            (usage.ru_stime.tv_usec.clamp(0, 999_999) * 1000) as u32,
+        ),
+        faulted_bytes: usage.rest[sys::MINFLT].max(0) as u64 * page as u64,
+    })
+}
+
+/// [`MemoryUsage`] of this process so far, where known.
+#[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
+pub fn own_memory_usage() -> Option<MemoryUsage> {
+    None
+}
+
 /// The marker of the launcher's report line (see `launch.c`).
 pub const LAUNCHER_MARKER: &str = "waddle-bench-rusage";
 
@@ -357,6 +405,22 @@ pub fn own_peak_rss_kib() -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(all(target_os = "linux", target_pointer_width = "64"))]
+    #[test]
+    fn touching_fresh_memory_counts_as_faulted_in() {
+        let before = own_memory_usage().expect("getrusage works on Linux");
+        // 64 MiB: a fresh mapping of its own, every page written once.
+        let mut block = vec![0u8; 64 << 20];
+        for i in (0..block.len()).step_by(4096) {
+            block[i] = 1;
+        }
+        std::hint::black_box(&block);
+        let after = own_memory_usage().expect("getrusage works on Linux");
+        let faulted = after.faulted_bytes - before.faulted_bytes;
+        assert!(faulted >= 32 << 20, "faulted {faulted} bytes");
+        assert!(after.sys >= before.sys);
+    }
 
     #[cfg(all(target_os = "linux", target_pointer_width = "64"))]
     #[test]

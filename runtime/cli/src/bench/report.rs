@@ -28,6 +28,14 @@ pub struct Phases {
     /// the declarations.
     #[serde(default)]
     pub engine_compile_cpu_s: Option<f64>,
+    /// System CPU time of the process while the engine compiled: mostly
+    /// page faults, the memory traffic that grows with the program.
+    #[serde(default)]
+    pub engine_compile_sys_s: Option<f64>,
+    /// Memory faulted in (minor page faults times the page size) while the
+    /// engine compiled, in bytes.
+    #[serde(default)]
+    pub engine_compile_faulted_bytes: Option<u64>,
     /// Replayed frontend (parse, check, lower).
     pub frontend_s: f64,
     /// Replayed `-O2` pass pipeline.

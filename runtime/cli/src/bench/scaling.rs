@@ -34,7 +34,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::child;
-use super::report::Measurement;
+use super::report::{Measurement, Phases};
 use super::table::fmt_time;
 use waddle::Tier;
 
@@ -203,7 +203,7 @@ impl Point {
 /// other work, wall time grows with the load, and more so for the large
 /// sizes that run longest: it made the ratio of the largest to the
 /// smallest size measure the load.
-fn compile_s(p: &super::report::Phases) -> f64 {
+fn compile_s(p: &Phases) -> f64 {
     p.engine_compile_cpu_s.unwrap_or(p.engine_compile_s)
 }
 
@@ -240,7 +240,8 @@ pub fn run(
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     println!(
         "compile time per unit (engine CPU time: frontend, -O2 passes, codegen, linking; limit {} s CPU per run;\n\
-         cells under {} s: best of {REPEATS} runs; phase columns: one replay, wall time)",
+         cells under {} s: best of {REPEATS} runs; sys: the compile's system share of its CPU time (mostly page faults; from 0.1 s);\n\
+         KiB/unit: memory faulted in while compiling; phase columns: one replay, wall time)",
         limit.as_secs(),
         REPEAT_BELOW.as_secs(),
     );
@@ -321,9 +322,43 @@ fn warm_up(
 
 fn row_header() -> String {
     format!(
-        "{:<9} {:>8} {:<9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
-        "shape", "units", "tier", "compile", "us/unit", "frontend", "passes", "codegen", "peak mem"
+        "{:<9} {:>8} {:<9} {:>9} {:>9} {:>5} {:>9} {:>9} {:>9} {:>9} {:>9}",
+        "shape",
+        "units",
+        "tier",
+        "compile",
+        "us/unit",
+        "sys",
+        "KiB/unit",
+        "frontend",
+        "passes",
+        "codegen",
+        "peak mem"
     )
+}
+
+/// Compile CPU time (seconds) from which the system share is shown: the
+/// kernel splits CPU time into user and system by timer ticks (4 ms at
+/// 250 Hz), so a compile of a few ticks showed 0 % or 100 %.
+const SYS_SHARE_FROM: f64 = 0.1;
+
+/// The engine compile's memory columns: its system share of the compile's
+/// CPU time and the memory it faulted in per unit (`-` where unknown). At
+/// the largest sizes the memory system, not the instruction count, is
+/// what grows (issue 12), and these show how much.
+fn memory_cols(ph: &Phases, size: usize) -> String {
+    let sys = match (ph.engine_compile_sys_s, ph.engine_compile_cpu_s) {
+        (Some(sys), Some(cpu)) if cpu >= SYS_SHARE_FROM => {
+            format!("{:.0}%", 100.0 * sys / cpu)
+        }
+        _ => "-".to_string(),
+    };
+    let faulted = ph
+        .engine_compile_faulted_bytes
+        .map_or("-".to_string(), |b| {
+            format!("{:.2}", b as f64 / 1024.0 / size.max(1) as f64)
+        });
+    format!("{sys:>5} {faulted:>9}")
 }
 
 /// One table row.
@@ -336,15 +371,17 @@ fn render_row(p: &Point) -> String {
     if let Some(why) = &p.m.error {
         // The engine run finished, the phase replay did not.
         return format!(
-            "{head} {:>9} {:>9.2} ({why})",
+            "{head} {:>9} {:>9.2} {} ({why})",
             fmt_time(compile_s(ph)),
             compile_s(ph) * 1e6 / p.size as f64,
+            memory_cols(ph, p.size),
         );
     }
     format!(
-        "{head} {:>9} {:>9.2} {:>9} {:>9} {:>9} {:>9}",
+        "{head} {:>9} {:>9.2} {} {:>9} {:>9} {:>9} {:>9}",
         fmt_time(compile_s(ph)),
         compile_s(ph) * 1e6 / p.size as f64,
+        memory_cols(ph, p.size),
         fmt_time(ph.frontend_s),
         fmt_time(ph.passes_s),
         ph.codegen_s.map_or("-".to_string(), fmt_time),
@@ -418,9 +455,53 @@ mod tests {
             },
         };
         let row = render_row(&p);
-        assert!(row.contains("500.00 (phase replay timed out"), "{row}");
+        assert!(
+            row.contains("500.00     -         - (phase replay timed out"),
+            "{row}"
+        );
         let text = render_summary(&[p.clone(), p], &[Shape::Locals], &[Tier::Full]);
         assert!(text.contains("locals         1.00"), "{text}");
+    }
+
+    #[test]
+    fn rows_show_the_system_share_and_the_memory_faulted_in_per_unit() {
+        let p = Point {
+            shape: Shape::Locals,
+            size: 1_000,
+            tier: Tier::Interp,
+            m: Measurement {
+                ok: true,
+                phases: Some(Phases {
+                    engine_compile_s: 0.6,
+                    engine_compile_cpu_s: Some(0.5),
+                    engine_compile_sys_s: Some(0.1),
+                    engine_compile_faulted_bytes: Some(4096 * 1_000),
+                    ..Default::default()
+                }),
+                ..Measurement::failed(String::new())
+            },
+        };
+        let row = render_row(&p);
+        assert!(row.contains("500.00   20%      4.00 "), "{row}");
+        // A compile of a few timer ticks has no meaningful split.
+        let short = Phases {
+            engine_compile_cpu_s: Some(0.002),
+            engine_compile_sys_s: Some(0.002),
+            engine_compile_faulted_bytes: Some(4096),
+            ..Default::default()
+        };
+        assert_eq!(
+            memory_cols(&short, 1)
+                .split_whitespace()
+                .collect::<Vec<_>>(),
+            ["-", "4.00"]
+        );
+        // Unknown figures (an old child, another platform) show as `-`.
+        let ph = Phases::default();
+        assert_eq!(
+            memory_cols(&ph, 10).split_whitespace().collect::<Vec<_>>(),
+            ["-", "-"]
+        );
     }
 
     #[test]
