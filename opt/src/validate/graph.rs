@@ -260,6 +260,9 @@ pub struct Graph {
     /// arguments, as it saw them, hold no node next to its negation (an
     /// argument edit since, [`Graph::set_arg`], is in `frozen`).
     complement_free: rustc_hash::FxHashSet<Id>,
+    /// The `And`/`Or` that each such node extended (its largest
+    /// complement-free argument of the same operator when made).
+    extends: FxHashMap<Id, Id>,
     /// The kind of each node ([`Graph::kind`]), numbered in order of first
     /// appearance.
     kinds: Vec<u32>,

@@ -1,6 +1,7 @@
 //! Conjunctions and disjunctions of the shared graph: flattened, with
 //! constants folded and complements (`x ∧ ¬x`) found along a chain in
-//! linear time.
+//! linear time, and the conjunction each one extends remembered for the
+//! gate diagrams ([`Graph::extension`], [`super::super::gates`]).
 
 use smallvec::SmallVec;
 
@@ -77,10 +78,41 @@ impl Graph {
                 let id = self.intern(op, Type::Bool, out);
                 if !self.frozen.contains_key(&id) {
                     self.complement_free.insert(id);
+                    if let Some(base) = checked.filter(|&b| b != id) {
+                        self.extends.entry(id).or_insert(base);
+                    }
                 }
                 id
             }
         }
+    }
+
+    /// The `And`/`Or` that `id` extends and the arguments `id` adds to
+    /// it, when `id` was made by extending it and neither has been edited
+    /// since: `id` is the junction of the two (its arguments are the
+    /// union), so its gate diagram is that of the base combined with the
+    /// new arguments ([`super::gates`]), which costs the new arguments
+    /// only along a chain of path conditions.
+    pub fn extension(&self, id: Id) -> Option<(Id, SmallVec<[Id; 4]>)> {
+        let &base = self.extends.get(&id)?;
+        if self.frozen.contains_key(&id) || self.frozen.contains_key(&base) {
+            return None;
+        }
+        let (mine, theirs) = (&self.node(id).args, &self.node(base).args);
+        if self.node(base).op != self.node(id).op || theirs.len() >= mine.len() {
+            return None;
+        }
+        // Both sorted: walk them, every argument of the base must occur.
+        let mut fresh = SmallVec::new();
+        let mut j = 0;
+        for &a in mine {
+            if theirs.get(j) == Some(&a) {
+                j += 1;
+            } else {
+                fresh.push(a);
+            }
+        }
+        (j == theirs.len()).then_some((base, fresh))
     }
 
     /// Whether `id` is an `And`/`Or` that [`Graph::junction`] found free
