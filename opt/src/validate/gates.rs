@@ -45,6 +45,72 @@ use crate::ir::{BinaryOp, Cmp, Type};
 /// Most diagram nodes per round.
 const LIMIT: usize = 1 << 16;
 
+/// Bits of a variable below its depth band ([`Vars`]).
+const DEPTH_SHIFT: u32 = 24;
+/// The ranks of one band.
+const RANK_MASK: u32 = (1 << DEPTH_SHIFT) - 1;
+/// The deepest band: deeper atoms share it (only canonicity past that
+/// nesting suffers, not soundness).
+const DEEPEST: u32 = 255;
+
+/// The variables of one round, in an order that does not depend on the
+/// order the gates were visited in where R4's exit rule can tell:
+///
+/// - **By depth first, shallowest on top.** A variable is in the band of
+///   its depth (an exit variable of a loop of depth `d` in band `d - 1`,
+///   just outside it), so a variable invariant in a loop of depth `d` is
+///   tested before every variable that varies in it. The generalized
+///   cofactor of the exit rule then keeps an invariant atom as itself
+///   (`flag ↓ ¬c` is `flag` when `flag` sits above every varying variable
+///   of `c`), and `η_d(c, flag ∧ x)` and `flag ∧ η_d(c, x)` get one
+///   diagram. (Numbered in the order met, this held only when the
+///   invariant atoms happened to be met first.)
+/// - **Within band 0** (atoms outside every loop, never renamed by the
+///   exit rule) a variable met later is tested earlier, so a path
+///   condition that extends an earlier one by a later literal (an `else
+///   if` or `&&` chain, [`Graph::extension`]) is one node on top of the
+///   earlier diagram, which it shares: `n` path conditions cost `n`
+///   diagram nodes, not `n²/2`.
+/// - **Within a loop's band** variables keep the order met: the cofactor
+///   is canonical for a fixed order only, and the exits of a threaded
+///   `&&` loop condition (corpus `mergesort` `sort_strs`, `jt`'s link)
+///   compare equal in this order, not in the reversed one.
+#[derive(Default)]
+struct Vars {
+    /// What each variable stands for, by band and rank.
+    atoms: Vec<Vec<Atom>>,
+}
+
+impl Vars {
+    /// A new variable for `atom` in the band of `depth`.
+    fn push(&mut self, depth: u32, atom: Atom) -> Option<u32> {
+        let band = depth.min(DEEPEST);
+        if self.atoms.len() <= band as usize {
+            self.atoms.resize_with(band as usize + 1, Vec::new);
+        }
+        let list = &mut self.atoms[band as usize];
+        // Below `RANK_MASK`: band 0 counts down from `RANK_MASK - 1`, and
+        // the deepest band's last rank stays below `u32::MAX`, the
+        // terminals' variable.
+        let rank = u32::try_from(list.len()).ok().filter(|&r| r < RANK_MASK)?;
+        list.push(atom);
+        Some(match band {
+            0 => RANK_MASK - 1 - rank,
+            _ => band << DEPTH_SHIFT | rank,
+        })
+    }
+
+    /// What variable `v` stands for.
+    fn get(&self, v: u32) -> Atom {
+        let band = v >> DEPTH_SHIFT;
+        let rank = match band {
+            0 => RANK_MASK - 1 - v,
+            _ => v & RANK_MASK,
+        };
+        self.atoms[band as usize][rank as usize]
+    }
+}
+
 /// What a variable stands for.
 #[derive(Copy, Clone, Debug)]
 pub enum Atom {
@@ -70,7 +136,7 @@ pub struct Gates {
     /// Variable of each atom key, with its polarity.
     vars: FxHashMap<Key, (u32, bool)>,
     /// What each variable stands for.
-    atoms: Vec<Atom>,
+    atoms: Vars,
     /// The class of the complement of each atom class, when present.
     partner: FxHashMap<u32, u32>,
     memo: FxHashMap<Key, Option<u32>>,
@@ -122,7 +188,7 @@ impl Gates {
         Gates {
             bdd: Bdd::new(LIMIT.max(4 * edges)),
             vars: FxHashMap::default(),
-            atoms: Vec::new(),
+            atoms: Vars::default(),
             partner,
             memo: FxHashMap::default(),
         }
@@ -135,7 +201,7 @@ impl Gates {
 
     /// What variable `v` stands for.
     pub fn atom(&self, v: u32) -> Atom {
-        self.atoms[v as usize]
+        self.atoms.get(v)
     }
 
     /// The diagram of boolean node `id` (`None` when it is not boolean or
@@ -186,8 +252,20 @@ impl Gates {
             }
             Op::And | Op::Or => {
                 let mut parts = SmallVec::<[u32; 8]>::with_capacity(n.args.len());
-                for &a in &n.args {
-                    parts.push(self.of(g, cls, vd, a)?);
+                match g.extension(id) {
+                    // The diagram of the conjunction it extends and of
+                    // the new arguments only.
+                    Some((base, fresh)) => {
+                        parts.push(self.of(g, cls, vd, base)?);
+                        for a in fresh {
+                            parts.push(self.of(g, cls, vd, a)?);
+                        }
+                    }
+                    None => {
+                        for &a in &n.args {
+                            parts.push(self.of(g, cls, vd, a)?);
+                        }
+                    }
                 }
                 self.bdd.junction(n.op == Op::And, &mut parts)
             }
@@ -205,7 +283,7 @@ impl Gates {
                 }
             }
             _ => {
-                let (var, positive) = self.var(id, key, class)?;
+                let (var, positive) = self.var(g, vd, id, key, class)?;
                 let x = self.bdd.var(var)?;
                 if positive {
                     Some(x)
@@ -217,7 +295,7 @@ impl Gates {
     }
 
     /// The variable of an atom: its own, or its complement's negated.
-    fn var(&mut self, id: Id, key: Key, class: u32) -> Option<(u32, bool)> {
+    fn var(&mut self, g: &Graph, vd: &Depths, id: Id, key: Key, class: u32) -> Option<(u32, bool)> {
         if let Some(&v) = self.vars.get(&key) {
             return Some(v);
         }
@@ -230,8 +308,7 @@ impl Gates {
                 }
             }
         }
-        let v = self.atoms.len() as u32;
-        self.atoms.push(Atom::Node(id));
+        let v = self.atoms.push(vd.of(g, id).into(), Atom::Node(id))?;
         self.vars.insert(key, (v, true));
         Some((v, true))
     }
@@ -266,7 +343,7 @@ impl Gates {
             // η-invariance): it keeps its variable, so the diagram of the
             // exit of `while flag && i < n` relates to `flag` tested
             // outside the loop.
-            let invariant = match atoms[v as usize] {
+            let invariant = match atoms.get(v) {
                 Atom::Node(id) => vd.of(g, id) < d,
                 Atom::Exit(e, _, _) => e <= d,
             };
@@ -277,8 +354,8 @@ impl Gates {
             if let Some(&(e, _)) = vars.get(&key) {
                 return Some(e);
             }
-            let e = atoms.len() as u32;
-            atoms.push(Atom::Exit(d, c, v));
+            // The exit value lives just outside the loop of depth `d`.
+            let e = atoms.push(u32::from(d).saturating_sub(1), Atom::Exit(d, c, v))?;
             vars.insert(key, (e, true));
             Some(e)
         })

@@ -219,3 +219,25 @@ fn complement_search_is_linear_in_a_long_chain() {
         );
     }
 }
+
+/// The diagram nodes (`WORK[3]`, over all rounds) of validating the
+/// chain of `n` made by `make`.
+fn diagram_nodes(make: fn(usize) -> String, n: usize) -> usize {
+    work(make, n)[3]
+}
+
+/// The `k`-th path condition of a `||` chain outside loops extends the one
+/// before by a literal, and its diagram is one node on top of that one's
+/// ([`super::gates`]' variable order, [`super::graph::Graph::extension`]):
+/// the diagram nodes grow linearly with the chain. Built from scratch in
+/// the order the atoms were met, each path condition copied the one it
+/// extends (`n²/2` nodes: 14–16 times as many for 4 times the operands).
+#[test]
+fn path_conditions_of_a_chain_share_their_diagrams() {
+    let (small, large) = (diagram_nodes(or_chain, 20), diagram_nodes(or_chain, 80));
+    println!("||: diagram nodes 20: {small}, 80: {large}");
+    assert!(
+        large <= 6 * small.max(1),
+        "diagram nodes {small} -> {large}"
+    );
+}
