@@ -115,6 +115,29 @@ impl Editor<'_> {
         }
     }
 
+    /// A parameter of the exit `e` that receives `v` on every edge into
+    /// `e`, if there is one: `v`'s LCSSA definition at `e`. Linear in the
+    /// edges into `e` times its parameters (an exit has few of both; one
+    /// that had many is what this lookup prevents).
+    fn exit_param_of(&self, e: Block, v: Value) -> Option<Value> {
+        let params = &self.func.blocks[e].params;
+        let mut ok = vec![true; params.len()];
+        let mut any_edge = false;
+        for pred in self.preds(e) {
+            for c in self.func.blocks[pred].term.successors() {
+                if c.block != e {
+                    continue;
+                }
+                any_edge = true;
+                for (k, &a) in c.args.iter().enumerate() {
+                    ok[k] &= a == v;
+                }
+            }
+        }
+        let k = ok.iter().position(|&o| o).filter(|_| any_edge)?;
+        Some(params[k])
+    }
+
     /// The block a user sits in.
     pub(super) fn user_block(&self, u: User) -> Option<Block> {
         match u {
@@ -163,10 +186,20 @@ impl Editor<'_> {
             if e == d || !self.st.dominates(d, e) {
                 continue;
             }
-            let p = self.raw_add_param(e, ty);
-            for pred in self.preds(e) {
-                self.raw_add_edge_arg(pred, e, v);
-            }
+            // An exit that already passes `v` on through a parameter (an
+            // earlier repair's) serves again: a new one at every repair
+            // piled up one parameter per ejection on every exit, quadratic
+            // IR for a loop left by each operand of a long `&&`.
+            let p = match self.exit_param_of(e, v) {
+                Some(p) => p,
+                None => {
+                    let p = self.raw_add_param(e, ty);
+                    for pred in self.preds(e) {
+                        self.raw_add_edge_arg(pred, e, v);
+                    }
+                    p
+                }
+            };
             defs.push((e, p));
         }
         let mut new_defs: Vec<Value> = defs.iter().map(|&(_, p)| p).collect();
