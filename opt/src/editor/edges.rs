@@ -166,7 +166,10 @@ impl Editor<'_> {
         while let Some(l) = chain.filter(|&l| !self.st.loops[l].alive) {
             chain = self.st.loops[l].parent;
         }
-        if self.is_live(a) && !(single && !killed && self.still_reaches_latches(a, b, chain)) {
+        if self.is_live(a)
+            && !(single && !killed && self.still_reaches_latches(a, b, chain))
+            && !(single && !killed && self.eject_lone_block(a, b, chain))
+        {
             self.eject_chain(chain);
         }
     }
