@@ -303,3 +303,24 @@ fn a_loop_left_by_every_operand_of_an_and_chain_stays_linear() {
         "block parameters grow faster than linearly: {p_small} for 250 operands, {p_large} for 500"
     );
 }
+
+#[test]
+fn a_loop_left_by_every_operand_of_a_negated_or_stays_linear() {
+    // `!(a || b || ..)`: jump threading branches on the `||` instead of its
+    // negation and threads every operand's `true` to the loop exit. Each
+    // such block then left the loop by ejection walks of the whole body
+    // (and a dominator-tree recomputation for the LCSSA repair).
+    let negated = |s: String| format!("!({s})");
+    let (_, t_checked, _) = exit_loop(30, "||", negated, true);
+    assert!(t_checked >= 28, "{t_checked}");
+    let (small, t_small, p_small) = exit_loop(500, "||", negated, false);
+    let (large, t_large, p_large) = exit_loop(1_000, "||", negated, false);
+    eprintln!(
+        "steps: {small} for 500 operands, {large} for 1 000; parameters {p_small}, {p_large} ({t_small}, {t_large} threaded)"
+    );
+    assert!(t_small >= 498 && t_large >= 998, "{t_small} {t_large}");
+    assert!(
+        large < small * 3 && p_large < p_small * 3,
+        "work grows faster than linearly: {small} steps for 500 operands, {large} for 1 000"
+    );
+}

@@ -21,7 +21,7 @@
 
 use rustc_hash::FxHashSet;
 
-use crate::ir::{Block, BlockCall, BlockData, Terminator, User};
+use crate::ir::{Block, BlockCall, BlockData, Terminator, User, Value};
 
 use super::state::LoopId;
 use super::Editor;
@@ -97,6 +97,29 @@ impl Editor<'_> {
             self.st.set_idom(target, Some(nb));
         }
         nb
+    }
+
+    /// Makes `b`'s two-way branch `br c, T, F` branch on `not_c`, the
+    /// negation of `c`, with its targets swapped: `br not_c, F, T` (the
+    /// caller proved `not_c == !c`). The edges stay the same, so no
+    /// analysis changes but the use and predecessor lists. Returns false
+    /// (and changes nothing) when `b` does not end in such a branch.
+    pub fn negate_branch(&mut self, b: Block, not_c: Value) -> bool {
+        let Terminator::Switch {
+            value: Some(_),
+            cases,
+            default,
+        } = &self.func.blocks[b].term
+        else {
+            return false;
+        };
+        let [(1, then)] = &cases[..] else {
+            return false;
+        };
+        let term = Terminator::branch(not_c, default.clone(), then.clone());
+        self.raw_set_term(b, term);
+        self.finish("negate_branch");
+        true
     }
 
     /// If simplification (Fritz §9.2): `b`'s switch is replaced by a jump
