@@ -268,6 +268,10 @@ pub const O1_PIPELINE: &[&str] = &[
     "dce",
     "jt",
     "js",
+    // Joins left with one predecessor are merged before threading again
+    // (a `!(a || b)` join then branches on the negation, which `jt` sees
+    // through).
+    "straighten",
     "jt",
     "is",
     "straighten",

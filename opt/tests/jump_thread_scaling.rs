@@ -248,3 +248,79 @@ fn threading_a_long_and_chain_is_linear() {
         "dominator work grows faster than linearly: {small} steps for 1 000 operands, {large} for 2 000"
     );
 }
+
+/// Work (dominator and loop-forest steps) of jump threading, and the number
+/// of block parameters afterwards, for `while i < n && COND { .. }` where
+/// every operand of the condition `COND` (from `operand(k)`, `n` of them,
+/// joined by `join`) leaves the loop: each threaded operand ejects a block
+/// that becomes a loop exit.
+fn exit_loop(n: usize, join: &str, wrap: fn(String) -> String, check: bool) -> (u64, usize, usize) {
+    let terms: Vec<String> = (0..n)
+        .map(|k| format!("i {} {}", if join == "&&" { "!=" } else { "==" }, 3 + 7 * k))
+        .collect();
+    let src = format!(
+        "fn main(n: int) {{\n    var i = 0;\n    var c = 0;\n    while i < n && {} {{\n        i += 1;\n        c += i;\n    }}\n    print(c);\n}}\nmain(100);\n",
+        wrap(terms.join(&format!(" {join} ")))
+    );
+    let mut sources = SourceMap::default();
+    sources.add(SourceFile::new("exit_loop.wdl".to_string(), src));
+    let mut p = compile(&sources, &CompileOptions::default())
+        .expect("the loop compiles")
+        .program;
+    let f = &mut p.funcs[FuncId::from_u32(0)];
+    canonicalize(f);
+    let mut ed = Editor::new(f);
+    ed.set_checking(check);
+    let before = ed.dom_steps() + ed.loop_steps();
+    let mut threaded = 0;
+    // The -O2 order: thread, simplify jumps, straighten, thread again.
+    threaded += passes::jump_thread(&mut ed);
+    passes::jump_simplify(&mut ed);
+    passes::straighten(&mut ed);
+    threaded += passes::jump_thread(&mut ed);
+    ed.check()
+        .expect("the maintained analyses match fresh ones");
+    let params: usize = ed.blocks().iter().map(|&b| ed.params(b).len()).sum();
+    (ed.dom_steps() + ed.loop_steps() - before, threaded, params)
+}
+
+#[test]
+fn a_loop_left_by_every_operand_of_an_and_chain_stays_linear() {
+    // Each threaded operand becomes a loop exit; LCSSA repair gave every
+    // exit a new parameter for the loop's values at every ejection:
+    // n² / 2 parameters (23 s for 800 operands at -O2).
+    let plain = |s: String| s;
+    let (_, t_checked, _) = exit_loop(30, "&&", plain, true);
+    assert!(t_checked >= 28, "{t_checked}");
+    let (_, t_small, p_small) = exit_loop(250, "&&", plain, false);
+    let (_, t_large, p_large) = exit_loop(500, "&&", plain, false);
+    eprintln!(
+        "parameters: {p_small} for 250 operands, {p_large} for 500 ({t_small}, {t_large} threaded)"
+    );
+    assert!(t_small >= 248 && t_large >= 498, "{t_small} {t_large}");
+    assert!(
+        p_large < p_small * 3 && p_large < 10 * 500,
+        "block parameters grow faster than linearly: {p_small} for 250 operands, {p_large} for 500"
+    );
+}
+
+#[test]
+fn a_loop_left_by_every_operand_of_a_negated_or_stays_linear() {
+    // `!(a || b || ..)`: jump threading branches on the `||` instead of its
+    // negation and threads every operand's `true` to the loop exit. Each
+    // such block then left the loop by ejection walks of the whole body
+    // (and a dominator-tree recomputation for the LCSSA repair).
+    let negated = |s: String| format!("!({s})");
+    let (_, t_checked, _) = exit_loop(30, "||", negated, true);
+    assert!(t_checked >= 28, "{t_checked}");
+    let (small, t_small, p_small) = exit_loop(500, "||", negated, false);
+    let (large, t_large, p_large) = exit_loop(1_000, "||", negated, false);
+    eprintln!(
+        "steps: {small} for 500 operands, {large} for 1 000; parameters {p_small}, {p_large} ({t_small}, {t_large} threaded)"
+    );
+    assert!(t_small >= 498 && t_large >= 998, "{t_small} {t_large}");
+    assert!(
+        large < small * 3 && p_large < p_small * 3,
+        "work grows faster than linearly: {small} steps for 500 operands, {large} for 1 000"
+    );
+}

@@ -21,7 +21,7 @@
 
 use rustc_hash::FxHashSet;
 
-use crate::ir::{Block, BlockCall, BlockData, Terminator, User};
+use crate::ir::{Block, BlockCall, BlockData, Terminator, User, Value};
 
 use super::state::LoopId;
 use super::Editor;
@@ -99,6 +99,29 @@ impl Editor<'_> {
         nb
     }
 
+    /// Makes `b`'s two-way branch `br c, T, F` branch on `not_c`, the
+    /// negation of `c`, with its targets swapped: `br not_c, F, T` (the
+    /// caller proved `not_c == !c`). The edges stay the same, so no
+    /// analysis changes but the use and predecessor lists. Returns false
+    /// (and changes nothing) when `b` does not end in such a branch.
+    pub fn negate_branch(&mut self, b: Block, not_c: Value) -> bool {
+        let Terminator::Switch {
+            value: Some(_),
+            cases,
+            default,
+        } = &self.func.blocks[b].term
+        else {
+            return false;
+        };
+        let [(1, then)] = &cases[..] else {
+            return false;
+        };
+        let term = Terminator::branch(not_c, default.clone(), then.clone());
+        self.raw_set_term(b, term);
+        self.finish("negate_branch");
+        true
+    }
+
     /// If simplification (Fritz §9.2): `b`'s switch is replaced by a jump
     /// along its `keep`-th outgoing edge (cases first, then the default;
     /// the caller proved that this edge is always taken), and every other
@@ -166,7 +189,10 @@ impl Editor<'_> {
         while let Some(l) = chain.filter(|&l| !self.st.loops[l].alive) {
             chain = self.st.loops[l].parent;
         }
-        if self.is_live(a) && !(single && !killed && self.still_reaches_latches(a, b, chain)) {
+        if self.is_live(a)
+            && !(single && !killed && self.still_reaches_latches(a, b, chain))
+            && !(single && !killed && self.eject_lone_block(a, b, chain))
+        {
             self.eject_chain(chain);
         }
     }

@@ -35,6 +35,122 @@ impl Editor<'_> {
         }
     }
 
+    /// Ejection when only `a` leaves its loop (the fast path of
+    /// [`Editor::eject_chain`], constant work instead of walks of the loop
+    /// body): `a` lost its edge to `b` (the only edge it lost, a forward
+    /// one; `b` is live), `a`'s innermost loop `i` is the first of the
+    /// chain, `a` heads no loop, every successor of `a` now lies directly
+    /// in `i`'s parent, and `a`'s one predecessor `q` is in `i` itself
+    /// with another successor `t` inside `i`. Then `a` is the only block
+    /// that no longer reaches `i`'s latch: a path from `t` to the latch
+    /// through `a` would pass `q` before `a`, a cycle through `q` avoiding
+    /// `i`'s header, so inside a loop nested in `i`, which `q` is not. A
+    /// path of an outer loop that used the deleted edge can go
+    /// `q -> t .. latch -> header .. b` instead (as in
+    /// [`Editor::still_reaches_latches`]), so the outer loops keep their
+    /// bodies, `a` moving into `i`'s parent. Its successors become exits
+    /// with a predecessor outside `i` and are dedicated (§7.4.3), and the
+    /// values of `i` that `a` uses reach it through parameters of its own
+    /// (LCSSA, §7.2: `a` is an exit with the one predecessor `q`).
+    /// Returns false, changing nothing, when the conditions do not hold.
+    ///
+    /// Without it each operand of `while c && !(x == 1 || x == 2 || ..)`,
+    /// which jump threading makes a loop exit, walked the loop body
+    /// several times: quadratic in the number of operands.
+    pub(super) fn eject_lone_block(&mut self, a: Block, b: Block, chain: Option<LoopId>) -> bool {
+        let Some(i) = chain else {
+            return false;
+        };
+        if !self.is_live(b)
+            || self.st.innermost[a].expand() != Some(i)
+            || self.loop_headed_by(a).is_some()
+        {
+            return false;
+        }
+        let parent = self.st.loops[i].parent;
+        let succs = self.succs(a);
+        if succs
+            .iter()
+            .any(|&s| !self.is_live(s) || self.st.innermost[s].expand() != parent)
+        {
+            return false;
+        }
+        let edges = &self.st.preds[a];
+        let Some(&q) = edges.first() else {
+            return false;
+        };
+        if q == a || edges.iter().any(|&p| p != q) || self.st.innermost[q].expand() != Some(i) {
+            return false;
+        }
+        let t_inside = self.func.blocks[q]
+            .term
+            .successors()
+            .any(|c| c.block != a && self.is_live(c.block) && self.st.loop_contains(i, c.block));
+        if !t_inside {
+            return false;
+        }
+        self.st.loop_steps.set(self.st.loop_steps.get() + 1);
+        self.st.innermost[a] = parent.into();
+        for s in succs {
+            let inside: Vec<Block> = self
+                .preds(s)
+                .into_iter()
+                .filter(|&p| self.st.loop_contains(i, p))
+                .collect();
+            if !inside.is_empty() {
+                self.raw_split_edge_set(s, &inside);
+            }
+        }
+        // The values of `i` that `a` uses, in operand order.
+        let mut used: Vec<Value> = Vec::new();
+        let note = |v: Value, used: &mut Vec<Value>| {
+            if !used.contains(&v) {
+                used.push(v);
+            }
+        };
+        for &x in &self.func.blocks[a].insts {
+            self.func.insts[x].kind.for_each_arg(|v| note(v, &mut used));
+        }
+        self.func.blocks[a]
+            .term
+            .for_each_arg(|v| note(v, &mut used));
+        used.retain(|&v| {
+            self.def_block(v)
+                .is_some_and(|d| d != a && self.st.loop_contains(i, d))
+        });
+        for v in used {
+            let p = self.raw_add_param(a, self.value_type(v));
+            self.raw_add_edge_arg(q, a, v);
+            let swap = |x: &mut Value| {
+                if *x == v {
+                    *x = p;
+                }
+            };
+            for k in 0..self.func.blocks[a].insts.len() {
+                let x = self.func.blocks[a].insts[k];
+                let mut n = 0;
+                self.func.insts[x]
+                    .kind
+                    .for_each_arg(|y| n += usize::from(y == v));
+                self.func.insts[x].kind.for_each_arg_mut(swap);
+                for _ in 0..n {
+                    self.remove_use(v, User::Inst(x));
+                    self.add_use(p, User::Inst(x));
+                }
+            }
+            let mut n = 0;
+            self.func.blocks[a]
+                .term
+                .for_each_arg(|y| n += usize::from(y == v));
+            self.func.blocks[a].term.for_each_arg_mut(swap);
+            for _ in 0..n {
+                self.remove_use(v, User::Term(a));
+                self.add_use(p, User::Term(a));
+            }
+        }
+        true
+    }
+
     /// One step of §8.1 for loop `l`.
     fn eject(&mut self, l: LoopId) {
         let h = self.st.loops[l].header;
@@ -115,6 +231,29 @@ impl Editor<'_> {
         }
     }
 
+    /// A parameter of the exit `e` that receives `v` on every edge into
+    /// `e`, if there is one: `v`'s LCSSA definition at `e`. Linear in the
+    /// edges into `e` times its parameters (an exit has few of both; one
+    /// that had many is what this lookup prevents).
+    fn exit_param_of(&self, e: Block, v: Value) -> Option<Value> {
+        let params = &self.func.blocks[e].params;
+        let mut ok = vec![true; params.len()];
+        let mut any_edge = false;
+        for pred in self.preds(e) {
+            for c in self.func.blocks[pred].term.successors() {
+                if c.block != e {
+                    continue;
+                }
+                any_edge = true;
+                for (k, &a) in c.args.iter().enumerate() {
+                    ok[k] &= a == v;
+                }
+            }
+        }
+        let k = ok.iter().position(|&o| o).filter(|_| any_edge)?;
+        Some(params[k])
+    }
+
     /// The block a user sits in.
     pub(super) fn user_block(&self, u: User) -> Option<Block> {
         match u {
@@ -163,10 +302,20 @@ impl Editor<'_> {
             if e == d || !self.st.dominates(d, e) {
                 continue;
             }
-            let p = self.raw_add_param(e, ty);
-            for pred in self.preds(e) {
-                self.raw_add_edge_arg(pred, e, v);
-            }
+            // An exit that already passes `v` on through a parameter (an
+            // earlier repair's) serves again: a new one at every repair
+            // piled up one parameter per ejection on every exit, quadratic
+            // IR for a loop left by each operand of a long `&&`.
+            let p = match self.exit_param_of(e, v) {
+                Some(p) => p,
+                None => {
+                    let p = self.raw_add_param(e, ty);
+                    for pred in self.preds(e) {
+                        self.raw_add_edge_arg(pred, e, v);
+                    }
+                    p
+                }
+            };
             defs.push((e, p));
         }
         let mut new_defs: Vec<Value> = defs.iter().map(|&(_, p)| p).collect();

@@ -5,7 +5,7 @@
 //! opportunities uncovered along the way wait for the next run of the pass.
 
 use crate::editor::Editor;
-use crate::ir::{InstKind, Terminator, Value, ValueDef};
+use crate::ir::{InstKind, Terminator, UnaryOp, User, Value, ValueDef};
 
 use super::sccp::taken_edge;
 
@@ -21,10 +21,46 @@ fn const_key(ed: &Editor, v: Value) -> Option<i64> {
     }
 }
 
-/// If simplification: switches on a constant, and switches whose edges
-/// are all identical, become jumps. Returns the number of applications.
-pub fn if_simplify(ed: &mut Editor) -> usize {
+/// Makes every two-way branch on a negation `br !x, T, F` that is the
+/// negation's only user branch on its operand, `br x, F, T`, and removes
+/// the negation: a join that only passed on `!x` (`while !(a || b)`) is
+/// then left instruction-free, for jump threading, which makes every
+/// operand that holds leave the loop directly. Returns the number of
+/// branches.
+fn branch_on_negated_operands(ed: &mut Editor) -> usize {
     let mut n = 0;
+    for b in ed.blocks() {
+        let Terminator::Switch { value: Some(v), .. } = ed.term(b) else {
+            continue;
+        };
+        let v = *v;
+        let ValueDef::Inst(i) = ed.func().values[v].def else {
+            continue;
+        };
+        let InstKind::Unary(UnaryOp::BNot, x) = ed.inst(i).kind else {
+            continue;
+        };
+        // Only a negation the branch alone reads, which then goes: one
+        // also passed on (`!p || q`, the condition handed to the `||`
+        // join) must stay, and the branch on it lets jump threading know
+        // its value on each edge.
+        if ed.uses(v) != [User::Term(b)] {
+            continue;
+        }
+        if ed.negate_branch(b, x) {
+            n += 1;
+            ed.remove_inst(i);
+        }
+    }
+    n
+}
+
+/// If simplification: switches on a constant, and switches whose edges
+/// are all identical, become jumps; a branch on a negation branches on its
+/// operand ([`branch_on_negated_operands`]). Returns the number of
+/// applications.
+pub fn if_simplify(ed: &mut Editor) -> usize {
+    let mut n = branch_on_negated_operands(ed);
     if super::fault::on(super::fault::Fault::InvertedCondition) {
         n += super::fault::invert_conditions(ed);
     }
@@ -91,12 +127,14 @@ pub fn jump_simplify(ed: &mut Editor) -> usize {
 /// Jump threading: where `p` jumps to an instruction-free block `b` that
 /// switches on one of its parameters and `p` passes a constant for it (or
 /// a condition its predecessor branched on, [`known_from_branch`]), `p`
-/// gets a copy of `b` whose switch is then folded (§9.3 case 2). An edge
+/// gets a copy of `b` whose switch is then folded (§9.3 case 2). Branches
+/// on a negation are first made to branch on its operand. An edge
 /// of a two-way branch that passes the branch's own condition (the value is
 /// then known on that edge: the `&&`/`||` pattern) is first split (§7.3)
 /// and threaded the same way.
 pub fn jump_thread(ed: &mut Editor) -> usize {
-    let mut n = thread_condition_edges(ed);
+    let mut n = branch_on_negated_operands(ed);
+    n += thread_condition_edges(ed);
     let order = ed.dom_preorder();
     n += ed.with_dominator_budget(|ed| thread_known_edges(ed, order));
     n
