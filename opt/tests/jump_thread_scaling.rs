@@ -13,7 +13,7 @@
 use waddle_frontend::{compile, CompileOptions, SourceFile, SourceMap};
 use waddle_opt::canon::canonicalize;
 use waddle_opt::editor::Editor;
-use waddle_opt::ir::{parse_program, FuncId};
+use waddle_opt::ir::{parse_program, FuncId, Program};
 use waddle_opt::passes;
 
 /// The IR the frontend lowers `if f() || f() || ... { print 1 }` to:
@@ -139,6 +139,18 @@ fn threading_a_long_and_chain_is_not_cubic() {
     );
 }
 
+/// The program of the Waddle source `src` (file `name`), with its first
+/// function (`main`) in canonical form.
+fn main_program(name: &str, src: String) -> Program {
+    let mut sources = SourceMap::default();
+    sources.add(SourceFile::new(name.to_string(), src));
+    let mut p = compile(&sources, &CompileOptions::default())
+        .expect("the program compiles")
+        .program;
+    canonicalize(&mut p.funcs[FuncId::from_u32(0)]);
+    p
+}
+
 /// Dominator steps of jump simplification on `reps` chains of 100 nested
 /// `if`s, each in the previous one's `else` block: every inner join jumps
 /// to the outer one (an instruction-free block with two predecessors each).
@@ -155,13 +167,8 @@ fn else_if_steps(reps: usize) -> (u64, usize) {
         src += "\n";
     }
     src += "    print(c);\n}\nmain(3);\n";
-    let mut sources = SourceMap::default();
-    sources.add(SourceFile::new("chains.wdl".to_string(), src));
-    let mut p = compile(&sources, &CompileOptions::default())
-        .expect("the chains compile")
-        .program;
+    let mut p = main_program("chains.wdl", src);
     let f = &mut p.funcs[FuncId::from_u32(0)];
-    canonicalize(f);
     let mut ed = Editor::new(f);
     ed.set_checking(false);
     let before = ed.dom_steps();
@@ -201,13 +208,8 @@ fn or_loop_steps(n: usize, check: bool) -> (u64, usize) {
         terms.join(" || "),
         n + 1
     );
-    let mut sources = SourceMap::default();
-    sources.add(SourceFile::new("or_loop.wdl".to_string(), src));
-    let mut p = compile(&sources, &CompileOptions::default())
-        .expect("the loop compiles")
-        .program;
+    let mut p = main_program("or_loop.wdl", src);
     let f = &mut p.funcs[FuncId::from_u32(0)];
-    canonicalize(f);
     let mut ed = Editor::new(f);
     ed.set_checking(check);
     let before = ed.dom_steps() + ed.loop_steps();
@@ -262,13 +264,8 @@ fn exit_loop(n: usize, join: &str, wrap: fn(String) -> String, check: bool) -> (
         "fn main(n: int) {{\n    var i = 0;\n    var c = 0;\n    while i < n && {} {{\n        i += 1;\n        c += i;\n    }}\n    print(c);\n}}\nmain(100);\n",
         wrap(terms.join(&format!(" {join} ")))
     );
-    let mut sources = SourceMap::default();
-    sources.add(SourceFile::new("exit_loop.wdl".to_string(), src));
-    let mut p = compile(&sources, &CompileOptions::default())
-        .expect("the loop compiles")
-        .program;
+    let mut p = main_program("exit_loop.wdl", src);
     let f = &mut p.funcs[FuncId::from_u32(0)];
-    canonicalize(f);
     let mut ed = Editor::new(f);
     ed.set_checking(check);
     let before = ed.dom_steps() + ed.loop_steps();
