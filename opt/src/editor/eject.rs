@@ -118,35 +118,16 @@ impl Editor<'_> {
             self.def_block(v)
                 .is_some_and(|d| d != a && self.st.loop_contains(i, d))
         });
+        // `a`'s instructions and terminator, rewritten to read the new
+        // parameters.
+        let users: Vec<User> = (self.func.blocks[a].insts.iter())
+            .map(|&x| User::Inst(x))
+            .chain([User::Term(a)])
+            .collect();
         for v in used {
             let p = self.raw_add_param(a, self.value_type(v));
             self.raw_add_edge_arg(q, a, v);
-            let swap = |x: &mut Value| {
-                if *x == v {
-                    *x = p;
-                }
-            };
-            for k in 0..self.func.blocks[a].insts.len() {
-                let x = self.func.blocks[a].insts[k];
-                let mut n = 0;
-                self.func.insts[x]
-                    .kind
-                    .for_each_arg(|y| n += usize::from(y == v));
-                self.func.insts[x].kind.for_each_arg_mut(swap);
-                for _ in 0..n {
-                    self.remove_use(v, User::Inst(x));
-                    self.add_use(p, User::Inst(x));
-                }
-            }
-            let mut n = 0;
-            self.func.blocks[a]
-                .term
-                .for_each_arg(|y| n += usize::from(y == v));
-            self.func.blocks[a].term.for_each_arg_mut(swap);
-            for _ in 0..n {
-                self.remove_use(v, User::Term(a));
-                self.add_use(p, User::Term(a));
-            }
+            self.raw_replace_uses_in(v, p, &users);
         }
         true
     }

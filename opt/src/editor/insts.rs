@@ -313,6 +313,14 @@ impl Editor<'_> {
         if old == new {
             return;
         }
+        self.raw_replace_uses_in(old, new, users);
+        self.finish("replace_uses_in");
+    }
+
+    /// [`Editor::replace_uses_in`] without the check after the edit (for
+    /// primitives that are in the middle of an edit). A user that does not
+    /// read `old` is left as it is.
+    pub(super) fn raw_replace_uses_in(&mut self, old: Value, new: Value, users: &[User]) {
         let mut distinct = users.to_vec();
         distinct.sort_unstable_by_key(user_key);
         distinct.dedup();
@@ -341,7 +349,6 @@ impl Editor<'_> {
                 self.add_use(new, u);
             }
         }
-        self.finish("replace_uses_in");
     }
 
     /// [`Editor::replace_all_uses`] for many `(old, new)` pairs at once:
